@@ -1,0 +1,29 @@
+import type { Config } from 'jest';
+
+const tsJest: Config['transform'] = {
+  '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
+};
+
+/** Tests import the packages by name; map them to their sources so no build is needed for unit tests. */
+const moduleNameMapper = {
+  '^@hermes-mcp/(protocol|core)$': '<rootDir>/packages/$1/src/index.ts',
+};
+
+function project(name: string, root: string): Config {
+  return {
+    displayName: name,
+    rootDir: '.',
+    roots: [`<rootDir>/${root}/test`],
+    testMatch: ['**/*.spec.ts'],
+    testEnvironment: 'node',
+    transform: tsJest,
+    moduleNameMapper,
+  };
+}
+
+const config: Config = {
+  projects: [project('protocol', 'packages/protocol'), project('core', 'packages/core'), project('examples', 'examples')],
+  testTimeout: 30_000,
+};
+
+export default config;

@@ -1,0 +1,108 @@
+/**
+ * JSON-RPC and MCP error codes, and the error type that travels on the wire.
+ *
+ * Wire errors carry a numeric code and become a JSON-RPC `error` member; they are a different
+ * type from the framework's local errors (string codes, see `@hermes-mcp/core`'s catalog).
+ */
+
+/** Numeric error codes used on the wire: JSON-RPC 2.0's own, then MCP's. */
+export const ErrorCode = {
+  /** Invalid JSON was received. */
+  ParseError: -32700,
+  /** The JSON sent is not a valid request object. */
+  InvalidRequest: -32600,
+  /** The method does not exist or is not available. */
+  MethodNotFound: -32601,
+  /** Invalid method parameters. */
+  InvalidParams: -32602,
+  /** Internal JSON-RPC error. */
+  InternalError: -32603,
+  /** MCP (legacy revisions): the resource asked for does not exist. */
+  ResourceNotFound: -32002,
+  /** MCP 2025-11-25: the request needs a URL-mode elicitation first. */
+  UrlElicitationRequired: -32042,
+  /** MCP 2026-07-28: HTTP headers and the body disagree. */
+  HeaderMismatch: -32020,
+  /** MCP 2026-07-28: the request lacks a client capability the handler needs. */
+  MissingRequiredClientCapability: -32021,
+  /** MCP 2026-07-28: the requested protocol revision is not supported. */
+  UnsupportedProtocolVersion: -32022,
+  /** Hermes: the request was cancelled or timed out before a response arrived (local only). */
+  RequestTimeout: -32001,
+  /** Hermes: the connection closed while the request was pending (local only). */
+  ConnectionClosed: -32000,
+} as const;
+
+/** One of the numeric codes of {@link ErrorCode}, or any other integer a peer sends. */
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | number;
+
+/** The `error` member of a JSON-RPC error response. */
+export interface JsonRpcErrorObject {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/**
+ * An error that is sent to the peer as a JSON-RPC error response.
+ *
+ * Throw it from a handler to answer with that code; use the factories for the common cases.
+ *
+ * @example
+ * throw McpError.invalidParams('cursor is not one this server issued');
+ */
+export class McpError extends Error {
+  /** The numeric JSON-RPC code. */
+  readonly code: number;
+  /** Optional structured detail sent as `error.data`. */
+  readonly data?: unknown;
+
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = 'McpError';
+    this.code = code;
+    this.data = data;
+  }
+
+  /** The JSON-RPC `error` object for this error. */
+  toJSON(): JsonRpcErrorObject {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+
+  /** Rebuilds an error received from a peer. */
+  static fromObject(error: JsonRpcErrorObject): McpError {
+    return new McpError(error.code, error.message, error.data);
+  }
+
+  /** -32700: the bytes were not JSON. */
+  static parseError(detail: string): McpError {
+    return new McpError(ErrorCode.ParseError, `Parse error: ${detail}`);
+  }
+
+  /** -32600: JSON, but not a valid JSON-RPC request. */
+  static invalidRequest(detail: string, data?: unknown): McpError {
+    return new McpError(ErrorCode.InvalidRequest, `Invalid request: ${detail}`, data);
+  }
+
+  /** -32601: no such method (or not available in the negotiated revision). */
+  static methodNotFound(method: string): McpError {
+    return new McpError(ErrorCode.MethodNotFound, `Method not found: ${method}`);
+  }
+
+  /** -32602: the params are wrong. */
+  static invalidParams(detail: string, data?: unknown): McpError {
+    return new McpError(ErrorCode.InvalidParams, `Invalid params: ${detail}`, data);
+  }
+
+  /** -32603: something failed inside the server; never carries internals. */
+  static internalError(detail = 'Internal error'): McpError {
+    return new McpError(ErrorCode.InternalError, detail);
+  }
+
+  /** -32002: no resource at that URI (legacy revisions). */
+  static resourceNotFound(uri: string): McpError {
+    return new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+  }
+}

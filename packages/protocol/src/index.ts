@@ -1,0 +1,46 @@
+/**
+ * @hermes-mcp/protocol — the MCP wire layer: JSON-RPC codec, message types, errors, the revision
+ * table, the Transport contract and the Peer. It depends on nothing.
+ */
+export { ErrorCode, McpError } from './errors';
+export type { ErrorCodeValue, JsonRpcErrorObject } from './errors';
+export {
+  JSONRPC_VERSION,
+  classify,
+  classifyValue,
+  errorResponse,
+  isNotification,
+  isRequest,
+  isResponse,
+  notification,
+  parseFrame,
+  request,
+  resultResponse,
+} from './jsonrpc';
+export type {
+  ClassifiedMessage,
+  InvalidMessage,
+  JsonRpcErrorResponse,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  JsonRpcResultResponse,
+  MessageKind,
+  ParsedFrame,
+  RequestId,
+} from './jsonrpc';
+export {
+  LATEST_LEGACY_VERSION,
+  LEGACY_PROTOCOL_VERSIONS,
+  PROTOCOL_VERSIONS,
+  REVISIONS,
+  isLegacyProtocolVersion,
+  isProtocolVersion,
+  negotiateLegacyVersion,
+} from './revisions';
+export type { Era, LegacyProtocolVersion, ProtocolVersion, RevisionFeatures } from './revisions';
+export * from './types';
+export type { SendOptions, Transport, TransportInfo } from './transport';
+export { Peer } from './peer';
+export type { InboundRequestExtra, PeerHandlers, PeerOptions, ProgressUpdate, RequestOptions } from './peer';

@@ -1,0 +1,186 @@
+/**
+ * JSON-RPC 2.0 codec: types, parsing and classification of messages.
+ *
+ * Parsing is strict about the envelope (`jsonrpc: "2.0"`, id types, method a string) and does not
+ * look inside `params`/`result`: that is the engine's job, per method and revision.
+ */
+import { ErrorCode, JsonRpcErrorObject, McpError } from './errors';
+
+/** The JSON-RPC version string every message carries. */
+export const JSONRPC_VERSION = '2.0';
+
+/** A request id: a string or an integer (MCP forbids null). */
+export type RequestId = string | number;
+
+/** A request: expects a response with the same id. */
+export interface JsonRpcRequest {
+  jsonrpc: '2.0';
+  id: RequestId;
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/** A notification: no id, no response. */
+export interface JsonRpcNotification {
+  jsonrpc: '2.0';
+  method: string;
+  params?: Record<string, unknown>;
+}
+
+/** A successful response. */
+export interface JsonRpcResultResponse {
+  jsonrpc: '2.0';
+  id: RequestId;
+  result: Record<string, unknown>;
+}
+
+/** An error response; `id` is null only when the request's id could not be read. */
+export interface JsonRpcErrorResponse {
+  jsonrpc: '2.0';
+  id: RequestId | null;
+  error: JsonRpcErrorObject;
+}
+
+/** Either kind of response. */
+export type JsonRpcResponse = JsonRpcResultResponse | JsonRpcErrorResponse;
+
+/** Any single JSON-RPC message. */
+export type JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse;
+
+/** What one message is, as decided by {@link classify}. */
+export type MessageKind = 'request' | 'notification' | 'result' | 'error';
+
+/**
+ * A message that failed envelope validation. It keeps the id when one could be read, so the error
+ * response can echo it.
+ */
+export interface InvalidMessage {
+  kind: 'invalid';
+  id: RequestId | null;
+  error: McpError;
+}
+
+/** A classified single message. */
+export type ClassifiedMessage =
+  | { kind: 'request'; message: JsonRpcRequest }
+  | { kind: 'notification'; message: JsonRpcNotification }
+  | { kind: 'result'; message: JsonRpcResultResponse }
+  | { kind: 'error'; message: JsonRpcErrorResponse }
+  | InvalidMessage;
+
+/** The outcome of parsing one frame of bytes. */
+export type ParsedFrame =
+  | { kind: 'single'; message: ClassifiedMessage }
+  | { kind: 'batch'; messages: ClassifiedMessage[] }
+  | { kind: 'invalid'; error: McpError };
+
+function isId(value: unknown): value is RequestId {
+  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * Decides what a parsed JSON value is. Never throws: a value that is not a valid JSON-RPC message
+ * becomes `{ kind: 'invalid' }` with a -32600 error that says what was wrong.
+ */
+export function classify(value: unknown): ClassifiedMessage {
+  if (!isObject(value)) {
+    return invalid(null, 'a JSON-RPC message must be an object');
+  }
+  const id = 'id' in value ? value.id : undefined;
+  const readableId = isId(id) ? id : null;
+  if (value.jsonrpc !== JSONRPC_VERSION) {
+    return invalid(readableId, 'the "jsonrpc" member must be exactly "2.0"');
+  }
+  if ('method' in value) {
+    if (typeof value.method !== 'string') return invalid(readableId, 'the "method" member must be a string');
+    if (value.params !== undefined && !isObject(value.params)) {
+      return invalid(readableId, 'the "params" member must be an object when present (MCP uses named params)');
+    }
+    if (id === undefined) return { kind: 'notification', message: value as unknown as JsonRpcNotification };
+    if (!isId(id)) return invalid(null, 'the "id" member must be a string or an integer');
+    return { kind: 'request', message: value as unknown as JsonRpcRequest };
+  }
+  if ('result' in value) {
+    if (!isId(id)) return invalid(null, 'a response must carry the id of its request');
+    if (!isObject(value.result)) return invalid(readableId, 'the "result" member must be an object');
+    return { kind: 'result', message: value as unknown as JsonRpcResultResponse };
+  }
+  if ('error' in value) {
+    const error = value.error;
+    if (!isObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
+      return invalid(readableId, 'the "error" member must be an object with a numeric code and a message');
+    }
+    if (id !== null && !isId(id)) return invalid(null, 'the "id" member must be a string, an integer or null');
+    return { kind: 'error', message: value as unknown as JsonRpcErrorResponse };
+  }
+  return invalid(readableId, 'a message needs a "method" (request, notification), a "result" or an "error"');
+}
+
+function invalid(id: RequestId | null, detail: string): InvalidMessage {
+  return { kind: 'invalid', id, error: McpError.invalidRequest(detail) };
+}
+
+/**
+ * Parses one frame (a line on stdio, a body on HTTP). Arrays are batches; an empty array is an
+ * invalid request, as JSON-RPC 2.0 says. Never throws.
+ */
+export function parseFrame(text: string): ParsedFrame {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return { kind: 'invalid', error: McpError.parseError((error as Error).message) };
+  }
+  return classifyValue(value);
+}
+
+/** Like {@link parseFrame}, for a value that is already parsed (e.g. by an HTTP framework). */
+export function classifyValue(value: unknown): ParsedFrame {
+  if (Array.isArray(value)) {
+    if (value.length === 0) return { kind: 'invalid', error: McpError.invalidRequest('an empty batch is not a request') };
+    return { kind: 'batch', messages: value.map(classify) };
+  }
+  return { kind: 'single', message: classify(value) };
+}
+
+/** Builds a success response. */
+export function resultResponse(id: RequestId, result: Record<string, unknown>): JsonRpcResultResponse {
+  return { jsonrpc: JSONRPC_VERSION, id, result };
+}
+
+/** Builds an error response. */
+export function errorResponse(id: RequestId | null, error: JsonRpcErrorObject | McpError): JsonRpcErrorResponse {
+  return { jsonrpc: JSONRPC_VERSION, id, error: error instanceof McpError ? error.toJSON() : error };
+}
+
+/** Builds a request. */
+export function request(id: RequestId, method: string, params?: Record<string, unknown>): JsonRpcRequest {
+  return params === undefined ? { jsonrpc: JSONRPC_VERSION, id, method } : { jsonrpc: JSONRPC_VERSION, id, method, params };
+}
+
+/** Builds a notification. */
+export function notification(method: string, params?: Record<string, unknown>): JsonRpcNotification {
+  return params === undefined ? { jsonrpc: JSONRPC_VERSION, method } : { jsonrpc: JSONRPC_VERSION, method, params };
+}
+
+/** True for a request message (has a method and an id). */
+export function isRequest(message: JsonRpcMessage): message is JsonRpcRequest {
+  return 'method' in message && 'id' in message;
+}
+
+/** True for a notification message (has a method and no id). */
+export function isNotification(message: JsonRpcMessage): message is JsonRpcNotification {
+  return 'method' in message && !('id' in message);
+}
+
+/** True for a response (result or error). */
+export function isResponse(message: JsonRpcMessage): message is JsonRpcResponse {
+  return 'result' in message || 'error' in message;
+}
+
+/** Re-exported for codec users that only import this module. */
+export { ErrorCode };

@@ -1,0 +1,333 @@
+/**
+ * The Peer: one end of a JSON-RPC conversation over a {@link Transport}.
+ *
+ * It correlates what goes out with what comes back (ids, a pending map, timeouts, cancellation,
+ * progress) and runs what comes in (requests get an `AbortSignal`; `notifications/cancelled`
+ * aborts it and suppresses the response). It knows no MCP method besides the two utility
+ * notifications that belong to correlation: `notifications/cancelled` and `notifications/progress`.
+ * The server uses it now; the client will use the same class.
+ */
+import { ErrorCode, McpError } from './errors';
+import {
+  ClassifiedMessage,
+  JsonRpcErrorResponse,
+  JsonRpcMessage,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  JsonRpcResponse,
+  ParsedFrame,
+  RequestId,
+  errorResponse,
+  notification,
+  request,
+  resultResponse,
+} from './jsonrpc';
+import type { Transport } from './transport';
+
+/** What an inbound request handler receives besides the request. */
+export interface InboundRequestExtra {
+  /** Aborted by `notifications/cancelled`, by the peer closing, or by whoever owns the peer. */
+  readonly signal: AbortSignal;
+}
+
+/** Decides how the peer treats what comes in. */
+export interface PeerHandlers {
+  /** Answers a request; throw an {@link McpError} to answer with that error. */
+  onRequest(request: JsonRpcRequest, extra: InboundRequestExtra): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Receives notifications other than cancellation and progress of our own requests. */
+  onNotification?(notification: JsonRpcNotification): void | Promise<void>;
+  /** Whether a batch array is acceptable now (e.g. only on revision 2025-03-26). Default: never. */
+  acceptBatch?(): boolean;
+  /** Reports an error that was answered with a generic message, or could not be answered. */
+  onError?(error: unknown, context: { method?: string; id?: RequestId | null }): void;
+}
+
+/** Options of one outgoing request. */
+export interface RequestOptions {
+  /** Milliseconds before the request is cancelled and rejected; default: the peer's `requestTimeout`. */
+  timeout?: number;
+  /** Aborting it cancels the request (a `notifications/cancelled` is sent). */
+  signal?: AbortSignal;
+  /** Asks the receiver for progress and receives it. */
+  onprogress?: (progress: ProgressUpdate) => void;
+  /** Progress notifications restart the timeout. Default true. */
+  resetTimeoutOnProgress?: boolean;
+  /** The inbound request this request is made for (routing hint for the transport). */
+  relatedRequestId?: RequestId;
+}
+
+/** One `notifications/progress` update. */
+export interface ProgressUpdate {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+/** Options of a {@link Peer}. */
+export interface PeerOptions {
+  /** Default timeout of outgoing requests in milliseconds (default 60 000). */
+  requestTimeout?: number;
+}
+
+interface Pending {
+  resolve(result: Record<string, unknown>): void;
+  reject(error: Error): void;
+  timer?: NodeJS.Timeout;
+  timeout: number;
+  onprogress?: (progress: ProgressUpdate) => void;
+  resetOnProgress: boolean;
+  relatedRequestId?: RequestId;
+  cleanup?: () => void;
+}
+
+const DEFAULT_TIMEOUT = 60_000;
+
+/** Correlates requests and responses over one transport. */
+export class Peer {
+  private nextId = 0;
+  private readonly pending = new Map<RequestId, Pending>();
+  private readonly inflight = new Map<RequestId, AbortController>();
+  private readonly requestTimeout: number;
+  private closed = false;
+
+  constructor(
+    readonly transport: Transport,
+    private readonly handlers: PeerHandlers,
+    options: PeerOptions = {},
+  ) {
+    this.requestTimeout = options.requestTimeout ?? DEFAULT_TIMEOUT;
+    transport.onframe = (frame) => this.receive(frame);
+    transport.onclose = () => this.shutdown('the connection closed');
+  }
+
+  /** Starts the transport. */
+  async start(): Promise<void> {
+    await this.transport.start();
+  }
+
+  /** Closes the transport; pending requests are rejected and in-flight handlers aborted. */
+  async close(): Promise<void> {
+    await this.transport.close();
+    this.shutdown('the connection closed');
+  }
+
+  /** Number of inbound requests being handled now. */
+  get inflightCount(): number {
+    return this.inflight.size;
+  }
+
+  /** Number of outgoing requests awaiting a response. */
+  get pendingCount(): number {
+    return this.pending.size;
+  }
+
+  /** Sends a request and resolves with its result; rejects with an {@link McpError}. */
+  request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
+    if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    if (options.signal?.aborted) return Promise.reject(abortError(options.signal));
+    const id = this.nextId++;
+    let outParams = params;
+    if (options.onprogress) {
+      outParams = { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } };
+    }
+    return new Promise((resolve, reject) => {
+      const entry: Pending = {
+        resolve,
+        reject,
+        timeout: options.timeout ?? this.requestTimeout,
+        onprogress: options.onprogress,
+        resetOnProgress: options.resetTimeoutOnProgress ?? true,
+        relatedRequestId: options.relatedRequestId,
+      };
+      const signal = options.signal;
+      if (signal) {
+        const onAbort = () => this.cancelOutgoing(id, abortError(signal));
+        signal.addEventListener('abort', onAbort, { once: true });
+        entry.cleanup = () => signal.removeEventListener('abort', onAbort);
+      }
+      this.pending.set(id, entry);
+      this.arm(id, entry);
+      this.transport.send(request(id, method, outParams), { relatedRequestId: options.relatedRequestId }).catch((error) => {
+        this.settle(id);
+        reject(error);
+      });
+    });
+  }
+
+  /** Sends a notification. */
+  notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    return this.transport.send(notification(method, params), { relatedRequestId });
+  }
+
+  /** Aborts the handler of an inbound request; its response will not be sent. */
+  abortInbound(id: RequestId, reason: string): boolean {
+    const controller = this.inflight.get(id);
+    if (!controller) return false;
+    this.inflight.delete(id);
+    controller.abort(new McpError(ErrorCode.RequestTimeout, reason));
+    return true;
+  }
+
+  /** Feeds one frame in. Transports call this through `onframe`. */
+  receive(frame: ParsedFrame): void {
+    switch (frame.kind) {
+      case 'single': {
+        const response = this.dispatch(frame.message);
+        if (response) response.then((r) => r && this.sendResponse(r), (e) => this.report(e, {}));
+        return;
+      }
+      case 'invalid':
+        this.sendResponse(errorResponse(null, frame.error));
+        return;
+      case 'batch':
+        this.receiveBatch(frame.messages);
+        return;
+    }
+  }
+
+  private receiveBatch(messages: ClassifiedMessage[]): void {
+    if (!this.handlers.acceptBatch?.()) {
+      this.sendResponse(errorResponse(null, McpError.invalidRequest('JSON-RPC batches are not supported by the negotiated protocol revision (only 2025-03-26 has them)')));
+      return;
+    }
+    const answers: Promise<JsonRpcResponse | undefined>[] = [];
+    for (const message of messages) {
+      const answer = this.dispatch(message);
+      if (answer) answers.push(answer);
+    }
+    if (answers.length === 0) return;
+    Promise.all(answers).then(
+      (responses) => {
+        const sent = responses.filter((r): r is JsonRpcResponse => r !== undefined);
+        if (sent.length > 0 && !this.closed) this.transport.send(sent).catch((e) => this.report(e, {}));
+      },
+      (e) => this.report(e, {}),
+    );
+  }
+
+  /** Handles one message; returns the response to send for requests (undefined when suppressed). */
+  private dispatch(message: ClassifiedMessage): Promise<JsonRpcResponse | undefined> | undefined {
+    switch (message.kind) {
+      case 'request':
+        return this.runRequest(message.message);
+      case 'notification':
+        this.receiveNotification(message.message);
+        return undefined;
+      case 'result': {
+        const entry = this.settle(message.message.id);
+        entry?.resolve(message.message.result);
+        return undefined;
+      }
+      case 'error': {
+        const id = message.message.id;
+        if (id === null) {
+          this.report(McpError.fromObject(message.message.error), { id: null });
+          return undefined;
+        }
+        const entry = this.settle(id);
+        entry?.reject(McpError.fromObject(message.message.error));
+        return undefined;
+      }
+      case 'invalid':
+        return Promise.resolve(errorResponse(message.id, message.error));
+    }
+  }
+
+  private async runRequest(req: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
+    if (this.inflight.has(req.id)) {
+      return errorResponse(req.id, McpError.invalidRequest(`a request with id ${JSON.stringify(req.id)} is already in progress`));
+    }
+    const controller = new AbortController();
+    this.inflight.set(req.id, controller);
+    try {
+      const result = await this.handlers.onRequest(req, { signal: controller.signal });
+      if (controller.signal.aborted) return undefined;
+      return resultResponse(req.id, result);
+    } catch (error) {
+      if (controller.signal.aborted) return undefined;
+      if (error instanceof McpError) return errorResponse(req.id, error);
+      this.report(error, { method: req.method, id: req.id });
+      return errorResponse(req.id, McpError.internalError());
+    } finally {
+      if (this.inflight.get(req.id) === controller) this.inflight.delete(req.id);
+    }
+  }
+
+  private receiveNotification(note: JsonRpcNotification): void {
+    if (note.method === 'notifications/cancelled') {
+      const id = note.params?.requestId;
+      if (typeof id === 'string' || typeof id === 'number') {
+        const reason = typeof note.params?.reason === 'string' ? note.params.reason : 'cancelled by the client';
+        this.abortInbound(id, reason);
+      }
+    } else if (note.method === 'notifications/progress') {
+      const token = note.params?.progressToken;
+      const entry = typeof token === 'string' || typeof token === 'number' ? this.pending.get(token) : undefined;
+      if (entry?.onprogress) {
+        const { progress, total, message } = note.params as unknown as ProgressUpdate;
+        if (entry.resetOnProgress) this.arm(token as RequestId, entry);
+        entry.onprogress({ progress, total, message });
+        return;
+      }
+    }
+    const handler = this.handlers.onNotification;
+    if (!handler) return;
+    try {
+      const done = handler.call(this.handlers, note);
+      if (done) done.catch((e) => this.report(e, { method: note.method }));
+    } catch (error) {
+      this.report(error, { method: note.method });
+    }
+  }
+
+  private arm(id: RequestId, entry: Pending): void {
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.timer = setTimeout(
+      () => this.cancelOutgoing(id, new McpError(ErrorCode.RequestTimeout, `Request timed out after ${entry.timeout} ms`, { timeout: entry.timeout })),
+      entry.timeout,
+    );
+    entry.timer.unref?.();
+  }
+
+  private cancelOutgoing(id: RequestId, error: McpError): void {
+    const entry = this.settle(id);
+    if (!entry) return;
+    this.notify('notifications/cancelled', { requestId: id, reason: error.message }, entry.relatedRequestId).catch(() => undefined);
+    entry.reject(error);
+  }
+
+  private settle(id: RequestId): Pending | undefined {
+    const entry = this.pending.get(id);
+    if (!entry) return undefined;
+    this.pending.delete(id);
+    if (entry.timer) clearTimeout(entry.timer);
+    entry.cleanup?.();
+    return entry;
+  }
+
+  private sendResponse(response: JsonRpcErrorResponse | JsonRpcResponse | JsonRpcMessage): void {
+    if (this.closed) return;
+    this.transport.send(response).catch((e) => this.report(e, {}));
+  }
+
+  private shutdown(reason: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const id of [...this.pending.keys()]) {
+      this.settle(id)?.reject(new McpError(ErrorCode.ConnectionClosed, `Connection closed: ${reason}`));
+    }
+    for (const controller of this.inflight.values()) controller.abort(new McpError(ErrorCode.ConnectionClosed, reason));
+    this.inflight.clear();
+  }
+
+  private report(error: unknown, context: { method?: string; id?: RequestId | null }): void {
+    this.handlers.onError?.(error, context);
+  }
+}
+
+function abortError(signal: AbortSignal): McpError {
+  const reason = signal.reason;
+  if (reason instanceof McpError) return reason;
+  return new McpError(ErrorCode.RequestTimeout, reason instanceof Error ? reason.message : 'Request cancelled');
+}

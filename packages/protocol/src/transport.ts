@@ -1,0 +1,47 @@
+/**
+ * The contract between a transport (bytes) and a peer (messages).
+ *
+ * A transport frames bytes into JSON-RPC messages and back; it knows nothing of MCP methods.
+ */
+import type { JsonRpcMessage, ParsedFrame, RequestId } from './jsonrpc';
+
+/** What a transport knows about where a message came from; the engine puts it in the request context. */
+export interface TransportInfo {
+  /** `stdio`, `http`, `memory`, … */
+  kind: string;
+  /** Anything transport-specific (headers, remote address, pid, …). */
+  [key: string]: unknown;
+}
+
+/** Routing hints for {@link Transport.send}. */
+export interface SendOptions {
+  /** The inbound request this message is related to. */
+  relatedRequestId?: RequestId;
+}
+
+/**
+ * A bidirectional message channel. Small on purpose: start, send, close, and three callbacks.
+ *
+ * Frames arrive already parsed and classified (`ParsedFrame`), so a transport reports bytes that
+ * were not JSON-RPC without throwing, and the peer answers them.
+ */
+export interface Transport {
+  /** Describes this transport for request contexts. */
+  readonly info: TransportInfo;
+  /** Begins reading; resolves once the transport can send. */
+  start(): Promise<void>;
+  /**
+   * Sends one message, or a batch array as one frame. `options.relatedRequestId` names the inbound
+   * request a message belongs to (progress, logs, server→client requests made while handling it),
+   * so transports with a stream per request (HTTP) can route it there.
+   */
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void>;
+  /** Stops reading and writing; calls `onclose` once. */
+  close(): Promise<void>;
+  /** Called with each frame received. */
+  onframe?: (frame: ParsedFrame) => void;
+  /** Called once when the channel is gone, from either side. */
+  onclose?: () => void;
+  /** Called on an error that does not close the channel by itself. */
+  onerror?: (error: Error) => void;
+}

@@ -1,0 +1,303 @@
+/**
+ * MCP message types, 2024-11-05 … 2025-11-25.
+ *
+ * One set of types covers every legacy revision: a field that only some revisions have is
+ * optional here and documented with the revision that introduced it. The engine removes what the
+ * negotiated revision lacks before anything is sent (see `@hermes-mcp/core`'s result shaping).
+ */
+import type { LegacyProtocolVersion, ProtocolVersion } from './revisions';
+
+/** Free-form metadata (`_meta`); keys follow MCP's reverse-DNS naming rules. */
+export type Meta = Record<string, unknown>;
+
+/** An icon for display (2025-11-25). */
+export interface Icon {
+  src: string;
+  mimeType?: string;
+  sizes?: string[];
+  theme?: 'light' | 'dark';
+}
+
+/** Name and version of a client or server. */
+export interface Implementation {
+  name: string;
+  version: string;
+  /** 2025-06-18. */
+  title?: string;
+  /** 2025-11-25. */
+  description?: string;
+  /** 2025-11-25. */
+  icons?: Icon[];
+  /** 2025-11-25. */
+  websiteUrl?: string;
+}
+
+/** What a client can do. */
+export interface ClientCapabilities {
+  experimental?: Record<string, object>;
+  roots?: { listChanged?: boolean };
+  sampling?: { context?: object; tools?: object };
+  elicitation?: { form?: object; url?: object };
+  [key: string]: unknown;
+}
+
+/** What a server can do. */
+export interface ServerCapabilities {
+  experimental?: Record<string, object>;
+  logging?: object;
+  completions?: object;
+  prompts?: { listChanged?: boolean };
+  resources?: { subscribe?: boolean; listChanged?: boolean };
+  tools?: { listChanged?: boolean };
+  [key: string]: unknown;
+}
+
+/** Params of `initialize`. */
+export interface InitializeRequestParams {
+  protocolVersion: string;
+  capabilities: ClientCapabilities;
+  clientInfo: Implementation;
+  _meta?: Meta;
+}
+
+/** Result of `initialize`. */
+export interface InitializeResult {
+  protocolVersion: LegacyProtocolVersion;
+  capabilities: ServerCapabilities;
+  serverInfo: Implementation;
+  instructions?: string;
+  [key: string]: unknown;
+}
+
+/** Who a piece of content is for, and how much it matters. */
+export interface Annotations {
+  audience?: Array<'user' | 'assistant'>;
+  priority?: number;
+  /** 2025-06-18. */
+  lastModified?: string;
+}
+
+/** Text content. */
+export interface TextContent {
+  type: 'text';
+  text: string;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+
+/** Base64 image content. */
+export interface ImageContent {
+  type: 'image';
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+
+/** Base64 audio content (2025-03-26). */
+export interface AudioContent {
+  type: 'audio';
+  data: string;
+  mimeType: string;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+
+/** The contents of a text resource. */
+export interface TextResourceContents {
+  uri: string;
+  mimeType?: string;
+  text: string;
+  _meta?: Meta;
+}
+
+/** The contents of a binary resource (base64). */
+export interface BlobResourceContents {
+  uri: string;
+  mimeType?: string;
+  blob: string;
+  _meta?: Meta;
+}
+
+/** Either kind of resource contents. */
+export type ResourceContents = TextResourceContents | BlobResourceContents;
+
+/** A resource embedded in a result. */
+export interface EmbeddedResource {
+  type: 'resource';
+  resource: ResourceContents;
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+
+/** A link to a resource the client may read (2025-06-18). */
+export interface ResourceLink {
+  type: 'resource_link';
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  icons?: Icon[];
+  annotations?: Annotations;
+  _meta?: Meta;
+}
+
+/** Any content block a tool result may hold. */
+export type ContentBlock = TextContent | ImageContent | AudioContent | EmbeddedResource | ResourceLink;
+
+/** Hints about a tool's behaviour (2025-03-26). */
+export interface ToolAnnotations {
+  title?: string;
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+}
+
+/** A JSON Schema object (the subset of shape MCP requires: an object schema). */
+export interface JsonSchemaObject {
+  type: 'object';
+  properties?: Record<string, object>;
+  required?: string[];
+  [key: string]: unknown;
+}
+
+/** A tool definition as listed by `tools/list`. */
+export interface Tool {
+  name: string;
+  title?: string;
+  description?: string;
+  inputSchema: JsonSchemaObject;
+  outputSchema?: JsonSchemaObject;
+  annotations?: ToolAnnotations;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+/** Result of `tools/call`. */
+export interface CallToolResult {
+  content: ContentBlock[];
+  structuredContent?: Record<string, unknown>;
+  isError?: boolean;
+  _meta?: Meta;
+  [key: string]: unknown;
+}
+
+/** A resource as listed by `resources/list`. */
+export interface Resource {
+  uri: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  size?: number;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+/** A resource template as listed by `resources/templates/list`. */
+export interface ResourceTemplate {
+  uriTemplate: string;
+  name: string;
+  title?: string;
+  description?: string;
+  mimeType?: string;
+  annotations?: Annotations;
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+/** Result of `resources/read`. */
+export interface ReadResourceResult {
+  contents: ResourceContents[];
+  _meta?: Meta;
+  [key: string]: unknown;
+}
+
+/** An argument a prompt accepts. */
+export interface PromptArgument {
+  name: string;
+  title?: string;
+  description?: string;
+  required?: boolean;
+}
+
+/** A prompt as listed by `prompts/list`. */
+export interface Prompt {
+  name: string;
+  title?: string;
+  description?: string;
+  arguments?: PromptArgument[];
+  icons?: Icon[];
+  _meta?: Meta;
+}
+
+/** One message of a prompt. */
+export interface PromptMessage {
+  role: 'user' | 'assistant';
+  content: ContentBlock;
+}
+
+/** Result of `prompts/get`. */
+export interface GetPromptResult {
+  description?: string;
+  messages: PromptMessage[];
+  _meta?: Meta;
+  [key: string]: unknown;
+}
+
+/** A page of a list result. */
+export interface Paginated {
+  nextCursor?: string;
+  _meta?: Meta;
+  [key: string]: unknown;
+}
+
+/** Result of `tools/list`. */
+export interface ListToolsResult extends Paginated {
+  tools: Tool[];
+}
+
+/** Result of `resources/list`. */
+export interface ListResourcesResult extends Paginated {
+  resources: Resource[];
+}
+
+/** Result of `resources/templates/list`. */
+export interface ListResourceTemplatesResult extends Paginated {
+  resourceTemplates: ResourceTemplate[];
+}
+
+/** Result of `prompts/list`. */
+export interface ListPromptsResult extends Paginated {
+  prompts: Prompt[];
+}
+
+/** Syslog severities used by MCP logging, lowest first. */
+export const LOGGING_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
+
+/** One MCP logging level. */
+export type LoggingLevel = (typeof LOGGING_LEVELS)[number];
+
+/** The methods a client may call on a server, per the legacy revisions. */
+export const CLIENT_REQUEST_METHODS = [
+  'initialize',
+  'ping',
+  'tools/list',
+  'tools/call',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'resources/subscribe',
+  'resources/unsubscribe',
+  'prompts/list',
+  'prompts/get',
+  'completion/complete',
+  'logging/setLevel',
+] as const;
+
+/** Protocol revision as seen by a message (re-exported for convenience). */
+export type { ProtocolVersion };
