@@ -13,8 +13,9 @@ function project(name: string, root: string): Config {
   return {
     displayName: name,
     rootDir: '.',
-    roots: [`<rootDir>/${root}/test`],
-    testMatch: ['**/*.spec.ts'],
+    roots: [`<rootDir>/${root}`],
+    testMatch: ['**/test/**/*.spec.ts'],
+    testPathIgnorePatterns: ['/node_modules/', '/dist/'],
     testEnvironment: 'node',
     transform: tsJest,
     moduleNameMapper,

@@ -1,0 +1,39 @@
+/**
+ * The one file that talks to typedi. Everything else asks this module for instances, so the
+ * container can be swapped without touching the framework.
+ */
+import { Container, ContainerInstance } from 'typedi';
+import { HermesError } from './errors';
+
+/** A class that can be constructed (the shape typedi and our decorators work with). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Constructor<T = unknown> = new (...args: any[]) => T;
+
+/** The container classes are built from: typedi's default one unless the app names another. */
+export type DependencyContainer = ContainerInstance;
+
+/** typedi's global container. */
+export function defaultContainer(): DependencyContainer {
+  return Container.of();
+}
+
+/**
+ * Builds (or returns the existing) instance of `cls`, with constructor injection. A class that was
+ * never registered with `@Service()` is registered here, so `@McpServer` and component classes need
+ * no second decorator; their own dependencies still need `@Service()` (typedi's rule).
+ */
+export function instantiate<T>(cls: Constructor<T>, container: DependencyContainer = defaultContainer()): T {
+  if (!container.has(cls)) container.set({ id: cls, type: cls });
+  try {
+    return container.get(cls);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new HermesError(
+      'HERMES_CONSTRUCTION_FAILED',
+      `cannot build ${cls.name}: ${reason}. Every class ${cls.name} takes in its constructor must be ` +
+        `decorated with @Service() from typedi (or registered with Container.set), and the file must ` +
+        `be compiled with emitDecoratorMetadata so the constructor's parameter types are known.`,
+      { cause: error },
+    );
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The catalog of the framework's own errors: one stable code each, a message that says how to fix
+ * it. docs/errors.md lists the same codes; a test keeps the two in sync.
+ *
+ * These are local errors (bootstrap, misuse). What travels to a client is an `McpError` (numeric
+ * JSON-RPC code) or a tool result with `isError: true`.
+ */
+
+/** Every stable error code of the framework, with a one-line meaning. */
+export const ERROR_CATALOG = {
+  HERMES_NOT_A_SERVER: 'The class given to McpFactory.create has no @McpServer decorator and is not an McpHandler.',
+  HERMES_DUPLICATE_NAME: 'Two tools, prompts, resources or resource templates share a name or URI.',
+  HERMES_UNRESOLVED_TYPE: 'The class of a handler parameter (tool input, prompt args, resource params) cannot be read.',
+  HERMES_CONSTRUCTION_FAILED: 'typedi could not build a server or component class.',
+  HERMES_INVALID_URI_TEMPLATE: 'A @Resource uri is not a valid URI or {var} template.',
+  HERMES_INVALID_NAME: 'A tool, prompt or resource name is empty, too long or uses characters MCP does not allow.',
+  HERMES_INVALID_OPTIONS: 'Decorator or factory options are malformed.',
+  HERMES_ALREADY_LISTENING: 'listen() was called on an app that is already listening.',
+  HERMES_OUTPUT_INVALID: 'A tool returned structured content that does not match its output class.',
+} as const;
+
+/** A stable code from {@link ERROR_CATALOG}. */
+export type HermesErrorCode = keyof typeof ERROR_CATALOG;
+
+/**
+ * An error of the framework itself (not of a request). `code` is stable and listed in
+ * docs/errors.md; the message names what is wrong and how to fix it.
+ */
+export class HermesError extends Error {
+  /** The stable code, e.g. `HERMES_DUPLICATE_NAME`. */
+  readonly code: HermesErrorCode;
+
+  constructor(code: HermesErrorCode, message: string, options?: { cause?: unknown }) {
+    super(`${code}: ${message}`, options);
+    this.name = 'HermesError';
+    this.code = code;
+  }
+}
+
+/**
+ * Throw from a tool to report a failure the model should see: the call returns a result with
+ * `isError: true` and this message as text, instead of a protocol error.
+ *
+ * @example
+ * if (!found) throw new ToolError(`no city named ${input.city}`);
+ */
+export class ToolError extends Error {
+  /** Optional structured detail, sent as `structuredContent` where the revision has it. */
+  readonly details?: Record<string, unknown>;
+
+  constructor(message: string, details?: Record<string, unknown>) {
+    super(message);
+    this.name = 'ToolError';
+    this.details = details;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The low-level server API: an object that answers MCP requests itself. Decorated servers are
+ * turned into one of these (see registry-handler.ts); both run on the same engine.
+ */
+import type { Implementation, JsonRpcNotification, ServerCapabilities } from '@hermes-mcp/protocol';
+import type { McpContext } from './context';
+
+/**
+ * A server without decorators. The engine handles the lifecycle (`initialize`, `ping`,
+ * `notifications/initialized`, cancellation, progress correlation) and passes every other
+ * request here; throw `McpError.methodNotFound(method)` for what you don't serve.
+ *
+ * @example
+ * const handler: McpHandler = {
+ *   serverInfo: { name: 'raw', version: '1.0.0' },
+ *   capabilities: { tools: {} },
+ *   async handleRequest(ctx) {
+ *     if (ctx.request.method === 'tools/list') return { tools: [] };
+ *     throw McpError.methodNotFound(ctx.request.method);
+ *   },
+ * };
+ * await McpFactory.create(handler).listen();
+ */
+export interface McpHandler {
+  /** Sent as `serverInfo` in the `initialize` result. */
+  readonly serverInfo: Implementation;
+  /** Sent as `capabilities` in the `initialize` result. */
+  readonly capabilities: ServerCapabilities;
+  /** Sent as `instructions` in the `initialize` result. */
+  readonly instructions?: string;
+  /** Answers one request; the method and params are in `ctx.request`. */
+  handleRequest(ctx: McpContext): Promise<Record<string, unknown>> | Record<string, unknown>;
+  /** Receives client notifications other than the lifecycle and correlation ones. */
+  handleNotification?(notification: JsonRpcNotification, ctx: { session: McpContext['session'] }): void | Promise<void>;
+}
+
+/** True for an object that implements {@link McpHandler}. */
+export function isMcpHandler(value: unknown): value is McpHandler {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as McpHandler).handleRequest === 'function' &&
+    typeof (value as McpHandler).serverInfo === 'object'
+  );
+}

@@ -1,0 +1,42 @@
+/**
+ * @hermes-mcp/core — decorator-driven MCP servers.
+ *
+ * @example
+ * \@McpServer({ name: 'calc', version: '1.0.0' })
+ * class Calc {
+ *   \@Tool({ description: 'Add two numbers' }) add(input: AddInput) { return input.a + input.b; }
+ * }
+ * await McpFactory.create(Calc).listen();
+ */
+import 'reflect-metadata';
+
+export { McpServer } from './decorators/mcp-server.decorator';
+export { Tool } from './decorators/tool.decorator';
+export { Resource } from './decorators/resource.decorator';
+export { Prompt } from './decorators/prompt.decorator';
+export { Ctx } from './decorators/ctx.decorator';
+export type { McpServerOptions, PromptOptions, ResourceOptions, ToolOptions } from './metadata/options';
+export { McpContext } from './context';
+export type { AuthInfo, RequestInfo, SessionInfo } from './context';
+export type { McpHandler } from './handler';
+export { isMcpHandler } from './handler';
+export { McpApp, McpFactory } from './factory';
+export type { McpAppOptions } from './factory';
+export { Engine, Connection } from './engine';
+export type { EngineOptions } from './engine';
+export { StdioTransport, DEFAULT_MAX_MESSAGE_BYTES } from './transports/stdio.transport';
+export type { StdioTransportOptions } from './transports/stdio.transport';
+export { ERROR_CATALOG, HermesError, ToolError } from './errors';
+export type { HermesErrorCode } from './errors';
+export { audio, embedded, image, resourceLink, text } from './content';
+export { createLogger } from './logger';
+export type { Logger, LoggerOptions } from './logger';
+export { Registry } from './registry';
+export type { PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from './registry';
+export { compileUriTemplate } from './uri-template';
+export type { UriTemplate } from './uri-template';
+export { buildObjectSchema } from './schema/schema-builder';
+export { Description } from './schema/description.decorator';
+export { formatIssues, validateInput } from './validation/validator';
+export type { ValidateOptions, ValidationIssue } from './validation/validator';
+export { McpError, ErrorCode } from '@hermes-mcp/protocol';

@@ -1,0 +1,86 @@
+/**
+ * What the decorators record: raw options as the user wrote them. The scanner turns them into
+ * resolved definitions (see registry.ts) once, at bootstrap.
+ */
+import type { Annotations, Icon, Meta, ToolAnnotations } from '@hermes-mcp/protocol';
+import type { Constructor } from '../container';
+
+/** Options of `@McpServer`. */
+export interface McpServerOptions {
+  /** The server's name, sent as `serverInfo.name`. */
+  name: string;
+  /** The server's version, sent as `serverInfo.version`. */
+  version: string;
+  /** Human-readable name (2025-06-18+). */
+  title?: string;
+  /** What the server does (2025-11-25+). */
+  description?: string;
+  /** Icons for display (2025-11-25+). */
+  icons?: Icon[];
+  /** The server's website (2025-11-25+). */
+  websiteUrl?: string;
+  /** Instructions sent in the `initialize` result: how a model should use this server. */
+  instructions?: string;
+  /** More classes whose `@Tool/@Resource/@Prompt` methods join this server; typedi builds them. */
+  components?: Constructor[];
+}
+
+/** Options shared by every handler decorator. */
+interface HandlerOptionsBase {
+  /** Human-readable name (2025-06-18+). */
+  title?: string;
+  /** What it does; models read this. Defaults to none (prefer writing one). */
+  description?: string;
+  /** Icons for display (2025-11-25+). */
+  icons?: Icon[];
+  /** Extra metadata (`_meta`, 2025-06-18+). */
+  _meta?: Meta;
+}
+
+/** Options of `@Tool`. */
+export interface ToolOptions extends HandlerOptionsBase {
+  /** The tool's name; defaults to the method's name. */
+  name?: string;
+  /** The input class (class-validator decorated); defaults to the first parameter's type. */
+  input?: Constructor;
+  /** The output class: gives an `outputSchema`, and results are validated against it. */
+  output?: Constructor;
+  /** Behaviour hints (2025-03-26+). */
+  annotations?: ToolAnnotations;
+  /** The MIME type of binary return values (`Buffer`/`Uint8Array`): `image/*`, `audio/*` or other. */
+  mimeType?: string;
+}
+
+/** Options of `@Resource`. */
+export interface ResourceOptions extends HandlerOptionsBase {
+  /** A URI (`notes://all`) or a template with `{var}` parts (`notes://note/{id}`). */
+  uri: string;
+  /** The resource's name; defaults to the method's name. */
+  name?: string;
+  /** MIME type of the contents. */
+  mimeType?: string;
+  /** The class the template variables are validated into; defaults to the first parameter's type. */
+  params?: Constructor;
+  /** Size in bytes, when known (static resources). */
+  size?: number;
+  /** Audience and priority hints. */
+  annotations?: Annotations;
+}
+
+/** Options of `@Prompt`. */
+export interface PromptOptions extends HandlerOptionsBase {
+  /** The prompt's name; defaults to the method's name. */
+  name?: string;
+  /** The arguments class (class-validator decorated); defaults to the first parameter's type. */
+  args?: Constructor;
+}
+
+/** What kind of handler a method is. @internal */
+export type HandlerKind = 'tool' | 'resource' | 'prompt';
+
+/** One decorated method, as recorded by its decorator. @internal */
+export interface HandlerMetadata {
+  kind: HandlerKind;
+  method: string;
+  options: ToolOptions | ResourceOptions | PromptOptions;
+}

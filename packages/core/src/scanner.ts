@@ -1,0 +1,223 @@
+/**
+ * The scanner: reads the decorators' metadata of the server class and its components once, builds
+ * their instances through the container, and fills a {@link Registry} with resolved definitions.
+ */
+import 'reflect-metadata';
+import type { Prompt, Resource, ResourceTemplate, Tool } from '@hermes-mcp/protocol';
+import { Constructor, DependencyContainer, instantiate } from './container';
+import { McpContext } from './context';
+import { HermesError } from './errors';
+import { CTX_PARAM, HANDLERS, SERVER_OPTIONS } from './metadata/keys';
+import type { HandlerMetadata, McpServerOptions, PromptOptions, ResourceOptions, ToolOptions } from './metadata/options';
+import { Invocation, Registry } from './registry';
+import { buildObjectSchema, emptyObjectSchema, promptArgumentsFor } from './schema/schema-builder';
+import { compileUriTemplate, isUriTemplate } from './uri-template';
+
+/** Names MCP 2025-11-25 recommends for tools: 1–128 of `A-Z a-z 0-9 _ - .`. */
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
+
+/** Types TypeScript emits for things that are not a user class (interfaces, primitives, …). */
+const NOT_A_CLASS = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt, Date, Map, Set, undefined]);
+
+/** The `@McpServer` options of a class, or undefined when it has none. */
+export function serverOptionsOf(cls: Function): McpServerOptions | undefined {
+  return Reflect.getMetadata(SERVER_OPTIONS, cls);
+}
+
+/** The result of scanning a server class. @internal */
+export interface ScanResult {
+  options: McpServerOptions;
+  registry: Registry;
+  instances: unknown[];
+}
+
+/** Scans a `@McpServer` class and its components into a registry. @internal */
+export function scanServer(serverClass: Constructor, container: DependencyContainer): ScanResult {
+  const options = serverOptionsOf(serverClass);
+  if (!options) {
+    throw new HermesError(
+      'HERMES_NOT_A_SERVER',
+      `${serverClass.name || 'the class'} has no @McpServer decorator. Add @McpServer({ name, version }) to it, or pass an object implementing McpHandler.`,
+    );
+  }
+  if (typeof options.name !== 'string' || !options.name || typeof options.version !== 'string' || !options.version) {
+    throw new HermesError('HERMES_INVALID_OPTIONS', `@McpServer on ${serverClass.name} needs a non-empty \`name\` and \`version\`.`);
+  }
+  const registry = new Registry();
+  const classes = [serverClass, ...(options.components ?? [])];
+  const instances = classes.map((cls) => {
+    if (typeof cls !== 'function') {
+      throw new HermesError('HERMES_INVALID_OPTIONS', `@McpServer on ${serverClass.name}: every entry of \`components\` must be a class.`);
+    }
+    const instance = instantiate(cls, container);
+    for (const meta of handlersOf(cls)) register(registry, cls, instance as object, meta);
+    return instance;
+  });
+  return { options, registry, instances };
+}
+
+/** The handler metadata of a class and its base classes; a subclass's method wins. */
+function handlersOf(cls: Function): HandlerMetadata[] {
+  const result: HandlerMetadata[] = [];
+  const overridden = new Set<string>();
+  for (let c: Function | null = cls; c && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+    const own: HandlerMetadata[] = Reflect.getOwnMetadata(HANDLERS, c) ?? [];
+    const declaredHere = own.filter((meta) => !overridden.has(meta.method));
+    result.push(...declaredHere);
+    for (const meta of own) overridden.add(meta.method);
+  }
+  return result;
+}
+
+function register(registry: Registry, cls: Function, instance: object, meta: HandlerMetadata): void {
+  switch (meta.kind) {
+    case 'tool':
+      return registerTool(registry, cls, instance, meta.method, meta.options as ToolOptions);
+    case 'resource':
+      return registerResource(registry, cls, instance, meta.method, meta.options as ResourceOptions);
+    case 'prompt':
+      return registerPrompt(registry, cls, instance, meta.method, meta.options as PromptOptions);
+  }
+}
+
+function registerTool(registry: Registry, cls: Function, instance: object, method: string, options: ToolOptions): void {
+  const name = options.name ?? method;
+  const invocation = invocationOf(cls, instance, method, options.input, 'tool', 'input');
+  if (!TOOL_NAME.test(name)) {
+    throw new HermesError(
+      'HERMES_INVALID_NAME',
+      `${invocation.owner}: the tool name "${name}" must be 1–128 characters of A–Z, a–z, 0–9, "_", "-" or "." (set \`name\` on @Tool).`,
+    );
+  }
+  const descriptor: Tool = {
+    name,
+    ...(options.title !== undefined && { title: options.title }),
+    ...(options.description !== undefined && { description: options.description }),
+    inputSchema: invocation.inputClass ? buildObjectSchema(invocation.inputClass) : emptyObjectSchema(),
+    ...(options.output && { outputSchema: buildObjectSchema(checkClass(options.output, invocation.owner, 'output')) }),
+    ...(options.annotations && { annotations: options.annotations }),
+    ...(options.icons && { icons: options.icons }),
+    ...(options._meta && { _meta: options._meta }),
+  };
+  registry.addTool({ ...invocation, name, descriptor, outputClass: options.output, mimeType: options.mimeType });
+}
+
+function registerResource(registry: Registry, cls: Function, instance: object, method: string, options: ResourceOptions): void {
+  const owner = `${cls.name}.${method}`;
+  if (!options || typeof options.uri !== 'string' || !options.uri) {
+    throw new HermesError('HERMES_INVALID_OPTIONS', `${owner}: @Resource needs a \`uri\` (e.g. 'notes://all' or 'notes://note/{id}').`);
+  }
+  const name = options.name ?? method;
+  const common = {
+    name,
+    ...(options.title !== undefined && { title: options.title }),
+    ...(options.description !== undefined && { description: options.description }),
+    ...(options.mimeType !== undefined && { mimeType: options.mimeType }),
+    ...(options.annotations && { annotations: options.annotations }),
+    ...(options.icons && { icons: options.icons }),
+    ...(options._meta && { _meta: options._meta }),
+  };
+  if (isUriTemplate(options.uri)) {
+    const template = compileUriTemplate(options.uri);
+    const invocation = invocationOf(cls, instance, method, options.params, 'resource', 'params', true);
+    const descriptor: ResourceTemplate = { uriTemplate: options.uri, ...common };
+    registry.addTemplate({ ...invocation, template, descriptor });
+    return;
+  }
+  if (!URL.canParse(options.uri)) {
+    throw new HermesError('HERMES_INVALID_URI_TEMPLATE', `${owner}: "${options.uri}" is not an absolute URI (e.g. 'notes://all').`);
+  }
+  const invocation = invocationOf(cls, instance, method, options.params, 'resource', 'params', true);
+  const descriptor: Resource = { uri: options.uri, ...common, ...(options.size !== undefined && { size: options.size }) };
+  registry.addResource({ ...invocation, uri: options.uri, descriptor });
+}
+
+function registerPrompt(registry: Registry, cls: Function, instance: object, method: string, options: PromptOptions): void {
+  const name = options.name ?? method;
+  const invocation = invocationOf(cls, instance, method, options.args, 'prompt', 'args');
+  const args = invocation.inputClass ? promptArgumentsFor(invocation.inputClass) : [];
+  const descriptor: Prompt = {
+    name,
+    ...(options.title !== undefined && { title: options.title }),
+    ...(options.description !== undefined && { description: options.description }),
+    ...(args.length > 0 && { arguments: args }),
+    ...(options.icons && { icons: options.icons }),
+    ...(options._meta && { _meta: options._meta }),
+  };
+  registry.addPrompt({ ...invocation, name, descriptor });
+}
+
+/**
+ * Works out where the input and the context go in the method's parameters, and which class the
+ * input is validated into. The context is the parameter marked `@Ctx()`, else the one typed
+ * `McpContext`, else the second one; the input is the first other parameter.
+ *
+ * `lenient` (resources): an input whose class cannot be read receives the raw template variables
+ * (all strings, already checked by the template) instead of failing.
+ */
+function invocationOf(
+  cls: Function,
+  instance: object,
+  method: string,
+  explicit: Function | undefined,
+  kind: string,
+  option: string,
+  lenient = false,
+): Invocation {
+  const owner = `${cls.name}.${method}`;
+  const fn = (instance as Record<string, unknown>)[method];
+  if (typeof fn !== 'function') {
+    throw new HermesError('HERMES_INVALID_OPTIONS', `${owner}: @${capitalize(kind)} must decorate a method.`);
+  }
+  const types: unknown[] = Reflect.getMetadata('design:paramtypes', cls.prototype, method) ?? [];
+  const arity = Math.max(fn.length, types.length);
+  const marked: number | undefined = Reflect.getMetadata(CTX_PARAM, cls, method);
+  const typed = types.indexOf(McpContext);
+  const ctxIndex = marked ?? (typed >= 0 ? typed : arity >= 2 ? 1 : -1);
+  let inputIndex = -1;
+  for (let i = 0; i < arity; i++) {
+    if (i !== ctxIndex) {
+      inputIndex = i;
+      break;
+    }
+  }
+  let inputClass: Function | undefined = explicit ? checkClass(explicit, owner, option) : undefined;
+  if (!inputClass && inputIndex >= 0) {
+    const declared = types[inputIndex];
+    if (!NOT_A_CLASS.has(declared) && typeof declared === 'function') inputClass = declared;
+    else if (!lenient) throw unresolved(owner, kind, option, inputIndex, declared);
+  }
+  const bound = (fn as (...args: unknown[]) => unknown).bind(instance);
+  const size = Math.max(ctxIndex, inputIndex) + 1;
+  const call =
+    size === 0
+      ? () => bound()
+      : (input: unknown, ctx: unknown) => {
+          const args = new Array(size);
+          if (inputIndex >= 0) args[inputIndex] = input;
+          if (ctxIndex >= 0) args[ctxIndex] = ctx;
+          return bound(...args);
+        };
+  return { owner, call, inputClass: inputClass as Constructor | undefined };
+}
+
+function checkClass(value: Function, owner: string, option: string): Function {
+  if (typeof value !== 'function' || NOT_A_CLASS.has(value)) {
+    throw new HermesError('HERMES_INVALID_OPTIONS', `${owner}: \`${option}\` must be a class decorated with class-validator decorators.`);
+  }
+  return value;
+}
+
+function unresolved(owner: string, kind: string, option: string, index: number, declared: unknown): HermesError {
+  const seen = declared === undefined ? 'no type metadata (compiled without emitDecoratorMetadata, e.g. by esbuild or tsx?)' : `the type \`${(declared as Function).name}\` (an interface, type alias or primitive?)`;
+  return new HermesError(
+    'HERMES_UNRESOLVED_TYPE',
+    `${owner}: cannot tell the class of parameter ${index + 1} — found ${seen}. ` +
+      `Declare it as a class with class-validator decorators and compile with emitDecoratorMetadata, ` +
+      `or name it explicitly: @${capitalize(kind)}({ ${option}: MyClass }).`,
+  );
+}
+
+function capitalize(word: string): string {
+  return word[0].toUpperCase() + word.slice(1);
+}

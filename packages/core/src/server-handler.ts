@@ -1,0 +1,186 @@
+/**
+ * The McpHandler of a decorated server: answers the tools, resources and prompts methods from
+ * the registry. Input is validated before a handler runs; results are normalised and shaped for
+ * the revision that asked.
+ */
+import {
+  CallToolResult,
+  Implementation,
+  McpError,
+  REVISIONS,
+  RevisionFeatures,
+  ServerCapabilities,
+} from '@hermes-mcp/protocol';
+import type { McpContext } from './context';
+import { HermesError, ToolError } from './errors';
+import type { McpHandler } from './handler';
+import type { McpServerOptions } from './metadata/options';
+import { toCallToolResult, toGetPromptResult, toReadResourceResult } from './normalize';
+import type { Invocation, Registry, ToolDefinition } from './registry';
+import { shapeCallToolResult, shapeContents, shapeMessages } from './shape';
+import { ValidateOptions, ValidationIssue, formatIssues, validateInput } from './validation/validator';
+
+type Params = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Params {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function stringParam(params: Params, key: string): string {
+  const value = params[key];
+  if (typeof value !== 'string') throw McpError.invalidParams(`"${key}" must be a string`);
+  return value;
+}
+
+function noCursor(params: Params): void {
+  if (params.cursor !== undefined) throw McpError.invalidParams('unknown cursor: this server returns every item in one page');
+}
+
+function issuesData(issues: ValidationIssue[]): { issues: ValidationIssue[] } {
+  return { issues };
+}
+
+/** Answers MCP requests from a registry built by the scanner. @internal */
+export class DecoratedServerHandler implements McpHandler {
+  readonly serverInfo: Implementation;
+  readonly capabilities: ServerCapabilities;
+  readonly instructions?: string;
+
+  constructor(
+    readonly registry: Registry,
+    options: McpServerOptions,
+    private readonly validation: ValidateOptions = {},
+  ) {
+    this.serverInfo = {
+      name: options.name,
+      version: options.version,
+      ...(options.title !== undefined && { title: options.title }),
+      ...(options.description !== undefined && { description: options.description }),
+      ...(options.icons && { icons: options.icons }),
+      ...(options.websiteUrl !== undefined && { websiteUrl: options.websiteUrl }),
+    };
+    const counts = registry.counts;
+    this.capabilities = {
+      logging: {},
+      ...(counts.tools > 0 && { tools: { listChanged: false } }),
+      ...(counts.resources + counts.templates > 0 && { resources: { subscribe: false, listChanged: false } }),
+      ...(counts.prompts > 0 && { prompts: { listChanged: false } }),
+    };
+    this.instructions = options.instructions;
+  }
+
+  handleRequest(ctx: McpContext): Promise<Record<string, unknown>> | Record<string, unknown> {
+    const params = ctx.request.params;
+    const features = REVISIONS[ctx.session.protocolVersion];
+    switch (ctx.request.method) {
+      case 'tools/list':
+        noCursor(params);
+        return this.registry.listTools(features);
+      case 'tools/call':
+        return this.callTool(params, ctx, features);
+      case 'resources/list':
+        noCursor(params);
+        return this.registry.listResources(features);
+      case 'resources/templates/list':
+        noCursor(params);
+        return this.registry.listTemplates(features);
+      case 'resources/read':
+        return this.readResource(params, ctx, features);
+      case 'prompts/list':
+        noCursor(params);
+        return this.registry.listPrompts(features);
+      case 'prompts/get':
+        return this.getPrompt(params, ctx, features);
+      default:
+        throw McpError.methodNotFound(ctx.request.method);
+    }
+  }
+
+  private async callTool(params: Params, ctx: McpContext, features: RevisionFeatures): Promise<CallToolResult> {
+    const name = stringParam(params, 'name');
+    const tool = this.registry.tool(name);
+    if (!tool) throw McpError.invalidParams(`Unknown tool: ${name}`);
+    const args = params.arguments ?? {};
+    if (!isRecord(args)) throw McpError.invalidParams('"arguments" must be an object');
+    let input: unknown = args;
+    if (tool.inputClass) {
+      const checked = validateInput(tool.inputClass as new () => object, args, this.validation);
+      if (!checked.ok) {
+        return shapeCallToolResult(
+          { content: [{ type: 'text', text: `Invalid arguments for tool "${name}":\n${formatIssues(checked.issues)}` }], isError: true },
+          features,
+        );
+      }
+      input = checked.value;
+    }
+    let result: CallToolResult;
+    try {
+      result = toCallToolResult(await tool.call(input, ctx), tool.mimeType);
+      if (tool.outputClass) this.checkOutput(tool, result);
+    } catch (error) {
+      result = this.toolFailure(tool, error, ctx);
+    }
+    return shapeCallToolResult(result, features);
+  }
+
+  private checkOutput(tool: ToolDefinition, result: CallToolResult): void {
+    if (result.isError) return;
+    const structured = result.structuredContent;
+    const checked = structured ? validateInput(tool.outputClass as new () => object, structured, { whitelist: false }) : undefined;
+    if (!checked || !checked.ok) {
+      const detail = checked ? formatIssues(checked.issues) : 'it returned no structured content (return an object)';
+      throw new HermesError('HERMES_OUTPUT_INVALID', `${tool.owner} returned output that does not match ${tool.outputClass!.name}: ${detail}`);
+    }
+  }
+
+  private toolFailure(tool: ToolDefinition, error: unknown, ctx: McpContext): CallToolResult {
+    if (error instanceof McpError) throw error;
+    if (error instanceof ToolError) return { content: [{ type: 'text', text: error.message }], isError: true };
+    ctx.log.error({ err: error, tool: tool.name }, `tool ${tool.owner} failed`);
+    return { content: [{ type: 'text', text: `Tool "${tool.name}" failed with an internal error.` }], isError: true };
+  }
+
+  private async readResource(params: Params, ctx: McpContext, features: RevisionFeatures): Promise<Record<string, unknown>> {
+    const uri = stringParam(params, 'uri');
+    const found = this.registry.resolveResource(uri);
+    if (!found) throw McpError.resourceNotFound(uri);
+    const input = this.checkInput(found.def, found.variables, (issues) =>
+      McpError.invalidParams(`the URI "${uri}" does not fit ${found.def.owner}:\n${formatIssues(issues)}`, { uri, ...issuesData(issues) }),
+    );
+    const mimeType = found.def.descriptor.mimeType;
+    const result = toReadResourceResult(await this.run(found.def, input, ctx), uri, mimeType);
+    if (features.meta) return result;
+    return { ...result, contents: result.contents.map((c) => shapeContents(c, features)) };
+  }
+
+  private async getPrompt(params: Params, ctx: McpContext, features: RevisionFeatures): Promise<Record<string, unknown>> {
+    const name = stringParam(params, 'name');
+    const prompt = this.registry.prompt(name);
+    if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
+    const args = params.arguments ?? {};
+    if (!isRecord(args)) throw McpError.invalidParams('"arguments" must be an object of strings');
+    const input = this.checkInput(prompt, args, (issues) =>
+      McpError.invalidParams(`invalid arguments for prompt "${name}":\n${formatIssues(issues)}`, issuesData(issues)),
+    );
+    const result = toGetPromptResult(await this.run(prompt, input, ctx), prompt.descriptor.description);
+    return { ...result, messages: shapeMessages(result.messages, features) };
+  }
+
+  private checkInput(def: Invocation, raw: Params, fail: (issues: ValidationIssue[]) => McpError): unknown {
+    if (!def.inputClass) return raw;
+    const checked = validateInput(def.inputClass as new () => object, raw, this.validation);
+    if (!checked.ok) throw fail(checked.issues);
+    return checked.value;
+  }
+
+  /** Runs a resource or prompt handler: McpError passes through; anything else is logged and masked. */
+  private async run(def: Invocation, input: unknown, ctx: McpContext): Promise<unknown> {
+    try {
+      return await def.call(input, ctx);
+    } catch (error) {
+      if (error instanceof McpError) throw error;
+      ctx.log.error({ err: error }, `${def.owner} failed`);
+      throw McpError.internalError(`${ctx.request.method} failed with an internal error`);
+    }
+  }
+}

@@ -1,0 +1,145 @@
+/**
+ * The stdio transport: newline-delimited JSON-RPC on stdin/stdout, as MCP defines it.
+ *
+ * Lines are split from raw chunks (no readline: fewer copies). A line longer than
+ * `maxMessageBytes` is discarded as it streams in and answered with -32600, so one oversized
+ * message cannot exhaust memory. Nothing but protocol is ever written to stdout.
+ */
+import type { Readable, Writable } from 'node:stream';
+import {
+  JsonRpcMessage,
+  McpError,
+  ParsedFrame,
+  Transport,
+  TransportInfo,
+  errorResponse,
+  parseFrame,
+} from '@hermes-mcp/protocol';
+
+/** Options of {@link StdioTransport}. */
+export interface StdioTransportOptions {
+  /** Where messages are read from; default `process.stdin`. */
+  input?: Readable;
+  /** Where messages are written to; default `process.stdout`. */
+  output?: Writable;
+  /** The largest message accepted, in bytes (default 4 MiB). */
+  maxMessageBytes?: number;
+}
+
+/** Default limit of one message: 4 MiB. */
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+const NEWLINE = 0x0a;
+const RESOLVED = Promise.resolve();
+
+/** Newline-delimited JSON over a pair of streams (stdin/stdout by default). */
+export class StdioTransport implements Transport {
+  readonly info: TransportInfo;
+  onframe?: (frame: ParsedFrame) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+
+  private readonly input: Readable;
+  private readonly output: Writable;
+  private readonly maxBytes: number;
+  private pending: Buffer[] = [];
+  private pendingBytes = 0;
+  private discarding = false;
+  private closed = false;
+
+  constructor(options: StdioTransportOptions = {}) {
+    this.input = options.input ?? process.stdin;
+    this.output = options.output ?? process.stdout;
+    this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.info = Object.freeze({ kind: 'stdio', pid: process.pid });
+  }
+
+  start(): Promise<void> {
+    this.input.on('data', this.onData);
+    this.input.on('end', this.onEnd);
+    this.input.on('error', this.onError);
+    this.output.on('error', this.onError);
+    return RESOLVED;
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    if (this.closed) return RESOLVED;
+    this.output.write(JSON.stringify(message) + '\n');
+    return RESOLVED;
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return RESOLVED;
+    this.closed = true;
+    this.input.off('data', this.onData);
+    this.input.off('end', this.onEnd);
+    this.input.off('error', this.onError);
+    this.output.off('error', this.onError);
+    if (this.input === process.stdin) this.input.pause();
+    this.onclose?.();
+    return RESOLVED;
+  }
+
+  private readonly onData = (chunk: Buffer | string): void => {
+    const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
+    let start = 0;
+    for (let nl = data.indexOf(NEWLINE, start); nl !== -1; nl = data.indexOf(NEWLINE, start)) {
+      this.take(data.subarray(start, nl), true);
+      start = nl + 1;
+      if (this.closed) return;
+    }
+    if (start < data.length) this.take(data.subarray(start), false);
+  };
+
+  /** Adds bytes to the current line; `complete` when a newline ended them. */
+  private take(bytes: Buffer, complete: boolean): void {
+    if (!this.discarding) {
+      this.pendingBytes += bytes.length;
+      if (this.pendingBytes > this.maxBytes) {
+        this.discarding = true;
+        this.pending = [];
+      } else if (complete && this.pending.length === 0) {
+        return this.deliver(bytes);
+      } else {
+        this.pending.push(bytes);
+      }
+    } else {
+      this.pendingBytes += bytes.length;
+    }
+    if (!complete) return;
+    if (this.discarding) {
+      const size = this.pendingBytes;
+      this.discarding = false;
+      this.pendingBytes = 0;
+      this.send(
+        errorResponse(
+          null,
+          McpError.invalidRequest(`the message of ${size} bytes exceeds this server's limit of ${this.maxBytes} bytes (maxMessageBytes)`),
+        ),
+      );
+      return;
+    }
+    const line = Buffer.concat(this.pending);
+    this.pending = [];
+    this.deliver(line);
+  }
+
+  private deliver(line: Buffer): void {
+    this.pendingBytes = 0;
+    let end = line.length;
+    if (end > 0 && line[end - 1] === 0x0d) end--;
+    if (end === 0) return;
+    const text = line.toString('utf8', 0, end);
+    if (text.trim() === '') return;
+    this.onframe?.(parseFrame(text));
+  }
+
+  private readonly onEnd = (): void => {
+    void this.close();
+  };
+
+  private readonly onError = (error: Error): void => {
+    this.onerror?.(error);
+    if ((error as NodeJS.ErrnoException).code === 'EPIPE') void this.close();
+  };
+}
