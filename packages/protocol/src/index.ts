@@ -43,4 +43,5 @@ export type { Era, LegacyProtocolVersion, ProtocolVersion, RevisionFeatures } fr
 export * from './types';
 export type { SendOptions, Transport, TransportInfo } from './transport';
 export { Peer } from './peer';
+export { InMemoryTransport } from './memory-transport';
 export type { InboundRequestExtra, PeerHandlers, PeerOptions, ProgressUpdate, RequestOptions } from './peer';

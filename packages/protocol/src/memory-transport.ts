@@ -1,0 +1,54 @@
+/**
+ * A linked pair of in-memory transports: what one sends, the other receives. Messages are
+ * serialised and parsed on the way, exactly as on a wire, and delivered asynchronously (a
+ * microtask later), so tests see real framing and real ordering.
+ */
+import { JsonRpcMessage, ParsedFrame, parseFrame } from './jsonrpc';
+import type { Transport, TransportInfo } from './transport';
+
+/** One end of an in-memory link. */
+export class InMemoryTransport implements Transport {
+  readonly info: TransportInfo = { kind: 'memory' };
+  onframe?: (frame: ParsedFrame) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private other?: InMemoryTransport;
+  private closed = false;
+
+  /** Two transports linked to each other. */
+  static createLinkedPair(): [InMemoryTransport, InMemoryTransport] {
+    const a = new InMemoryTransport();
+    const b = new InMemoryTransport();
+    a.other = b;
+    b.other = a;
+    return [a, b];
+  }
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    const other = this.other;
+    if (this.closed || !other || other.closed) return Promise.resolve();
+    return this.sendRaw(JSON.stringify(message));
+  }
+
+  /** Delivers raw text to the other end, as if it arrived on a wire (for bad-input tests). */
+  sendRaw(text: string): Promise<void> {
+    const other = this.other;
+    queueMicrotask(() => {
+      if (!other?.closed) other?.onframe?.(parseFrame(text));
+    });
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    this.onclose?.();
+    const other = this.other;
+    if (other && !other.closed) queueMicrotask(() => void other.close());
+    return Promise.resolve();
+  }
+}
