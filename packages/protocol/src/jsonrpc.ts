@@ -58,6 +58,12 @@ export interface InvalidMessage {
   kind: 'invalid';
   id: RequestId | null;
   error: McpError;
+  /**
+   * True when the message looked like a response (a `result` or `error` member and no `method`).
+   * It must not be answered: an error response echoing its id would be read by the other side as
+   * the answer to its own request with that id.
+   */
+  response?: true;
 }
 
 /** A classified single message. */
@@ -93,7 +99,8 @@ export function classify(value: unknown): ClassifiedMessage {
   const id = 'id' in value ? value.id : undefined;
   const readableId = isId(id) ? id : null;
   if (value.jsonrpc !== JSONRPC_VERSION) {
-    return invalid(readableId, 'the "jsonrpc" member must be exactly "2.0"');
+    const looksLikeResponse = !('method' in value) && ('result' in value || 'error' in value);
+    return invalid(readableId, 'the "jsonrpc" member must be exactly "2.0"', looksLikeResponse);
   }
   if ('method' in value) {
     if (typeof value.method !== 'string') return invalid(readableId, 'the "method" member must be a string');
@@ -105,23 +112,25 @@ export function classify(value: unknown): ClassifiedMessage {
     return { kind: 'request', message: value as unknown as JsonRpcRequest };
   }
   if ('result' in value) {
-    if (!isId(id)) return invalid(null, 'a response must carry the id of its request');
-    if (!isObject(value.result)) return invalid(readableId, 'the "result" member must be an object');
+    if (!isId(id)) return invalid(null, 'a response must carry the id of its request', true);
+    if (!isObject(value.result)) return invalid(readableId, 'the "result" member must be an object', true);
     return { kind: 'result', message: value as unknown as JsonRpcResultResponse };
   }
   if ('error' in value) {
     const error = value.error;
     if (!isObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
-      return invalid(readableId, 'the "error" member must be an object with a numeric code and a message');
+      return invalid(readableId, 'the "error" member must be an object with a numeric code and a message', true);
     }
-    if (id !== null && !isId(id)) return invalid(null, 'the "id" member must be a string, an integer or null');
+    if (id !== null && !isId(id)) return invalid(null, 'the "id" member must be a string, an integer or null', true);
     return { kind: 'error', message: value as unknown as JsonRpcErrorResponse };
   }
   return invalid(readableId, 'a message needs a "method" (request, notification), a "result" or an "error"');
 }
 
-function invalid(id: RequestId | null, detail: string): InvalidMessage {
-  return { kind: 'invalid', id, error: McpError.invalidRequest(detail) };
+function invalid(id: RequestId | null, detail: string, response = false): InvalidMessage {
+  const message: InvalidMessage = { kind: 'invalid', id, error: McpError.invalidRequest(detail) };
+  if (response) message.response = true;
+  return message;
 }
 
 /**

@@ -44,7 +44,7 @@ export interface PeerHandlers {
 
 /** Options of one outgoing request. */
 export interface RequestOptions {
-  /** Milliseconds before the request is cancelled and rejected; default: the peer's `requestTimeout`. */
+  /** Milliseconds before the request is cancelled and rejected (`Infinity`: never); default: the peer's `requestTimeout`. */
   timeout?: number;
   /** Aborting it cancels the request (a `notifications/cancelled` is sent). */
   signal?: AbortSignal;
@@ -65,8 +65,13 @@ export interface ProgressUpdate {
 
 /** Options of a {@link Peer}. */
 export interface PeerOptions {
-  /** Default timeout of outgoing requests in milliseconds (default 60 000). */
+  /** Default timeout of outgoing requests in milliseconds (default 60 000; `Infinity`: never). */
   requestTimeout?: number;
+  /**
+   * When the other side stops sending (stdin ended), how long requests still running may take to
+   * answer before the peer closes, in milliseconds (default 10 000).
+   */
+  drainTimeout?: number;
 }
 
 interface Pending {
@@ -81,6 +86,8 @@ interface Pending {
 }
 
 const DEFAULT_TIMEOUT = 60_000;
+/** The longest delay `setTimeout` honours; a longer one fires after 1 ms instead. */
+const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
 /** Correlates requests and responses over one transport. */
 export class Peer {
@@ -89,6 +96,8 @@ export class Peer {
   private readonly inflight = new Map<RequestId, AbortController>();
   private readonly requestTimeout: number;
   private closed = false;
+  private draining = false;
+  private readonly drainTimeout: number;
 
   constructor(
     readonly transport: Transport,
@@ -97,7 +106,9 @@ export class Peer {
   ) {
     this.requestTimeout = options.requestTimeout ?? DEFAULT_TIMEOUT;
     transport.onframe = (frame) => this.receive(frame);
+    this.drainTimeout = options.drainTimeout ?? 10_000;
     transport.onclose = () => this.shutdown('the connection closed');
+    transport.oninputend = () => this.drain();
   }
 
   /** Starts the transport. */
@@ -107,8 +118,12 @@ export class Peer {
 
   /** Closes the transport; pending requests are rejected and in-flight handlers aborted. */
   async close(): Promise<void> {
-    await this.transport.close();
-    this.shutdown('the connection closed');
+    try {
+      await this.transport.close();
+    } finally {
+      // Even when the transport fails to close, nothing may stay pending.
+      this.shutdown('the connection closed');
+    }
   }
 
   /** Number of inbound requests being handled now. */
@@ -169,12 +184,31 @@ export class Peer {
     return true;
   }
 
+  /**
+   * The other side will send nothing more: answer what is running (up to `drainTimeout`), then
+   * close. Transports call this through `oninputend`.
+   */
+  drain(): void {
+    if (this.closed || this.draining) return;
+    this.draining = true;
+    if (this.inflight.size === 0) {
+      void this.close();
+      return;
+    }
+    setTimeout(() => void this.close(), this.drainTimeout).unref();
+  }
+
+  private answered(response: JsonRpcResponse | undefined): void {
+    if (response) this.sendResponse(response);
+    if (this.draining && this.inflight.size === 0) void this.close();
+  }
+
   /** Feeds one frame in. Transports call this through `onframe`. */
   receive(frame: ParsedFrame): void {
     switch (frame.kind) {
       case 'single': {
         const response = this.dispatch(frame.message);
-        if (response) response.then((r) => r && this.sendResponse(r), (e) => this.report(e, {}));
+        if (response) response.then((r) => this.answered(r), (e) => this.report(e, {}));
         return;
       }
       case 'invalid':
@@ -201,6 +235,7 @@ export class Peer {
       (responses) => {
         const sent = responses.filter((r): r is JsonRpcResponse => r !== undefined);
         if (sent.length > 0 && !this.closed) this.transport.send(sent).catch((e) => this.report(e, {}));
+        this.answered(undefined);
       },
       (e) => this.report(e, {}),
     );
@@ -230,6 +265,14 @@ export class Peer {
         return undefined;
       }
       case 'invalid':
+        if (message.response) {
+          // Never answer a response: the other side would read our error as the answer to its own
+          // request with that id. The request it was meant for fails instead.
+          const entry = message.id === null ? undefined : this.settle(message.id);
+          if (entry) entry.reject(message.error);
+          else this.report(message.error, { id: message.id });
+          return undefined;
+        }
         return Promise.resolve(errorResponse(message.id, message.error));
     }
   }
@@ -243,6 +286,10 @@ export class Peer {
     try {
       const result = await this.handlers.onRequest(req, { signal: controller.signal });
       if (controller.signal.aborted) return undefined;
+      if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+        // Sent as is, it would be a response without a valid "result" that the other side rejects.
+        throw new TypeError(`the handler of "${req.method}" returned ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}, not a result object`);
+      }
       return resultResponse(req.id, result);
     } catch (error) {
       if (controller.signal.aborted) return undefined;
@@ -261,13 +308,19 @@ export class Peer {
         const reason = typeof note.params?.reason === 'string' ? note.params.reason : 'cancelled by the client';
         this.abortInbound(id, reason);
       }
+      return;
     } else if (note.method === 'notifications/progress') {
       const token = note.params?.progressToken;
       const entry = typeof token === 'string' || typeof token === 'number' ? this.pending.get(token) : undefined;
       if (entry?.onprogress) {
         const { progress, total, message } = note.params as unknown as ProgressUpdate;
         if (entry.resetOnProgress) this.arm(token as RequestId, entry);
-        entry.onprogress({ progress, total, message });
+        try {
+          entry.onprogress({ progress, total, message });
+        } catch (error) {
+          // A caller's callback must not throw into the transport's read loop.
+          this.report(error, { method: note.method });
+        }
         return;
       }
     }
@@ -283,9 +336,11 @@ export class Peer {
 
   private arm(id: RequestId, entry: Pending): void {
     if (entry.timer) clearTimeout(entry.timer);
+    entry.timer = undefined;
+    if (entry.timeout === Infinity) return;
     entry.timer = setTimeout(
       () => this.cancelOutgoing(id, new McpError(ErrorCode.RequestTimeout, `Request timed out after ${entry.timeout} ms`, { timeout: entry.timeout })),
-      entry.timeout,
+      Math.min(entry.timeout, MAX_TIMER_DELAY),
     );
     entry.timer.unref?.();
   }

@@ -40,6 +40,11 @@ export interface Transport {
   close(): Promise<void>;
   /** Called with each frame received. */
   onframe?: (frame: ParsedFrame) => void;
+  /**
+   * Called when the other side will send nothing more but the channel can still carry answers
+   * (stdin ended). Without a listener the transport closes itself.
+   */
+  oninputend?: () => void;
   /** Called once when the channel is gone, from either side. */
   onclose?: () => void;
   /** Called on an error that does not close the channel by itself. */
