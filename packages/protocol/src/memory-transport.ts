@@ -11,6 +11,7 @@ export class InMemoryTransport implements Transport {
   readonly info: TransportInfo = { kind: 'memory' };
   onframe?: (frame: ParsedFrame) => void;
   onclose?: () => void;
+  oninputend?: () => void;
   onerror?: (error: Error) => void;
   private other?: InMemoryTransport;
   private closed = false;
