@@ -9,6 +9,7 @@ import {
   LoggingLevel,
   Meta,
   ProtocolVersion,
+  REVISIONS,
   RequestId,
   RequestOptions,
   TransportInfo,
@@ -118,7 +119,8 @@ export class McpContext {
     this.lastProgress = progress;
     const params: Record<string, unknown> = { progressToken: token, progress };
     if (total !== undefined) params.total = total;
-    if (message !== undefined) params.message = message;
+    // `message` on progress arrived in 2025-03-26: older revisions never get a field they lack.
+    if (message !== undefined && REVISIONS[this.session.protocolVersion].progressMessage) params.message = message;
     await this.channel.notify('notifications/progress', params);
   }
 

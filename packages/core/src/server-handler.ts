@@ -18,7 +18,7 @@ import type { McpServerOptions } from './metadata/options';
 import { toCallToolResult, toGetPromptResult, toReadResourceResult } from './normalize';
 import type { Invocation, Registry, ToolDefinition } from './registry';
 import { shapeCallToolResult, shapeContents, shapeMessages } from './shape';
-import { ValidateOptions, ValidationIssue, formatIssues, validateInput } from './validation/validator';
+import { ValidateOptions, ValidationIssue, formatIssues, validateInputAsync as validateInput } from './validation/validator';
 
 type Params = Record<string, unknown>;
 
@@ -104,7 +104,7 @@ export class DecoratedServerHandler implements McpHandler {
     if (!isRecord(args)) throw McpError.invalidParams('"arguments" must be an object');
     let input: unknown = args;
     if (tool.inputClass) {
-      const checked = validateInput(tool.inputClass as new () => object, args, this.validation);
+      const checked = await validateInput(tool.inputClass as new () => object, args, this.validation);
       if (!checked.ok) {
         return shapeCallToolResult(
           { content: [{ type: 'text', text: `Invalid arguments for tool "${name}":\n${formatIssues(checked.issues)}` }], isError: true },
@@ -116,17 +116,17 @@ export class DecoratedServerHandler implements McpHandler {
     let result: CallToolResult;
     try {
       result = toCallToolResult(await tool.call(input, ctx), tool.mimeType);
-      if (tool.outputClass) this.checkOutput(tool, result);
+      if (tool.outputClass) await this.checkOutput(tool, result);
     } catch (error) {
       result = this.toolFailure(tool, error, ctx);
     }
     return shapeCallToolResult(result, features);
   }
 
-  private checkOutput(tool: ToolDefinition, result: CallToolResult): void {
+  private async checkOutput(tool: ToolDefinition, result: CallToolResult): Promise<void> {
     if (result.isError) return;
     const structured = result.structuredContent;
-    const checked = structured ? validateInput(tool.outputClass as new () => object, structured, { whitelist: false }) : undefined;
+    const checked = structured ? await validateInput(tool.outputClass as new () => object, structured, { whitelist: false }) : undefined;
     if (!checked || !checked.ok) {
       const detail = checked ? formatIssues(checked.issues) : 'it returned no structured content (return an object)';
       throw new HermesError('HERMES_OUTPUT_INVALID', `${tool.owner} returned output that does not match ${tool.outputClass!.name}: ${detail}`);
@@ -144,7 +144,7 @@ export class DecoratedServerHandler implements McpHandler {
     const uri = stringParam(params, 'uri');
     const found = this.registry.resolveResource(uri);
     if (!found) throw McpError.resourceNotFound(uri);
-    const input = this.checkInput(found.def, found.variables, (issues) =>
+    const input = await this.checkInput(found.def, found.variables, (issues) =>
       McpError.invalidParams(`the URI "${uri}" does not fit ${found.def.owner}:\n${formatIssues(issues)}`, { uri, ...issuesData(issues) }),
     );
     const mimeType = found.def.descriptor.mimeType;
@@ -159,16 +159,16 @@ export class DecoratedServerHandler implements McpHandler {
     if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
     const args = params.arguments ?? {};
     if (!isRecord(args)) throw McpError.invalidParams('"arguments" must be an object of strings');
-    const input = this.checkInput(prompt, args, (issues) =>
+    const input = await this.checkInput(prompt, args, (issues) =>
       McpError.invalidParams(`invalid arguments for prompt "${name}":\n${formatIssues(issues)}`, issuesData(issues)),
     );
     const result = toGetPromptResult(await this.run(prompt, input, ctx), prompt.descriptor.description);
     return { ...result, messages: shapeMessages(result.messages, features) };
   }
 
-  private checkInput(def: Invocation, raw: Params, fail: (issues: ValidationIssue[]) => McpError): unknown {
+  private async checkInput(def: Invocation, raw: Params, fail: (issues: ValidationIssue[]) => McpError): Promise<unknown> {
     if (!def.inputClass) return raw;
-    const checked = validateInput(def.inputClass as new () => object, raw, this.validation);
+    const checked = await validateInput(def.inputClass as new () => object, raw, this.validation);
     if (!checked.ok) throw fail(checked.issues);
     return checked.value;
   }

@@ -37,6 +37,7 @@ export class StdioTransport implements Transport {
   readonly info: TransportInfo;
   onframe?: (frame: ParsedFrame) => void;
   onclose?: () => void;
+  oninputend?: () => void;
   onerror?: (error: Error) => void;
 
   private readonly input: Readable;
@@ -135,7 +136,8 @@ export class StdioTransport implements Transport {
   }
 
   private readonly onEnd = (): void => {
-    void this.close();
+    if (this.oninputend) this.oninputend();
+    else void this.close();
   };
 
   private readonly onError = (error: Error): void => {

@@ -1,0 +1,52 @@
+import 'reflect-metadata';
+
+/**
+ * Our own metadata key, not class-validator-jsonschema's: `@JSONSchema` keeps one object per
+ * property, so a `@Description` written on top of it would erase (or be erased by) a `@JSONSchema`
+ * on the same property. Stored apart, both apply.
+ */
+const DESCRIPTION = Symbol('hermes:description');
+
+/**
+ * Describes a property (or a whole class) for the model: the text becomes `description` in the
+ * JSON Schema built from the class, and in the MCP prompt arguments. It only records metadata.
+ *
+ * Only properties that carry a class-validator decorator reach the schema (others are stripped on
+ * input), so pair it with one. When both this and `@JSONSchema({ description })` are present, this
+ * one wins. For other keywords (`examples`, `title`...) use {@link JSONSchema}.
+ *
+ * @example
+ * \@Description('Arguments of a weather forecast')
+ * class ForecastInput {
+ *   \@Description('City name, e.g. "Paris"') \@IsString() city!: string;
+ * }
+ */
+export function Description(text: string): ClassDecorator & PropertyDecorator {
+  return (target: object, property?: string | symbol): void => {
+    if (property === undefined) Reflect.defineMetadata(DESCRIPTION, text, target);
+    else Reflect.defineMetadata(DESCRIPTION, text, target, property);
+  };
+}
+
+/**
+ * The description recorded by {@link Description} on a class (no `property`) or on one of its
+ * properties (inherited from a parent class when the property is).
+ *
+ * @internal
+ */
+export function descriptionOf(cls: Function, property?: string): string | undefined {
+  return property === undefined
+    ? Reflect.getOwnMetadata(DESCRIPTION, cls)
+    : Reflect.getMetadata(DESCRIPTION, cls.prototype, property);
+}
+
+/**
+ * class-validator-jsonschema's decorator, re-exported so users need no direct dependency on it:
+ * merges any JSON Schema keywords into a property's (or class's) schema.
+ *
+ * @example
+ * class SearchInput {
+ *   \@JSONSchema({ examples: [10, 50] }) \@IsInt() \@Max(100) limit!: number;
+ * }
+ */
+export { JSONSchema } from 'class-validator-jsonschema';

@@ -1,0 +1,186 @@
+/**
+ * Input validation: plain JSON becomes an instance of the input class (class-transformer), which
+ * class-validator then checks. Failures come back as data, with field paths a model can act on.
+ *
+ * Sync or async: class-validator can only run async validators (`@ValidatorConstraint({ async:
+ * true })`) asynchronously, and `validateSync` silently skips them. Skipping a check is not
+ * acceptable, so `validateInput` (sync, the hot path) refuses such classes with an error naming the
+ * fix, and `validateInputAsync` serves every class, going through `validateSync` whenever the class
+ * (with its nested classes) has no async validator. Which classes do is worked out once per class.
+ */
+import { plainToInstance } from 'class-transformer';
+import { ValidationError, ValidatorOptions, getMetadataStorage, validate, validateSync, ValidationTypes } from 'class-validator';
+import { HermesError } from '../errors';
+import { nestedClassOf } from '../schema/schema-builder';
+
+/**
+ * One problem with the input. `path` names the field: `city`, `address.city`, `items[2].name`;
+ * it is `''` for the input itself (not an object, or unreadable). `constraints` maps each failed
+ * class-validator constraint (`isString`, `minLength`, `whitelistValidation`...) to its message.
+ */
+export interface ValidationIssue {
+  path: string;
+  constraints: Record<string, string>;
+}
+
+/**
+ * How unknown keys are treated. By default (`whitelist: true`, `forbidNonWhitelisted: false`)
+ * keys without a class-validator decorator are stripped silently, at every depth.
+ * `forbidNonWhitelisted: true` reports them instead (and implies `whitelist`); `whitelist: false`
+ * keeps them.
+ */
+export interface ValidateOptions {
+  whitelist?: boolean;
+  forbidNonWhitelisted?: boolean;
+}
+
+/** The outcome of a validation: the instance, or every issue found. */
+export type ValidationResult<T> = { ok: true; value: T } | { ok: false; issues: ValidationIssue[] };
+
+/**
+ * Turns `plain` into an instance of `cls` and validates it synchronously. Never throws on bad
+ * input: anything that is not an object, or makes a transformer or validator fail, is an issue.
+ *
+ * @throws HermesError `HERMES_INVALID_OPTIONS` if `cls` (or a nested class) has async validators,
+ *   which only {@link validateInputAsync} can run.
+ * @example
+ * const checked = validateInput(ForecastInput, args);
+ * if (!checked.ok) return `Invalid arguments:\n${formatIssues(checked.issues)}`;
+ * checked.value.city; // a ForecastInput
+ */
+export function validateInput<T extends object>(
+  cls: new (...args: any[]) => T,
+  plain: unknown,
+  options: ValidateOptions = {},
+): ValidationResult<T> {
+  if (rulesOf(cls).async) {
+    throw new HermesError(
+      'HERMES_INVALID_OPTIONS',
+      `${cls.name} has async validators, which validateInput cannot run; use validateInputAsync.`,
+    );
+  }
+  const instance = toInstance(cls, plain);
+  if (!instance.ok) return instance;
+  try {
+    return outcome(instance.value, validateSync(instance.value, validatorOptions(cls, options)));
+  } catch {
+    return unreadable();
+  }
+}
+
+/**
+ * {@link validateInput} for every class, async validators included; classes without any are
+ * validated synchronously all the same.
+ */
+export async function validateInputAsync<T extends object>(
+  cls: new (...args: any[]) => T,
+  plain: unknown,
+  options: ValidateOptions = {},
+): Promise<ValidationResult<T>> {
+  const instance = toInstance(cls, plain);
+  if (!instance.ok) return instance;
+  const settings = validatorOptions(cls, options);
+  try {
+    const errors = rulesOf(cls).async ? await validate(instance.value, settings) : validateSync(instance.value, settings);
+    return outcome(instance.value, errors);
+  } catch {
+    return unreadable();
+  }
+}
+
+/**
+ * One line per issue, `path: message; message`, for a model to read and correct its call.
+ *
+ * @example
+ * formatIssues([{ path: 'city', constraints: { minLength: 'city must be longer than or equal to 2 characters' } }]);
+ * // 'city: city must be longer than or equal to 2 characters'
+ */
+export function formatIssues(issues: ValidationIssue[]): string {
+  return issues.map((issue) => `${issue.path || '(input)'}: ${Object.values(issue.constraints).join('; ')}`).join('\n');
+}
+
+function toInstance<T extends object>(cls: new (...args: any[]) => T, plain: unknown): ValidationResult<T> {
+  // plainToInstance maps an array to an array of instances, and leaves primitives as they are.
+  if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
+    return { ok: false, issues: [{ path: '', constraints: { isObject: 'the input must be a JSON object' } }] };
+  }
+  try {
+    // Stated rather than left to defaults: no type coercion ("5" stays a string, as the schema
+    // says), and keys without @Expose are kept, for class-validator's whitelist to judge.
+    return { ok: true, value: plainToInstance(cls, plain, { enableImplicitConversion: false, excludeExtraneousValues: false }) };
+  } catch {
+    return unreadable(); // e.g. input nested deeper than the stack
+  }
+}
+
+function validatorOptions(cls: Function, options: ValidateOptions): ValidatorOptions {
+  const forbid = options.forbidNonWhitelisted ?? false;
+  return {
+    whitelist: forbid || (options.whitelist ?? true),
+    forbidNonWhitelisted: forbid,
+    // An instance of a class without any decorator is still a known value (an input with no
+    // rules); nested plain objects, a missing @Type, stay refused.
+    forbidUnknownValues: rulesOf(cls).any,
+    validationError: { target: false },
+  };
+}
+
+function outcome<T>(value: T, errors: ValidationError[]): ValidationResult<T> {
+  if (errors.length === 0) return { ok: true, value };
+  const issues: ValidationIssue[] = [];
+  flatten(errors, '', false, issues);
+  return { ok: false, issues };
+}
+
+function unreadable(): { ok: false; issues: ValidationIssue[] } {
+  // The cause is not echoed: it may come from server code and say more than the caller should see.
+  return { ok: false, issues: [{ path: '', constraints: { unreadable: 'the input could not be read or checked' } }] };
+}
+
+/** class-validator nests errors (`children`); array elements are children named by their index. */
+function flatten(errors: ValidationError[], prefix: string, inArray: boolean, out: ValidationIssue[]): void {
+  for (const error of errors) {
+    const path = join(prefix, error.property, inArray);
+    if (error.constraints && Object.keys(error.constraints).length > 0) out.push({ path, constraints: { ...error.constraints } });
+    if (error.children && error.children.length > 0) flatten(error.children, path, Array.isArray(error.value), out);
+  }
+}
+
+function join(prefix: string, property: string | undefined, index: boolean): string {
+  if (property === undefined || property === '') return prefix;
+  if (index) return `${prefix}[${property}]`;
+  return prefix ? `${prefix}.${property}` : property;
+}
+
+interface Rules {
+  /** The class has at least one class-validator decorator. */
+  any: boolean;
+  /** It, or a class nested in it, has an async validator. */
+  async: boolean;
+}
+
+const rulesCache = new WeakMap<Function, Rules>();
+
+function rulesOf(cls: Function): Rules {
+  let rules = rulesCache.get(cls);
+  if (!rules) {
+    const storage = getMetadataStorage();
+    const seen = new Set<Function>();
+    let async = false;
+    const visit = (target: Function): void => {
+      if (seen.has(target)) return;
+      seen.add(target);
+      for (const meta of storage.getTargetValidationMetadatas(target, '', true, false)) {
+        if (meta.constraintCls && storage.getTargetValidatorConstraints(meta.constraintCls).some((c) => c.async)) async = true;
+        if (meta.type === ValidationTypes.NESTED_VALIDATION) {
+          const child = nestedClassOf(target, meta.propertyName);
+          if (child) visit(child);
+        }
+      }
+    };
+    visit(cls);
+    rules = { any: storage.getTargetValidationMetadatas(cls, '', true, false).length > 0, async };
+    rulesCache.set(cls, rules);
+  }
+  return rules;
+}

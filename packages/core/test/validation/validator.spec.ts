@@ -1,0 +1,188 @@
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import {
+  Allow,
+  IsArray,
+  IsInt,
+  IsOptional,
+  IsString,
+  Length,
+  Min,
+  Validate,
+  ValidateNested,
+  ValidatorConstraint,
+  ValidatorConstraintInterface,
+} from 'class-validator';
+import { HermesError } from '../../src/errors';
+import { ValidationIssue, formatIssues, validateInput, validateInputAsync } from '../../src/validation/validator';
+
+class Address {
+  @IsString() @Length(2, 50) city!: string;
+}
+
+class Line {
+  @IsString() sku!: string;
+  @IsInt() @Min(1) qty!: number;
+}
+
+class Order {
+  @IsString() name!: string;
+  @ValidateNested() @Type(() => Address) address!: Address;
+  @IsOptional() @IsArray() @ValidateNested({ each: true }) @Type(() => Line) lines?: Line[];
+  @IsOptional() @Allow() note?: unknown;
+}
+
+const order = { name: 'Ann', address: { city: 'Paris' } };
+
+function issuesOf(cls: new () => object, input: unknown, options = {}): ValidationIssue[] {
+  const result = validateInput(cls, input, options);
+  if (result.ok) throw new Error('expected the input to be refused');
+  return result.issues;
+}
+
+describe('validateInput', () => {
+  it('returns an instance of the class, nested instances included', () => {
+    const result = validateInput(Order, { ...order, lines: [{ sku: 'tea', qty: 2 }] });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect(result.value).toBeInstanceOf(Order);
+    expect(result.value.address).toBeInstanceOf(Address);
+    expect(result.value.lines![0]).toBeInstanceOf(Line);
+  });
+
+  it('names nested fields with dots', () => {
+    expect(issuesOf(Order, { ...order, address: { city: 'P' } })).toEqual([
+      { path: 'address.city', constraints: { isLength: 'city must be longer than or equal to 2 characters' } },
+    ]);
+  });
+
+  it('names array elements with [i]', () => {
+    const issues = issuesOf(Order, { ...order, lines: [{ sku: 'tea', qty: 1 }, { sku: 'cup', qty: 0 }, 'lid'] });
+    expect(issues).toEqual([
+      { path: 'lines[1].qty', constraints: { min: 'qty must not be less than 1' } },
+      { path: 'lines[2]', constraints: { nestedValidation: 'each value in nested property lines must be either object or array' } },
+    ]);
+  });
+
+  it('reports every field, and several constraints of one field together', () => {
+    const issues = issuesOf(Order, { name: 5, address: { city: 7 } });
+    expect(issues.map((issue) => issue.path)).toEqual(['name', 'address.city']);
+    expect(Object.keys(issues[1].constraints).sort()).toEqual(['isLength', 'isString']);
+  });
+
+  it.each([
+    ['null', null],
+    ['an array', [order]],
+    ['a string', 'Ann'],
+    ['a number', 42],
+    ['undefined', undefined],
+  ])('refuses %s at the root with one issue', (_label, input) => {
+    expect(issuesOf(Order, input)).toEqual([{ path: '', constraints: { isObject: 'the input must be a JSON object' } }]);
+  });
+
+  it('does not convert types', () => {
+    expect(issuesOf(Order, { ...order, lines: [{ sku: 'tea', qty: '2' }] }).map((i) => i.path)).toEqual(['lines[0].qty']);
+  });
+
+  it('strips unknown keys at every depth by default', () => {
+    const result = validateInput(Order, { ...order, extra: 1, address: { city: 'Paris', floor: 3 } });
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    expect({ ...result.value }).toEqual({ name: 'Ann', address: { city: 'Paris' } });
+    expect(result.value.address).toEqual({ city: 'Paris' });
+  });
+
+  it('keeps unknown keys with whitelist: false, and what @Allow lets through', () => {
+    const result = validateInput(Order, { ...order, extra: 1, note: { free: ['form'] } }, { whitelist: false });
+    expect(result.ok && { ...result.value }).toEqual({ ...order, extra: 1, note: { free: ['form'] } });
+  });
+
+  it('reports unknown keys with forbidNonWhitelisted', () => {
+    const issues = issuesOf(Order, { ...order, extra: 1, address: { city: 'Paris', floor: 3 } }, { forbidNonWhitelisted: true });
+    expect(issues).toEqual([
+      { path: 'extra', constraints: { whitelistValidation: 'property extra should not exist' } },
+      { path: 'address.floor', constraints: { whitelistValidation: 'property floor should not exist' } },
+    ]);
+  });
+
+  it('accepts an instance of the class as input (tool output)', () => {
+    const address = Object.assign(new Address(), { city: 'Lima' });
+    expect(validateInput(Address, address, { whitelist: false }).ok).toBe(true);
+  });
+
+  it('takes a class without decorators as an input without rules', () => {
+    class Nothing {}
+    const result = validateInput(Nothing, { a: 1 });
+    expect(result.ok && { ...result.value }).toEqual({});
+    expect(issuesOf(Nothing, { a: 1 }, { forbidNonWhitelisted: true })).toEqual([
+      { path: 'a', constraints: { whitelistValidation: 'property a should not exist' } },
+    ]);
+  });
+
+  it('ignores a JSON "__proto__" key', () => {
+    const result = validateInput(Order, JSON.parse('{"name":"Ann","address":{"city":"Paris"},"__proto__":{"polluted":true}}'));
+    expect(result.ok).toBe(true);
+    expect(result.ok && Object.getPrototypeOf(result.value)).toBe(Order.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('never throws on input that breaks the transformer', () => {
+    const hostile = { ...order };
+    Object.defineProperty(hostile, 'note', { enumerable: true, get: () => { throw new Error('boom'); } });
+    expect(issuesOf(Order, hostile)).toEqual([{ path: '', constraints: { unreadable: 'the input could not be read or checked' } }]);
+  });
+});
+
+describe('async validators', () => {
+  @ValidatorConstraint({ name: 'isFreeName', async: true })
+  class IsFreeName implements ValidatorConstraintInterface {
+    async validate(value: unknown) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+      return value !== 'taken';
+    }
+    defaultMessage() {
+      return 'name is already taken';
+    }
+  }
+
+  class Signup {
+    @IsString() @Validate(IsFreeName) name!: string;
+  }
+
+  class Team {
+    @ValidateNested() @Type(() => Signup) lead!: Signup;
+  }
+
+  it('are refused by validateInput with the fix, even in a nested class', () => {
+    expect(() => validateInput(Signup, { name: 'ann' })).toThrow(HermesError);
+    expect(() => validateInput(Team, { lead: { name: 'ann' } })).toThrow(/use validateInputAsync/);
+  });
+
+  it('run in validateInputAsync', async () => {
+    expect((await validateInputAsync(Signup, { name: 'ann' })).ok).toBe(true);
+    expect(await validateInputAsync(Team, { lead: { name: 'taken' } })).toEqual({
+      ok: false,
+      issues: [{ path: 'lead.name', constraints: { isFreeName: 'name is already taken' } }],
+    });
+  });
+
+  it('validateInputAsync serves classes without async validators too', async () => {
+    expect((await validateInputAsync(Order, order)).ok).toBe(true);
+    expect(await validateInputAsync(Order, null)).toEqual({ ok: false, issues: [{ path: '', constraints: { isObject: 'the input must be a JSON object' } }] });
+  });
+});
+
+describe('formatIssues', () => {
+  it('writes one line per issue, path first', () => {
+    expect(formatIssues(issuesOf(Address, { city: 'P' }))).toBe('city: city must be longer than or equal to 2 characters');
+    const issues = issuesOf(Order, { name: 5, address: { city: 'Paris' }, lines: [{ sku: 'tea', qty: 0 }] });
+    expect(formatIssues(issues)).toBe('name: name must be a string\nlines[0].qty: qty must not be less than 1');
+  });
+
+  it('joins the constraints of one field and names the root', () => {
+    expect(formatIssues([{ path: 'city', constraints: { isString: 'city must be a string', isLength: 'city is too short' } }])).toBe(
+      'city: city must be a string; city is too short',
+    );
+    expect(formatIssues(issuesOf(Order, []))).toBe('(input): the input must be a JSON object');
+  });
+});
