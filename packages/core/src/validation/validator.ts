@@ -62,7 +62,7 @@ export function validateInput<T extends object>(
   const instance = toInstance(cls, plain);
   if (!instance.ok) return instance;
   try {
-    return outcome(instance.value, validateSync(instance.value, validatorOptions(cls, options)));
+    return outcome(instance.value, validateSync(instance.value, validatorOptions(cls, options)), cls);
   } catch {
     return unreadable();
   }
@@ -82,7 +82,7 @@ export async function validateInputAsync<T extends object>(
   const settings = validatorOptions(cls, options);
   try {
     const errors = rulesOf(cls).async ? await validate(instance.value, settings) : validateSync(instance.value, settings);
-    return outcome(instance.value, errors);
+    return outcome(instance.value, errors, cls);
   } catch {
     return unreadable();
   }
@@ -125,10 +125,10 @@ function validatorOptions(cls: Function, options: ValidateOptions): ValidatorOpt
   };
 }
 
-function outcome<T>(value: T, errors: ValidationError[]): ValidationResult<T> {
+function outcome<T>(value: T, errors: ValidationError[], cls: Function): ValidationResult<T> {
   if (errors.length === 0) return { ok: true, value };
   const issues: ValidationIssue[] = [];
-  flatten(errors, '', false, issues);
+  flatten(errors, '', false, issues, cls);
   return { ok: false, issues };
 }
 
@@ -137,12 +137,53 @@ function unreadable(): { ok: false; issues: ValidationIssue[] } {
   return { ok: false, issues: [{ path: '', constraints: { unreadable: 'the input could not be read or checked' } }] };
 }
 
-/** class-validator nests errors (`children`); array elements are children named by their index. */
-function flatten(errors: ValidationError[], prefix: string, inArray: boolean, out: ValidationIssue[]): void {
+/**
+ * class-validator nests errors (`children`); array elements are children named by their index.
+ * `cls` is the class the errors belong to, so `each: true` failures can be pinned to elements.
+ */
+function flatten(errors: ValidationError[], prefix: string, inArray: boolean, out: ValidationIssue[], cls: Function | undefined): void {
   for (const error of errors) {
     const path = join(prefix, error.property, inArray);
-    if (error.constraints && Object.keys(error.constraints).length > 0) out.push({ path, constraints: { ...error.constraints } });
-    if (error.children && error.children.length > 0) flatten(error.children, path, Array.isArray(error.value), out);
+    if (error.constraints && Object.keys(error.constraints).length > 0) {
+      pushIssues(out, path, error, error.constraints, inArray ? undefined : cls);
+    }
+    if (error.children && error.children.length > 0) {
+      const childClass = inArray ? cls : cls && nestedClassOf(cls, error.property);
+      flatten(error.children, path, Array.isArray(error.value), out, childClass);
+    }
+  }
+}
+
+/**
+ * class-validator reports an `each: true` rule once for the whole array (`tags`); a model fixes
+ * its call faster when told which element is wrong (`tags[1]`). Each such rule is run again on the
+ * elements to find them; a rule that cannot be located (async, or every element passes alone)
+ * stays on the array.
+ */
+function pushIssues(out: ValidationIssue[], path: string, error: ValidationError, found: Record<string, string>, cls: Function | undefined): void {
+  const constraints = { ...found };
+  const perElement = new Map<number, Record<string, string>>();
+  if (cls && Array.isArray(error.value)) {
+    const storage = getMetadataStorage();
+    for (const meta of storage.getTargetValidationMetadatas(cls, '', true, false)) {
+      if (!meta.each || meta.propertyName !== error.property || meta.type !== ValidationTypes.CUSTOM_VALIDATION || !meta.constraintCls) continue;
+      for (const constraint of storage.getTargetValidatorConstraints(meta.constraintCls)) {
+        const message = constraints[constraint.name];
+        if (message === undefined || constraint.async) continue;
+        const failing: number[] = [];
+        (error.value as unknown[]).forEach((element, index) => {
+          const args = { targetName: cls.name, property: error.property, object: {}, value: element, constraints: meta.constraints };
+          if (!constraint.instance.validate(element, args)) failing.push(index);
+        });
+        if (failing.length === 0) continue;
+        delete constraints[constraint.name];
+        for (const index of failing) perElement.set(index, { ...perElement.get(index), [constraint.name]: message });
+      }
+    }
+  }
+  if (Object.keys(constraints).length > 0) out.push({ path, constraints });
+  for (const [index, elementConstraints] of [...perElement].sort((a, b) => a[0] - b[0])) {
+    out.push({ path: `${path}[${index}]`, constraints: elementConstraints });
   }
 }
 

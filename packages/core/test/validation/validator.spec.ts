@@ -64,6 +64,22 @@ describe('validateInput', () => {
     ]);
   });
 
+  it('pins each: true failures to the elements that fail, in nested classes too', () => {
+    class Tagged {
+      @IsArray() @IsString({ each: true }) @Length(2, 5, { each: true }) tags!: string[];
+    }
+    class Holder {
+      @ValidateNested({ each: true }) @Type(() => Tagged) items!: Tagged[];
+    }
+    expect(issuesOf(Tagged, { tags: ['ok', 7, 'toolong'] })).toEqual([
+      { path: 'tags[1]', constraints: { isString: 'each value in tags must be a string', isLength: expect.stringContaining('tags') } },
+      { path: 'tags[2]', constraints: { isLength: expect.stringContaining('shorter than or equal to 5') } },
+    ]);
+    expect(issuesOf(Holder, { items: [{ tags: ['ok'] }, { tags: ['x'] }] })).toEqual([
+      { path: 'items[1].tags[0]', constraints: { isLength: expect.stringContaining('longer than or equal to 2') } },
+    ]);
+  });
+
   it('reports every field, and several constraints of one field together', () => {
     const issues = issuesOf(Order, { name: 5, address: { city: 7 } });
     expect(issues.map((issue) => issue.path)).toEqual(['name', 'address.city']);
