@@ -4,7 +4,7 @@
  * microtask later), so tests see real framing and real ordering.
  */
 import { JsonRpcMessage, ParsedFrame, parseFrame } from './jsonrpc';
-import type { Transport, TransportInfo } from './transport';
+import type { SendOptions, Transport, TransportInfo } from './transport';
 
 /** One end of an in-memory link. */
 export class InMemoryTransport implements Transport {
@@ -13,13 +13,18 @@ export class InMemoryTransport implements Transport {
   onclose?: () => void;
   oninputend?: () => void;
   onerror?: (error: Error) => void;
-  private other?: InMemoryTransport;
-  private closed = false;
+  /** The other end, once linked. */
+  other?: InMemoryTransport;
+  /** True once this end closed. */
+  closed = false;
 
   /** Two transports linked to each other. */
   static createLinkedPair(): [InMemoryTransport, InMemoryTransport] {
-    const a = new InMemoryTransport();
-    const b = new InMemoryTransport();
+    return InMemoryTransport.link(new InMemoryTransport(), new InMemoryTransport());
+  }
+
+  /** Links two ends (of any subclass) to each other. */
+  static link<T extends InMemoryTransport>(a: T, b: T): [T, T] {
     a.other = b;
     b.other = a;
     return [a, b];
@@ -29,9 +34,9 @@ export class InMemoryTransport implements Transport {
     return Promise.resolve();
   }
 
-  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    const other = this.other;
-    if (this.closed || !other || other.closed) return Promise.resolve();
+  /** Sends a message; rejects once this end is closed. */
+  send(message: JsonRpcMessage | JsonRpcMessage[], _options?: SendOptions): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('transport closed'));
     return this.sendRaw(JSON.stringify(message));
   }
 
@@ -39,7 +44,7 @@ export class InMemoryTransport implements Transport {
   sendRaw(text: string): Promise<void> {
     const other = this.other;
     queueMicrotask(() => {
-      if (!other?.closed) other?.onframe?.(parseFrame(text));
+      if (other && !other.closed) other.onframe?.(parseFrame(text));
     });
     return Promise.resolve();
   }

@@ -3,59 +3,28 @@
  * later, after a real `JSON.stringify` + `parseFrame` round trip, so framing and ordering are the
  * ones a wire would give. Each end keeps a log of what it sent, so tests can assert on the wire.
  */
-import { JsonRpcMessage, ParsedFrame, SendOptions, Transport, TransportInfo, parseFrame } from '@hermes-mcp/protocol';
+import { InMemoryTransport, JsonRpcMessage, ParsedFrame, SendOptions, TransportInfo } from '@hermes-mcp/protocol';
 
 /** One end of a linked pair; records every frame it sends. */
-export class LinkedTransport implements Transport {
-  readonly info: TransportInfo = { kind: 'linked' };
-  onframe?: (frame: ParsedFrame) => void;
-  onclose?: () => void;
-  onerror?: (error: Error) => void;
+export class LinkedTransport extends InMemoryTransport {
+  override readonly info: TransportInfo = { kind: 'linked' };
   /** Every message (or batch array) this end sent, in order, as the other end received it. */
   readonly sent: Array<JsonRpcMessage | JsonRpcMessage[]> = [];
   /** The `relatedRequestId` hint given with each entry of {@link sent}. */
   readonly sentOptions: Array<SendOptions | undefined> = [];
-  other?: LinkedTransport;
-  closed = false;
 
-  start(): Promise<void> {
-    return Promise.resolve();
-  }
-
-  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('transport closed'));
-    const text = JSON.stringify(message);
-    this.sent.push(JSON.parse(text) as JsonRpcMessage | JsonRpcMessage[]);
-    this.sentOptions.push(options);
-    return this.sendRaw(text);
-  }
-
-  /** Delivers raw text to the other end, as if it arrived on a wire (for malformed input). */
-  sendRaw(text: string): Promise<void> {
-    const other = this.other;
-    queueMicrotask(() => {
-      if (other && !other.closed) other.onframe?.(parseFrame(text));
-    });
-    return Promise.resolve();
-  }
-
-  close(): Promise<void> {
-    if (this.closed) return Promise.resolve();
-    this.closed = true;
-    this.onclose?.();
-    const other = this.other;
-    if (other && !other.closed) queueMicrotask(() => void other.close());
-    return Promise.resolve();
+  override send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    if (!this.closed) {
+      this.sent.push(JSON.parse(JSON.stringify(message)) as JsonRpcMessage | JsonRpcMessage[]);
+      this.sentOptions.push(options);
+    }
+    return super.send(message, options);
   }
 }
 
 /** Two transports linked to each other. */
 export function linkedTransports(): [LinkedTransport, LinkedTransport] {
-  const a = new LinkedTransport();
-  const b = new LinkedTransport();
-  a.other = b;
-  b.other = a;
-  return [a, b];
+  return InMemoryTransport.link(new LinkedTransport(), new LinkedTransport());
 }
 
 /**
