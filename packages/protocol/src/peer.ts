@@ -26,8 +26,13 @@ import type { Transport } from './transport';
 
 /** What an inbound request handler receives besides the request. */
 export interface InboundRequestExtra {
-  /** Aborted by `notifications/cancelled`, by the peer closing, or by whoever owns the peer. */
+  /** Aborted by `notifications/cancelled`, by the peer closing, or through {@link abort}. */
   readonly signal: AbortSignal;
+  /**
+   * Aborts the signal from the receiving side (a timeout, say). Unlike a cancellation by the
+   * other side, the request still gets the response its handler settles with.
+   */
+  abort(reason: unknown): void;
 }
 
 /** Decides how the peer treats what comes in. */
@@ -283,16 +288,18 @@ export class Peer {
     }
     const controller = new AbortController();
     this.inflight.set(req.id, controller);
+    // Cancelled by the other side, or shut down: the entry is gone and no response is sent.
+    const cancelled = () => this.inflight.get(req.id) !== controller;
     try {
-      const result = await this.handlers.onRequest(req, { signal: controller.signal });
-      if (controller.signal.aborted) return undefined;
+      const result = await this.handlers.onRequest(req, { signal: controller.signal, abort: (reason) => controller.abort(reason) });
+      if (cancelled()) return undefined;
       if (typeof result !== 'object' || result === null || Array.isArray(result)) {
         // Sent as is, it would be a response without a valid "result" that the other side rejects.
         throw new TypeError(`the handler of "${req.method}" returned ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}, not a result object`);
       }
       return resultResponse(req.id, result);
     } catch (error) {
-      if (controller.signal.aborted) return undefined;
+      if (cancelled()) return undefined;
       if (error instanceof McpError) return errorResponse(req.id, error);
       this.report(error, { method: req.method, id: req.id });
       return errorResponse(req.id, McpError.internalError());

@@ -694,9 +694,25 @@ describe('Peer: notifications', () => {
   });
 });
 
-/** Type-level check: the extra a handler receives only promises a signal. */
-const _extra: InboundRequestExtra = { signal: new AbortController().signal };
-void _extra;
+describe('Peer: aborting from the receiving side', () => {
+  it('aborts the handler signal but still sends the response it settles with', async () => {
+    const [clientSide, serverSide] = linkedTransports();
+    let seen: InboundRequestExtra | undefined;
+    new Peer(serverSide, {
+      async onRequest(_req, extra) {
+        seen = extra;
+        extra.abort(new Error('timed out'));
+        expect(extra.signal.aborted).toBe(true);
+        throw new McpError(ErrorCode.RequestTimeout, 'handler timed out');
+      },
+    });
+    const client = new Peer(clientSide, { onRequest: () => ({}) });
+    const error = await client.request('slow', {}).catch((e: McpError) => e);
+    expect(seen?.signal.reason).toEqual(new Error('timed out'));
+    expect((error as McpError).code).toBe(ErrorCode.RequestTimeout);
+    expect((error as McpError).message).toBe('handler timed out');
+  });
+});
 
 /** One regression test per bug found in src/peer.ts while writing this spec. */
 describe('Peer: regressions', () => {
