@@ -103,9 +103,11 @@ describe.each(LEGACY_REVISIONS)('quickstart over stdio, revision %s', (revision)
     );
     expect(result.capabilities).toEqual({
       logging: {},
-      tools: { listChanged: false },
-      resources: { subscribe: false, listChanged: false },
-      prompts: { listChanged: false },
+      // completion/complete exists in every revision; the capability that announces it from 2025-03-26.
+      ...(atLeast(revision, '2025-03-26') && { completions: {} }),
+      tools: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
     });
     expect(client.getServerVersion()).toMatchObject(serverInfo);
     expect(client.getInstructions()).toBe(result.instructions);

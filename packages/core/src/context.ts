@@ -1,20 +1,34 @@
 /**
  * The request context (the Frame): one object per request, created by the engine from what the
  * transport and the session know, and handed to handlers and middleware.
+ *
+ * `elicit`, `sample` and `listRoots` ask the client something. In the legacy era they send a
+ * server→client request related to this one and await the answer; each first checks that the
+ * client declared the capability, and fails with -32021 (and the capability it lacks) otherwise.
  */
 import {
   ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ElicitAction,
   Era,
+  ErrorCode,
   Implementation,
+  InboundRequestExtra,
   LoggingLevel,
+  McpError,
   Meta,
   ProtocolVersion,
   REVISIONS,
   RequestId,
   RequestOptions,
+  Root,
   TransportInfo,
 } from '@hermes-mcp/protocol';
+import type { Constructor } from './container';
 import type { Logger } from './logger';
+import { elicitationSchemaFor } from './schema/elicitation-schema';
+import { formatIssues, validateInputAsync } from './validation/validator';
 
 /** The request being handled. */
 export interface RequestInfo {
@@ -49,12 +63,27 @@ export interface AuthInfo {
   readonly claims?: Readonly<Record<string, unknown>>;
 }
 
-/** How the context talks back to the client for this request. @internal */
+/**
+ * How a context talks back to the client. One per connection (not per request): every call names
+ * the request it belongs to, so transports can route it.
+ * @internal
+ */
 export interface RequestChannel {
-  notify(method: string, params: Record<string, unknown>): Promise<void>;
-  request(method: string, params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>>;
+  notify(relatedRequestId: RequestId, method: string, params: Record<string, unknown>): Promise<void>;
+  request(relatedRequestId: RequestId, method: string, params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>>;
   /** The minimum level the client asked for with `logging/setLevel`, if any. */
   logLevel(): LoggingLevel | undefined;
+}
+
+/** The user's answer to {@link McpContext.elicit}: the validated content only when accepted. */
+export type ElicitResult<T> = { action: 'accept'; content: T } | { action: 'decline' } | { action: 'cancel' };
+
+/** A URL-mode elicitation (MCP 2025-11-25): the client opens `url` for the user. */
+export interface UrlElicitation {
+  /** What the user is asked to do there. */
+  url: string;
+  /** Unique within the server; generated when omitted. */
+  elicitationId?: string;
 }
 
 const LEVEL_RANK: Record<LoggingLevel, number> = {
@@ -67,6 +96,8 @@ const LEVEL_RANK: Record<LoggingLevel, number> = {
   alert: 6,
   emergency: 7,
 };
+
+const ACTIONS: ReadonlySet<string> = new Set<ElicitAction>(['accept', 'decline', 'cancel']);
 
 /**
  * The context of one request. Handlers receive it as their second parameter (or the one marked
@@ -84,6 +115,12 @@ export class McpContext {
   private childLog?: Logger;
   private lastProgress = -Infinity;
 
+  /** What middleware put here for later handlers. */
+  readonly assigns: Record<string, unknown> = {};
+
+  /** Aborted on cancellation, disconnect, timeout or shutdown. */
+  readonly signal: AbortSignal;
+
   /** @internal */
   constructor(
     /** The request being handled. */
@@ -92,16 +129,19 @@ export class McpContext {
     readonly session: SessionInfo,
     /** Where the request came from (`kind`: `stdio`, `http`, …). */
     readonly transport: TransportInfo,
-    /** Aborted on cancellation, disconnect, timeout or shutdown. */
-    readonly signal: AbortSignal,
+    private readonly extra: InboundRequestExtra,
     private readonly channel: RequestChannel,
     private readonly baseLog: Logger,
     /** Verified caller identity, if any. */
     readonly auth?: AuthInfo,
-  ) {}
+  ) {
+    this.signal = extra.signal;
+  }
 
-  /** What middleware put here for later handlers. */
-  readonly assigns: Record<string, unknown> = {};
+  /** Aborts this request's signal from the server side (timeouts); the request is still answered. @internal */
+  abort(reason: unknown): void {
+    this.extra.abort(reason);
+  }
 
   /** A pino child logger bound to this request (server-side log, never sent to the client). */
   get log(): Logger {
@@ -121,7 +161,7 @@ export class McpContext {
     if (total !== undefined) params.total = total;
     // `message` on progress arrived in 2025-03-26: older revisions never get a field they lack.
     if (message !== undefined && REVISIONS[this.session.protocolVersion].progressMessage) params.message = message;
-    await this.channel.notify('notifications/progress', params);
+    await this.channel.notify(this.request.id, 'notifications/progress', params);
   }
 
   /**
@@ -133,11 +173,107 @@ export class McpContext {
     if (min === undefined || LEVEL_RANK[level] < LEVEL_RANK[min] || this.signal.aborted) return;
     const params: Record<string, unknown> = { level, data };
     if (logger !== undefined) params.logger = logger;
-    await this.channel.notify('notifications/message', params);
+    await this.channel.notify(this.request.id, 'notifications/message', params);
+  }
+
+  /**
+   * Asks the user for input through the client (`elicitation/create`, MCP 2025-06-18+).
+   *
+   * With a class, the form's schema comes from its class-validator decorators (strings, numbers,
+   * booleans and enums) and an accepted answer is validated into an instance of it: an answer that
+   * does not validate fails with -32602. With `{ url }` (2025-11-25), the client sends the user to
+   * a page instead; an accepted answer has no content.
+   *
+   * @example
+   * const answer = await ctx.elicit('Who should we greet?', GreetingForm);
+   * if (answer.action !== 'accept') return 'Nobody to greet.';
+   * return `Hello, ${answer.content.name}!`;
+   */
+  elicit<T extends object>(message: string, form: Constructor<T>): Promise<ElicitResult<T>>;
+  elicit(message: string, url: UrlElicitation): Promise<ElicitResult<undefined>>;
+  async elicit<T extends object>(message: string, form: Constructor<T> | UrlElicitation): Promise<ElicitResult<T | undefined>> {
+    const version = this.session.protocolVersion;
+    const features = REVISIONS[version];
+    const capability = this.session.clientCapabilities.elicitation as { form?: object; url?: object } | undefined;
+    if (!features.elicitation) throw this.unsupported('elicitation', `elicitation needs MCP 2025-06-18 or newer; this client speaks ${version}`);
+    if (!capability) throw this.unsupported('elicitation', 'the client did not declare the elicitation capability');
+    let params: Record<string, unknown>;
+    if (typeof form === 'function') {
+      // A client that declares `elicitation: {}` supports form mode (the 2025-06-18 meaning).
+      if (features.urlElicitation && capability.url && !capability.form) throw this.unsupported('elicitation', 'the client supports URL elicitation only', { elicitation: { form: {} } });
+      const requestedSchema = elicitationSchemaFor(form, features.urlElicitation ? '2025-11-25' : '2025-06-18');
+      params = features.urlElicitation ? { mode: 'form', message, requestedSchema } : { message, requestedSchema };
+    } else {
+      if (!features.urlElicitation) throw this.unsupported('elicitation', `URL elicitation needs MCP 2025-11-25; this client speaks ${version}`, { elicitation: { url: {} } });
+      if (!capability.url) throw this.unsupported('elicitation', 'the client did not declare URL elicitation', { elicitation: { url: {} } });
+      params = { mode: 'url', message, url: form.url, elicitationId: form.elicitationId ?? crypto.randomUUID() };
+    }
+    const result = await this.ask('elicitation/create', params);
+    const action = result.action;
+    if (typeof action !== 'string' || !ACTIONS.has(action)) throw McpError.invalidParams('the client answered the elicitation without a valid "action"');
+    if (action !== 'accept') return { action } as ElicitResult<T>;
+    if (typeof form !== 'function') return { action: 'accept', content: undefined };
+    const checked = await validateInputAsync(form, result.content ?? {});
+    if (!checked.ok) throw McpError.invalidParams(`the elicitation answer does not fit ${form.name}:\n${formatIssues(checked.issues)}`, { issues: checked.issues });
+    return { action: 'accept', content: checked.value };
+  }
+
+  /**
+   * Asks the client's model for a completion (`sampling/createMessage`). Pass a prompt string for
+   * the common case, or the full params (with `tools` on MCP 2025-11-25, when the client declared
+   * `sampling.tools`).
+   *
+   * @example
+   * const reply = await ctx.sample('Summarise: ' + text, { maxTokens: 200 });
+   */
+  async sample(prompt: string | CreateMessageRequestParams, options: { maxTokens?: number; systemPrompt?: string } = {}): Promise<CreateMessageResult> {
+    const capability = this.session.clientCapabilities.sampling as { tools?: object } | undefined;
+    if (!capability) throw this.unsupported('sampling', 'the client did not declare the sampling capability');
+    const params: CreateMessageRequestParams =
+      typeof prompt === 'string'
+        ? {
+            messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+            maxTokens: options.maxTokens ?? 1000,
+            ...(options.systemPrompt !== undefined && { systemPrompt: options.systemPrompt }),
+          }
+        : prompt;
+    if (params.tools || params.toolChoice) {
+      if (!REVISIONS[this.session.protocolVersion].samplingTools) {
+        throw this.unsupported('sampling', `sampling with tools needs MCP 2025-11-25; this client speaks ${this.session.protocolVersion}`, { sampling: { tools: {} } });
+      }
+      if (!capability.tools) throw this.unsupported('sampling', 'the client did not declare sampling with tools', { sampling: { tools: {} } });
+    }
+    const result = await this.ask('sampling/createMessage', params as Record<string, unknown>);
+    if (typeof result.model !== 'string' || (result.role !== 'user' && result.role !== 'assistant') || typeof result.content !== 'object') {
+      throw McpError.invalidParams('the client answered sampling/createMessage without role, content and model');
+    }
+    return result as CreateMessageResult;
+  }
+
+  /**
+   * The client's roots (`roots/list`): the directories or files it lets this server work on.
+   *
+   * @example
+   * const roots = await ctx.listRoots();
+   */
+  async listRoots(): Promise<Root[]> {
+    if (!this.session.clientCapabilities.roots) throw this.unsupported('roots', 'the client did not declare the roots capability');
+    const result = await this.ask('roots/list', {});
+    if (!Array.isArray(result.roots)) throw McpError.invalidParams('the client answered roots/list without a "roots" array');
+    return result.roots as Root[];
+  }
+
+  /** Sends a server→client request tied to this one: cancelled with it, routed with it. */
+  private ask(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    return this.channel.request(this.request.id, method, params, { signal: this.signal });
+  }
+
+  private unsupported(capability: string, reason: string, required: Record<string, unknown> = { [capability]: {} }): McpError {
+    return new McpError(ErrorCode.MissingRequiredClientCapability, `Cannot use ${capability}: ${reason}.`, { requiredCapabilities: required });
   }
 }
 
-/** Compares two logging levels. @internal */
+/** True for one of MCP's logging levels. @internal */
 export function isLoggingLevel(value: unknown): value is LoggingLevel {
   return typeof value === 'string' && Object.prototype.hasOwnProperty.call(LEVEL_RANK, value);
 }

@@ -1,12 +1,14 @@
 /**
  * The engine (the Base): one protocol engine for every transport. A transport hands it a
- * connection; the engine runs the lifecycle (initialize, version negotiation, ping, logging level),
- * builds a context per request, and passes the rest to the server's {@link McpHandler}.
+ * connection; the engine runs the lifecycle (initialize, version negotiation, ping, logging level,
+ * subscriptions), builds a context per request, and passes the rest to the server's
+ * {@link McpHandler}. It also reaches every connection at once (list changes, resource updates).
  */
 import {
   ClientCapabilities,
   ErrorCode,
   Implementation,
+  InboundRequestExtra,
   InitializeResult,
   JsonRpcNotification,
   JsonRpcRequest,
@@ -19,14 +21,15 @@ import {
   RequestId,
   RequestOptions,
   RevisionFeatures,
+  Root,
   Transport,
   negotiateLegacyVersion,
-  InboundRequestExtra,
 } from '@hermes-mcp/protocol';
 import { McpContext, RequestChannel, SessionInfo, isLoggingLevel } from './context';
-import type { McpHandler } from './handler';
+import type { McpHandler, NotificationContext } from './handler';
 import type { Logger } from './logger';
 import { shapeCapabilities, shapeImplementation } from './shape';
+import { withTimeout } from './timeout';
 
 /** Options of the engine. */
 export interface EngineOptions {
@@ -34,6 +37,8 @@ export interface EngineOptions {
   logger: Logger;
   /** Timeout of server→client requests in milliseconds (default 60 000). */
   requestTimeout?: number;
+  /** Longest time any request handler may run, in milliseconds (default: no limit). */
+  handlerTimeout?: number;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -44,6 +49,8 @@ const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unkno
 
 /** Serves MCP over any number of connections from one handler. */
 export class Engine {
+  private readonly live = new Set<Connection>();
+
   constructor(
     readonly handler: McpHandler,
     readonly options: EngineOptions,
@@ -52,16 +59,36 @@ export class Engine {
   /** Starts serving a legacy-era (initialize-based) connection over `transport`. */
   async connect(transport: Transport): Promise<Connection> {
     const connection = new Connection(this, transport);
+    this.live.add(connection);
+    void connection.closed.then(() => this.live.delete(connection));
     await connection.peer.start();
     return connection;
+  }
+
+  /** The open connections. */
+  get connections(): ReadonlySet<Connection> {
+    return this.live;
+  }
+
+  /** Sends a notification to every initialized connection for which `filter` holds. */
+  broadcast(method: string, params?: Record<string, unknown>, filter?: (connection: Connection) => boolean): void {
+    for (const connection of this.live) {
+      if (!connection.sessionInfo || (filter && !filter(connection))) continue;
+      connection.peer.notify(method, params).catch((error) => this.options.logger.warn({ err: error, method }, 'could not send a notification'));
+    }
+  }
+
+  /** Tells the connections subscribed to `uri` that the resource changed. */
+  notifyResourceUpdated(uri: string): void {
+    this.broadcast('notifications/resources/updated', { uri }, (c) => c.isSubscribed(uri));
   }
 }
 
 /**
- * One client connection in the legacy era: its negotiated revision, capabilities and logging
- * level. Requests other than `initialize` and `ping` wait for `initialize`.
+ * One client connection in the legacy era: its negotiated revision, capabilities, logging level
+ * and subscriptions. Requests other than `initialize` and `ping` wait for `initialize`.
  */
-export class Connection implements PeerHandlers {
+export class Connection implements PeerHandlers, RequestChannel {
   /** The peer correlating this connection's messages. */
   readonly peer: Peer;
   /** Resolves when the connection is gone. */
@@ -70,6 +97,7 @@ export class Connection implements PeerHandlers {
   private features?: RevisionFeatures;
   private initialized = false;
   private level?: LoggingLevel;
+  private readonly subscriptions = new Set<string>();
   private readonly log: Logger;
 
   constructor(
@@ -83,6 +111,7 @@ export class Connection implements PeerHandlers {
     const peerOnClose = transport.onclose;
     transport.onclose = () => {
       peerOnClose?.();
+      this.subscriptions.clear();
       resolve();
     };
   }
@@ -95,6 +124,11 @@ export class Connection implements PeerHandlers {
   /** True once the client sent `notifications/initialized`. */
   get isInitialized(): boolean {
     return this.initialized;
+  }
+
+  /** True when the client subscribed to updates of `uri`. */
+  isSubscribed(uri: string): boolean {
+    return this.subscriptions.has(uri);
   }
 
   /** Closes the connection. */
@@ -118,10 +152,23 @@ export class Connection implements PeerHandlers {
     if (!session) {
       throw new McpError(ErrorCode.InvalidRequest, `Server not initialized: send "initialize" before "${request.method}"`);
     }
-    if (request.method === 'logging/setLevel') return this.setLevel(params);
+    const handler = this.engine.handler;
+    switch (request.method) {
+      case 'logging/setLevel':
+        if (handler.capabilities.logging) return this.setLevel(params);
+        break;
+      case 'resources/subscribe':
+      case 'resources/unsubscribe':
+        if (handler.capabilities.resources?.subscribe) return this.subscribe(request.method, params);
+        break;
+    }
     const meta = isRecord(params._meta) ? params._meta : undefined;
-    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: meta }, session, this.transport.info, extra.signal, this.channel(request.id), this.log);
-    return this.engine.handler.handleRequest(ctx);
+    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: meta }, session, this.transport.info, extra, this, this.log);
+    const limit = this.engine.options.handlerTimeout;
+    if (!limit) return handler.handleRequest(ctx);
+    return withTimeout(ctx, limit, () => handler.handleRequest(ctx), (error) => {
+      throw error;
+    });
   }
 
   onNotification(notification: JsonRpcNotification): void | Promise<void> {
@@ -130,11 +177,37 @@ export class Connection implements PeerHandlers {
       return;
     }
     if (!this.session) return;
-    return this.engine.handler.handleNotification?.(notification, { session: this.session });
+    return this.engine.handler.handleNotification?.(notification, this.notificationContext(this.session));
   }
 
   onError(error: unknown, context: { method?: string; id?: RequestId | null }): void {
     this.log.error({ err: error, ...context }, 'error while handling a message');
+  }
+
+  /** @internal RequestChannel: a notification related to a request. */
+  notify(relatedRequestId: RequestId, method: string, params: Record<string, unknown>): Promise<void> {
+    return this.peer.notify(method, params, relatedRequestId);
+  }
+
+  /** @internal RequestChannel: a server→client request made while handling a request. */
+  request(relatedRequestId: RequestId, method: string, params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>> {
+    return this.peer.request(method, params, { ...options, relatedRequestId });
+  }
+
+  /** @internal RequestChannel: the level set with logging/setLevel. */
+  logLevel(): LoggingLevel | undefined {
+    return this.level;
+  }
+
+  private notificationContext(session: SessionInfo): NotificationContext {
+    return {
+      session,
+      listRoots: async () => {
+        if (!session.clientCapabilities.roots) throw new McpError(ErrorCode.MissingRequiredClientCapability, 'Cannot use roots: the client did not declare the roots capability.', { requiredCapabilities: { roots: {} } });
+        const result = await this.peer.request('roots/list', {});
+        return Array.isArray(result.roots) ? (result.roots as Root[]) : [];
+      },
+    };
   }
 
   private initialize(params: Record<string, unknown>): InitializeResult {
@@ -166,7 +239,6 @@ export class Connection implements PeerHandlers {
   }
 
   private setLevel(params: Record<string, unknown>): Record<string, unknown> {
-    if (!this.engine.handler.capabilities.logging) throw McpError.methodNotFound('logging/setLevel');
     if (!isLoggingLevel(params.level)) {
       throw McpError.invalidParams('"level" must be one of debug, info, notice, warning, error, critical, alert, emergency');
     }
@@ -174,12 +246,10 @@ export class Connection implements PeerHandlers {
     return {};
   }
 
-  private channel(requestId: RequestId): RequestChannel {
-    const peer = this.peer;
-    return {
-      notify: (method, params) => peer.notify(method, params, requestId),
-      request: (method, params, options?: RequestOptions) => peer.request(method, params, { ...options, relatedRequestId: requestId }),
-      logLevel: () => this.level,
-    };
+  private subscribe(method: string, params: Record<string, unknown>): Record<string, unknown> {
+    if (typeof params.uri !== 'string' || params.uri === '') throw McpError.invalidParams('"uri" must be a non-empty string');
+    if (method === 'resources/subscribe') this.subscriptions.add(params.uri);
+    else this.subscriptions.delete(params.uri);
+    return {};
   }
 }

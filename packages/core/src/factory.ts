@@ -1,18 +1,22 @@
 /**
  * McpFactory: turns a decorated server class (or an McpHandler) into an app, bootstrapping
  * everything once: typedi builds the classes, the scanner fills the registry, schemas are built.
+ * The app serves it (stdio by default) and changes it at runtime.
  */
-import type { Transport } from '@hermes-mcp/protocol';
+import type { JsonRpcNotification, Transport } from '@hermes-mcp/protocol';
 import { Constructor, DependencyContainer, defaultContainer } from './container';
+import { CursorCodec } from './cursor';
 import { Connection, Engine } from './engine';
 import { HermesError } from './errors';
-import { McpHandler, isMcpHandler } from './handler';
+import { McpHandler, NotificationContext, isMcpHandler } from './handler';
 import { Logger, createLogger } from './logger';
-import type { Registry } from './registry';
-import { scanServer } from './scanner';
+import type { PromptOptions, ResourceOptions, ToolOptions } from './metadata/options';
+import { ListKind, Registry } from './registry';
+import { register, scanServer } from './scanner';
 import { DecoratedServerHandler } from './server-handler';
 import { StdioTransport, StdioTransportOptions } from './transports/stdio.transport';
 import type { ValidateOptions } from './validation/validator';
+import type { McpContext } from './context';
 
 /** Options of {@link McpFactory.create}. */
 export interface McpAppOptions {
@@ -22,11 +26,45 @@ export interface McpAppOptions {
   container?: DependencyContainer;
   /** How tool, prompt and resource inputs are validated (default: unknown keys stripped). */
   validation?: ValidateOptions;
-  /** Timeout of server→client requests in milliseconds (default 60 000). */
+  /** Timeout of server→client requests (elicit, sample, roots) in milliseconds (default 60 000). */
   requestTimeout?: number;
+  /** Longest time any request handler may run, in milliseconds (default: no limit). */
+  handlerTimeout?: number;
+  /** Items per page of `tools/list`, `resources/list`, `resources/templates/list`, `prompts/list` (default 100). */
+  pageSize?: number;
+  /** Secret that seals pagination cursors; set the same one on every process behind one endpoint (default: random). */
+  cursorSecret?: string;
   /** Options of the stdio transport used by `listen()`. */
   stdio?: StdioTransportOptions;
 }
+
+/** A tool, prompt or resource registered on a running app, which can be switched off or removed. */
+export interface RegisteredHandle {
+  /** `tool`, `prompt` or `resource`. */
+  readonly kind: 'tool' | 'prompt' | 'resource';
+  /** The name (tools, prompts) or URI / template (resources). */
+  readonly key: string;
+  /** False while disabled. */
+  readonly enabled: boolean;
+  /** Shows it again (clients are told the list changed). */
+  enable(): void;
+  /** Hides it; calls to it fail as unknown (clients are told the list changed). */
+  disable(): void;
+  /** Removes it for good. */
+  remove(): void;
+}
+
+/** A handler added at runtime: the input (validated when `input`/`args`/`params` names a class) and the context. */
+export type RuntimeHandler = (input: any, ctx: McpContext) => unknown; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+/** Listens to a client notification. */
+export type NotificationListener = (notification: JsonRpcNotification, ctx: NotificationContext) => void | Promise<void>;
+
+const LIST_CHANGED: Record<ListKind, string> = {
+  tools: 'notifications/tools/list_changed',
+  resources: 'notifications/resources/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+};
 
 /** A bootstrapped MCP server, ready to serve on stdio or any transport. */
 export class McpApp {
@@ -34,7 +72,8 @@ export class McpApp {
   readonly engine: Engine;
   /** The server-side logger. */
   readonly logger: Logger;
-  private readonly connections = new Set<Connection>();
+  private readonly listeners = new Map<string, Set<NotificationListener>>();
+  private readonly pendingChanges = new Set<ListKind>();
   private listening = false;
 
   /** @internal */
@@ -47,7 +86,8 @@ export class McpApp {
     logger: Logger,
   ) {
     this.logger = logger;
-    this.engine = new Engine(handler, { logger, requestTimeout: options.requestTimeout });
+    this.engine = new Engine(this.withListeners(handler), { logger, requestTimeout: options.requestTimeout, handlerTimeout: options.handlerTimeout });
+    if (registry) registry.onChange = (kind) => this.listChanged(kind);
   }
 
   /**
@@ -69,18 +109,121 @@ export class McpApp {
   }
 
   /** Serves one connection over `transport` (custom transports, tests). */
-  async connect(transport: Transport): Promise<Connection> {
-    const connection = await this.engine.connect(transport);
-    this.connections.add(connection);
-    void connection.closed.then(() => this.connections.delete(connection));
-    return connection;
+  connect(transport: Transport): Promise<Connection> {
+    return this.engine.connect(transport);
   }
 
   /** Closes every connection; in-flight requests are aborted. */
   async close(): Promise<void> {
-    await Promise.all([...this.connections].map((c) => c.close()));
-    this.connections.clear();
+    await Promise.all([...this.engine.connections].map((c) => c.close()));
     this.listening = false;
+  }
+
+  /** Tells the clients subscribed to `uri` (`resources/subscribe`) that it changed. */
+  notifyResourceUpdated(uri: string): void {
+    this.engine.notifyResourceUpdated(uri);
+  }
+
+  /**
+   * Listens to a client notification, e.g. `notifications/roots/list_changed`.
+   *
+   * @example
+   * app.onNotification('notifications/roots/list_changed', async (_n, ctx) => {
+   *   workspace.setRoots(await ctx.listRoots());
+   * });
+   */
+  onNotification(method: string, listener: NotificationListener): () => void {
+    let set = this.listeners.get(method);
+    if (!set) this.listeners.set(method, (set = new Set()));
+    set.add(listener);
+    return () => set!.delete(listener);
+  }
+
+  /** The tool of that name, to enable, disable or remove it. */
+  tool(name: string): RegisteredHandle {
+    return this.handle('tool', name);
+  }
+
+  /** The prompt of that name, to enable, disable or remove it. */
+  prompt(name: string): RegisteredHandle {
+    return this.handle('prompt', name);
+  }
+
+  /** The resource (by URI) or template (by pattern), to enable, disable or remove it. */
+  resource(uriOrTemplate: string): RegisteredHandle {
+    return this.handle('resource', uriOrTemplate);
+  }
+
+  /**
+   * Adds a tool while running; clients are told the list changed.
+   *
+   * @example
+   * app.addTool({ name: 'shout', input: TextInput }, (input: TextInput) => input.text.toUpperCase());
+   */
+  addTool(options: ToolOptions & { name: string }, handler: RuntimeHandler): RegisteredHandle {
+    this.addRuntime('tool', options, options.input, handler);
+    return this.tool(options.name);
+  }
+
+  /** Adds a prompt while running; clients are told the list changed. */
+  addPrompt(options: PromptOptions & { name: string }, handler: RuntimeHandler): RegisteredHandle {
+    this.addRuntime('prompt', options, options.args, handler);
+    return this.prompt(options.name);
+  }
+
+  /** Adds a resource or template while running; clients are told the list changed. */
+  addResource(options: ResourceOptions & { name: string }, handler: RuntimeHandler): RegisteredHandle {
+    this.addRuntime('resource', options, options.params, handler);
+    return this.resource(options.uri);
+  }
+
+  private addRuntime(kind: 'tool' | 'prompt' | 'resource', options: (ToolOptions | PromptOptions | ResourceOptions) & { name: string }, input: Constructor | undefined, handler: RuntimeHandler): void {
+    const registry = this.decorated();
+    if (typeof handler !== 'function') throw new HermesError('HERMES_INVALID_OPTIONS', `add${kind[0].toUpperCase()}${kind.slice(1)}: the handler must be a function.`);
+    register(registry, kind, options, { owner: `runtime ${kind} "${options.name}"`, call: handler as (input: unknown, ctx: unknown) => unknown, inputClass: input });
+  }
+
+  private handle(kind: 'tool' | 'prompt' | 'resource', key: string): RegisteredHandle {
+    const registry = this.decorated();
+    if (!registry.find(kind, key)) throw new HermesError('HERMES_INVALID_OPTIONS', `there is no ${kind} "${key}" on this server.`);
+    return {
+      kind,
+      key,
+      get enabled() {
+        return registry.find(kind, key)?.enabled ?? false;
+      },
+      enable: () => void registry.setEnabled(kind, key, true),
+      disable: () => void registry.setEnabled(kind, key, false),
+      remove: () => void registry.remove(kind, key),
+    };
+  }
+
+  private decorated(): Registry {
+    if (!this.registry) throw new HermesError('HERMES_INVALID_OPTIONS', 'runtime changes need a decorated server; an McpHandler manages its own lists.');
+    return this.registry;
+  }
+
+  /** Coalesces the changes of one tick into one notification per list. */
+  private listChanged(kind: ListKind): void {
+    if (this.pendingChanges.size === 0) {
+      queueMicrotask(() => {
+        for (const changed of this.pendingChanges) this.engine.broadcast(LIST_CHANGED[changed]);
+        this.pendingChanges.clear();
+      });
+    }
+    this.pendingChanges.add(kind);
+  }
+
+  private withListeners(handler: McpHandler): McpHandler {
+    const listeners = this.listeners;
+    const own = handler.handleNotification?.bind(handler);
+    return Object.assign(Object.create(handler) as McpHandler, {
+      handleNotification: async (notification: JsonRpcNotification, ctx: NotificationContext) => {
+        await own?.(notification, ctx);
+        const set = listeners.get(notification.method);
+        if (set) for (const listener of set) await listener(notification, ctx);
+      },
+    });
   }
 }
 
@@ -101,7 +244,10 @@ export class McpFactory {
     if (typeof target !== 'function') {
       throw new HermesError('HERMES_NOT_A_SERVER', 'McpFactory.create takes a class decorated with @McpServer or an object implementing McpHandler.');
     }
-    const { options: serverOptions, registry } = scanServer(target, options.container ?? defaultContainer());
+    const pageSize = options.pageSize ?? 100;
+    if (!Number.isInteger(pageSize) || pageSize < 1) throw new HermesError('HERMES_INVALID_OPTIONS', '`pageSize` must be a positive integer.');
+    const registry = new Registry(pageSize, new CursorCodec(options.cursorSecret));
+    const { options: serverOptions } = scanServer(target, options.container ?? defaultContainer(), registry);
     const handler = new DecoratedServerHandler(registry, serverOptions, options.validation);
     return new McpApp(handler, registry, options, logger);
   }

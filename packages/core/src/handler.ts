@@ -2,8 +2,16 @@
  * The low-level server API: an object that answers MCP requests itself. Decorated servers are
  * turned into one of these (see registry-handler.ts); both run on the same engine.
  */
-import type { Implementation, JsonRpcNotification, ServerCapabilities } from '@hermes-mcp/protocol';
-import type { McpContext } from './context';
+import type { Implementation, JsonRpcNotification, Root, ServerCapabilities } from '@hermes-mcp/protocol';
+import type { McpContext, SessionInfo } from './context';
+
+/** What a notification listener receives besides the notification. */
+export interface NotificationContext {
+  /** The client's session. */
+  readonly session: SessionInfo;
+  /** Asks the client for its roots (`roots/list`); fails with -32021 without the roots capability. */
+  listRoots(): Promise<Root[]>;
+}
 
 /**
  * A server without decorators. The engine handles the lifecycle (`initialize`, `ping`,
@@ -31,7 +39,7 @@ export interface McpHandler {
   /** Answers one request; the method and params are in `ctx.request`. */
   handleRequest(ctx: McpContext): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Receives client notifications other than the lifecycle and correlation ones. */
-  handleNotification?(notification: JsonRpcNotification, ctx: { session: McpContext['session'] }): void | Promise<void>;
+  handleNotification?(notification: JsonRpcNotification, ctx: NotificationContext): void | Promise<void>;
 }
 
 /** True for an object that implements {@link McpHandler}. */

@@ -1,13 +1,10 @@
 /**
  * The registry: resolved definitions of every tool, resource, template and prompt, built by the
- * scanner once at bootstrap. List results are built once per revision and reused until the
- * registry changes.
+ * scanner once at bootstrap and changed at runtime through the app (add, remove, enable, disable).
+ * Shaped list arrays are built once per revision and reused until the registry changes; pages are
+ * slices of them.
  */
 import type {
-  ListPromptsResult,
-  ListResourceTemplatesResult,
-  ListResourcesResult,
-  ListToolsResult,
   Prompt,
   ProtocolVersion,
   Resource,
@@ -15,159 +12,226 @@ import type {
   RevisionFeatures,
   Tool,
 } from '@hermes-mcp/protocol';
+import type { CompleteFn } from './completion';
 import type { Constructor } from './container';
+import type { CursorCodec } from './cursor';
 import { HermesError } from './errors';
 import { shapePrompt, shapeResource, shapeTool } from './shape';
 import type { UriTemplate } from './uri-template';
 
-/** How to call one decorated method. @internal */
+/** How to call one handler. @internal */
 export interface Invocation {
   /** `Class.method`, for messages and logs. */
   readonly owner: string;
-  /** Calls the bound method with the input and the context at the right positions. */
+  /** Calls the handler (through its middleware) with the input and the context. */
   readonly call: (input: unknown, ctx: unknown) => unknown;
   /** The class the input is validated into; undefined → the raw value is passed. */
   readonly inputClass?: Constructor;
 }
 
+/** What every definition has: it can be switched off without being removed. */
+interface Switchable {
+  /** False while disabled: hidden from lists and refused as unknown. */
+  enabled: boolean;
+}
+
 /** A resolved tool. */
-export interface ToolDefinition extends Invocation {
+export interface ToolDefinition extends Invocation, Switchable {
   readonly name: string;
   /** What `tools/list` shows (newest revision's shape). */
   readonly descriptor: Tool;
   readonly outputClass?: Constructor;
   readonly mimeType?: string;
+  /** Milliseconds the tool may run before it is aborted and answered with a tool error. */
+  readonly timeout?: number;
 }
 
 /** A resolved static resource. */
-export interface ResourceDefinition extends Invocation {
+export interface ResourceDefinition extends Invocation, Switchable {
   readonly uri: string;
   readonly descriptor: Resource;
 }
 
 /** A resolved resource template. */
-export interface ResourceTemplateDefinition extends Invocation {
+export interface ResourceTemplateDefinition extends Invocation, Switchable {
   readonly template: UriTemplate;
   readonly descriptor: ResourceTemplate;
+  /** Completion functions per template variable. */
+  readonly completers: Readonly<Record<string, CompleteFn>>;
 }
 
 /** A resolved prompt. */
-export interface PromptDefinition extends Invocation {
+export interface PromptDefinition extends Invocation, Switchable {
   readonly name: string;
   readonly descriptor: Prompt;
+  /** Completion functions per argument. */
+  readonly completers: Readonly<Record<string, CompleteFn>>;
 }
 
-interface ListCache {
-  tools?: ListToolsResult;
-  resources?: ListResourcesResult;
-  templates?: ListResourceTemplatesResult;
-  prompts?: ListPromptsResult;
+/** The three lists a client can watch for changes. */
+export type ListKind = 'tools' | 'resources' | 'prompts';
+
+/** One page of a list. */
+export interface Page<T> {
+  items: readonly T[];
+  nextCursor?: string;
 }
+
+type Lists = { tools?: Tool[]; resources?: Resource[]; templates?: ResourceTemplate[]; prompts?: Prompt[] };
 
 /** Everything a server offers, by name or URI. */
 export class Registry {
   private readonly tools = new Map<string, ToolDefinition>();
   private readonly resources = new Map<string, ResourceDefinition>();
-  private readonly templates: ResourceTemplateDefinition[] = [];
+  private readonly templates = new Map<string, ResourceTemplateDefinition>();
   private readonly prompts = new Map<string, PromptDefinition>();
-  private readonly lists = new Map<ProtocolVersion, ListCache>();
+  private readonly lists = new Map<ProtocolVersion, Lists>();
+  /** Called after every change, with the list that changed. */
+  onChange?: (kind: ListKind) => void;
 
-  /** Adds a tool; a second tool of the same name is a bootstrap error. */
+  /**
+   * @param pageSize items per page of a list result (default 100)
+   * @param cursors the codec that seals pagination cursors
+   */
+  constructor(
+    readonly pageSize: number,
+    private readonly cursors: CursorCodec,
+  ) {}
+
+  /** Adds a tool; a second tool of the same name is an error. */
   addTool(def: ToolDefinition): void {
-    const existing = this.tools.get(def.name);
-    if (existing) throw duplicate('tool', def.name, existing.owner, def.owner);
-    this.tools.set(def.name, def);
-    this.lists.clear();
+    this.add(this.tools, def.name, def, 'tool', 'tools');
   }
 
-  /** Adds a static resource; a second resource with the same URI is a bootstrap error. */
+  /** Adds a static resource; a second resource with the same URI is an error. */
   addResource(def: ResourceDefinition): void {
-    const existing = this.resources.get(def.uri);
-    if (existing) throw duplicate('resource URI', def.uri, existing.owner, def.owner);
-    this.resources.set(def.uri, def);
-    this.lists.clear();
+    this.add(this.resources, def.uri, def, 'resource URI', 'resources');
   }
 
-  /** Adds a resource template; a second template with the same pattern is a bootstrap error. */
+  /** Adds a resource template; a second template with the same pattern is an error. */
   addTemplate(def: ResourceTemplateDefinition): void {
-    const existing = this.templates.find((t) => t.template.template === def.template.template);
-    if (existing) throw duplicate('resource template', def.template.template, existing.owner, def.owner);
-    this.templates.push(def);
-    this.lists.clear();
+    this.add(this.templates, def.template.template, def, 'resource template', 'resources');
   }
 
-  /** Adds a prompt; a second prompt of the same name is a bootstrap error. */
+  /** Adds a prompt; a second prompt of the same name is an error. */
   addPrompt(def: PromptDefinition): void {
-    const existing = this.prompts.get(def.name);
-    if (existing) throw duplicate('prompt', def.name, existing.owner, def.owner);
-    this.prompts.set(def.name, def);
-    this.lists.clear();
+    this.add(this.prompts, def.name, def, 'prompt', 'prompts');
   }
 
-  /** The tool of that name. */
+  /** The enabled tool of that name. */
   tool(name: string): ToolDefinition | undefined {
-    return this.tools.get(name);
+    const def = this.tools.get(name);
+    return def?.enabled ? def : undefined;
   }
 
-  /** The prompt of that name. */
+  /** The enabled prompt of that name. */
   prompt(name: string): PromptDefinition | undefined {
-    return this.prompts.get(name);
+    const def = this.prompts.get(name);
+    return def?.enabled ? def : undefined;
   }
 
-  /** The static resource at `uri`, else the first template that matches it, with its variables. */
+  /** The enabled template with that pattern. */
+  template(pattern: string): ResourceTemplateDefinition | undefined {
+    const def = this.templates.get(pattern);
+    return def?.enabled ? def : undefined;
+  }
+
+  /** The enabled static resource at `uri`, else the first enabled template that matches it. */
   resolveResource(uri: string): { def: ResourceDefinition | ResourceTemplateDefinition; variables: Record<string, string> } | undefined {
     const def = this.resources.get(uri);
-    if (def) return { def, variables: {} };
-    for (const template of this.templates) {
+    if (def?.enabled) return { def, variables: {} };
+    for (const template of this.templates.values()) {
+      if (!template.enabled) continue;
       const variables = template.template.match(uri);
       if (variables) return { def: template, variables };
     }
     return undefined;
   }
 
-  /** How many of each kind there are (for capabilities and the startup banner). */
+  /**
+   * Finds any definition, enabled or not, for runtime changes: a tool or prompt by name, a
+   * resource by URI, a template by its pattern.
+   */
+  find(kind: 'tool' | 'prompt' | 'resource', key: string): (Switchable & { owner: string }) | undefined {
+    if (kind === 'tool') return this.tools.get(key);
+    if (kind === 'prompt') return this.prompts.get(key);
+    return this.resources.get(key) ?? this.templates.get(key);
+  }
+
+  /** Enables or disables a definition; true when that changed anything. */
+  setEnabled(kind: 'tool' | 'prompt' | 'resource', key: string, enabled: boolean): boolean {
+    const def = this.find(kind, key);
+    if (!def || def.enabled === enabled) return false;
+    def.enabled = enabled;
+    this.changed(kind === 'tool' ? 'tools' : kind === 'prompt' ? 'prompts' : 'resources');
+    return true;
+  }
+
+  /** Removes a definition; true when it existed. */
+  remove(kind: 'tool' | 'prompt' | 'resource', key: string): boolean {
+    const removed =
+      kind === 'tool' ? this.tools.delete(key) : kind === 'prompt' ? this.prompts.delete(key) : this.resources.delete(key) || this.templates.delete(key);
+    if (removed) this.changed(kind === 'tool' ? 'tools' : kind === 'prompt' ? 'prompts' : 'resources');
+    return removed;
+  }
+
+  /** How many enabled definitions of each kind there are. */
   get counts(): { tools: number; resources: number; templates: number; prompts: number } {
-    return { tools: this.tools.size, resources: this.resources.size, templates: this.templates.length, prompts: this.prompts.size };
+    const enabled = (map: Map<string, Switchable>) => [...map.values()].filter((d) => d.enabled).length;
+    return { tools: enabled(this.tools), resources: enabled(this.resources), templates: enabled(this.templates), prompts: enabled(this.prompts) };
   }
 
-  /** All tools. */
-  allTools(): IterableIterator<ToolDefinition> {
-    return this.tools.values();
+  /** One page of `tools/list` for a revision. */
+  listTools(f: RevisionFeatures, cursor?: unknown): Page<Tool> {
+    return this.page('tools', (this.cache(f.version).tools ??= shaped(this.tools, (t) => shapeTool(t.descriptor, f))), cursor);
   }
 
-  /** `tools/list` result for a revision, built once. */
-  listTools(f: RevisionFeatures): ListToolsResult {
-    const cache = this.cache(f.version);
-    return (cache.tools ??= freeze({ tools: [...this.tools.values()].map((t) => shapeTool(t.descriptor, f)) }));
+  /** One page of `resources/list` for a revision. */
+  listResources(f: RevisionFeatures, cursor?: unknown): Page<Resource> {
+    return this.page('resources', (this.cache(f.version).resources ??= shaped(this.resources, (r) => shapeResource(r.descriptor, f))), cursor);
   }
 
-  /** `resources/list` result for a revision, built once. */
-  listResources(f: RevisionFeatures): ListResourcesResult {
-    const cache = this.cache(f.version);
-    return (cache.resources ??= freeze({ resources: [...this.resources.values()].map((r) => shapeResource(r.descriptor, f)) }));
+  /** One page of `resources/templates/list` for a revision. */
+  listTemplates(f: RevisionFeatures, cursor?: unknown): Page<ResourceTemplate> {
+    return this.page('templates', (this.cache(f.version).templates ??= shaped(this.templates, (t) => shapeResource(t.descriptor, f))), cursor);
   }
 
-  /** `resources/templates/list` result for a revision, built once. */
-  listTemplates(f: RevisionFeatures): ListResourceTemplatesResult {
-    const cache = this.cache(f.version);
-    return (cache.templates ??= freeze({ resourceTemplates: this.templates.map((t) => shapeResource(t.descriptor, f)) }));
+  /** One page of `prompts/list` for a revision. */
+  listPrompts(f: RevisionFeatures, cursor?: unknown): Page<Prompt> {
+    return this.page('prompts', (this.cache(f.version).prompts ??= shaped(this.prompts, (p) => shapePrompt(p.descriptor, f))), cursor);
   }
 
-  /** `prompts/list` result for a revision, built once. */
-  listPrompts(f: RevisionFeatures): ListPromptsResult {
-    const cache = this.cache(f.version);
-    return (cache.prompts ??= freeze({ prompts: [...this.prompts.values()].map((p) => shapePrompt(p.descriptor, f)) }));
+  private page<T>(kind: string, all: readonly T[], cursor: unknown): Page<T> {
+    const start = cursor === undefined ? 0 : this.cursors.decode(kind, cursor);
+    if (start === 0 && all.length <= this.pageSize) return { items: all };
+    const end = start + this.pageSize;
+    const items = all.slice(start, end);
+    return end < all.length ? { items, nextCursor: this.cursors.encode(kind, end) } : { items };
   }
 
-  private cache(version: ProtocolVersion): ListCache {
+  private add<T extends Switchable & { owner: string }>(map: Map<string, T>, key: string, def: T, label: string, kind: ListKind): void {
+    const existing = map.get(key);
+    if (existing) throw duplicate(label, key, existing.owner, def.owner);
+    map.set(key, def);
+    this.changed(kind);
+  }
+
+  private changed(kind: ListKind): void {
+    this.lists.clear();
+    this.onChange?.(kind);
+  }
+
+  private cache(version: ProtocolVersion): Lists {
     let cache = this.lists.get(version);
     if (!cache) this.lists.set(version, (cache = {}));
     return cache;
   }
 }
 
-function freeze<T extends object>(value: T): T {
-  return Object.freeze(value);
+function shaped<D extends Switchable, T>(defs: Map<string, D>, shape: (def: D) => T): T[] {
+  const out: T[] = [];
+  for (const def of defs.values()) if (def.enabled) out.push(shape(def));
+  return Object.freeze(out) as T[];
 }
 
 function duplicate(kind: string, name: string, first: string, second: string): HermesError {

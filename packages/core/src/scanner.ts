@@ -8,8 +8,10 @@ import { Constructor, DependencyContainer, instantiate } from './container';
 import { McpContext } from './context';
 import { HermesError } from './errors';
 import { CTX_PARAM, HANDLERS, SERVER_OPTIONS } from './metadata/keys';
-import type { HandlerMetadata, McpServerOptions, PromptOptions, ResourceOptions, ToolOptions } from './metadata/options';
-import { Invocation, Registry } from './registry';
+import type { HandlerKind, HandlerMetadata, McpServerOptions, PromptOptions, ResourceOptions, ToolOptions } from './metadata/options';
+import { completersFor } from './completion';
+import { compose, middlewareOf, resolveMiddleware } from './middleware';
+import { Invocation, PromptDefinition, Registry, ToolDefinition } from './registry';
 import { buildObjectSchema, emptyObjectSchema, promptArgumentsFor } from './schema/schema-builder';
 import { compileUriTemplate, isUriTemplate } from './uri-template';
 
@@ -27,12 +29,11 @@ export function serverOptionsOf(cls: Function): McpServerOptions | undefined {
 /** The result of scanning a server class. @internal */
 export interface ScanResult {
   options: McpServerOptions;
-  registry: Registry;
   instances: unknown[];
 }
 
-/** Scans a `@McpServer` class and its components into a registry. @internal */
-export function scanServer(serverClass: Constructor, container: DependencyContainer): ScanResult {
+/** Scans a `@McpServer` class and its components into `registry`. @internal */
+export function scanServer(serverClass: Constructor, container: DependencyContainer, registry: Registry): ScanResult {
   const options = serverOptionsOf(serverClass);
   if (!options) {
     throw new HermesError(
@@ -43,17 +44,24 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
   if (typeof options.name !== 'string' || !options.name || typeof options.version !== 'string' || !options.version) {
     throw new HermesError('HERMES_INVALID_OPTIONS', `@McpServer on ${serverClass.name} needs a non-empty \`name\` and \`version\`.`);
   }
-  const registry = new Registry();
+  const serverMiddleware = resolveMiddleware(options.use ?? [], container, serverClass.name);
   const classes = [serverClass, ...(options.components ?? [])];
   const instances = classes.map((cls) => {
     if (typeof cls !== 'function') {
       throw new HermesError('HERMES_INVALID_OPTIONS', `@McpServer on ${serverClass.name}: every entry of \`components\` must be a class.`);
     }
     const instance = instantiate(cls, container);
-    for (const meta of handlersOf(cls)) register(registry, cls, instance as object, meta);
+    const classMiddleware = [...serverMiddleware, ...resolveMiddleware(middlewareOf(cls), container, cls.name)];
+    for (const meta of handlersOf(cls)) {
+      const explicit = (meta.options as ToolOptions).input ?? (meta.options as ResourceOptions).params ?? (meta.options as PromptOptions).args;
+      const invocation = invocationOf(cls, instance as object, meta.method, explicit, meta.kind, meta.kind === 'tool' ? 'input' : meta.kind === 'prompt' ? 'args' : 'params', meta.kind === 'resource');
+      const middleware = [...classMiddleware, ...resolveMiddleware(middlewareOf(cls, meta.method), container, invocation.owner)];
+      const wrapped: Invocation = { ...invocation, call: compose(middleware, invocation.call as (input: unknown, ctx: McpContext) => unknown) as Invocation['call'] };
+      register(registry, meta.kind, { ...meta.options, name: meta.options.name ?? meta.method } as never, wrapped);
+    }
     return instance;
   });
-  return { options, registry, instances };
+  return { options, instances };
 }
 
 /** The handler metadata of a class and its base classes; a subclass's method wins. */
@@ -69,20 +77,23 @@ function handlersOf(cls: Function): HandlerMetadata[] {
   return result;
 }
 
-function register(registry: Registry, cls: Function, instance: object, meta: HandlerMetadata): void {
-  switch (meta.kind) {
+/**
+ * Adds one handler to the registry from its decorator options and how to call it; used by the
+ * scanner and by the app's runtime `add*` methods alike. @internal
+ */
+export function register(registry: Registry, kind: HandlerKind, options: (ToolOptions | ResourceOptions | PromptOptions) & { name: string }, invocation: Invocation): void {
+  switch (kind) {
     case 'tool':
-      return registerTool(registry, cls, instance, meta.method, meta.options as ToolOptions);
+      return registry.addTool(toolDefinition(options as ToolOptions & { name: string }, invocation));
     case 'resource':
-      return registerResource(registry, cls, instance, meta.method, meta.options as ResourceOptions);
+      return registerResource(registry, options as ResourceOptions & { name: string }, invocation);
     case 'prompt':
-      return registerPrompt(registry, cls, instance, meta.method, meta.options as PromptOptions);
+      return registry.addPrompt(promptDefinition(options as PromptOptions & { name: string }, invocation));
   }
 }
 
-function registerTool(registry: Registry, cls: Function, instance: object, method: string, options: ToolOptions): void {
-  const name = options.name ?? method;
-  const invocation = invocationOf(cls, instance, method, options.input, 'tool', 'input');
+function toolDefinition(options: ToolOptions & { name: string }, invocation: Invocation): ToolDefinition {
+  const name = options.name;
   if (!TOOL_NAME.test(name)) {
     throw new HermesError(
       'HERMES_INVALID_NAME',
@@ -99,17 +110,16 @@ function registerTool(registry: Registry, cls: Function, instance: object, metho
     ...(options.icons && { icons: options.icons }),
     ...(options._meta && { _meta: options._meta }),
   };
-  registry.addTool({ ...invocation, name, descriptor, outputClass: options.output, mimeType: options.mimeType });
+  return { ...invocation, name, descriptor, outputClass: options.output, mimeType: options.mimeType, timeout: options.timeout, enabled: true };
 }
 
-function registerResource(registry: Registry, cls: Function, instance: object, method: string, options: ResourceOptions): void {
-  const owner = `${cls.name}.${method}`;
+function registerResource(registry: Registry, options: ResourceOptions & { name: string }, invocation: Invocation): void {
+  const owner = invocation.owner;
   if (!options || typeof options.uri !== 'string' || !options.uri) {
     throw new HermesError('HERMES_INVALID_OPTIONS', `${owner}: @Resource needs a \`uri\` (e.g. 'notes://all' or 'notes://note/{id}').`);
   }
-  const name = options.name ?? method;
   const common = {
-    name,
+    name: options.name,
     ...(options.title !== undefined && { title: options.title }),
     ...(options.description !== undefined && { description: options.description }),
     ...(options.mimeType !== undefined && { mimeType: options.mimeType }),
@@ -119,32 +129,30 @@ function registerResource(registry: Registry, cls: Function, instance: object, m
   };
   if (isUriTemplate(options.uri)) {
     const template = compileUriTemplate(options.uri);
-    const invocation = invocationOf(cls, instance, method, options.params, 'resource', 'params', true);
     const descriptor: ResourceTemplate = { uriTemplate: options.uri, ...common };
-    registry.addTemplate({ ...invocation, template, descriptor });
+    const completers = completersFor(invocation.inputClass, options.complete, template.variables);
+    registry.addTemplate({ ...invocation, template, descriptor, completers, enabled: true });
     return;
   }
   if (!URL.canParse(options.uri)) {
     throw new HermesError('HERMES_INVALID_URI_TEMPLATE', `${owner}: "${options.uri}" is not an absolute URI (e.g. 'notes://all').`);
   }
-  const invocation = invocationOf(cls, instance, method, options.params, 'resource', 'params', true);
   const descriptor: Resource = { uri: options.uri, ...common, ...(options.size !== undefined && { size: options.size }) };
-  registry.addResource({ ...invocation, uri: options.uri, descriptor });
+  registry.addResource({ ...invocation, uri: options.uri, descriptor, enabled: true });
 }
 
-function registerPrompt(registry: Registry, cls: Function, instance: object, method: string, options: PromptOptions): void {
-  const name = options.name ?? method;
-  const invocation = invocationOf(cls, instance, method, options.args, 'prompt', 'args');
+function promptDefinition(options: PromptOptions & { name: string }, invocation: Invocation): PromptDefinition {
   const args = invocation.inputClass ? promptArgumentsFor(invocation.inputClass) : [];
   const descriptor: Prompt = {
-    name,
+    name: options.name,
     ...(options.title !== undefined && { title: options.title }),
     ...(options.description !== undefined && { description: options.description }),
     ...(args.length > 0 && { arguments: args }),
     ...(options.icons && { icons: options.icons }),
     ...(options._meta && { _meta: options._meta }),
   };
-  registry.addPrompt({ ...invocation, name, descriptor });
+  const completers = completersFor(invocation.inputClass, options.complete);
+  return { ...invocation, name: options.name, descriptor, completers, enabled: true };
 }
 
 /**

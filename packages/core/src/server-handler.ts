@@ -16,7 +16,9 @@ import { HermesError, ToolError } from './errors';
 import type { McpHandler } from './handler';
 import type { McpServerOptions } from './metadata/options';
 import { toCallToolResult, toGetPromptResult, toReadResourceResult } from './normalize';
-import type { Invocation, Registry, ToolDefinition } from './registry';
+import { CompleteFn, complete } from './completion';
+import type { Invocation, Page, Registry, ToolDefinition } from './registry';
+import { withTimeout } from './timeout';
 import { shapeCallToolResult, shapeContents, shapeMessages } from './shape';
 import { ValidateOptions, ValidationIssue, formatIssues, validateInputAsync as validateInput } from './validation/validator';
 
@@ -32,8 +34,8 @@ function stringParam(params: Params, key: string): string {
   return value;
 }
 
-function noCursor(params: Params): void {
-  if (params.cursor !== undefined) throw McpError.invalidParams('unknown cursor: this server returns every item in one page');
+function listResult(key: string, page: Page<unknown>): Record<string, unknown> {
+  return page.nextCursor === undefined ? { [key]: page.items } : { [key]: page.items, nextCursor: page.nextCursor };
 }
 
 function issuesData(issues: ValidationIssue[]): { issues: ValidationIssue[] } {
@@ -59,12 +61,14 @@ export class DecoratedServerHandler implements McpHandler {
       ...(options.icons && { icons: options.icons }),
       ...(options.websiteUrl !== undefined && { websiteUrl: options.websiteUrl }),
     };
-    const counts = registry.counts;
+    // Every kind is advertised: the app can add tools, resources and prompts while running, and
+    // tells clients through list_changed notifications.
     this.capabilities = {
       logging: {},
-      ...(counts.tools > 0 && { tools: { listChanged: false } }),
-      ...(counts.resources + counts.templates > 0 && { resources: { subscribe: false, listChanged: false } }),
-      ...(counts.prompts > 0 && { prompts: { listChanged: false } }),
+      completions: {},
+      tools: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
     };
     this.instructions = options.instructions;
   }
@@ -74,23 +78,21 @@ export class DecoratedServerHandler implements McpHandler {
     const features = REVISIONS[ctx.session.protocolVersion];
     switch (ctx.request.method) {
       case 'tools/list':
-        noCursor(params);
-        return this.registry.listTools(features);
+        return listResult('tools', this.registry.listTools(features, params.cursor));
       case 'tools/call':
         return this.callTool(params, ctx, features);
       case 'resources/list':
-        noCursor(params);
-        return this.registry.listResources(features);
+        return listResult('resources', this.registry.listResources(features, params.cursor));
       case 'resources/templates/list':
-        noCursor(params);
-        return this.registry.listTemplates(features);
+        return listResult('resourceTemplates', this.registry.listTemplates(features, params.cursor));
       case 'resources/read':
         return this.readResource(params, ctx, features);
       case 'prompts/list':
-        noCursor(params);
-        return this.registry.listPrompts(features);
+        return listResult('prompts', this.registry.listPrompts(features, params.cursor));
       case 'prompts/get':
         return this.getPrompt(params, ctx, features);
+      case 'completion/complete':
+        return this.complete(params, ctx);
       default:
         throw McpError.methodNotFound(ctx.request.method);
     }
@@ -115,7 +117,9 @@ export class DecoratedServerHandler implements McpHandler {
     }
     let result: CallToolResult;
     try {
-      result = toCallToolResult(await tool.call(input, ctx), tool.mimeType);
+      const value = await withTimeout(ctx, tool.timeout, () => tool.call(input, ctx), (error) => new ToolError(`Tool "${name}" ${error.message.replace(/^\S+ /, '')}`));
+      if (value instanceof ToolError) throw value;
+      result = toCallToolResult(value, tool.mimeType);
       if (tool.outputClass) await this.checkOutput(tool, result);
     } catch (error) {
       result = this.toolFailure(tool, error, ctx);
@@ -164,6 +168,40 @@ export class DecoratedServerHandler implements McpHandler {
     );
     const result = toGetPromptResult(await this.run(prompt, input, ctx), prompt.descriptor.description);
     return { ...result, messages: shapeMessages(result.messages, features) };
+  }
+
+  private async complete(params: Params, ctx: McpContext): Promise<Record<string, unknown>> {
+    const ref = params.ref;
+    const argument = params.argument;
+    if (!isRecord(ref) || typeof ref.type !== 'string') throw McpError.invalidParams('"ref" must be an object with a "type"');
+    if (!isRecord(argument) || typeof argument.name !== 'string' || typeof argument.value !== 'string') {
+      throw McpError.invalidParams('"argument" must be an object with a string "name" and "value"');
+    }
+    let completers: Readonly<Record<string, CompleteFn>>;
+    if (ref.type === 'ref/prompt') {
+      const prompt = this.registry.prompt(String(ref.name));
+      if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${String(ref.name)}`);
+      completers = prompt.completers;
+    } else if (ref.type === 'ref/resource') {
+      const uri = String(ref.uri);
+      const template = this.registry.template(uri);
+      if (!template) {
+        if (this.registry.resolveResource(uri)) return { completion: { values: [] } };
+        throw McpError.invalidParams(`Unknown resource template: ${uri}`);
+      }
+      completers = template.completers;
+    } else {
+      throw McpError.invalidParams(`"ref.type" must be "ref/prompt" or "ref/resource", not "${ref.type}"`);
+    }
+    const context = isRecord(params.context) && isRecord(params.context.arguments) ? (params.context.arguments as Record<string, string>) : {};
+    const fn = Object.prototype.hasOwnProperty.call(completers, argument.name) ? completers[argument.name] : undefined;
+    try {
+      return { completion: await complete(fn, argument.value, { arguments: context, session: ctx.session }) };
+    } catch (error) {
+      if (error instanceof McpError) throw error;
+      ctx.log.error({ err: error }, 'completion failed');
+      throw McpError.internalError('completion/complete failed with an internal error');
+    }
   }
 
   private async checkInput(def: Invocation, raw: Params, fail: (issues: ValidationIssue[]) => McpError): Promise<unknown> {

@@ -301,3 +301,56 @@ export const CLIENT_REQUEST_METHODS = [
 
 /** Protocol revision as seen by a message (re-exported for convenience). */
 export type { ProtocolVersion };
+
+/** A root the client exposes (`roots/list`). */
+export interface Root {
+  uri: string;
+  name?: string;
+  _meta?: Meta;
+}
+
+/** Content a sampling message may hold (2025-11-25 adds tool use and tool results). */
+export type SamplingContent = TextContent | ImageContent | AudioContent | { type: 'tool_use' | 'tool_result'; [key: string]: unknown };
+
+/** One message of a sampling conversation. */
+export interface SamplingMessage {
+  role: 'user' | 'assistant';
+  content: SamplingContent | SamplingContent[];
+  _meta?: Meta;
+}
+
+/** Params of `sampling/createMessage` (server→client). */
+export interface CreateMessageRequestParams {
+  messages: SamplingMessage[];
+  maxTokens: number;
+  systemPrompt?: string;
+  temperature?: number;
+  stopSequences?: string[];
+  includeContext?: 'none' | 'thisServer' | 'allServers';
+  modelPreferences?: {
+    hints?: Array<{ name?: string }>;
+    costPriority?: number;
+    speedPriority?: number;
+    intelligencePriority?: number;
+  };
+  metadata?: Record<string, unknown>;
+  /** 2025-11-25: tools the model may call; needs the client's `sampling.tools` capability. */
+  tools?: Tool[];
+  /** 2025-11-25. */
+  toolChoice?: { mode?: 'auto' | 'required' | 'none' };
+  _meta?: Meta;
+  [key: string]: unknown;
+}
+
+/** Result of `sampling/createMessage`. */
+export interface CreateMessageResult {
+  role: 'user' | 'assistant';
+  content: SamplingContent | SamplingContent[];
+  model: string;
+  stopReason?: string;
+  _meta?: Meta;
+  [key: string]: unknown;
+}
+
+/** What the user did with an elicitation (`elicitation/create`, 2025-06-18). */
+export type ElicitAction = 'accept' | 'decline' | 'cancel';

@@ -3,7 +3,9 @@
  * resolved definitions (see registry.ts) once, at bootstrap.
  */
 import type { Annotations, Icon, Meta, ToolAnnotations } from '@hermes-mcp/protocol';
+import type { CompleteFn } from '../completion';
 import type { Constructor } from '../container';
+import type { MiddlewareLike } from '../middleware';
 
 /** Options of `@McpServer`. */
 export interface McpServerOptions {
@@ -23,6 +25,8 @@ export interface McpServerOptions {
   instructions?: string;
   /** More classes whose `@Tool/@Resource/@Prompt` methods join this server; typedi builds them. */
   components?: Constructor[];
+  /** Middleware around every handler of the server and its components (outermost first). */
+  use?: MiddlewareLike[];
 }
 
 /** Options shared by every handler decorator. */
@@ -49,6 +53,8 @@ export interface ToolOptions extends HandlerOptionsBase {
   annotations?: ToolAnnotations;
   /** The MIME type of binary return values (`Buffer`/`Uint8Array`): `image/*`, `audio/*` or other. */
   mimeType?: string;
+  /** Milliseconds the tool may run; then its signal aborts and the call returns a tool error. */
+  timeout?: number;
 }
 
 /** Options of `@Resource`. */
@@ -65,6 +71,8 @@ export interface ResourceOptions extends HandlerOptionsBase {
   size?: number;
   /** Audience and priority hints. */
   annotations?: Annotations;
+  /** Completion functions per template variable (`completion/complete`). */
+  complete?: Record<string, CompleteFn>;
 }
 
 /** Options of `@Prompt`. */
@@ -73,6 +81,8 @@ export interface PromptOptions extends HandlerOptionsBase {
   name?: string;
   /** The arguments class (class-validator decorated); defaults to the first parameter's type. */
   args?: Constructor;
+  /** Completion functions per argument (`completion/complete`); enums complete by themselves. */
+  complete?: Record<string, CompleteFn>;
 }
 
 /** What kind of handler a method is. @internal */

@@ -1,0 +1,86 @@
+/**
+ * Completions (`completion/complete`): suggestions for a prompt argument or a resource template
+ * variable. A `complete` function on the decorator or `@Complete()` on the property provides them;
+ * a property with a fixed set of values (`@IsIn`, `@IsEnum`) completes by itself.
+ */
+import 'reflect-metadata';
+import type { SessionInfo } from './context';
+import { buildObjectSchema } from './schema/schema-builder';
+
+/** What a completion function knows besides the partial value. */
+export interface CompletionContext {
+  /** Arguments or variables the client already resolved (`context.arguments`). */
+  readonly arguments: Readonly<Record<string, string>>;
+  /** The client's session. */
+  readonly session: SessionInfo;
+}
+
+/**
+ * Suggests values for one argument from what the user typed so far. Return up to 100 values
+ * (more are cut, and the result says there are more).
+ */
+export type CompleteFn = (value: string, ctx: CompletionContext) => readonly string[] | Promise<readonly string[]>;
+
+const COMPLETE = 'hermes:complete';
+
+/**
+ * Gives a prompt argument or template variable a completion function.
+ *
+ * @example
+ * class TripArgs {
+ *   \@Complete((value) => CITIES.filter((c) => c.startsWith(value)))
+ *   \@IsString() city!: string;
+ * }
+ */
+export function Complete(fn: CompleteFn): PropertyDecorator {
+  return (target, property) => {
+    const own: Record<string, CompleteFn> = { ...(Reflect.getOwnMetadata(COMPLETE, target.constructor) ?? {}) };
+    own[String(property)] = fn;
+    Reflect.defineMetadata(COMPLETE, own, target.constructor);
+  };
+}
+
+/**
+ * The completion functions of a prompt's arguments or a template's variables: explicit ones from
+ * the decorator options, then `@Complete()` on the class, then the enum values of the class's
+ * schema. `names` limits them to the template's variables. @internal
+ */
+export function completersFor(cls: Function | undefined, explicit: Record<string, CompleteFn> | undefined, names?: readonly string[]): Record<string, CompleteFn> {
+  const result: Record<string, CompleteFn> = {};
+  if (cls) {
+    const properties = buildObjectSchema(cls).properties ?? {};
+    for (const [name, schema] of Object.entries(properties)) {
+      const values = enumValues(schema);
+      if (values) result[name] = byPrefix(values);
+    }
+    for (let c: Function | null = cls; c && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+      const own: Record<string, CompleteFn> | undefined = Reflect.getOwnMetadata(COMPLETE, c);
+      if (own) for (const [name, fn] of Object.entries(own)) if (!(name in result) || c === cls) result[name] = fn;
+    }
+  }
+  Object.assign(result, explicit);
+  if (names) for (const name of Object.keys(result)) if (!names.includes(name)) delete result[name];
+  return result;
+}
+
+/** Runs a completion function and shapes its answer as MCP's `completion` object. @internal */
+export async function complete(fn: CompleteFn | undefined, value: string, ctx: CompletionContext): Promise<{ values: string[]; total?: number; hasMore?: boolean }> {
+  if (!fn) return { values: [] };
+  const all = await fn(value, ctx);
+  const values = all.slice(0, 100).map(String);
+  return all.length > 100 ? { values, total: all.length, hasMore: true } : { values, total: all.length, hasMore: false };
+}
+
+function enumValues(schema: object): string[] | undefined {
+  const s = schema as { enum?: unknown[]; anyOf?: object[]; items?: object };
+  if (Array.isArray(s.enum)) return s.enum.filter((v) => v !== null).map(String);
+  if (Array.isArray(s.anyOf)) for (const branch of s.anyOf) { const found = enumValues(branch); if (found) return found; }
+  return undefined;
+}
+
+function byPrefix(values: string[]): CompleteFn {
+  return (value) => {
+    const lower = value.toLowerCase();
+    return values.filter((v) => v.toLowerCase().startsWith(lower));
+  };
+}

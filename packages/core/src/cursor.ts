@@ -1,0 +1,43 @@
+/**
+ * Pagination cursors: opaque to clients and tamper-safe. A cursor names the list it belongs to and
+ * the offset of the next page, sealed with an HMAC, so a forged or edited cursor is refused (-32602)
+ * instead of being trusted.
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { McpError } from '@hermes-mcp/protocol';
+
+/** Issues and reads cursors with one secret. @internal */
+export class CursorCodec {
+  private readonly secret: Buffer;
+
+  /** `secret`: share it between processes that serve the same lists; default: random per process. */
+  constructor(secret?: string | Buffer) {
+    this.secret = secret === undefined ? randomBytes(32) : Buffer.from(secret);
+  }
+
+  /** A cursor for `offset` in the list `kind`. */
+  encode(kind: string, offset: number): string {
+    const payload = Buffer.from(`${kind}:${offset}`).toString('base64url');
+    return `${payload}.${this.sign(payload)}`;
+  }
+
+  /** The offset a cursor names; -32602 when it was not issued here for `kind`. */
+  decode(kind: string, cursor: unknown): number {
+    if (typeof cursor !== 'string') throw McpError.invalidParams('"cursor" must be a string');
+    const dot = cursor.indexOf('.');
+    const payload = cursor.slice(0, dot);
+    const mac = Buffer.from(cursor.slice(dot + 1), 'base64url');
+    const expected = Buffer.from(this.sign(payload), 'base64url');
+    if (dot <= 0 || mac.length !== expected.length || !timingSafeEqual(mac, expected)) {
+      throw McpError.invalidParams('invalid cursor: use the nextCursor of a previous page, unchanged');
+    }
+    const [listed, offset] = Buffer.from(payload, 'base64url').toString().split(':');
+    const value = Number(offset);
+    if (listed !== kind || !Number.isSafeInteger(value) || value < 0) throw McpError.invalidParams(`invalid cursor: it belongs to another list than ${kind}`);
+    return value;
+  }
+
+  private sign(payload: string): string {
+    return createHmac('sha256', this.secret).update(payload).digest().subarray(0, 16).toString('base64url');
+  }
+}

@@ -1,0 +1,83 @@
+/**
+ * Middleware: `(ctx, next) => result`, wrapped around a handler like an onion — server-level
+ * first, then class-level, then method-level (`@Use`). `next()` runs the rest and resolves with the
+ * handler's return value; a guard is middleware that throws (`ToolError`, `McpError`) instead.
+ */
+import 'reflect-metadata';
+import { Constructor, DependencyContainer, instantiate } from './container';
+import type { McpContext } from './context';
+import { HermesError } from './errors';
+
+/** A middleware function. */
+export type Middleware = (ctx: McpContext, next: () => Promise<unknown>) => unknown;
+
+/** A middleware class (built by typedi, so it can have dependencies). */
+export interface McpMiddleware {
+  use(ctx: McpContext, next: () => Promise<unknown>): unknown;
+}
+
+/** A middleware function or class. */
+export type MiddlewareLike = Middleware | Constructor<McpMiddleware>;
+
+const USE = 'hermes:use';
+
+/**
+ * Wraps every handler of a class, or one method, in middleware.
+ *
+ * @example
+ * const audit: Middleware = async (ctx, next) => {
+ *   const started = Date.now();
+ *   try { return await next(); } finally { ctx.log.info({ ms: Date.now() - started }, 'done'); }
+ * };
+ * \@Use(audit) \@Tool() deleteNote(input: NoteRef) { ... }
+ */
+export function Use(...middleware: MiddlewareLike[]): ClassDecorator & MethodDecorator {
+  return ((target: object, property?: string | symbol) => {
+    const holder = property === undefined ? target : (target as { constructor: Function }).constructor;
+    const key = property === undefined ? undefined : String(property);
+    const existing: MiddlewareLike[] = (key === undefined ? Reflect.getOwnMetadata(USE, holder) : Reflect.getOwnMetadata(USE, holder, key)) ?? [];
+    const list = [...middleware, ...existing];
+    if (key === undefined) Reflect.defineMetadata(USE, list, holder);
+    else Reflect.defineMetadata(USE, list, holder, key);
+  }) as ClassDecorator & MethodDecorator;
+}
+
+/** The middleware `@Use` put on a class (with its base classes) or on one of its methods. @internal */
+export function middlewareOf(cls: Function, method?: string): MiddlewareLike[] {
+  if (method !== undefined) return Reflect.getMetadata(USE, cls, method) ?? [];
+  const chain: MiddlewareLike[][] = [];
+  for (let c: Function | null = cls; c && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
+    const own = Reflect.getOwnMetadata(USE, c);
+    if (own) chain.unshift(own);
+  }
+  return chain.flat();
+}
+
+/** Resolves middleware classes to instances, once, at bootstrap. @internal */
+export function resolveMiddleware(list: readonly MiddlewareLike[], container: DependencyContainer, owner: string): Middleware[] {
+  return list.map((item) => {
+    if (typeof item !== 'function') throw new HermesError('HERMES_INVALID_OPTIONS', `${owner}: middleware must be a function or a class with a use(ctx, next) method.`);
+    if (typeof (item.prototype as Partial<McpMiddleware> | undefined)?.use === 'function') {
+      const instance = instantiate(item as Constructor<McpMiddleware>, container);
+      return (ctx, next) => instance.use(ctx, next);
+    }
+    return item as Middleware;
+  });
+}
+
+/** Wraps `call` in the middleware, outermost first; no middleware → `call` itself. @internal */
+export function compose(middleware: readonly Middleware[], call: (input: unknown, ctx: McpContext) => unknown): (input: unknown, ctx: McpContext) => unknown {
+  if (middleware.length === 0) return call;
+  return (input, ctx) => {
+    const run = async (index: number): Promise<unknown> => {
+      if (index === middleware.length) return call(input, ctx);
+      let called = false;
+      return middleware[index](ctx, () => {
+        if (called) return Promise.reject(new Error('next() called more than once'));
+        called = true;
+        return run(index + 1);
+      });
+    };
+    return run(0);
+  };
+}
