@@ -6,7 +6,7 @@ const tsJest: Config['transform'] = {
 
 /** Tests import the packages by name; map them to their sources so no build is needed for unit tests. */
 const moduleNameMapper = {
-  '^@hermes-mcp/(protocol|core)$': '<rootDir>/packages/$1/src/index.ts',
+  '^@hermes-mcp/(protocol|core|fastify)$': '<rootDir>/packages/$1/src/index.ts',
 };
 
 function project(name: string, root: string): Config {
@@ -23,7 +23,7 @@ function project(name: string, root: string): Config {
 }
 
 const config: Config = {
-  projects: [project('protocol', 'packages/protocol'), project('core', 'packages/core'), project('examples', 'examples')],
+  projects: [project('protocol', 'packages/protocol'), project('core', 'packages/core'), project('fastify', 'packages/fastify'), project('examples', 'examples')],
   testTimeout: 30_000,
 };
 

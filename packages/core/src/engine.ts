@@ -41,6 +41,14 @@ export interface EngineOptions {
   handlerTimeout?: number;
 }
 
+/** Per-connection options of {@link Engine.connect}. */
+export interface ConnectionOptions {
+  /** The session id, visible as `ctx.session.id` (legacy HTTP). */
+  sessionId?: string;
+  /** The logger of this connection (e.g. a child logger bound to the session). */
+  logger?: Logger;
+}
+
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
@@ -56,9 +64,12 @@ export class Engine {
     readonly options: EngineOptions,
   ) {}
 
-  /** Starts serving a legacy-era (initialize-based) connection over `transport`. */
-  async connect(transport: Transport): Promise<Connection> {
-    const connection = new Connection(this, transport);
+  /**
+   * Starts serving a legacy-era (initialize-based) connection over `transport`. `options.sessionId`
+   * names it (HTTP sessions); `options.logger` replaces the engine's logger for it.
+   */
+  async connect(transport: Transport, options: ConnectionOptions = {}): Promise<Connection> {
+    const connection = new Connection(this, transport, options);
     this.live.add(connection);
     void connection.closed.then(() => this.live.delete(connection));
     await connection.peer.start();
@@ -103,9 +114,10 @@ export class Connection implements PeerHandlers, RequestChannel {
   constructor(
     private readonly engine: Engine,
     readonly transport: Transport,
+    private readonly options: ConnectionOptions = {},
   ) {
     this.peer = new Peer(transport, this, { requestTimeout: engine.options.requestTimeout });
-    this.log = engine.options.logger;
+    this.log = options.logger ?? engine.options.logger;
     let resolve!: () => void;
     this.closed = new Promise((r) => (resolve = r));
     const peerOnClose = transport.onclose;
@@ -163,7 +175,7 @@ export class Connection implements PeerHandlers, RequestChannel {
         break;
     }
     const meta = isRecord(params._meta) ? params._meta : undefined;
-    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: meta }, session, this.transport.info, extra, this, this.log);
+    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: meta }, session, extra.transportInfo ?? this.transport.info, extra, this, this.log);
     const limit = this.engine.options.handlerTimeout;
     if (!limit) return handler.handleRequest(ctx);
     return withTimeout(ctx, limit, () => handler.handleRequest(ctx), (error) => {
@@ -222,7 +234,8 @@ export class Connection implements PeerHandlers, RequestChannel {
     const features = REVISIONS[version];
     this.features = features;
     this.session = Object.freeze({
-      era: 'legacy',
+      ...(this.options.sessionId !== undefined && { id: this.options.sessionId }),
+      era: 'legacy' as const,
       protocolVersion: version,
       clientInfo: info as unknown as Implementation,
       clientCapabilities: params.capabilities as ClientCapabilities,

@@ -6,7 +6,7 @@
 import type { JsonRpcNotification, Transport } from '@hermes-mcp/protocol';
 import { Constructor, DependencyContainer, defaultContainer } from './container';
 import { CursorCodec } from './cursor';
-import { Connection, Engine } from './engine';
+import { Connection, ConnectionOptions, Engine } from './engine';
 import { HermesError } from './errors';
 import { McpHandler, NotificationContext, isMcpHandler } from './handler';
 import { Logger, createLogger } from './logger';
@@ -108,9 +108,9 @@ export class McpApp {
     return connection;
   }
 
-  /** Serves one connection over `transport` (custom transports, tests). */
-  connect(transport: Transport): Promise<Connection> {
-    return this.engine.connect(transport);
+  /** Serves one connection over `transport` (custom transports, HTTP sessions, tests). */
+  connect(transport: Transport, options?: ConnectionOptions): Promise<Connection> {
+    return this.engine.connect(transport, options);
   }
 
   /** Closes every connection; in-flight requests are aborted. */

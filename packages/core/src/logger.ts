@@ -4,8 +4,20 @@
  */
 import pino from 'pino';
 
-/** The logger type used across the framework (pino's). */
-export type Logger = pino.Logger;
+/**
+ * The logger the framework needs: the part of pino's API it uses, so pino itself, a pino child and
+ * Fastify's `request.log` / `app.log` all fit.
+ */
+export interface Logger {
+  level: string;
+  fatal: pino.LogFn;
+  error: pino.LogFn;
+  warn: pino.LogFn;
+  info: pino.LogFn;
+  debug: pino.LogFn;
+  trace: pino.LogFn;
+  child(bindings: Record<string, unknown>): Logger;
+}
 
 /** Options of the default logger. */
 export interface LoggerOptions {
@@ -16,7 +28,7 @@ export interface LoggerOptions {
 }
 
 /** A pino logger that writes JSON lines to stderr. */
-export function createLogger(options: LoggerOptions = {}): Logger {
+export function createLogger(options: LoggerOptions = {}): pino.Logger {
   return pino(
     { name: options.name ?? 'hermes-mcp', level: options.level ?? process.env.HERMES_LOG_LEVEL ?? 'info' },
     pino.destination({ fd: 2, sync: false }),

@@ -22,7 +22,7 @@ import {
   request,
   resultResponse,
 } from './jsonrpc';
-import type { Transport } from './transport';
+import type { Transport, TransportInfo } from './transport';
 
 /** What an inbound request handler receives besides the request. */
 export interface InboundRequestExtra {
@@ -33,6 +33,8 @@ export interface InboundRequestExtra {
    * other side, the request still gets the response its handler settles with.
    */
   abort(reason: unknown): void;
+  /** What the transport knows of this one request (HTTP headers, address…), when it differs per request. */
+  readonly transportInfo?: TransportInfo;
 }
 
 /** Decides how the peer treats what comes in. */
@@ -110,7 +112,7 @@ export class Peer {
     options: PeerOptions = {},
   ) {
     this.requestTimeout = options.requestTimeout ?? DEFAULT_TIMEOUT;
-    transport.onframe = (frame) => this.receive(frame);
+    transport.onframe = (frame, info) => this.receive(frame, info);
     this.drainTimeout = options.drainTimeout ?? 10_000;
     transport.onclose = () => this.shutdown('the connection closed');
     transport.oninputend = () => this.drain();
@@ -209,10 +211,10 @@ export class Peer {
   }
 
   /** Feeds one frame in. Transports call this through `onframe`. */
-  receive(frame: ParsedFrame): void {
+  receive(frame: ParsedFrame, info?: TransportInfo): void {
     switch (frame.kind) {
       case 'single': {
-        const response = this.dispatch(frame.message);
+        const response = this.dispatch(frame.message, info);
         if (response) response.then((r) => this.answered(r), (e) => this.report(e, {}));
         return;
       }
@@ -220,19 +222,19 @@ export class Peer {
         this.sendResponse(errorResponse(null, frame.error));
         return;
       case 'batch':
-        this.receiveBatch(frame.messages);
+        this.receiveBatch(frame.messages, info);
         return;
     }
   }
 
-  private receiveBatch(messages: ClassifiedMessage[]): void {
+  private receiveBatch(messages: ClassifiedMessage[], info?: TransportInfo): void {
     if (!this.handlers.acceptBatch?.()) {
       this.sendResponse(errorResponse(null, McpError.invalidRequest('JSON-RPC batches are not supported by the negotiated protocol revision (only 2025-03-26 has them)')));
       return;
     }
     const answers: Promise<JsonRpcResponse | undefined>[] = [];
     for (const message of messages) {
-      const answer = this.dispatch(message);
+      const answer = this.dispatch(message, info);
       if (answer) answers.push(answer);
     }
     if (answers.length === 0) return;
@@ -247,10 +249,10 @@ export class Peer {
   }
 
   /** Handles one message; returns the response to send for requests (undefined when suppressed). */
-  private dispatch(message: ClassifiedMessage): Promise<JsonRpcResponse | undefined> | undefined {
+  private dispatch(message: ClassifiedMessage, info?: TransportInfo): Promise<JsonRpcResponse | undefined> | undefined {
     switch (message.kind) {
       case 'request':
-        return this.runRequest(message.message);
+        return this.runRequest(message.message, info);
       case 'notification':
         this.receiveNotification(message.message);
         return undefined;
@@ -282,7 +284,7 @@ export class Peer {
     }
   }
 
-  private async runRequest(req: JsonRpcRequest): Promise<JsonRpcResponse | undefined> {
+  private async runRequest(req: JsonRpcRequest, transportInfo?: TransportInfo): Promise<JsonRpcResponse | undefined> {
     if (this.inflight.has(req.id)) {
       return errorResponse(req.id, McpError.invalidRequest(`a request with id ${JSON.stringify(req.id)} is already in progress`));
     }
@@ -291,7 +293,7 @@ export class Peer {
     // Cancelled by the other side, or shut down: the entry is gone and no response is sent.
     const cancelled = () => this.inflight.get(req.id) !== controller;
     try {
-      const result = await this.handlers.onRequest(req, { signal: controller.signal, abort: (reason) => controller.abort(reason) });
+      const result = await this.handlers.onRequest(req, { signal: controller.signal, abort: (reason) => controller.abort(reason), transportInfo });
       if (cancelled()) return undefined;
       if (typeof result !== 'object' || result === null || Array.isArray(result)) {
         // Sent as is, it would be a response without a valid "result" that the other side rejects.

@@ -38,8 +38,8 @@ export interface Transport {
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void>;
   /** Stops reading and writing; calls `onclose` once. */
   close(): Promise<void>;
-  /** Called with each frame received. */
-  onframe?: (frame: ParsedFrame) => void;
+  /** Called with each frame received; `info` when this frame's origin differs from `info` above (HTTP). */
+  onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
   /**
    * Called when the other side will send nothing more but the channel can still carry answers
    * (stdin ended). Without a listener the transport closes itself.

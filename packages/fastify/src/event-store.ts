@@ -1,0 +1,80 @@
+/**
+ * Event stores keep what was sent on each SSE stream of a session, so a client that lost its
+ * connection can resume with `Last-Event-ID` and miss nothing. Event ids name their stream
+ * (`<stream>_<seq>`), so a resumption replays only that stream.
+ */
+import type { JsonRpcMessage } from '@hermes-mcp/protocol';
+
+/** One stored event. */
+export interface StoredEvent {
+  id: string;
+  message: JsonRpcMessage | JsonRpcMessage[];
+}
+
+/** Where a session's SSE events are kept for resumption. */
+export interface EventStore {
+  /** Stores a message sent on `streamId` and returns its event id. */
+  append(streamId: string, message: JsonRpcMessage | JsonRpcMessage[]): string;
+  /** A new event id on `streamId` with nothing stored under it (priming events). */
+  mark(streamId: string): string;
+  /**
+   * The events of the stream `eventId` belongs to that came after it, oldest first; undefined
+   * when the id is not one this store issued (or its events were evicted).
+   */
+  replayAfter(eventId: string): { streamId: string; events: StoredEvent[] } | undefined;
+  /** Forgets a stream (its request was answered and the client has had time to resume). */
+  forget(streamId: string): void;
+}
+
+/**
+ * Keeps events in memory, at most `limit` per session (default 1000): the oldest are dropped first,
+ * and a resumption from before them fails rather than skipping events silently.
+ */
+export class InMemoryEventStore implements EventStore {
+  private readonly streams = new Map<string, { seq: number; events: Array<{ seq: number; message: JsonRpcMessage | JsonRpcMessage[] }>; floor: number }>();
+  private readonly order: Array<[string, number]> = [];
+
+  constructor(private readonly limit = 1000) {}
+
+  append(streamId: string, message: JsonRpcMessage | JsonRpcMessage[]): string {
+    const stream = this.stream(streamId);
+    const seq = ++stream.seq;
+    stream.events.push({ seq, message });
+    this.order.push([streamId, seq]);
+    while (this.order.length > this.limit) {
+      const [oldStream, oldSeq] = this.order.shift()!;
+      const s = this.streams.get(oldStream);
+      if (!s) continue;
+      s.events = s.events.filter((e) => e.seq > oldSeq);
+      s.floor = Math.max(s.floor, oldSeq);
+    }
+    return `${streamId}_${seq}`;
+  }
+
+  mark(streamId: string): string {
+    return `${streamId}_${++this.stream(streamId).seq}`;
+  }
+
+  replayAfter(eventId: string): { streamId: string; events: StoredEvent[] } | undefined {
+    const cut = eventId.lastIndexOf('_');
+    if (cut <= 0) return undefined;
+    const streamId = eventId.slice(0, cut);
+    const after = Number(eventId.slice(cut + 1));
+    const stream = this.streams.get(streamId);
+    if (!stream || !Number.isSafeInteger(after) || after > stream.seq || after < stream.floor) return undefined;
+    return {
+      streamId,
+      events: stream.events.filter((e) => e.seq > after).map((e) => ({ id: `${streamId}_${e.seq}`, message: e.message })),
+    };
+  }
+
+  forget(streamId: string): void {
+    this.streams.delete(streamId);
+  }
+
+  private stream(streamId: string) {
+    let stream = this.streams.get(streamId);
+    if (!stream) this.streams.set(streamId, (stream = { seq: 0, events: [], floor: 0 }));
+    return stream;
+  }
+}

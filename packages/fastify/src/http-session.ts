@@ -1,0 +1,290 @@
+/**
+ * The transport of one Streamable HTTP session (MCP 2025-03-26 … 2025-11-25).
+ *
+ * Every POST that carries requests opens an exchange. What the engine sends back is routed by
+ * request id: the response — or anything related to that request (progress, logs, server→client
+ * requests) — goes to its exchange. An exchange answers with plain JSON when the response is the
+ * first thing it gets, and becomes an SSE stream when something comes before it. Everything else
+ * goes to the session's GET stream. SSE events are numbered per stream and kept in the event store,
+ * so a client that loses a stream resumes it with `Last-Event-ID` and misses nothing.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyReply } from 'fastify';
+import {
+  JsonRpcMessage,
+  ParsedFrame,
+  RequestId,
+  SendOptions,
+  Transport,
+  TransportInfo,
+  isResponse,
+} from '@hermes-mcp/protocol';
+import type { EventStore } from './event-store';
+import { SseConnection } from './sse';
+
+/** How an exchange answers its POST. @internal */
+export type Decision = { kind: 'json'; body: string; message: JsonRpcMessage | JsonRpcMessage[] } | { kind: 'sse' } | { kind: 'closed' };
+
+/** The requests of one POST, and the stream that answers them. @internal */
+export class Exchange {
+  /** Ids still waiting for their response. */
+  readonly waiting: Set<RequestId>;
+  /** The SSE connection, once the exchange became a stream (and while connected). */
+  connection?: SseConnection;
+  /** True once every response went out. */
+  done = false;
+  /** True while the connection was closed on purpose (SSE polling): events are only stored. */
+  private detached = false;
+  private decide!: (decision: Decision) => void;
+  /** Resolves with how to answer the POST, on the first message. */
+  readonly decision: Promise<Decision>;
+  private decided = false;
+  private readonly outbox: string[] = [];
+
+  constructor(
+    readonly streamId: string,
+    ids: RequestId[],
+    /** Whether to send a priming event and `retry` when streaming (MCP 2025-11-25 clients). */
+    readonly priming: boolean,
+  ) {
+    this.waiting = new Set(ids);
+    this.decision = new Promise((resolve) => (this.decide = resolve));
+  }
+
+  /** True while the POST has not been answered in one way or the other. */
+  get undecided(): boolean {
+    return !this.decided;
+  }
+
+  /** Answers the POST with JSON. */
+  answerJson(message: JsonRpcMessage | JsonRpcMessage[]): void {
+    this.decided = true;
+    this.done = true;
+    this.decide({ kind: 'json', body: JSON.stringify(message), message });
+  }
+
+  /** Switches the POST to SSE; events written before the handler attaches the stream wait in an outbox. */
+  startStream(): void {
+    this.decided = true;
+    this.decide({ kind: 'sse' });
+  }
+
+  /** Gives up on the POST (the session ended before anything was sent). */
+  abandon(): void {
+    this.decided = true;
+    this.done = true;
+    this.decide({ kind: 'closed' });
+  }
+
+  /** Attaches the SSE connection the handler opened, and writes what waited for it. */
+  attach(connection: SseConnection): void {
+    for (const frame of this.outbox.splice(0)) connection.writeFrame(frame);
+    if (this.done || this.detached) connection.end();
+    else this.connection = connection;
+  }
+
+  /** Attaches a connection that resumes the stream (`Last-Event-ID`). */
+  reattach(connection: SseConnection): void {
+    this.detached = false;
+    this.connection = connection;
+  }
+
+  /** Closes the connection but not the stream: the client reconnects and resumes. */
+  detach(): void {
+    this.detached = true;
+    const connection = this.connection;
+    this.connection = undefined;
+    connection?.end();
+  }
+
+  /** Writes one event (or queues it until the stream is attached); a detached stream only stores it. */
+  write(data: string, id: string): void {
+    if (this.connection) this.connection.write(data, id);
+    else if (!this.detached) this.outbox.push(`id: ${id}\ndata: ${data}\n\n`);
+  }
+
+  /** Writes the priming event (or queues it). */
+  prime(id: string, retryMs: number): void {
+    if (this.connection) this.connection.prime(id, retryMs);
+    else this.outbox.push(`id: ${id}\nretry: ${retryMs}\ndata: \n\n`);
+  }
+
+  /** Ends the stream after the last response. */
+  finish(): void {
+    this.done = true;
+    this.connection?.end();
+  }
+}
+
+/** Options of an {@link HttpSessionTransport}. @internal */
+export interface HttpSessionTransportOptions {
+  sessionId: string;
+  eventStore: EventStore;
+  /** Milliseconds a client should wait before reconnecting a closed stream (`retry`). */
+  retryMs: number;
+  /** Reports messages that had nowhere to go. */
+  onDropped?: (message: JsonRpcMessage | JsonRpcMessage[]) => void;
+}
+
+const STANDALONE = 'get';
+
+/** The transport of one Streamable HTTP session. @internal */
+export class HttpSessionTransport implements Transport {
+  readonly info: TransportInfo;
+  onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  /** The negotiated revision, once known (decides priming). */
+  protocolVersion?: string;
+  private readonly exchanges = new Map<RequestId, Exchange>();
+  private readonly streams = new Map<string, Exchange>();
+  private standalone?: SseConnection;
+  private closed = false;
+
+  constructor(private readonly options: HttpSessionTransportOptions) {
+    this.info = Object.freeze({ kind: 'http', sessionId: options.sessionId });
+  }
+
+  /** The session's id. */
+  get sessionId(): string {
+    return this.options.sessionId;
+  }
+
+  /** True while a GET stream is open. */
+  get hasStandaloneStream(): boolean {
+    return this.standalone !== undefined && !this.standalone.closed;
+  }
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  /**
+   * Registers the requests of a POST and feeds the frame to the engine. Returns the exchange that
+   * will answer, or undefined when the frame holds no request (the POST gets 202).
+   */
+  receive(frame: ParsedFrame, requestIds: RequestId[], info: TransportInfo, priming: boolean): Exchange | undefined {
+    let exchange: Exchange | undefined;
+    if (requestIds.length > 0) {
+      exchange = new Exchange(randomBytes(9).toString('base64url'), requestIds, priming);
+      for (const id of requestIds) this.exchanges.set(id, exchange);
+      this.streams.set(exchange.streamId, exchange);
+    }
+    const target = exchange;
+    const requestInfo: TransportInfo = target ? { ...info, closeStream: (retryMs?: number) => this.closeStream(target, retryMs) } : info;
+    this.onframe?.(frame, requestInfo);
+    return exchange;
+  }
+
+  /** Opens the session's GET stream for messages unrelated to any request. */
+  openStandalone(reply: FastifyReply, priming: boolean): SseConnection {
+    const connection = SseConnection.open(reply);
+    this.standalone = connection;
+    if (priming) connection.prime(this.options.eventStore.mark(STANDALONE), this.options.retryMs);
+    connection.onClose(() => {
+      if (this.standalone === connection) this.standalone = undefined;
+    });
+    return connection;
+  }
+
+  /**
+   * Resumes a stream from `Last-Event-ID`: replays what came after it on that stream, then keeps
+   * the connection for what is still to come. False when the id is unknown.
+   */
+  resume(reply: FastifyReply, lastEventId: string): boolean {
+    const replay = this.options.eventStore.replayAfter(lastEventId);
+    if (!replay) return false;
+    const connection = SseConnection.open(reply);
+    for (const event of replay.events) connection.write(JSON.stringify(event.message), event.id);
+    if (replay.streamId === STANDALONE) {
+      this.standalone = connection;
+      connection.onClose(() => {
+        if (this.standalone === connection) this.standalone = undefined;
+      });
+      return true;
+    }
+    const exchange = this.streams.get(replay.streamId);
+    if (!exchange || exchange.done) {
+      connection.end();
+      return true;
+    }
+    exchange.reattach(connection);
+    return true;
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    const responses = Array.isArray(message) ? message : isResponse(message) ? [message] : undefined;
+    const key = responses ? (responses[0] as { id: RequestId | null }).id : options?.relatedRequestId;
+    const exchange = key === undefined || key === null ? undefined : this.exchanges.get(key);
+    if (exchange) {
+      this.deliver(exchange, message, responses);
+    } else if (!responses && this.standalone && !this.standalone.closed) {
+      this.standalone.write(JSON.stringify(message), this.options.eventStore.append(STANDALONE, message));
+    } else {
+      this.options.onDropped?.(message);
+    }
+    return Promise.resolve();
+  }
+
+  private deliver(exchange: Exchange, message: JsonRpcMessage | JsonRpcMessage[], responses: JsonRpcMessage[] | undefined): void {
+    if (responses) {
+      for (const r of responses) {
+        const id = (r as { id: RequestId | null }).id;
+        if (id !== null) {
+          exchange.waiting.delete(id);
+          this.exchanges.delete(id);
+        }
+      }
+    }
+    const last = responses !== undefined && exchange.waiting.size === 0;
+    if (exchange.undecided && last) {
+      this.streams.delete(exchange.streamId);
+      exchange.answerJson(message);
+      return;
+    }
+    if (exchange.undecided) this.stream(exchange);
+    exchange.write(JSON.stringify(message), this.options.eventStore.append(exchange.streamId, message));
+    if (last) {
+      exchange.finish();
+      // Kept a while for resumption: a client that lost the stream just now can still replay it.
+      setTimeout(() => {
+        this.streams.delete(exchange.streamId);
+        this.options.eventStore.forget(exchange.streamId);
+      }, Math.max(this.options.retryMs * 10, 30_000)).unref();
+    }
+  }
+
+  private stream(exchange: Exchange): void {
+    exchange.startStream();
+    if (exchange.priming) exchange.prime(this.options.eventStore.mark(exchange.streamId), this.options.retryMs);
+  }
+
+  /**
+   * Closes the connection of a request's stream without ending the stream (SSE polling): the
+   * client reconnects after `retry` and resumes from the last event id.
+   */
+  private closeStream(exchange: Exchange, retryMs = this.options.retryMs): void {
+    if (exchange.done) return;
+    if (exchange.undecided) {
+      exchange.startStream();
+      exchange.prime(this.options.eventStore.mark(exchange.streamId), retryMs);
+    }
+    exchange.detach();
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    for (const exchange of new Set(this.exchanges.values())) {
+      if (exchange.undecided) exchange.abandon();
+      else exchange.finish();
+    }
+    this.exchanges.clear();
+    this.streams.clear();
+    this.standalone?.end();
+    this.standalone = undefined;
+    this.onclose?.();
+    return Promise.resolve();
+  }
+}

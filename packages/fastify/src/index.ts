@@ -1,0 +1,11 @@
+/**
+ * @hermes-mcp/fastify — mount a Hermes MCP server in any Fastify app: Streamable HTTP with sessions
+ * and resumable SSE streams, the legacy HTTP+SSE transport, DNS-rebinding protection.
+ */
+export { hermesMcp } from './plugin';
+export type { HermesMcpOptions, HttpSession } from './plugin';
+export type { OriginPolicy } from './security';
+export { InMemorySessionStore } from './session-store';
+export type { SessionStore } from './session-store';
+export { InMemoryEventStore } from './event-store';
+export type { EventStore, StoredEvent } from './event-store';

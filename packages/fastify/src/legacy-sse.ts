@@ -1,0 +1,40 @@
+/**
+ * The HTTP+SSE transport of MCP 2024-11-05: a GET opens an SSE stream whose first event names the
+ * endpoint to POST messages to; every server message travels on that one stream.
+ */
+import type { JsonRpcMessage, ParsedFrame, Transport, TransportInfo } from '@hermes-mcp/protocol';
+import type { SseConnection } from './sse';
+
+/** One legacy HTTP+SSE session's transport. @internal */
+export class LegacySseTransport implements Transport {
+  readonly info: TransportInfo;
+  onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private closed = false;
+
+  constructor(
+    readonly sessionId: string,
+    private readonly connection: SseConnection,
+  ) {
+    this.info = Object.freeze({ kind: 'http+sse', sessionId });
+    connection.onClose(() => void this.close());
+  }
+
+  start(): Promise<void> {
+    return Promise.resolve();
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    if (!this.closed) this.connection.write(JSON.stringify(message), undefined, 'message');
+    return Promise.resolve();
+  }
+
+  close(): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    this.closed = true;
+    this.connection.end();
+    this.onclose?.();
+    return Promise.resolve();
+  }
+}

@@ -1,0 +1,332 @@
+/**
+ * The Fastify plugin: mounts a Hermes MCP server at a path of any Fastify app.
+ *
+ * - `POST {path}`, `GET {path}`, `DELETE {path}`: Streamable HTTP (MCP 2025-03-26 … 2025-11-25),
+ *   with sessions, JSON or SSE answers, resumable streams.
+ * - `GET {path}/sse` + `POST {path}/messages?sessionId=…`: the HTTP+SSE transport of 2024-11-05.
+ *
+ * The routes live in their own encapsulated context, so the error handler and hooks added here
+ * touch nothing else of the app.
+ */
+import { randomBytes } from 'node:crypto';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import {
+  Connection,
+  Constructor,
+  McpApp,
+  McpAppOptions,
+  McpFactory,
+  McpHandler,
+} from '@hermes-mcp/core';
+import {
+  ErrorCode,
+  JsonRpcMessage,
+  LEGACY_PROTOCOL_VERSIONS,
+  ParsedFrame,
+  RequestId,
+  TransportInfo,
+  classifyValue,
+} from '@hermes-mcp/protocol';
+import { EventStore, InMemoryEventStore } from './event-store';
+import { HttpSessionTransport } from './http-session';
+import { LegacySseTransport } from './legacy-sse';
+import { OriginPolicy, checkOrigin } from './security';
+import { InMemorySessionStore, SessionStore } from './session-store';
+import { SseConnection } from './sse';
+
+/** Options of the {@link hermesMcp} plugin. */
+export interface HermesMcpOptions extends OriginPolicy {
+  /** The server: a `@McpServer` class, an `McpHandler`, or an app made with `McpFactory.create`. */
+  server: Constructor | McpHandler | McpApp;
+  /** Options for `McpFactory.create` when `server` is not an app yet (the logger defaults to Fastify's). */
+  appOptions?: McpAppOptions;
+  /** Where the MCP endpoint is mounted (default `/mcp`). */
+  path?: string;
+  /** A session with no request for this many milliseconds is ended (default 30 minutes). */
+  sessionIdleTimeout?: number;
+  /** Most sessions at once; an `initialize` beyond it gets 503 (default 10 000). */
+  maxSessions?: number;
+  /** Largest request body in bytes; larger gets 413 (default 4 MiB). */
+  bodyLimit?: number;
+  /** Milliseconds a client waits before reconnecting a closed SSE stream (`retry`, default 1000). */
+  retryMs?: number;
+  /** Events kept per session for resumption (default 1000). */
+  eventStoreLimit?: number;
+  /** Where sessions are kept (default: in memory). */
+  sessionStore?: SessionStore<HttpSession>;
+  /** Serve the 2024-11-05 HTTP+SSE transport at `{path}/sse` and `{path}/messages` (default true). */
+  legacySse?: boolean;
+}
+
+/** A live session: its transport and its engine connection. */
+export interface HttpSession {
+  readonly id: string;
+  readonly transport: HttpSessionTransport | LegacySseTransport;
+  readonly connection: Connection;
+  /** Restarts the idle timer. @internal */
+  touch(): void;
+  /** Ends the session: in-flight requests are aborted, streams closed. */
+  close(): Promise<void>;
+}
+
+const MINUTE = 60_000;
+const DEFAULTS = { path: '/mcp', sessionIdleTimeout: 30 * MINUTE, maxSessions: 10_000, bodyLimit: 4 * 1024 * 1024, retryMs: 1000, eventStoreLimit: 1000 };
+const SUPPORTED_HEADER_VERSIONS: readonly string[] = LEGACY_PROTOCOL_VERSIONS;
+
+/** A JSON-RPC error body with no id (MCP: HTTP-level errors carry none). */
+function errorBody(code: number, message: string, data?: unknown): string {
+  return JSON.stringify({ jsonrpc: '2.0', error: data === undefined ? { code, message } : { code, message, data } });
+}
+
+function fail(reply: FastifyReply, status: number, code: number, message: string, data?: unknown): FastifyReply {
+  return reply.code(status).header('content-type', 'application/json').send(errorBody(code, message, data));
+}
+
+function accepts(request: FastifyRequest, type: string): boolean {
+  const accept = request.headers.accept ?? '';
+  return accept.includes(type) || accept.includes('*/*');
+}
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}
+
+/** The request ids in a frame, and whether it is an `initialize`. */
+function requestsOf(frame: ParsedFrame): { ids: RequestId[]; initialize: boolean; invalid?: string } {
+  if (frame.kind === 'single') {
+    const m = frame.message;
+    if (m.kind === 'request') return { ids: [m.message.id], initialize: m.message.method === 'initialize' };
+    if (m.kind === 'invalid' && m.id !== null && !m.response) return { ids: [m.id], initialize: false };
+    return { ids: [], initialize: false };
+  }
+  if (frame.kind === 'batch') {
+    const ids: RequestId[] = [];
+    for (const m of frame.messages) {
+      if (m.kind === 'request') {
+        if (m.message.method === 'initialize') return { ids: [], initialize: false, invalid: '"initialize" must not be part of a batch' };
+        ids.push(m.message.id);
+      } else if (m.kind === 'invalid' && m.id !== null && !m.response) ids.push(m.id);
+    }
+    return { ids, initialize: false };
+  }
+  return { ids: [], initialize: false };
+}
+
+async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Promise<void> {
+  const settings = { ...DEFAULTS, ...stripUndefined(options) };
+  const path = settings.path.endsWith('/') && settings.path.length > 1 ? settings.path.slice(0, -1) : settings.path;
+  const app = options.server instanceof McpApp ? options.server : McpFactory.create(options.server, { logger: fastify.log, ...options.appOptions });
+  const sessions: SessionStore<HttpSession> = options.sessionStore ?? new InMemorySessionStore<HttpSession>();
+  const log = fastify.log.child({ mcp: path });
+
+  async function openSession(makeTransport: (id: string) => HttpSessionTransport | LegacySseTransport): Promise<HttpSession> {
+    const id = randomBytes(24).toString('base64url');
+    const transport = makeTransport(id);
+    const connection = await app.connect(transport, { sessionId: id, logger: log.child({ sessionId: id }) });
+    let timer: NodeJS.Timeout | undefined;
+    const session: HttpSession = {
+      id,
+      transport,
+      connection,
+      touch: () => timer?.refresh(),
+      close: async () => {
+        if (timer) clearTimeout(timer);
+        sessions.delete(id);
+        await connection.close();
+      },
+    };
+    timer = setTimeout(() => {
+      log.debug({ sessionId: id }, 'session expired');
+      void session.close();
+    }, settings.sessionIdleTimeout);
+    timer.unref();
+    void connection.closed.then(() => {
+      if (timer) clearTimeout(timer);
+      sessions.delete(id);
+    });
+    sessions.set(id, session);
+    return session;
+  }
+
+  function requestInfo(request: FastifyRequest, sessionId: string): TransportInfo {
+    return { kind: 'http', sessionId, headers: request.headers, ip: request.ip, url: request.url };
+  }
+
+  /** The session named by the request's header: 400 without one, 404 for an unknown one. */
+  function sessionOf(request: FastifyRequest, reply: FastifyReply): HttpSession | undefined {
+    const id = header(request, 'mcp-session-id');
+    if (!id) {
+      fail(reply, 400, ErrorCode.InvalidRequest, 'Bad Request: the Mcp-Session-Id header is required (send "initialize" first to get one)');
+      return undefined;
+    }
+    const session = sessions.get(id);
+    if (!session || !(session.transport instanceof HttpSessionTransport)) {
+      fail(reply, 404, ErrorCode.InvalidRequest, 'Session not found: it expired or was ended; send "initialize" to start a new one');
+      return undefined;
+    }
+    const version = header(request, 'mcp-protocol-version');
+    if (version !== undefined && !SUPPORTED_HEADER_VERSIONS.includes(version)) {
+      fail(reply, 400, ErrorCode.InvalidRequest, `Bad Request: unsupported MCP-Protocol-Version "${version}" (supported: ${SUPPORTED_HEADER_VERSIONS.join(', ')})`);
+      return undefined;
+    }
+    session.touch();
+    return session;
+  }
+
+  function priming(session: HttpSession): boolean {
+    const version = session.connection.sessionInfo?.protocolVersion;
+    return version !== undefined && version >= '2025-11-25';
+  }
+
+  async function post(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const contentType = header(request, 'content-type') ?? '';
+    if (!contentType.toLowerCase().startsWith('application/json')) {
+      return fail(reply, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
+    }
+    if (!accepts(request, 'application/json') || !accepts(request, 'text/event-stream')) {
+      return fail(reply, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list both application/json and text/event-stream');
+    }
+    const frame = classifyValue(request.body);
+    if (frame.kind === 'invalid') return fail(reply, 400, frame.error.code, frame.error.message);
+    const { ids, initialize, invalid } = requestsOf(frame);
+    if (invalid) return fail(reply, 400, ErrorCode.InvalidRequest, `Invalid request: ${invalid}`);
+    let session: HttpSession | undefined;
+    if (initialize) {
+      if (sessions.size >= settings.maxSessions) {
+        return fail(reply, 503, ErrorCode.InternalError, `Service Unavailable: this server holds its maximum of ${settings.maxSessions} sessions (maxSessions); try again later`);
+      }
+      const eventStore: EventStore = new InMemoryEventStore(settings.eventStoreLimit);
+      session = await openSession((id) => new HttpSessionTransport({ sessionId: id, eventStore, retryMs: settings.retryMs, onDropped: (m) => log.debug({ sessionId: id, message: m }, 'no stream for a message; dropped') }));
+    } else {
+      session = sessionOf(request, reply);
+      if (!session) return reply;
+    }
+    const transport = session.transport as HttpSessionTransport;
+    const exchange = transport.receive(frame, ids, requestInfo(request, session.id), priming(session));
+    if (!exchange) return reply.code(202).send();
+    const decision = await exchange.decision;
+    if (decision.kind === 'closed') return fail(reply, 404, ErrorCode.InvalidRequest, 'Session ended before the request was answered');
+    const sessionHeader: Record<string, string> = initialize ? { 'mcp-session-id': session.id } : {};
+    if (decision.kind === 'sse') {
+      exchange.attach(SseConnection.open(reply, sessionHeader));
+      return reply;
+    }
+    if (initialize && isError(decision.message)) {
+      void session.close();
+      return reply.code(200).header('content-type', 'application/json').send(decision.body);
+    }
+    return reply.code(200).headers(sessionHeader).header('content-type', 'application/json').send(decision.body);
+  }
+
+  async function get(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    if (!accepts(request, 'text/event-stream')) {
+      return fail(reply, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
+    }
+    const session = sessionOf(request, reply);
+    if (!session) return reply;
+    const transport = session.transport as HttpSessionTransport;
+    const lastEventId = header(request, 'last-event-id');
+    if (lastEventId !== undefined) {
+      if (!transport.resume(reply, lastEventId)) {
+        return fail(reply, 400, ErrorCode.InvalidRequest, `Bad Request: Last-Event-ID "${lastEventId}" is unknown here (evicted, or from another session)`);
+      }
+      return reply;
+    }
+    if (transport.hasStandaloneStream) {
+      return fail(reply, 409, ErrorCode.InvalidRequest, 'Conflict: this session already has a GET stream open');
+    }
+    transport.openStandalone(reply, priming(session));
+    return reply;
+  }
+
+  async function remove(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    const session = sessionOf(request, reply);
+    if (!session) return reply;
+    await session.close();
+    return reply.code(200).send();
+  }
+
+  async function legacyOpen(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
+    if (!accepts(request, 'text/event-stream')) return fail(reply, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
+    if (sessions.size >= settings.maxSessions) {
+      return fail(reply, 503, ErrorCode.InternalError, `Service Unavailable: this server holds its maximum of ${settings.maxSessions} sessions (maxSessions); try again later`);
+    }
+    const connection = SseConnection.open(reply);
+    const session = await openSession((id) => new LegacySseTransport(id, connection));
+    connection.write(`${path}/messages?sessionId=${encodeURIComponent(session.id)}`, undefined, 'endpoint');
+    return reply;
+  }
+
+  async function legacyPost(request: FastifyRequest<{ Querystring: { sessionId?: string } }>, reply: FastifyReply): Promise<FastifyReply> {
+    const id = request.query.sessionId;
+    const session = id ? sessions.get(id) : undefined;
+    if (!session || !(session.transport instanceof LegacySseTransport)) {
+      return fail(reply, 404, ErrorCode.InvalidRequest, 'Session not found: open a stream with GET {path}/sse first');
+    }
+    const contentType = header(request, 'content-type') ?? '';
+    if (!contentType.toLowerCase().startsWith('application/json')) {
+      return fail(reply, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
+    }
+    session.touch();
+    session.transport.onframe?.(classifyValue(request.body), requestInfo(request, session.id));
+    return reply.code(202).send('Accepted');
+  }
+
+  await fastify.register(async (scope) => {
+    scope.setErrorHandler((error: FastifyError, request, reply) => {
+      switch (error.code) {
+        case 'FST_ERR_CTP_BODY_TOO_LARGE':
+          return fail(reply, 413, ErrorCode.InvalidRequest, `Payload Too Large: the body exceeds ${settings.bodyLimit} bytes (bodyLimit)`);
+        case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+          return fail(reply, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
+        case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+          return fail(reply, 400, ErrorCode.InvalidRequest, 'Bad Request: the body is empty');
+        case 'FST_ERR_CTP_INVALID_JSON_BODY':
+          return fail(reply, 400, ErrorCode.ParseError, `Parse error: ${error.message}`);
+      }
+      if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
+        return fail(reply, 400, ErrorCode.ParseError, `Parse error: ${error.message}`);
+      }
+      if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
+        return fail(reply, error.statusCode, ErrorCode.InvalidRequest, error.message);
+      }
+      request.log.error({ err: error }, 'MCP endpoint failed');
+      return fail(reply, 500, ErrorCode.InternalError, 'Internal error');
+    });
+    scope.addHook('onRequest', async (request, reply) => {
+      const refused = checkOrigin(request, options);
+      if (refused) return fail(reply, 403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
+    });
+    scope.post(path, { bodyLimit: settings.bodyLimit }, post);
+    scope.get(path, get);
+    scope.delete(path, remove);
+    if (settings.legacySse !== false) {
+      scope.get(`${path}/sse`, legacyOpen);
+      scope.post(`${path}/messages`, { bodyLimit: settings.bodyLimit }, legacyPost);
+    }
+  });
+
+  fastify.addHook('onClose', async () => {
+    await Promise.all([...sessions.values()].map((s) => s.close()));
+  });
+}
+
+function isError(message: JsonRpcMessage | JsonRpcMessage[]): boolean {
+  return !Array.isArray(message) && 'error' in message;
+}
+
+function stripUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/**
+ * Mounts a Hermes MCP server in a Fastify app.
+ *
+ * @example
+ * const app = Fastify({ logger: true });
+ * await app.register(hermesMcp, { server: WeatherServer, path: '/mcp' });
+ * await app.listen({ host: '127.0.0.1', port: 3000 });
+ */
+export const hermesMcp = fp(plugin, { name: '@hermes-mcp/fastify', fastify: '5.x' });
