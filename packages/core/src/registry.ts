@@ -181,6 +181,11 @@ export class Registry {
     return { tools: enabled(this.tools), resources: enabled(this.resources), templates: enabled(this.templates), prompts: enabled(this.prompts) };
   }
 
+  /** The enabled tools, in the order they were added. */
+  allTools(): ToolDefinition[] {
+    return [...this.tools.values()].filter((t) => t.enabled);
+  }
+
   /** One page of `tools/list` for a revision. */
   listTools(f: RevisionFeatures, cursor?: unknown): Page<Tool> {
     return this.page('tools', (this.cache(f.version).tools ??= shaped(this.tools, (t) => shapeTool(t.descriptor, f))), cursor);
