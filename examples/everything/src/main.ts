@@ -13,8 +13,8 @@ async function main(): Promise<void> {
   }
   const seen = Container.get(Observations);
   app.onNotification('notifications/roots/list_changed', async (_notification, ctx) => {
-    seen.rootsChanges++;
     seen.lastRoots = await ctx.listRoots();
+    seen.rootsChanges++;
   });
   await app.listen();
 }

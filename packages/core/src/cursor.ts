@@ -26,8 +26,10 @@ export class CursorCodec {
     if (typeof cursor !== 'string') throw McpError.invalidParams('"cursor" must be a string');
     const dot = cursor.indexOf('.');
     const payload = cursor.slice(0, dot);
-    const mac = Buffer.from(cursor.slice(dot + 1), 'base64url');
-    const expected = Buffer.from(this.sign(payload), 'base64url');
+    // Compare the seal as text: decoding it first would accept edits the decoder ignores (the
+    // unused low bits of its last character, characters that are not base64url at all).
+    const mac = Buffer.from(cursor.slice(dot + 1));
+    const expected = Buffer.from(this.sign(payload));
     if (dot <= 0 || mac.length !== expected.length || !timingSafeEqual(mac, expected)) {
       throw McpError.invalidParams('invalid cursor: use the nextCursor of a previous page, unchanged');
     }

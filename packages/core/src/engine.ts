@@ -217,7 +217,8 @@ export class Connection implements PeerHandlers, RequestChannel {
       listRoots: async () => {
         if (!session.clientCapabilities.roots) throw new McpError(ErrorCode.MissingRequiredClientCapability, 'Cannot use roots: the client did not declare the roots capability.', { requiredCapabilities: { roots: {} } });
         const result = await this.peer.request('roots/list', {});
-        return Array.isArray(result.roots) ? (result.roots as Root[]) : [];
+        if (!Array.isArray(result.roots)) throw McpError.invalidParams('the client answered roots/list without a "roots" array');
+        return result.roots as Root[];
       },
     };
   }

@@ -47,3 +47,4 @@ export { Description, JSONSchema } from './schema/description.decorator';
 export { formatIssues, validateInput, validateInputAsync } from './validation/validator';
 export type { ValidateOptions, ValidationIssue, ValidationResult } from './validation/validator';
 export { McpError, ErrorCode } from '@hermes-mcp/protocol';
+export type { JsonSchemaObject } from '@hermes-mcp/protocol';

@@ -3,7 +3,7 @@
  * their instances through the container, and fills a {@link Registry} with resolved definitions.
  */
 import 'reflect-metadata';
-import type { Prompt, Resource, ResourceTemplate, Tool } from '@hermes-mcp/protocol';
+import type { JsonSchemaObject, Prompt, Resource, ResourceTemplate, Tool } from '@hermes-mcp/protocol';
 import { Constructor, DependencyContainer, instantiate } from './container';
 import { McpContext } from './context';
 import { HermesError } from './errors';
@@ -54,7 +54,9 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
     const classMiddleware = [...serverMiddleware, ...resolveMiddleware(middlewareOf(cls), container, cls.name)];
     for (const meta of handlersOf(cls)) {
       const explicit = (meta.options as ToolOptions).input ?? (meta.options as ResourceOptions).params ?? (meta.options as PromptOptions).args;
-      const invocation = invocationOf(cls, instance as object, meta.method, explicit, meta.kind, meta.kind === 'tool' ? 'input' : meta.kind === 'prompt' ? 'args' : 'params', meta.kind === 'resource');
+      // A tool with a verbatim `inputSchema` needs no class: an unreadable parameter type gets the raw arguments.
+      const lenient = meta.kind === 'resource' || (meta.options as ToolOptions).inputSchema !== undefined;
+      const invocation = invocationOf(cls, instance as object, meta.method, explicit, meta.kind, meta.kind === 'tool' ? 'input' : meta.kind === 'prompt' ? 'args' : 'params', lenient);
       const middleware = [...classMiddleware, ...resolveMiddleware(middlewareOf(cls, meta.method), container, invocation.owner)];
       const wrapped: Invocation = { ...invocation, call: compose(middleware, invocation.call as (input: unknown, ctx: McpContext) => unknown) as Invocation['call'] };
       register(registry, meta.kind, { ...meta.options, name: meta.options.name ?? meta.method } as never, wrapped);
@@ -104,13 +106,21 @@ function toolDefinition(options: ToolOptions & { name: string }, invocation: Inv
     name,
     ...(options.title !== undefined && { title: options.title }),
     ...(options.description !== undefined && { description: options.description }),
-    inputSchema: invocation.inputClass ? buildObjectSchema(invocation.inputClass) : emptyObjectSchema(),
+    inputSchema: options.inputSchema !== undefined ? verbatimSchema(options.inputSchema, invocation.owner) : invocation.inputClass ? buildObjectSchema(invocation.inputClass) : emptyObjectSchema(),
     ...(options.output && { outputSchema: buildObjectSchema(checkClass(options.output, invocation.owner, 'output')) }),
     ...(options.annotations && { annotations: options.annotations }),
     ...(options.icons && { icons: options.icons }),
     ...(options._meta && { _meta: options._meta }),
   };
   return { ...invocation, name, descriptor, outputClass: options.output, mimeType: options.mimeType, timeout: options.timeout, enabled: true };
+}
+
+/** A copy of a tool's own `inputSchema`, kept as written; MCP requires an object schema at its root. */
+function verbatimSchema(schema: JsonSchemaObject, owner: string): JsonSchemaObject {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || schema.type !== 'object') {
+    throw new HermesError('HERMES_INVALID_OPTIONS', `${owner}: \`inputSchema\` must be a JSON Schema whose root is { type: 'object', ... } (MCP requires an object schema for tool input).`);
+  }
+  return structuredClone(schema);
 }
 
 function registerResource(registry: Registry, options: ResourceOptions & { name: string }, invocation: Invocation): void {
@@ -160,8 +170,9 @@ function promptDefinition(options: PromptOptions & { name: string }, invocation:
  * input is validated into. The context is the parameter marked `@Ctx()`, else the one typed
  * `McpContext`, else the second one; the input is the first other parameter.
  *
- * `lenient` (resources): an input whose class cannot be read receives the raw template variables
- * (all strings, already checked by the template) instead of failing.
+ * `lenient`: an input whose class cannot be read receives the raw value instead of failing — the
+ * template variables of a resource (all strings, already checked by the template), or the
+ * arguments of a tool that gives its own `inputSchema`.
  */
 function invocationOf(
   cls: Function,

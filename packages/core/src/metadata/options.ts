@@ -2,7 +2,7 @@
  * What the decorators record: raw options as the user wrote them. The scanner turns them into
  * resolved definitions (see registry.ts) once, at bootstrap.
  */
-import type { Annotations, Icon, Meta, ToolAnnotations } from '@hermes-mcp/protocol';
+import type { Annotations, Icon, JsonSchemaObject, Meta, ToolAnnotations } from '@hermes-mcp/protocol';
 import type { CompleteFn } from '../completion';
 import type { Constructor } from '../container';
 import type { MiddlewareLike } from '../middleware';
@@ -47,6 +47,24 @@ export interface ToolOptions extends HandlerOptionsBase {
   name?: string;
   /** The input class (class-validator decorated); defaults to the first parameter's type. */
   input?: Constructor;
+  /**
+   * A JSON Schema published as the tool's `inputSchema` exactly as written (a copy taken at
+   * bootstrap), for input a class cannot describe: `$schema`, `$defs`, `$anchor`,
+   * `additionalProperties`, `allOf`/`anyOf`, `if`/`then`/`else`… all reach the client untouched.
+   * Its root must be `type: 'object'`.
+   *
+   * Hermes does not validate against it. With an input class as well (`input`, or the parameter's
+   * type) the arguments are validated into that class as usual; without one the handler receives
+   * the `arguments` object as the client sent it (only checked to be an object).
+   *
+   * @example
+   * \@Tool({
+   *   description: 'Save a contact',
+   *   inputSchema: { type: 'object', properties: { name: { type: 'string' } }, additionalProperties: false },
+   * })
+   * save(args: Record<string, unknown>) { return `saved ${String(args.name)}`; }
+   */
+  inputSchema?: JsonSchemaObject;
   /** The output class: gives an `outputSchema`, and results are validated against it. */
   output?: Constructor;
   /** Behaviour hints (2025-03-26+). */
