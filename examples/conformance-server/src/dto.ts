@@ -1,0 +1,80 @@
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString } from 'class-validator';
+import { Description, EnumTitles } from '@hermes-mcp/core';
+
+/** Input of `test_sampling`. */
+export class SamplingInput {
+  @Description('The prompt to send to the LLM') @IsString() prompt!: string;
+}
+
+/** Input of `test_elicitation`. */
+export class ElicitationInput {
+  @Description('The message to show the user') @IsString() message!: string;
+}
+
+/** The form `test_elicitation` asks for. */
+export class UserInfoForm {
+  @Description("User's response") @IsString() username!: string;
+  @Description("User's email address") @IsString() email!: string;
+}
+
+/** SEP-1034: one field of each primitive type, each with a default (from its initialiser). */
+export class DefaultsForm {
+  @Description('User name') @IsString() name: string = 'John Doe';
+  @Description('User age') @IsInt() age: number = 30;
+  @Description('User score') @IsNumber() score: number = 95.5;
+  @Description('User status') @IsIn(['active', 'inactive', 'pending']) status: string = 'active';
+  @Description('Verification status') @IsBoolean() verified: boolean = true;
+}
+
+/** SEP-1330: the five ways to offer a choice of strings. */
+export class EnumsForm {
+  @Description('Select one option')
+  @IsOptional()
+  @IsIn(['option1', 'option2', 'option3'])
+  untitledSingle?: string;
+
+  @Description('Select one option with titles')
+  @IsOptional()
+  @EnumTitles({ value1: 'First Option', value2: 'Second Option', value3: 'Third Option' })
+  @IsIn(['value1', 'value2', 'value3'])
+  titledSingle?: string;
+
+  @Description('Select one option (legacy)')
+  @IsOptional()
+  @EnumTitles({ opt1: 'Option One', opt2: 'Option Two', opt3: 'Option Three' }, { legacy: true })
+  @IsIn(['opt1', 'opt2', 'opt3'])
+  legacyEnum?: string;
+
+  @Description('Select multiple options')
+  @IsOptional()
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(3)
+  @IsIn(['option1', 'option2', 'option3'], { each: true })
+  untitledMulti?: string[];
+
+  @Description('Select multiple options with titles')
+  @IsOptional()
+  @EnumTitles({ value1: 'First Choice', value2: 'Second Choice', value3: 'Third Choice' })
+  @IsArray()
+  @ArrayMinSize(1)
+  @ArrayMaxSize(3)
+  @IsIn(['value1', 'value2', 'value3'], { each: true })
+  titledMulti?: string[];
+}
+
+/** Variables of `test://template/{id}/data`. */
+export class TemplateParams {
+  @IsString() id!: string;
+}
+
+/** Arguments of `test_prompt_with_arguments`. */
+export class PromptArgs {
+  @Description('First test argument') @IsString() arg1!: string;
+  @Description('Second test argument') @IsString() arg2!: string;
+}
+
+/** Arguments of `test_prompt_with_embedded_resource`. */
+export class EmbeddedResourceArgs {
+  @Description('URI of the resource to embed') @IsString() resourceUri!: string;
+}

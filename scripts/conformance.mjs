@@ -1,0 +1,178 @@
+// `npm run conformance`: runs the official MCP conformance suite against examples/conformance-server.
+//
+// 1. Makes sure a Node 22+ binary (the suite needs it; this repository supports Node 20) and the
+//    pinned suite are in .cache/ (git-ignored); installs each once, never as a project dependency.
+// 2. Builds the repository (tsc -b), starts the conformance server on 127.0.0.1 on a free port and
+//    waits until it answers.
+// 3. Runs the suite once per entry of RUNS, streaming its output; `npm run conformance -- <args>`
+//    runs it once with <args> instead (e.g. `-- --suite all`, `-- --scenario tools-list`).
+// 4. Stops the server. Exits 0 when every run exited 0; otherwise with the first failing run's code.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+const CACHE = join(ROOT, '.cache');
+const SUITE = { name: '@modelcontextprotocol/conformance', version: '0.2.0-alpha.12' };
+const NODE_MAJOR = 22;
+const SERVER = join(ROOT, 'examples/conformance-server/dist/main.js');
+const STARTUP_TIMEOUT_MS = 20_000;
+
+/**
+ * The suite's runs; each judged by its own exit code. The CLI takes one revision per run.
+ * Add `{ label: '2026-07-28', args: ['--requirements', '2026-07-28'] }` once the modern era is served.
+ */
+const RUNS = [{ label: '2025-11-25', args: ['--requirements', '2025-11-25'] }];
+
+const isWindows = process.platform === 'win32';
+
+function log(line) {
+  process.stderr.write(`[conformance] ${line}\n`);
+}
+
+function run(command, args, options = {}) {
+  const result = spawnSync(command, args, { cwd: ROOT, stdio: 'inherit', shell: isWindows, ...options });
+  if (result.error) throw result.error;
+  return result.status ?? 1;
+}
+
+function readJson(file) {
+  return JSON.parse(readFileSync(file, 'utf8'));
+}
+
+/** `npm install --no-save --prefix <dir> <spec>`: a package in a cache folder, outside the workspaces. */
+function npmInstall(dir, spec) {
+  log(`installing ${spec} into ${dir}`);
+  const status = run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, spec]);
+  if (status !== 0) throw new Error(`npm install ${spec} failed (exit ${status})`);
+}
+
+/** A Node binary the suite can run on: this one when it is new enough, else Node 22 from the cache. */
+function nodeBinary() {
+  if (Number(process.versions.node.split('.')[0]) >= NODE_MAJOR) return process.execPath;
+  const pkg = `node-${isWindows ? 'win' : process.platform}-${process.arch}`;
+  const dir = join(CACHE, `node${NODE_MAJOR}`);
+  const manifest = join(dir, 'node_modules', pkg, 'package.json');
+  const binaryOf = () => join(dir, 'node_modules', pkg, readJson(manifest).bin.node);
+  if (!existsSync(manifest) || !existsSync(binaryOf())) npmInstall(dir, `${pkg}@${NODE_MAJOR}`);
+  return binaryOf();
+}
+
+/** The suite's CLI entry point, installed at the pinned version. */
+function suiteEntry() {
+  const dir = join(CACHE, 'conformance');
+  const manifest = join(dir, 'node_modules', SUITE.name, 'package.json');
+  if (!existsSync(manifest) || readJson(manifest).version !== SUITE.version) npmInstall(dir, `${SUITE.name}@${SUITE.version}`);
+  const bin = readJson(manifest).bin;
+  return join(dirname(manifest), typeof bin === 'string' ? bin : bin.conformance);
+}
+
+function build() {
+  log('building (tsc -b)');
+  const tsc = createRequire(join(ROOT, 'package.json')).resolve('typescript/bin/tsc');
+  const status = run(process.execPath, [tsc, '-b']);
+  if (status !== 0) throw new Error(`the build failed (exit ${status})`);
+}
+
+/**
+ * Starts the server with PORT=0 (the OS picks a free port; no race with other processes), reads
+ * the URL it prints, and waits until it answers HTTP.
+ */
+async function startServer() {
+  const child = spawn(process.execPath, [SERVER], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  child.stdout.pipe(process.stderr);
+  try {
+    return { child, url: await ready(child) };
+  } catch (error) {
+    await stopServer(child);
+    throw error;
+  }
+}
+
+async function ready(child) {
+  const url = await new Promise((resolve, reject) => {
+    let seen = '';
+    const timer = setTimeout(() => reject(new Error(`the server printed no URL within ${STARTUP_TIMEOUT_MS} ms`)), STARTUP_TIMEOUT_MS);
+    const onData = (chunk) => {
+      process.stderr.write(chunk);
+      seen += chunk.toString();
+      const match = /(http:\/\/127\.0\.0\.1:\d+\/mcp)\b/.exec(seen);
+      if (match) {
+        clearTimeout(timer);
+        child.stderr.off('data', onData);
+        child.stderr.pipe(process.stderr);
+        resolve(match[1]);
+      }
+    };
+    child.stderr.on('data', onData);
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited before it was ready (${signal ?? `exit ${code}`})`));
+    });
+  });
+  // A dead endpoint "passes" some SHOULD-only scenarios: make sure this one answers first.
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  for (;;) {
+    try {
+      await fetch(url, { method: 'GET', headers: { accept: 'text/event-stream' } });
+      return url;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`the server at ${url} does not answer: ${error.message}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+async function stopServer(child) {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+function runSuite(node, entry, url, args) {
+  return new Promise((resolve, reject) => {
+    const suite = spawn(node, [entry, 'server', '--url', url, ...args], { cwd: ROOT, stdio: 'inherit' });
+    suite.once('error', reject);
+    suite.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+}
+
+async function main() {
+  const extra = process.argv.slice(2);
+  const runs = extra.length > 0 ? [{ label: extra.join(' '), args: extra }] : RUNS;
+  const node = nodeBinary();
+  const entry = suiteEntry();
+  build();
+  const { child, url } = await startServer();
+  const stop = () => stopServer(child).finally(() => process.exit(130));
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const results = [];
+  try {
+    for (const { label, args } of runs) {
+      log(`running ${SUITE.name}@${SUITE.version} against ${url}: ${label}`);
+      results.push({ label, code: await runSuite(node, entry, url, args) });
+    }
+  } finally {
+    await stopServer(child);
+  }
+  for (const { label, code } of results) log(`${code === 0 ? 'passed' : 'FAILED'}: ${label} (exit ${code})`);
+  return results.find((r) => r.code !== 0)?.code ?? 0;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error) => {
+    log(error instanceof Error ? error.message : String(error));
+    process.exit(1);
+  },
+);
