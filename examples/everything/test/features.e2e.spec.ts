@@ -31,6 +31,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { LEGACY_REVISIONS, type LegacyRevision, type MessageId, type SchemaSet, loadSchemas, validateServerMessage } from '../../../test-support/mcp-schema';
 import { RecordingStdioTransport } from '../../../test-support/recording-transport';
+import { Raw, mcpErrorOf, textOf, wireProgress } from '../../../test-support/e2e';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const SERVER_MAIN = path.resolve(__dirname, '../dist/main.js');
@@ -43,7 +44,6 @@ const itWithSchemas = schemas ? it : it.skip;
 /** Revisions compare as dates. */
 const atLeast = (revision: LegacyRevision, since: LegacyRevision) => revision >= since;
 
-type Raw = Record<string, unknown>;
 
 /** The tools the decorated class declares, in declaration order (the order of `tools/list`). */
 const TOOLS = [
@@ -105,36 +105,6 @@ async function notificationsDuring(transport: RecordingStdioTransport, method: s
   return (transport.received.slice(from) as Raw[]).filter((m) => m.method === method && !('id' in m)).map((m) => (m.params ?? {}) as Raw);
 }
 
-/** The `notifications/progress` params the server sent for `token`, and whether all came before the response. */
-function wireProgress(transport: RecordingStdioTransport, token: MessageId): { updates: Raw[]; beforeResponse: boolean } {
-  const updates: Raw[] = [];
-  let answered = false;
-  let beforeResponse = true;
-  for (const m of transport.received as Raw[]) {
-    if (m.method === 'notifications/progress' && (m.params as Raw).progressToken === token) {
-      updates.push(m.params as Raw);
-      if (answered) beforeResponse = false;
-    }
-    if (m.id === token && ('result' in m || 'error' in m)) answered = true;
-  }
-  return { updates, beforeResponse };
-}
-
-function textOf(result: Record<string, unknown>): string {
-  const content = result.content as Array<{ type: string; text?: string }>;
-  expect(content).toHaveLength(1);
-  expect(content[0].type).toBe('text');
-  return content[0].text!;
-}
-
-async function mcpErrorOf(promise: Promise<unknown>): Promise<McpError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
-}
 
 /** Counts the notifications a client's handler received, so a test can wait for the next one. */
 class Inbox {

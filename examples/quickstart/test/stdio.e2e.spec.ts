@@ -8,9 +8,10 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { EmptyResultSchema, McpError, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import { EmptyResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { LEGACY_REVISIONS, type LegacyRevision, type SchemaSet, loadSchemas, validateServerMessage } from '../../../test-support/mcp-schema';
 import { RecordingStdioTransport } from '../../../test-support/recording-transport';
+import { Raw, mcpErrorOf, textOf, wireProgress } from '../../../test-support/e2e';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const SERVER_MAIN = path.resolve(__dirname, '../dist/main.js');
@@ -23,7 +24,6 @@ const itWithSchemas = schemas ? it : it.skip;
 /** Revisions compare as dates. */
 const atLeast = (revision: LegacyRevision, since: LegacyRevision) => revision >= since;
 
-type Raw = Record<string, unknown>;
 
 /** The raw result (as it came off the wire) of the last request of `method`. */
 function lastRawResult(transport: RecordingStdioTransport, method: string): Raw {
@@ -44,36 +44,6 @@ function nonNull(schema: Raw): Raw {
   return rest[0];
 }
 
-/** The `notifications/progress` params the server sent for `token`, and whether all came before the response. */
-function wireProgress(transport: RecordingStdioTransport, token: string | number): { updates: Raw[]; beforeResponse: boolean } {
-  const updates: Raw[] = [];
-  let answered = false;
-  let beforeResponse = true;
-  for (const m of transport.received as Raw[]) {
-    if (m.method === 'notifications/progress' && (m.params as Raw).progressToken === token) {
-      updates.push(m.params as Raw);
-      if (answered) beforeResponse = false;
-    }
-    if (m.id === token && ('result' in m || 'error' in m)) answered = true;
-  }
-  return { updates, beforeResponse };
-}
-
-function textOf(result: Record<string, unknown>): string {
-  const content = result.content as Array<{ type: string; text?: string }>;
-  expect(content).toHaveLength(1);
-  expect(content[0].type).toBe('text');
-  return content[0].text!;
-}
-
-async function mcpErrorOf(promise: Promise<unknown>): Promise<McpError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(McpError);
-  return error as McpError;
-}
 
 describe.each(LEGACY_REVISIONS)('quickstart over stdio, revision %s', (revision) => {
   let transport: RecordingStdioTransport;

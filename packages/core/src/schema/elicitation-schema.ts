@@ -16,7 +16,7 @@
  */
 import 'reflect-metadata';
 import { HermesError } from '../errors';
-import { buildObjectSchema } from './schema-builder';
+import { buildObjectSchema, deepFreeze, isSchema } from './schema-builder';
 
 /** The revisions with form elicitation whose restricted schema this file knows. */
 export type ElicitationRevision = '2025-06-18' | '2025-11-25';
@@ -382,14 +382,4 @@ function pick(schema: Schema, keys: readonly string[], type: 'string' | 'number'
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isNumber = (value: unknown): value is number => typeof value === 'number';
 
-function isSchema(value: unknown): value is Schema {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}

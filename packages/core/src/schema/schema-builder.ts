@@ -403,11 +403,13 @@ function orNull(schema: Schema): Schema {
   return { anyOf: [rest, { type: 'null' }], ...annotations };
 }
 
-function isSchema(value: unknown): value is Schema {
+/** True for a JSON object (a schema or a part of one). @internal */
+export function isSchema(value: unknown): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function deepFreeze<T>(value: T): T {
+/** Freezes a value and everything in it. @internal */
+export function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
     Object.freeze(value);
     for (const child of Object.values(value)) deepFreeze(child);
