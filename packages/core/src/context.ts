@@ -86,6 +86,52 @@ export interface UrlElicitation {
   elicitationId?: string;
 }
 
+/** Options of a question to the client. */
+export interface AskOptions {
+  /**
+   * The key of this question in MCP 2026-07-28 multi round-trip requests (`inputRequests`), stable
+   * across rounds. Default: the kind and its position among this handler's questions
+   * (`elicit:0`, `sample:0`, `roots:0`), which holds as long as the handler asks in the same order.
+   */
+  key?: string;
+}
+
+/**
+ * Thrown through a handler when a modern-era question has no answer yet: the engine then ends the
+ * round with an `InputRequiredResult`. It is not an `Error`, so handlers' error mapping passes it on.
+ * @internal
+ */
+export class InputRequiredSignal {
+  readonly inputRequired = true;
+}
+
+/** True for the signal that ends a round (MCP 2026-07-28). @internal */
+export function isInputRequired(value: unknown): value is InputRequiredSignal {
+  return value instanceof InputRequiredSignal;
+}
+
+/**
+ * The questions and answers of one modern-era round: answers from `inputResponses` and the sealed
+ * `requestState`; questions still open become `inputRequests`.
+ * @internal
+ */
+export class InputRound {
+  /** Questions without an answer, by key. */
+  readonly pending: Record<string, { method: string; params: Record<string, unknown> }> = {};
+  /** Keys whose answer the handler used. */
+  readonly consumed = new Set<string>();
+  private readonly counters: Record<string, number> = {};
+
+  constructor(readonly answers: Record<string, unknown>) {}
+
+  /** The key of the next question of `kind`. */
+  nextKey(kind: string): string {
+    const n = this.counters[kind] ?? 0;
+    this.counters[kind] = n + 1;
+    return `${kind}:${n}`;
+  }
+}
+
 const LEVEL_RANK: Record<LoggingLevel, number> = {
   debug: 0,
   info: 1,
@@ -134,6 +180,8 @@ export class McpContext {
     private readonly baseLog: Logger,
     /** Verified caller identity, if any. */
     readonly auth?: AuthInfo,
+    /** The round of a modern-era request that may ask the client for input. @internal */
+    readonly round?: InputRound,
   ) {
     this.signal = extra.signal;
   }
@@ -189,9 +237,9 @@ export class McpContext {
    * if (answer.action !== 'accept') return 'Nobody to greet.';
    * return `Hello, ${answer.content.name}!`;
    */
-  elicit<T extends object>(message: string, form: Constructor<T>): Promise<ElicitResult<T>>;
-  elicit(message: string, url: UrlElicitation): Promise<ElicitResult<undefined>>;
-  async elicit<T extends object>(message: string, form: Constructor<T> | UrlElicitation): Promise<ElicitResult<T | undefined>> {
+  elicit<T extends object>(message: string, form: Constructor<T>, options?: AskOptions): Promise<ElicitResult<T>>;
+  elicit(message: string, url: UrlElicitation, options?: AskOptions): Promise<ElicitResult<undefined>>;
+  async elicit<T extends object>(message: string, form: Constructor<T> | UrlElicitation, options: AskOptions = {}): Promise<ElicitResult<T | undefined>> {
     const version = this.session.protocolVersion;
     const features = REVISIONS[version];
     const capability = this.session.clientCapabilities.elicitation as { form?: object; url?: object } | undefined;
@@ -206,9 +254,10 @@ export class McpContext {
     } else {
       if (!features.urlElicitation) throw this.unsupported('elicitation', `URL elicitation needs MCP 2025-11-25; this client speaks ${version}`, { elicitation: { url: {} } });
       if (!capability.url) throw this.unsupported('elicitation', 'the client did not declare URL elicitation', { elicitation: { url: {} } });
-      params = { mode: 'url', message, url: form.url, elicitationId: form.elicitationId ?? crypto.randomUUID() };
+      // 2026-07-28 dropped elicitationId (and the completion notification that used it).
+      params = features.era === 'modern' ? { mode: 'url', message, url: form.url } : { mode: 'url', message, url: form.url, elicitationId: form.elicitationId ?? crypto.randomUUID() };
     }
-    const result = await this.ask('elicitation/create', params);
+    const result = await this.ask('elicit', 'elicitation/create', params, options);
     const action = result.action;
     if (typeof action !== 'string' || !ACTIONS.has(action)) throw McpError.invalidParams('the client answered the elicitation without a valid "action"');
     if (action !== 'accept') return { action } as ElicitResult<T>;
@@ -226,7 +275,7 @@ export class McpContext {
    * @example
    * const reply = await ctx.sample('Summarise: ' + text, { maxTokens: 200 });
    */
-  async sample(prompt: string | CreateMessageRequestParams, options: { maxTokens?: number; systemPrompt?: string } = {}): Promise<CreateMessageResult> {
+  async sample(prompt: string | CreateMessageRequestParams, options: AskOptions & { maxTokens?: number; systemPrompt?: string } = {}): Promise<CreateMessageResult> {
     const capability = this.session.clientCapabilities.sampling as { tools?: object } | undefined;
     if (!capability) throw this.unsupported('sampling', 'the client did not declare the sampling capability');
     const params: CreateMessageRequestParams =
@@ -243,7 +292,7 @@ export class McpContext {
       }
       if (!capability.tools) throw this.unsupported('sampling', 'the client did not declare sampling with tools', { sampling: { tools: {} } });
     }
-    const result = await this.ask('sampling/createMessage', params as Record<string, unknown>);
+    const result = await this.ask('sample', 'sampling/createMessage', params as Record<string, unknown>, options);
     if (typeof result.model !== 'string' || (result.role !== 'user' && result.role !== 'assistant') || typeof result.content !== 'object') {
       throw McpError.invalidParams('the client answered sampling/createMessage without role, content and model');
     }
@@ -256,16 +305,32 @@ export class McpContext {
    * @example
    * const roots = await ctx.listRoots();
    */
-  async listRoots(): Promise<Root[]> {
+  async listRoots(options: AskOptions = {}): Promise<Root[]> {
     if (!this.session.clientCapabilities.roots) throw this.unsupported('roots', 'the client did not declare the roots capability');
-    const result = await this.ask('roots/list', {});
+    const result = await this.ask('roots', 'roots/list', {}, options);
     if (!Array.isArray(result.roots)) throw McpError.invalidParams('the client answered roots/list without a "roots" array');
     return result.roots as Root[];
   }
 
-  /** Sends a server→client request tied to this one: cancelled with it, routed with it. */
-  private ask(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    return this.channel.request(this.request.id, method, params, { signal: this.signal });
+  /**
+   * Asks the client. Legacy era: a server→client request tied to this one (cancelled with it,
+   * routed with it). Modern era: the answer from this round if the client gave one, else the
+   * question is recorded and the round ends with an `InputRequiredResult`.
+   */
+  private async ask(kind: string, method: string, params: Record<string, unknown>, options: AskOptions): Promise<Record<string, unknown>> {
+    const round = this.round;
+    if (!round) return this.channel.request(this.request.id, method, params, { signal: this.signal });
+    const key = options.key ?? round.nextKey(kind);
+    const answer = round.answers[key];
+    if (answer !== undefined) {
+      if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
+        throw McpError.invalidParams(`inputResponses["${key}"] must be the result of ${method}`, { key });
+      }
+      round.consumed.add(key);
+      return answer as Record<string, unknown>;
+    }
+    round.pending[key] = { method, params };
+    throw new InputRequiredSignal();
   }
 
   private unsupported(capability: string, reason: string, required: Record<string, unknown> = { [capability]: {} }): McpError {

@@ -28,6 +28,8 @@ import {
 import { McpContext, RequestChannel, SessionInfo, isLoggingLevel } from './context';
 import type { McpHandler, NotificationContext } from './handler';
 import type { Logger } from './logger';
+import { CacheHints, ModernHandler, checkVersion, hasModernClaim, readEnvelope } from './modern';
+import { RequestStateCodec } from './request-state';
 import { shapeCapabilities, shapeImplementation } from './shape';
 import { withTimeout } from './timeout';
 
@@ -39,6 +41,10 @@ export interface EngineOptions {
   requestTimeout?: number;
   /** Longest time any request handler may run, in milliseconds (default: no limit). */
   handlerTimeout?: number;
+  /** Secret that seals MRTR `requestState` (2026-07-28); share it across processes (default: random). */
+  requestStateSecret?: string;
+  /** Caching hints of cacheable modern results (default `{ ttlMs: 0, cacheScope: 'private' }`). */
+  cache?: CacheHints;
 }
 
 /** Per-connection options of {@link Engine.connect}. */
@@ -58,11 +64,19 @@ const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unkno
 /** Serves MCP over any number of connections from one handler. */
 export class Engine {
   private readonly live = new Set<Connection>();
+  /** Serves modern-era (2026-07-28) requests, on any transport. */
+  readonly modern: ModernHandler;
 
   constructor(
     readonly handler: McpHandler,
     readonly options: EngineOptions,
-  ) {}
+  ) {
+    this.modern = new ModernHandler(handler, {
+      logger: options.logger,
+      states: new RequestStateCodec(options.requestStateSecret),
+      cache: { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.cacheScope ?? 'private' },
+    });
+  }
 
   /**
    * Starts serving a legacy-era (initialize-based) connection over `transport`. `options.sessionId`
@@ -81,8 +95,12 @@ export class Engine {
     return this.live;
   }
 
-  /** Sends a notification to every initialized connection for which `filter` holds. */
+  /**
+   * Sends a notification to every initialized legacy connection for which `filter` holds, and to
+   * the modern listen streams that asked for it.
+   */
   broadcast(method: string, params?: Record<string, unknown>, filter?: (connection: Connection) => boolean): void {
+    this.modern.publish(method, params);
     for (const connection of this.live) {
       if (!connection.sessionInfo || (filter && !filter(connection))) continue;
       connection.peer.notify(method, params).catch((error) => this.options.logger.warn({ err: error, method }, 'could not send a notification'));
@@ -106,6 +124,8 @@ export class Connection implements PeerHandlers, RequestChannel {
   readonly closed: Promise<void>;
   private session?: SessionInfo;
   private features?: RevisionFeatures;
+  /** `opening` until the first request other than a modern `server/discover` decides the era. */
+  private era: 'opening' | 'legacy' | 'modern' = 'opening';
   private initialized = false;
   private level?: LoggingLevel;
   private readonly subscriptions = new Set<string>();
@@ -154,6 +174,11 @@ export class Connection implements PeerHandlers, RequestChannel {
 
   onRequest(request: JsonRpcRequest, extra: InboundRequestExtra): Promise<Record<string, unknown>> | Record<string, unknown> {
     const params = request.params ?? EMPTY;
+    if (this.era !== 'legacy') {
+      const claim = hasModernClaim(params);
+      if (claim || this.era === 'modern') return this.modernRequest(request, params, extra, claim);
+      this.era = 'legacy';
+    }
     switch (request.method) {
       case 'initialize':
         return this.initialize(params);
@@ -180,6 +205,23 @@ export class Connection implements PeerHandlers, RequestChannel {
     if (!limit) return handler.handleRequest(ctx);
     return withTimeout(ctx, limit, () => handler.handleRequest(ctx), (error) => {
       throw error;
+    });
+  }
+
+  /**
+   * A modern-era request on this connection (stdio): checked envelope first; a valid one other
+   * than `server/discover` pins the connection to the modern era.
+   */
+  private modernRequest(request: JsonRpcRequest, params: Record<string, unknown>, extra: InboundRequestExtra, claim: boolean): Promise<Record<string, unknown>> {
+    if (!claim && request.method === 'initialize') {
+      const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : String(params.protocolVersion);
+      throw new McpError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${requested} (this connection speaks MCP 2026-07-28)`, { supported: [...this.engine.modern.supportedVersions], requested });
+    }
+    const envelope = checkVersion(readEnvelope(params));
+    if (request.method !== 'server/discover') this.era = 'modern';
+    const id = request.id;
+    return this.engine.modern.handle(request, envelope, extra, extra.transportInfo ?? this.transport.info, {
+      notify: (method, p) => this.peer.notify(method, p, id),
     });
   }
 

@@ -7,6 +7,7 @@ import type { JsonRpcNotification, Transport } from '@hermes-mcp/protocol';
 import { Constructor, DependencyContainer, defaultContainer } from './container';
 import { CursorCodec } from './cursor';
 import { Connection, ConnectionOptions, Engine } from './engine';
+import type { CacheHints } from './modern';
 import { HermesError } from './errors';
 import { McpHandler, NotificationContext, isMcpHandler } from './handler';
 import { Logger, createLogger } from './logger';
@@ -36,6 +37,13 @@ export interface McpAppOptions {
   cursorSecret?: string;
   /** Options of the stdio transport used by `listen()`. */
   stdio?: StdioTransportOptions;
+  /**
+   * Secret that seals MRTR `requestState` (MCP 2026-07-28): set the same one on every process
+   * behind one endpoint, at least 32 bytes (default: random per process).
+   */
+  requestStateSecret?: string;
+  /** Caching hints of cacheable MCP 2026-07-28 results (default `{ ttlMs: 0, cacheScope: 'private' }`). */
+  cache?: CacheHints;
 }
 
 /** A tool, prompt or resource registered on a running app, which can be switched off or removed. */
@@ -86,7 +94,13 @@ export class McpApp {
     logger: Logger,
   ) {
     this.logger = logger;
-    this.engine = new Engine(this.withListeners(handler), { logger, requestTimeout: options.requestTimeout, handlerTimeout: options.handlerTimeout });
+    this.engine = new Engine(this.withListeners(handler), {
+      logger,
+      requestTimeout: options.requestTimeout,
+      handlerTimeout: options.handlerTimeout,
+      requestStateSecret: options.requestStateSecret,
+      cache: options.cache,
+    });
     if (registry) registry.onChange = (kind) => this.listChanged(kind);
   }
 
@@ -115,6 +129,7 @@ export class McpApp {
 
   /** Closes every connection; in-flight requests are aborted. */
   async close(): Promise<void> {
+    this.engine.modern.close();
     await Promise.all([...this.engine.connections].map((c) => c.close()));
     this.listening = false;
   }

@@ -11,7 +11,7 @@ import {
   RevisionFeatures,
   ServerCapabilities,
 } from '@hermes-mcp/protocol';
-import type { McpContext } from './context';
+import { McpContext, isInputRequired } from './context';
 import { HermesError, ToolError } from './errors';
 import type { McpHandler } from './handler';
 import type { McpServerOptions } from './metadata/options';
@@ -138,7 +138,7 @@ export class DecoratedServerHandler implements McpHandler {
   }
 
   private toolFailure(tool: ToolDefinition, error: unknown, ctx: McpContext): CallToolResult {
-    if (error instanceof McpError) throw error;
+    if (error instanceof McpError || isInputRequired(error)) throw error;
     if (error instanceof ToolError) return { content: [{ type: 'text', text: error.message }], isError: true };
     ctx.log.error({ err: error, tool: tool.name }, `tool ${tool.owner} failed`);
     return { content: [{ type: 'text', text: `Tool "${tool.name}" failed with an internal error.` }], isError: true };
@@ -216,7 +216,7 @@ export class DecoratedServerHandler implements McpHandler {
     try {
       return await def.call(input, ctx);
     } catch (error) {
-      if (error instanceof McpError) throw error;
+      if (error instanceof McpError || isInputRequired(error)) throw error;
       ctx.log.error({ err: error }, `${def.owner} failed`);
       throw McpError.internalError(`${ctx.request.method} failed with an internal error`);
     }

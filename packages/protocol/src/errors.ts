@@ -56,6 +56,11 @@ export class McpError extends Error {
   readonly code: number;
   /** Optional structured detail sent as `error.data`. */
   readonly data?: unknown;
+  /**
+   * The HTTP status this error is sent with on HTTP, when it is not the default for its code
+   * (e.g. 400 for an invalid `_meta` envelope, 404 for a method a revision does not have).
+   */
+  httpStatus?: number;
 
   constructor(code: number, message: string, data?: unknown) {
     super(message);

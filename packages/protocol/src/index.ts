@@ -32,6 +32,9 @@ export type {
 } from './jsonrpc';
 export {
   LATEST_LEGACY_VERSION,
+  META_KEYS,
+  MODERN_PROTOCOL_VERSIONS,
+  isModernProtocolVersion,
   LEGACY_PROTOCOL_VERSIONS,
   PROTOCOL_VERSIONS,
   REVISIONS,
@@ -39,7 +42,7 @@ export {
   isProtocolVersion,
   negotiateLegacyVersion,
 } from './revisions';
-export type { Era, LegacyProtocolVersion, ProtocolVersion, RevisionFeatures } from './revisions';
+export type { Era, LegacyProtocolVersion, ModernProtocolVersion, ProtocolVersion, RevisionFeatures } from './revisions';
 export * from './types';
 export type { SendOptions, Transport, TransportInfo } from './transport';
 export { Peer } from './peer';

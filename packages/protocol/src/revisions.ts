@@ -17,6 +17,27 @@ export const LEGACY_PROTOCOL_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18
 /** A legacy (initialize-based) revision. */
 export type LegacyProtocolVersion = (typeof LEGACY_PROTOCOL_VERSIONS)[number];
 
+/** The revisions of the modern (stateless) era, newest first. */
+export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
+
+/** A modern (stateless) revision. */
+export type ModernProtocolVersion = (typeof MODERN_PROTOCOL_VERSIONS)[number];
+
+/** True when `version` is a modern revision this project serves. */
+export function isModernProtocolVersion(version: unknown): version is ModernProtocolVersion {
+  return isProtocolVersion(version) && REVISIONS[version].era === 'modern';
+}
+
+/** The `_meta` keys of the modern era (MCP 2026-07-28). */
+export const META_KEYS = {
+  protocolVersion: 'io.modelcontextprotocol/protocolVersion',
+  clientInfo: 'io.modelcontextprotocol/clientInfo',
+  clientCapabilities: 'io.modelcontextprotocol/clientCapabilities',
+  logLevel: 'io.modelcontextprotocol/logLevel',
+  subscriptionId: 'io.modelcontextprotocol/subscriptionId',
+  serverInfo: 'io.modelcontextprotocol/serverInfo',
+} as const;
+
 /** The newest legacy revision: what `initialize` answers when the client's revision is unknown. */
 export const LATEST_LEGACY_VERSION: LegacyProtocolVersion = '2025-11-25';
 

@@ -1,0 +1,296 @@
+/**
+ * The modern era (MCP 2026-07-28): stateless requests that carry their own `_meta` envelope.
+ *
+ * One function per step, in the order the spec and the conformance suite expect: the envelope
+ * (-32602, HTTP 400), the version (-32022, HTTP 400), the method (-32601, HTTP 404), then the
+ * same handler as the legacy era, and the result shaped for 2026: `resultType`, cache hints,
+ * `serverInfo` in `_meta`, unknown resources as -32602, questions to the client as
+ * `InputRequiredResult` rounds (MRTR) with their answers sealed in `requestState`.
+ */
+import {
+  ClientCapabilities,
+  ErrorCode,
+  Implementation,
+  InboundRequestExtra,
+  JsonRpcRequest,
+  LoggingLevel,
+  McpError,
+  META_KEYS,
+  MODERN_PROTOCOL_VERSIONS,
+  ModernProtocolVersion,
+  RequestId,
+  ServerCapabilities,
+  TransportInfo,
+  isModernProtocolVersion,
+} from '@hermes-mcp/protocol';
+import { InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired, isLoggingLevel } from './context';
+import type { McpHandler } from './handler';
+import type { Logger } from './logger';
+import type { RequestStateCodec } from './request-state';
+
+/** Caching hints of cacheable results (`ttlMs`, `cacheScope`). */
+export interface CacheHints {
+  /** How long a client may reuse the result, in milliseconds (default 0: do not reuse). */
+  ttlMs?: number;
+  /** `private` (per user, the default) or `public` (the same for everyone). */
+  cacheScope?: 'private' | 'public';
+}
+
+/** A validated envelope. @internal */
+export interface Envelope {
+  version: ModernProtocolVersion;
+  clientInfo?: Implementation;
+  capabilities: ClientCapabilities;
+  logLevel?: LoggingLevel;
+  meta: Record<string, unknown>;
+}
+
+/** Where a modern request's notifications go (its own response stream). @internal */
+export interface ModernSink {
+  notify(method: string, params: Record<string, unknown>): Promise<void>;
+}
+
+/** One open `subscriptions/listen` stream. @internal */
+export interface Listener {
+  id: RequestId;
+  filter: { toolsListChanged?: boolean; promptsListChanged?: boolean; resourcesListChanged?: boolean; resourceSubscriptions?: string[] };
+  send(method: string, params: Record<string, unknown>): void;
+  /** Ends the stream with its result (server shutdown). */
+  end(): void;
+}
+
+const METHODS = new Set([
+  'server/discover',
+  'tools/list',
+  'tools/call',
+  'prompts/list',
+  'prompts/get',
+  'resources/list',
+  'resources/templates/list',
+  'resources/read',
+  'completion/complete',
+  'subscriptions/listen',
+]);
+const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
+const ROUNDS = new Set(['tools/call', 'prompts/get', 'resources/read']);
+const SUPPORTED: string[] = [...MODERN_PROTOCOL_VERSIONS];
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function status(error: McpError, httpStatus: number): McpError {
+  error.httpStatus = httpStatus;
+  return error;
+}
+
+/** True when the params carry a modern envelope claim (`_meta` with a protocol version key). */
+export function hasModernClaim(params: unknown): boolean {
+  return isRecord(params) && isRecord(params._meta) && META_KEYS.protocolVersion in params._meta;
+}
+
+function envelopeError(key: string, problem: string): McpError {
+  return status(
+    McpError.invalidParams(`Invalid _meta envelope for protocol revision 2026-07-28: ${key}: ${problem}`, { envelope: { key, problem } }),
+    400,
+  );
+}
+
+/**
+ * Checks a request's `_meta` envelope: -32602 (HTTP 400) when it is missing or malformed,
+ * -32022 (HTTP 400) when its revision is not served. Only the keys are checked; the version is
+ * checked after the caller compares it with the HTTP header.
+ */
+export function readEnvelope(params: Record<string, unknown> | undefined): Omit<Envelope, 'version'> & { version: string } {
+  const meta = params?._meta;
+  if (!isRecord(meta)) throw status(McpError.invalidParams('Invalid _meta envelope: params._meta is missing', { envelope: { missing: ['_meta'] } }), 400);
+  const version = meta[META_KEYS.protocolVersion];
+  const capabilities = meta[META_KEYS.clientCapabilities];
+  if (version === undefined) throw envelopeError(META_KEYS.protocolVersion, 'missing');
+  if (capabilities === undefined) throw envelopeError(META_KEYS.clientCapabilities, 'missing');
+  if (typeof version !== 'string') throw envelopeError(META_KEYS.protocolVersion, 'must be a string');
+  if (!isRecord(capabilities)) throw envelopeError(META_KEYS.clientCapabilities, 'must be an object');
+  const info = meta[META_KEYS.clientInfo];
+  if (info !== undefined && (!isRecord(info) || typeof info.name !== 'string' || typeof info.version !== 'string')) {
+    throw envelopeError(META_KEYS.clientInfo, 'must be an object with a string name and version');
+  }
+  const level = meta[META_KEYS.logLevel];
+  if (level !== undefined && !isLoggingLevel(level)) throw envelopeError(META_KEYS.logLevel, 'must be a logging level');
+  return { version, clientInfo: info as Implementation | undefined, capabilities: capabilities as ClientCapabilities, logLevel: level as LoggingLevel | undefined, meta };
+}
+
+/** -32022 (HTTP 400) unless the envelope names a modern revision this server serves. */
+export function checkVersion(envelope: ReturnType<typeof readEnvelope>): Envelope {
+  if (!isModernProtocolVersion(envelope.version)) {
+    throw status(new McpError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${envelope.version}`, { supported: SUPPORTED, requested: envelope.version }), 400);
+  }
+  return envelope as Envelope;
+}
+
+/** -32601 (HTTP 404) for a method the modern era does not have. */
+export function checkMethod(method: string): void {
+  if (!METHODS.has(method)) throw status(new McpError(ErrorCode.MethodNotFound, 'Method not found', { method }), 404);
+}
+
+/** Options of the modern handler. @internal */
+export interface ModernOptions {
+  logger: Logger;
+  states: RequestStateCodec;
+  cache: Required<CacheHints>;
+}
+
+/** Serves modern-era requests with the server's handler. @internal */
+export class ModernHandler {
+  private readonly listeners = new Set<Listener>();
+
+  constructor(
+    private readonly handler: McpHandler,
+    private readonly options: ModernOptions,
+  ) {}
+
+  /** The versions this server serves in the modern era (discover, -32022). */
+  get supportedVersions(): readonly string[] {
+    return SUPPORTED;
+  }
+
+  /** Open listen streams. */
+  get listenerCount(): number {
+    return this.listeners.size;
+  }
+
+  /**
+   * Answers one modern request whose envelope was read and version checked. `sink` receives the
+   * request's notifications (progress, logs; listen streams).
+   */
+  async handle(request: JsonRpcRequest, envelope: Envelope, extra: InboundRequestExtra, transport: TransportInfo, sink: ModernSink): Promise<Record<string, unknown>> {
+    checkMethod(request.method);
+    const params = request.params ?? {};
+    const session: SessionInfo = { era: 'modern', protocolVersion: envelope.version, clientInfo: envelope.clientInfo, clientCapabilities: envelope.capabilities };
+    if (request.method === 'server/discover') return this.complete(request.method, this.discover());
+    if (request.method === 'subscriptions/listen') return this.listen(request, params, extra, sink);
+    const channel: RequestChannel = {
+      notify: (_id, method, p) => sink.notify(method, p),
+      request: () => Promise.reject(McpError.internalError('server→client requests do not exist in MCP 2026-07-28')),
+      logLevel: () => envelope.logLevel,
+    };
+    const round = ROUNDS.has(request.method) ? this.openRound(request, params) : undefined;
+    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, this.options.logger, undefined, round?.round);
+    let result: Record<string, unknown>;
+    try {
+      result = await this.handler.handleRequest(ctx);
+    } catch (error) {
+      if (round && Object.keys(round.round.pending).length > 0) return this.inputRequired(round);
+      if (isInputRequired(error)) throw McpError.internalError('input requests are only available in tools/call, prompts/get and resources/read');
+      throw this.modernError(error, params);
+    }
+    // A handler that swallowed the signal still asked: its outcome does not count.
+    if (round && Object.keys(round.round.pending).length > 0) return this.inputRequired(round);
+    return this.complete(request.method, result);
+  }
+
+  /** Sends a list change or resource update to the listen streams that asked for it. */
+  publish(method: string, params: Record<string, unknown> = {}): void {
+    for (const listener of this.listeners) {
+      const f = listener.filter;
+      const wanted =
+        (method === 'notifications/tools/list_changed' && f.toolsListChanged) ||
+        (method === 'notifications/prompts/list_changed' && f.promptsListChanged) ||
+        (method === 'notifications/resources/list_changed' && f.resourcesListChanged) ||
+        (method === 'notifications/resources/updated' && f.resourceSubscriptions?.includes(String(params.uri)));
+      if (wanted) listener.send(method, params);
+    }
+  }
+
+  /** Ends every listen stream with its result (shutdown). */
+  close(): void {
+    for (const listener of [...this.listeners]) listener.end();
+    this.listeners.clear();
+  }
+
+  /** `server/discover`. */
+  private discover(): Record<string, unknown> {
+    const capabilities: ServerCapabilities = { ...this.handler.capabilities };
+    delete capabilities.tasks;
+    const result: Record<string, unknown> = { supportedVersions: SUPPORTED, capabilities };
+    if (this.handler.instructions !== undefined) result.instructions = this.handler.instructions;
+    return result;
+  }
+
+  /** Stamps a complete result: `resultType`, cache hints where the method is cacheable, `serverInfo`. */
+  private complete(method: string, result: Record<string, unknown>): Record<string, unknown> {
+    const out: Record<string, unknown> = { ...result, resultType: typeof result.resultType === 'string' ? result.resultType : 'complete' };
+    if (CACHEABLE.has(method)) {
+      if (!Number.isSafeInteger(out.ttlMs) || (out.ttlMs as number) < 0) out.ttlMs = this.options.cache.ttlMs;
+      if (out.cacheScope !== 'public' && out.cacheScope !== 'private') out.cacheScope = this.options.cache.cacheScope;
+    }
+    out._meta = { [META_KEYS.serverInfo]: this.handler.serverInfo, ...(isRecord(result._meta) ? result._meta : {}) };
+    return out;
+  }
+
+  /** The answers this round starts with: sealed earlier ones, then `inputResponses`. */
+  private openRound(request: JsonRpcRequest, params: Record<string, unknown>): { round: InputRound; bind: string; number: number } {
+    const bind = `${request.method}\u0000${String(params.name ?? params.uri ?? '')}`;
+    let answers: Record<string, unknown> = {};
+    let number = 1;
+    if (params.requestState !== undefined) {
+      const state = this.options.states.open(params.requestState, bind);
+      answers = { ...state.answers };
+      number = state.round + 1;
+    }
+    if (params.inputResponses !== undefined) {
+      if (!isRecord(params.inputResponses)) throw McpError.invalidParams('"inputResponses" must be an object of answers by key');
+      Object.assign(answers, params.inputResponses);
+    }
+    return { round: new InputRound(answers), bind, number };
+  }
+
+  /** Ends a round: the open questions, and the answers so far sealed for the next round. */
+  private inputRequired(open: { round: InputRound; bind: string; number: number }): Record<string, unknown> {
+    const kept: Record<string, unknown> = {};
+    for (const key of open.round.consumed) kept[key] = open.round.answers[key];
+    return {
+      resultType: 'input_required',
+      inputRequests: open.round.pending,
+      requestState: this.options.states.seal(kept, open.bind, open.number),
+      _meta: { [META_KEYS.serverInfo]: this.handler.serverInfo },
+    };
+  }
+
+  /** Errors as 2026 wants them: an unknown resource is -32602 with its URI. */
+  private modernError(error: unknown, params: Record<string, unknown>): unknown {
+    if (error instanceof McpError && error.code === ErrorCode.ResourceNotFound) {
+      return McpError.invalidParams(`Resource not found: ${String(params.uri)}`, { uri: params.uri });
+    }
+    return error;
+  }
+
+  /** `subscriptions/listen`: acknowledges, then streams the asked-for changes until the client goes. */
+  private async listen(request: JsonRpcRequest, params: Record<string, unknown>, extra: InboundRequestExtra, sink: ModernSink): Promise<Record<string, unknown>> {
+    const asked = params.notifications;
+    if (!isRecord(asked)) throw McpError.invalidParams('"notifications" must be an object saying which notifications to send');
+    const caps = this.handler.capabilities;
+    const honored: Listener['filter'] = {};
+    if (asked.toolsListChanged === true && caps.tools?.listChanged) honored.toolsListChanged = true;
+    if (asked.promptsListChanged === true && caps.prompts?.listChanged) honored.promptsListChanged = true;
+    if (asked.resourcesListChanged === true && caps.resources?.listChanged) honored.resourcesListChanged = true;
+    if (Array.isArray(asked.resourceSubscriptions) && caps.resources?.subscribe) {
+      const uris = asked.resourceSubscriptions.filter((u): u is string => typeof u === 'string');
+      if (uris.length > 0) honored.resourceSubscriptions = uris;
+    }
+    const tag = { [META_KEYS.subscriptionId]: request.id };
+    await sink.notify('notifications/subscriptions/acknowledged', { _meta: tag, notifications: honored });
+    return new Promise((resolve) => {
+      const listener: Listener = {
+        id: request.id,
+        filter: honored,
+        send: (method, p) => void sink.notify(method, { ...p, _meta: { ...(isRecord(p._meta) ? p._meta : {}), ...tag } }).catch(() => undefined),
+        end: () => {
+          this.listeners.delete(listener);
+          resolve({ resultType: 'complete', _meta: { ...tag, [META_KEYS.serverInfo]: this.handler.serverInfo } });
+        },
+      };
+      this.listeners.add(listener);
+      extra.signal.addEventListener('abort', () => listener.end(), { once: true });
+    });
+  }
+}
