@@ -19,9 +19,14 @@ import {
   McpFactory,
   McpHandler,
 } from '@hermes-mcp/core';
+import { hasModernClaim, readEnvelope } from '@hermes-mcp/core';
 import {
   ErrorCode,
   JsonRpcMessage,
+  JsonRpcRequest,
+  McpError,
+  errorResponse,
+  isModernProtocolVersion,
   LEGACY_PROTOCOL_VERSIONS,
   ParsedFrame,
   RequestId,
@@ -33,6 +38,7 @@ import { HttpSessionTransport } from './http-session';
 import { LegacySseTransport } from './legacy-sse';
 import { OriginPolicy, checkOrigin } from './security';
 import { InMemorySessionStore, SessionStore } from './session-store';
+import { headerMismatch, serveModern } from './modern-http';
 import { SseConnection } from './sse';
 
 /** Options of the {@link hermesMcp} plugin. */
@@ -79,8 +85,47 @@ function errorBody(code: number, message: string, data?: unknown): string {
   return JSON.stringify({ jsonrpc: '2.0', error: data === undefined ? { code, message } : { code, message, data } });
 }
 
-function fail(reply: FastifyReply, status: number, code: number, message: string, data?: unknown): FastifyReply {
-  return reply.code(status).header('content-type', 'application/json').send(errorBody(code, message, data));
+function fail(reply: FastifyReply, status: number, code: number, message: string, data?: unknown, id?: RequestId): FastifyReply {
+  const body = id === undefined ? errorBody(code, message, data) : JSON.stringify(errorResponse(id, new McpError(code, message, data)));
+  return reply.code(status).header('content-type', 'application/json').send(body);
+}
+
+/** Which era a POST belongs to (MCP 2026-07-28 §transports): decided by the body, before any session. */
+type EraDecision =
+  | { kind: 'legacy' }
+  | { kind: 'modern'; request: JsonRpcRequest }
+  | { kind: 'modern-notification' }
+  | { kind: 'refuse'; error: McpError; id?: RequestId };
+
+function eraOf(request: FastifyRequest, frame: ParsedFrame): EraDecision {
+  const headerVersion = header(request, 'mcp-protocol-version');
+  const modernHeader = headerVersion !== undefined && isModernProtocolVersion(headerVersion.trim());
+  if (frame.kind === 'batch') {
+    const claimed = frame.messages.some((m) => (m.kind === 'request' || m.kind === 'notification') && hasModernClaim(m.message.params));
+    if (claimed) return { kind: 'refuse', error: McpError.invalidRequest('JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later') };
+    return { kind: 'legacy' };
+  }
+  if (frame.kind !== 'single') return { kind: 'legacy' };
+  const m = frame.message;
+  if (m.kind === 'request') {
+    if (hasModernClaim(m.message.params)) return { kind: 'modern', request: m.message };
+    if (m.message.method === 'initialize') {
+      if (modernHeader) {
+        return { kind: 'refuse', id: m.message.id, error: new McpError(ErrorCode.HeaderMismatch, 'Bad Request: an initialize request cannot name MCP-Protocol-Version 2026-07-28 (send server/discover with _meta instead)', { mismatch: { header: headerVersion, body: m.message.method } }) };
+      }
+      return { kind: 'legacy' };
+    }
+    if (modernHeader) {
+      try {
+        readEnvelope(m.message.params);
+      } catch (error) {
+        return { kind: 'refuse', id: m.message.id, error: error as McpError };
+      }
+    }
+    return { kind: 'legacy' };
+  }
+  if (m.kind === 'notification' && (hasModernClaim(m.message.params) || modernHeader)) return { kind: 'modern-notification' };
+  return { kind: 'legacy' };
 }
 
 function accepts(request: FastifyRequest, type: string): boolean {
@@ -180,6 +225,14 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     return version !== undefined && version >= '2025-11-25';
   }
 
+  /** Mcp-Method / Mcp-Name / Mcp-Param-* agree with the body (MCP 2026-07-28). */
+  function checkModernHeaders(request: FastifyRequest, message: JsonRpcRequest): McpError | undefined {
+    const method = header(request, 'mcp-method')?.trim();
+    if (method === undefined) return headerMismatch('the Mcp-Method header is required', { missing: 'Mcp-Method' });
+    if (method !== message.method) return headerMismatch(`Mcp-Method header value '${method}' does not match body method '${message.method}'`, { mismatch: { header: method, body: message.method } });
+    return undefined;
+  }
+
   async function post(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     const contentType = header(request, 'content-type') ?? '';
     if (!contentType.toLowerCase().startsWith('application/json')) {
@@ -190,6 +243,14 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     }
     const frame = classifyValue(request.body);
     if (frame.kind === 'invalid') return fail(reply, 400, frame.error.code, frame.error.message);
+    const era = eraOf(request, frame);
+    if (era.kind === 'refuse') return fail(reply, 400, era.error.code, era.error.message, era.error.data, era.id);
+    if (era.kind === 'modern') return serveModern(app, request, reply, era.request, checkModernHeaders);
+    if (era.kind === 'modern-notification') return reply.code(202).send();
+    // Not JSON-RPC and no id to answer to: the engine's error would have nowhere to go.
+    if (frame.kind === 'single' && frame.message.kind === 'invalid' && frame.message.id === null) {
+      return fail(reply, 400, frame.message.error.code, frame.message.error.message);
+    }
     const { ids, initialize, invalid } = requestsOf(frame);
     if (invalid) return fail(reply, 400, ErrorCode.InvalidRequest, `Invalid request: ${invalid}`);
     let session: HttpSession | undefined;
@@ -202,6 +263,10 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     } else {
       session = sessionOf(request, reply);
       if (!session) return reply;
+    }
+    if (frame.kind === 'batch' && !session.connection.acceptBatch()) {
+      // The engine refuses it with an error that has no id, so no exchange would ever be answered.
+      return fail(reply, 400, ErrorCode.InvalidRequest, 'Invalid request: JSON-RPC batches are not supported by the negotiated protocol revision (only 2025-03-26 has them)');
     }
     const transport = session.transport as HttpSessionTransport;
     const exchange = transport.receive(frame, ids, requestInfo(request, session.id), priming(session));
@@ -308,7 +373,9 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     }
   });
 
-  fastify.addHook('onClose', async () => {
+  // preClose, not onClose: Fastify closes the HTTP server (waiting for every open connection) before
+  // onClose hooks run, so open SSE streams and pending requests must be ended first.
+  fastify.addHook('preClose', async () => {
     await Promise.all([...sessions.values()].map((s) => s.close()));
   });
 }

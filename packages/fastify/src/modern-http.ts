@@ -1,0 +1,103 @@
+/**
+ * MCP 2026-07-28 over Streamable HTTP: one stateless POST per request, no session.
+ *
+ * The checks run in the order the spec gives them — envelope (-32602), header/body agreement
+ * (-32020), version (-32022), method (-32601, 404) — and every error echoes the request's id. The
+ * answer is JSON when the result is the first thing to send, or an SSE stream when notifications
+ * come first (progress, logs, a listen stream). Closing the response cancels the request.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { McpApp } from '@hermes-mcp/core';
+import { checkVersion, readEnvelope } from '@hermes-mcp/core';
+import { ErrorCode, JsonRpcRequest, McpError, RequestId, TransportInfo, errorResponse, resultResponse } from '@hermes-mcp/protocol';
+import { SseConnection } from './sse';
+
+function header(request: FastifyRequest, name: string): string | undefined {
+  const value = request.headers[name];
+  const text = Array.isArray(value) ? value.join(', ') : value;
+  return text?.replace(/^[ \t]+|[ \t]+$/g, '');
+}
+
+/** The HTTP status an error is sent with in the modern era. */
+function statusOf(error: McpError): number {
+  if (error.httpStatus !== undefined) return error.httpStatus;
+  switch (error.code) {
+    case ErrorCode.HeaderMismatch:
+    case ErrorCode.MissingRequiredClientCapability:
+    case ErrorCode.UnsupportedProtocolVersion:
+    case ErrorCode.ParseError:
+    case ErrorCode.InvalidRequest:
+      return 400;
+    case ErrorCode.MethodNotFound:
+      return 404;
+    default:
+      return 200;
+  }
+}
+
+/** -32020 (HTTP 400): a header disagrees with the body. */
+export function headerMismatch(message: string, data?: unknown): McpError {
+  const error = new McpError(ErrorCode.HeaderMismatch, `Bad Request: ${message}`, data);
+  error.httpStatus = 400;
+  return error;
+}
+
+/** Extra header checks (Mcp-Method, Mcp-Name, Mcp-Param-*), run after the version is known. */
+export type HeaderCheck = (request: FastifyRequest, message: JsonRpcRequest) => McpError | undefined;
+
+/** Answers one modern-era request. @internal */
+export async function serveModern(app: McpApp, request: FastifyRequest, reply: FastifyReply, message: JsonRpcRequest, checkHeaders: HeaderCheck): Promise<FastifyReply> {
+  const id: RequestId = message.id;
+  const send = (payload: object, status: number) => reply.code(status).header('content-type', 'application/json').send(JSON.stringify(payload));
+  let envelope;
+  try {
+    const read = readEnvelope(message.params);
+    const headerVersion = header(request, 'mcp-protocol-version');
+    if (headerVersion !== undefined && headerVersion !== read.version) {
+      throw headerMismatch(`the request headers and body disagree: MCP-Protocol-Version is "${headerVersion}" but _meta names "${read.version}"`, {
+        mismatch: { header: headerVersion, body: read.version },
+      });
+    }
+    envelope = checkVersion(read);
+    const problem = checkHeaders(request, message);
+    if (problem) throw problem;
+  } catch (error) {
+    const failure = error instanceof McpError ? error : McpError.internalError();
+    return send(errorResponse(id, failure), statusOf(failure));
+  }
+
+  const controller = new AbortController();
+  let finished = false;
+  let stream: SseConnection | undefined;
+  // Closing the response before it is complete cancels the request (2026-07-28 has no cancel notification on HTTP).
+  reply.raw.on('close', () => {
+    if (!finished) controller.abort(new McpError(ErrorCode.RequestTimeout, 'the client closed the response'));
+  });
+  const info: TransportInfo = { kind: 'http', headers: request.headers, ip: request.ip, url: request.url };
+  const sink = {
+    notify: async (method: string, params: Record<string, unknown>) => {
+      if (finished || controller.signal.aborted) return;
+      stream ??= SseConnection.open(reply);
+      stream.write(JSON.stringify({ jsonrpc: '2.0', method, params }), undefined, 'message');
+    },
+  };
+  let response: object;
+  let status = 200;
+  try {
+    const result = await app.engine.modern.handle(message, envelope, { signal: controller.signal, abort: (reason) => controller.abort(reason), transportInfo: info }, info, sink);
+    response = resultResponse(id, result);
+  } catch (error) {
+    if (!(error instanceof McpError)) app.logger.error({ err: error, method: message.method }, 'MCP request failed');
+    const failure = error instanceof McpError ? error : McpError.internalError();
+    response = errorResponse(id, failure);
+    status = statusOf(failure);
+  }
+  if (controller.signal.aborted && reply.raw.destroyed) return reply;
+  finished = true;
+  if (stream) {
+    stream.write(JSON.stringify(response), undefined, 'message');
+    stream.end();
+    return reply;
+  }
+  return send(response, status);
+}
