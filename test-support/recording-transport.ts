@@ -32,6 +32,8 @@ export class RecordingStdioTransport implements Transport {
   readonly received: JSONRPCMessage[] = [];
   /** Every message the client sent, in order (after the revision rewrite). */
   readonly sent: JSONRPCMessage[] = [];
+  /** Both directions in the order they happened, so a test can tell what was sent before what arrived. */
+  readonly wire: Array<{ from: 'client' | 'server'; message: JSONRPCMessage }> = [];
   /** Errors the transport reported (e.g. a line the SDK could not parse as JSON-RPC). */
   readonly errors: Error[] = [];
   /** The method of each request the client sent, by id. */
@@ -52,6 +54,7 @@ export class RecordingStdioTransport implements Transport {
     this.inner.stderr?.on('data', (chunk: Buffer) => (this.stderrText += chunk.toString('utf8')));
     this.inner.onmessage = (message: JSONRPCMessage) => {
       this.received.push(message);
+      this.wire.push({ from: 'server', message });
       this.onmessage?.(message);
     };
     this.inner.onerror = (error) => {
@@ -81,6 +84,7 @@ export class RecordingStdioTransport implements Transport {
       this.requestMethodById.set(message.id, message.method);
     }
     this.sent.push(out);
+    this.wire.push({ from: 'client', message: out });
     return this.inner.send(out);
   }
 

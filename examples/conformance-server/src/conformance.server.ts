@@ -1,12 +1,17 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Service } from 'typedi';
-import { McpContext, McpServer, Prompt, Resource, Tool, ToolError, audio, embedded, image, text } from '@hermes-mcp/core';
+import { McpApp, McpContext, McpServer, Prompt, RegisteredHandle, Resource, Tool, ToolError, audio, embedded, image, text } from '@hermes-mcp/core';
 import {
+  ColorForm,
+  ConfirmForm,
+  ContextForm,
   DefaultsForm,
   ElicitationInput,
   EmbeddedResourceArgs,
   EnumsForm,
+  NameForm,
   PromptArgs,
+  RegionInput,
   SamplingInput,
   TemplateParams,
   UserInfoForm,
@@ -26,6 +31,23 @@ export class Watched {
   }
 }
 
+/** The running app, for the tools that change the server's own lists; main.ts sets it. */
+@Service()
+export class Running {
+  app?: McpApp;
+
+  get required(): McpApp {
+    if (!this.app) throw new Error('the app is not running yet');
+    return this.app;
+  }
+}
+
+/** The text of a sampling answer, or a placeholder. */
+function replyText(reply: Awaited<ReturnType<McpContext['sample']>>): string {
+  const content = Array.isArray(reply.content) ? reply.content[0] : reply.content;
+  return content?.type === 'text' ? content.text : 'No response';
+}
+
 /**
  * The server the official MCP conformance suite tests (`npm run conformance`): the tools,
  * resources and prompts its server scenarios call, by the names they call them, each doing what
@@ -33,7 +55,13 @@ export class Watched {
  */
 @McpServer({ name: 'hermes-conformance-server', version: '0.1.0', description: 'Fixture server for the MCP conformance suite' })
 export class ConformanceServer {
-  constructor(private readonly watched: Watched) {}
+  private dynamicTool?: RegisteredHandle;
+  private dynamicPrompt?: RegisteredHandle;
+
+  constructor(
+    private readonly watched: Watched,
+    private readonly running: Running,
+  ) {}
 
   // ----- tools -----
 
@@ -105,9 +133,7 @@ export class ConformanceServer {
 
   @Tool({ name: 'test_sampling', description: 'Tests server-initiated sampling (LLM completion request)' })
   async sampling(input: SamplingInput, ctx: McpContext) {
-    const reply = await ctx.sample(input.prompt, { maxTokens: 100 });
-    const content = Array.isArray(reply.content) ? reply.content[0] : reply.content;
-    return `LLM response: ${content?.type === 'text' ? content.text : 'No response'}`;
+    return `LLM response: ${replyText(await ctx.sample(input.prompt, { maxTokens: 100 }))}`;
   }
 
   @Tool({ name: 'test_elicitation', description: 'Tests server-initiated elicitation (user input request)' })
@@ -135,6 +161,123 @@ export class ConformanceServer {
   })
   jsonSchema202012(args: Record<string, unknown>) {
     return `JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`;
+  }
+
+  // ----- MCP 2026-07-28 diagnostics (server-stateless) -----
+
+  @Tool({ name: 'test_missing_capability', description: 'Asks the client for sampling: a client that did not declare it gets -32021' })
+  async missingCapability(ctx: McpContext) {
+    return `LLM response: ${replyText(await ctx.sample('Say hello', { maxTokens: 20 }))}`;
+  }
+
+  @Tool({ name: 'test_streaming_elicitation', description: 'Asks the user a question while running: in MCP 2026-07-28 an InputRequiredResult, never a request on the response stream' })
+  async streamingElicitation(ctx: McpContext) {
+    const answer = await ctx.elicit('What is your name?', NameForm, { key: 'user_name' });
+    return answer.action === 'accept' ? `Hello, ${answer.content.name}!` : `Elicitation ${answer.action}ed`;
+  }
+
+  @Tool({ name: 'test_logging_tool', description: 'Logs at info level while running: only clients that asked for logs receive them' })
+  async loggingTool(ctx: McpContext) {
+    await ctx.notify('info', 'Logging tool started');
+    await ctx.notify('info', 'Logging tool finished');
+    return 'Logging tool done';
+  }
+
+  @Tool({ name: 'test_trigger_tool_change', description: 'Adds test_dynamic_tool, or removes it when present: the tool list changes and its subscribers are told' })
+  triggerToolChange() {
+    if (this.dynamicTool) {
+      this.dynamicTool.remove();
+      this.dynamicTool = undefined;
+      return 'Removed test_dynamic_tool';
+    }
+    this.dynamicTool = this.running.required.addTool(
+      { name: 'test_dynamic_tool', description: 'A tool added at runtime by test_trigger_tool_change' },
+      () => 'This tool was added at runtime.',
+    );
+    return 'Added test_dynamic_tool';
+  }
+
+  @Tool({ name: 'test_trigger_prompt_change', description: 'Adds test_dynamic_prompt, or removes it when present: the prompt list changes and its subscribers are told' })
+  triggerPromptChange() {
+    if (this.dynamicPrompt) {
+      this.dynamicPrompt.remove();
+      this.dynamicPrompt = undefined;
+      return 'Removed test_dynamic_prompt';
+    }
+    this.dynamicPrompt = this.running.required.addPrompt(
+      { name: 'test_dynamic_prompt', description: 'A prompt added at runtime by test_trigger_prompt_change' },
+      () => 'This prompt was added at runtime.',
+    );
+    return 'Added test_dynamic_prompt';
+  }
+
+  @Tool({ name: 'test_x_mcp_header', description: 'Echoes its region, which clients also send as the Mcp-Param-Region header (SEP-2243)' })
+  xMcpHeader(input: RegionInput) {
+    return `Region: ${input.region}`;
+  }
+
+  // ----- MCP 2026-07-28 multi round-trip requests (input-required-result-*) -----
+  // In the legacy era the same questions go to the client as requests; in 2026-07-28 each one the
+  // client has not answered yet ends the round with an InputRequiredResult.
+
+  @Tool({ name: 'test_input_required_result_elicitation', description: "Asks for the user's name (input key user_name), then greets them" })
+  async inputRequiredElicitation(ctx: McpContext) {
+    const answer = await ctx.elicit('What is your name?', NameForm, { key: 'user_name' });
+    return answer.action === 'accept' ? `Hello, ${answer.content.name}!` : `Elicitation ${answer.action}ed`;
+  }
+
+  @Tool({ name: 'test_input_required_result_sampling', description: "Asks the client's model for a greeting, then returns it" })
+  async inputRequiredSampling(ctx: McpContext) {
+    const reply = await ctx.sample('Generate a greeting', { maxTokens: 50, key: 'greeting' });
+    return `LLM response: ${replyText(reply)}`;
+  }
+
+  @Tool({ name: 'test_input_required_result_list_roots', description: "Asks for the client's roots, then lists them" })
+  async inputRequiredListRoots(ctx: McpContext) {
+    const roots = await ctx.listRoots({ key: 'client_roots' });
+    return `Roots: ${roots.map((r) => r.uri).join(', ') || 'none'}`;
+  }
+
+  @Tool({ name: 'test_input_required_result_request_state', description: 'Asks for a confirmation; the answer comes back with the sealed requestState' })
+  async inputRequiredRequestState(ctx: McpContext) {
+    const answer = await ctx.elicit('Confirm to continue', ConfirmForm, { key: 'confirm' });
+    return answer.action === 'accept' && answer.content.ok ? 'state-ok: confirmed' : 'state-ok: not confirmed';
+  }
+
+  @Tool({ name: 'test_input_required_result_multiple_inputs', description: 'Asks for a name, a model greeting and the roots at once (one round)' })
+  async inputRequiredMultipleInputs(ctx: McpContext) {
+    const [name, greeting, roots] = await Promise.all([
+      ctx.elicit('What is your name?', NameForm, { key: 'user_name' }),
+      ctx.sample('Generate a greeting', { maxTokens: 50, key: 'greeting' }),
+      ctx.listRoots({ key: 'client_roots' }),
+    ]);
+    const who = name.action === 'accept' ? name.content.name : 'stranger';
+    return `${replyText(greeting)} ${who} (${roots.length} root${roots.length === 1 ? '' : 's'})`;
+  }
+
+  @Tool({ name: 'test_input_required_result_multi_round', description: 'Asks for a name, then (next round) a favourite colour' })
+  async inputRequiredMultiRound(ctx: McpContext) {
+    const name = await ctx.elicit('Step 1: What is your name?', NameForm, { key: 'step1' });
+    const color = await ctx.elicit('Step 2: What is your favorite color?', ColorForm, { key: 'step2' });
+    const who = name.action === 'accept' ? name.content.name : 'stranger';
+    return `${who} likes ${color.action === 'accept' ? color.content.color : 'no colour in particular'}`;
+  }
+
+  @Tool({ name: 'test_input_required_result_tampered_state', description: 'Asks for a confirmation; an edited requestState is refused' })
+  async inputRequiredTamperedState(ctx: McpContext) {
+    const answer = await ctx.elicit('Confirm to continue', ConfirmForm, { key: 'confirm' });
+    return answer.action === 'accept' && answer.content.ok ? 'Confirmed' : 'Not confirmed';
+  }
+
+  @Tool({ name: 'test_input_required_result_capabilities', description: 'Asks only for what the client declared it can answer (elicitation, sampling, roots)' })
+  async inputRequiredCapabilities(ctx: McpContext) {
+    const can = ctx.session.clientCapabilities;
+    const asked: Promise<unknown>[] = [];
+    if (can.elicitation) asked.push(ctx.elicit('What is your name?', NameForm, { key: 'user_name' }));
+    if (can.sampling) asked.push(ctx.sample('Generate a greeting', { maxTokens: 50, key: 'greeting' }));
+    if (can.roots) asked.push(ctx.listRoots({ key: 'client_roots' }));
+    await Promise.all(asked);
+    return `Asked for ${asked.length} input(s)`;
   }
 
   // ----- resources -----
@@ -177,6 +320,12 @@ export class ConformanceServer {
       { role: 'user' as const, content: embedded(args.resourceUri, 'Embedded resource content for testing.', 'text/plain') },
       { role: 'user' as const, content: text('Please process the embedded resource above.') },
     ];
+  }
+
+  @Prompt({ name: 'test_input_required_result_prompt', title: 'Prompt With Input', description: 'Asks the user for context (input key user_context) before building the prompt' })
+  async inputRequiredPrompt(ctx: McpContext) {
+    const answer = await ctx.elicit('What context should the prompt use?', ContextForm, { key: 'user_context' });
+    return `Write about: ${answer.action === 'accept' ? answer.content.context : 'anything you like'}`;
   }
 
   @Prompt({ name: 'test_prompt_with_image', title: 'Prompt With Image', description: 'A prompt that includes image content' })

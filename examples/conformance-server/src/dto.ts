@@ -1,5 +1,5 @@
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString } from 'class-validator';
-import { Description, EnumTitles } from '@hermes-mcp/core';
+import { Description, EnumTitles, McpHeader } from '@hermes-mcp/core';
 
 /** Input of `test_sampling`. */
 export class SamplingInput {
@@ -77,4 +77,29 @@ export class PromptArgs {
 /** Arguments of `test_prompt_with_embedded_resource`. */
 export class EmbeddedResourceArgs {
   @Description('URI of the resource to embed') @IsString() resourceUri!: string;
+}
+
+/** The form of `test_input_required_result_elicitation` and the first step of the multi-round tool. */
+export class NameForm {
+  @Description('Your name') @IsString() name!: string;
+}
+
+/** The second step of `test_input_required_result_multi_round`. */
+export class ColorForm {
+  @Description('Your favourite colour') @IsString() color!: string;
+}
+
+/** The confirmation `test_input_required_result_request_state` asks for. */
+export class ConfirmForm {
+  @Description('Go ahead?') @IsBoolean() ok!: boolean;
+}
+
+/** The question of the prompt `test_input_required_result_prompt`. */
+export class ContextForm {
+  @Description('What the prompt should be about') @IsString() context!: string;
+}
+
+/** Input of `test_x_mcp_header`: `region` is mirrored in the `Mcp-Param-Region` header (MCP 2026-07-28). */
+export class RegionInput {
+  @McpHeader('Region') @Description('Where to run; sent as the Mcp-Param-Region header too') @IsString() region!: string;
 }

@@ -3,7 +3,7 @@ import Fastify from 'fastify';
 import { Container } from 'typedi';
 import { McpFactory } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
-import { ConformanceServer, WATCHED_URI, Watched } from './conformance.server';
+import { ConformanceServer, Running, WATCHED_URI, Watched } from './conformance.server';
 
 /** How often the watched resource changes (subscribers are told each time). */
 const WATCH_INTERVAL_MS = 3_000;
@@ -15,6 +15,7 @@ const WATCH_INTERVAL_MS = 3_000;
 async function main(): Promise<void> {
   const fastify = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'warn' } });
   const mcp = McpFactory.create(ConformanceServer, { logger: fastify.log });
+  Container.get(Running).app = mcp;
   await fastify.register(hermesMcp, { server: mcp, path: '/mcp' });
   const address = await fastify.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 3001) });
 

@@ -202,7 +202,7 @@ export class McpContext {
    */
   async progress(progress: number, total?: number, message?: string): Promise<void> {
     const token = this.request._meta?.progressToken;
-    if ((typeof token !== 'string' && typeof token !== 'number') || this.signal.aborted) return;
+    if ((typeof token !== 'string' && !Number.isInteger(token)) || this.signal.aborted) return;
     if (!(progress > this.lastProgress)) return;
     this.lastProgress = progress;
     const params: Record<string, unknown> = { progressToken: token, progress };

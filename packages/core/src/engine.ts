@@ -75,6 +75,7 @@ export class Engine {
       logger: options.logger,
       states: new RequestStateCodec(options.requestStateSecret),
       cache: { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.cacheScope ?? 'private' },
+      handlerTimeout: options.handlerTimeout,
     });
   }
 

@@ -46,6 +46,7 @@ export { compileUriTemplate } from './uri-template';
 export type { UriTemplate } from './uri-template';
 export { JSON_SCHEMA_2020_12, buildObjectSchema, emptyObjectSchema, promptArgumentsFor } from './schema/schema-builder';
 export { Description, JSONSchema } from './schema/description.decorator';
+export { McpHeader } from './schema/mcp-header.decorator';
 export { formatIssues, validateInput, validateInputAsync } from './validation/validator';
 export type { ValidateOptions, ValidationIssue, ValidationResult } from './validation/validator';
 export { McpError, ErrorCode } from '@hermes-mcp/protocol';

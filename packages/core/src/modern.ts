@@ -27,6 +27,7 @@ import { InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired, i
 import type { McpHandler } from './handler';
 import type { Logger } from './logger';
 import type { RequestStateCodec } from './request-state';
+import { withTimeout } from './timeout';
 
 /** Caching hints of cacheable results (`ttlMs`, `cacheScope`). */
 export interface CacheHints {
@@ -137,6 +138,8 @@ export interface ModernOptions {
   logger: Logger;
   states: RequestStateCodec;
   cache: Required<CacheHints>;
+  /** Longest time a handler may run, in milliseconds (not listen streams); default: no limit. */
+  handlerTimeout?: number;
 }
 
 /** Serves modern-era requests with the server's handler. @internal */
@@ -177,7 +180,9 @@ export class ModernHandler {
     const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, this.options.logger, undefined, round?.round);
     let result: Record<string, unknown>;
     try {
-      result = await this.handler.handleRequest(ctx);
+      result = await withTimeout(ctx, this.options.handlerTimeout, () => this.handler.handleRequest(ctx), (error) => {
+        throw error;
+      });
     } catch (error) {
       if (round && Object.keys(round.round.pending).length > 0) return this.inputRequired(round);
       if (isInputRequired(error)) throw McpError.internalError('input requests are only available in tools/call, prompts/get and resources/read');
@@ -290,7 +295,9 @@ export class ModernHandler {
         },
       };
       this.listeners.add(listener);
-      extra.signal.addEventListener('abort', () => listener.end(), { once: true });
+      // The client may have gone while the acknowledgement was being written.
+      if (extra.signal.aborted) listener.end();
+      else extra.signal.addEventListener('abort', () => listener.end(), { once: true });
     });
   }
 }

@@ -109,6 +109,13 @@ export class Exchange {
     else this.outbox.push(`id: ${id}\nretry: ${retryMs}\ndata: \n\n`);
   }
 
+  /** Writes a `retry` field alone (no event): how long the client waits before reconnecting. */
+  retry(retryMs: number): void {
+    const frame = `retry: ${retryMs}\n\n`;
+    if (this.connection) this.connection.writeFrame(frame);
+    else if (!this.detached) this.outbox.push(frame);
+  }
+
   /** Ends the stream after the last response. */
   finish(): void {
     this.done = true;
@@ -139,6 +146,8 @@ export class HttpSessionTransport implements Transport {
   private readonly exchanges = new Map<RequestId, Exchange>();
   private readonly streams = new Map<string, Exchange>();
   private standalone?: SseConnection;
+  /** True once the client opened a GET stream: from then on its messages are stored even while it is down. */
+  private standaloneOpened = false;
   private closed = false;
 
   constructor(private readonly options: HttpSessionTransportOptions) {
@@ -180,6 +189,7 @@ export class HttpSessionTransport implements Transport {
   openStandalone(reply: FastifyReply, priming: boolean): SseConnection {
     const connection = SseConnection.open(reply);
     this.standalone = connection;
+    this.standaloneOpened = true;
     if (priming) connection.prime(this.options.eventStore.mark(STANDALONE), this.options.retryMs);
     connection.onClose(() => {
       if (this.standalone === connection) this.standalone = undefined;
@@ -215,12 +225,15 @@ export class HttpSessionTransport implements Transport {
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed) return Promise.resolve();
     const responses = Array.isArray(message) ? message : isResponse(message) ? [message] : undefined;
-    const key = responses ? (responses[0] as { id: RequestId | null }).id : options?.relatedRequestId;
+    // A batch answer is routed by its first id that is not null (a member that was not JSON-RPC is answered with id null).
+    const key = responses ? responses.map((r) => (r as { id: RequestId | null }).id).find((id) => id !== null) : options?.relatedRequestId;
     const exchange = key === undefined || key === null ? undefined : this.exchanges.get(key);
     if (exchange) {
       this.deliver(exchange, message, responses);
-    } else if (!responses && this.standalone && !this.standalone.closed) {
-      this.standalone.write(JSON.stringify(message), this.options.eventStore.append(STANDALONE, message));
+    } else if (!responses && this.standaloneOpened) {
+      // Stored even while the GET stream is down, so a client that resumes it misses nothing.
+      const id = this.options.eventStore.append(STANDALONE, message);
+      if (this.standalone && !this.standalone.closed) this.standalone.write(JSON.stringify(message), id);
     } else {
       this.options.onDropped?.(message);
     }
@@ -269,6 +282,9 @@ export class HttpSessionTransport implements Transport {
     if (exchange.undecided) {
       exchange.startStream();
       exchange.prime(this.options.eventStore.mark(exchange.streamId), retryMs);
+    } else {
+      // Already streaming: the spec asks for a `retry` field before the connection closes.
+      exchange.retry(retryMs);
     }
     exchange.detach();
   }

@@ -9,3 +9,5 @@ export { InMemorySessionStore } from './session-store';
 export type { SessionStore } from './session-store';
 export { InMemoryEventStore } from './event-store';
 export type { EventStore, StoredEvent } from './event-store';
+export { checkParamHeaders, checkStandardHeaders, decodeHeaderValue, headerParamsOf, validateHeaderDeclarations } from './modern-headers';
+export type { HeaderParam, HeaderProblem } from './modern-headers';

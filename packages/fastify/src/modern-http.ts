@@ -10,13 +10,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { McpApp } from '@hermes-mcp/core';
 import { checkVersion, readEnvelope } from '@hermes-mcp/core';
 import { ErrorCode, JsonRpcRequest, McpError, RequestId, TransportInfo, errorResponse, resultResponse } from '@hermes-mcp/protocol';
+import { HeaderProblem, checkMethodHeader, checkVersionHeader } from './modern-headers';
 import { SseConnection } from './sse';
-
-function header(request: FastifyRequest, name: string): string | undefined {
-  const value = request.headers[name];
-  const text = Array.isArray(value) ? value.join(', ') : value;
-  return text?.replace(/^[ \t]+|[ \t]+$/g, '');
-}
 
 /** The HTTP status an error is sent with in the modern era. */
 function statusOf(error: McpError): number {
@@ -35,15 +30,18 @@ function statusOf(error: McpError): number {
   }
 }
 
-/** -32020 (HTTP 400): a header disagrees with the body. */
-export function headerMismatch(message: string, data?: unknown): McpError {
-  const error = new McpError(ErrorCode.HeaderMismatch, `Bad Request: ${message}`, data);
+/** -32020 (HTTP 400): a header disagrees with the body, is malformed, or is missing. */
+export function headerMismatch(problem: HeaderProblem): McpError {
+  const error = new McpError(ErrorCode.HeaderMismatch, problem.message, problem.data);
   error.httpStatus = 400;
   return error;
 }
 
-/** Extra header checks (Mcp-Method, Mcp-Name, Mcp-Param-*), run after the version is known. */
-export type HeaderCheck = (request: FastifyRequest, message: JsonRpcRequest) => McpError | undefined;
+/**
+ * The remaining header checks (required headers, Mcp-Name, Mcp-Param-*), run once the envelope's
+ * `version` is known to be served.
+ */
+export type HeaderCheck = (request: FastifyRequest, message: JsonRpcRequest, version: string) => McpError | undefined;
 
 /** Answers one modern-era request. @internal */
 export async function serveModern(app: McpApp, request: FastifyRequest, reply: FastifyReply, message: JsonRpcRequest, checkHeaders: HeaderCheck): Promise<FastifyReply> {
@@ -52,14 +50,12 @@ export async function serveModern(app: McpApp, request: FastifyRequest, reply: F
   let envelope;
   try {
     const read = readEnvelope(message.params);
-    const headerVersion = header(request, 'mcp-protocol-version');
-    if (headerVersion !== undefined && headerVersion !== read.version) {
-      throw headerMismatch(`the request headers and body disagree: MCP-Protocol-Version is "${headerVersion}" but _meta names "${read.version}"`, {
-        mismatch: { header: headerVersion, body: read.version },
-      });
-    }
+    // Headers that contradict the body come before the version check: a body naming an unknown
+    // version under `MCP-Protocol-Version: 2026-07-28` is a mismatch (-32020), not -32022.
+    const contradiction = checkVersionHeader(request.headers, read.version) ?? checkMethodHeader(request.headers, message.method);
+    if (contradiction) throw headerMismatch(contradiction);
     envelope = checkVersion(read);
-    const problem = checkHeaders(request, message);
+    const problem = checkHeaders(request, message, envelope.version);
     if (problem) throw problem;
   } catch (error) {
     const failure = error instanceof McpError ? error : McpError.internalError();

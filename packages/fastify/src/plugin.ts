@@ -25,6 +25,7 @@ import {
   JsonRpcMessage,
   JsonRpcRequest,
   McpError,
+  META_KEYS,
   errorResponse,
   isModernProtocolVersion,
   LEGACY_PROTOCOL_VERSIONS,
@@ -38,6 +39,7 @@ import { HttpSessionTransport } from './http-session';
 import { LegacySseTransport } from './legacy-sse';
 import { OriginPolicy, checkOrigin } from './security';
 import { InMemorySessionStore, SessionStore } from './session-store';
+import { HeaderParam, HeaderProblem, checkParamHeaders, checkStandardHeaders, headerParamsOf } from './modern-headers';
 import { headerMismatch, serveModern } from './modern-http';
 import { SseConnection } from './sse';
 
@@ -225,12 +227,29 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     return version !== undefined && version >= '2025-11-25';
   }
 
-  /** Mcp-Method / Mcp-Name / Mcp-Param-* agree with the body (MCP 2026-07-28). */
-  function checkModernHeaders(request: FastifyRequest, message: JsonRpcRequest): McpError | undefined {
-    const method = header(request, 'mcp-method')?.trim();
-    if (method === undefined) return headerMismatch('the Mcp-Method header is required', { missing: 'Mcp-Method' });
-    if (method !== message.method) return headerMismatch(`Mcp-Method header value '${method}' does not match body method '${message.method}'`, { mismatch: { header: method, body: message.method } });
-    return undefined;
+  /** The `x-mcp-header` declarations of each tool, read once per tool descriptor. */
+  const paramHeaders = new WeakMap<object, HeaderParam[]>();
+
+  /**
+   * The MCP 2026-07-28 headers agree with the body (SEP-2243): the standard ones (MCP-Protocol-Version,
+   * Mcp-Method, Mcp-Name), then for `tools/call` the `Mcp-Param-*` headers the tool declares. An
+   * unknown tool is not checked here: it gets its -32602 in-band.
+   */
+  function checkModernHeaders(request: FastifyRequest, message: JsonRpcRequest, version: string): McpError | undefined {
+    const problem = checkStandardHeaders(request.headers, message, version) ?? checkToolParamHeaders(request, message);
+    return problem && headerMismatch(problem);
+  }
+
+  function checkToolParamHeaders(request: FastifyRequest, message: JsonRpcRequest): HeaderProblem | undefined {
+    const params = message.params;
+    if (message.method !== 'tools/call' || typeof params?.name !== 'string') return undefined;
+    const tool = app.registry?.tool(params.name);
+    if (!tool) return undefined;
+    let declared = paramHeaders.get(tool.descriptor);
+    if (!declared) paramHeaders.set(tool.descriptor, (declared = headerParamsOf(tool.descriptor.inputSchema)));
+    if (declared.length === 0) return undefined;
+    const args = params.arguments;
+    return checkParamHeaders(request.headers, declared, typeof args === 'object' && args !== null && !Array.isArray(args) ? (args as Record<string, unknown>) : {});
   }
 
   async function post(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
@@ -376,6 +395,8 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
   // preClose, not onClose: Fastify closes the HTTP server (waiting for every open connection) before
   // onClose hooks run, so open SSE streams and pending requests must be ended first.
   fastify.addHook('preClose', async () => {
+    // Modern listen streams never end by themselves: end them with their result.
+    app.engine.modern.close();
     await Promise.all([...sessions.values()].map((s) => s.close()));
   });
 }

@@ -34,10 +34,13 @@ export interface JsonRpcResultResponse {
   result: Record<string, unknown>;
 }
 
-/** An error response; `id` is null only when the request's id could not be read. */
+/**
+ * An error response. When the request's id could not be read, `id` is null (JSON-RPC 2.0, the
+ * legacy revisions) or absent (2026-07-28, whose `RequestId` excludes null).
+ */
 export interface JsonRpcErrorResponse {
   jsonrpc: '2.0';
-  id: RequestId | null;
+  id?: RequestId | null;
   error: JsonRpcErrorObject;
 }
 
@@ -121,7 +124,8 @@ export function classify(value: unknown): ClassifiedMessage {
     if (!isObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
       return invalid(readableId, 'the "error" member must be an object with a numeric code and a message', true);
     }
-    if (id !== null && !isId(id)) return invalid(null, 'the "id" member must be a string, an integer or null', true);
+    // An absent id is how 2026-07-28 answers a request whose id could not be read.
+    if (id !== undefined && id !== null && !isId(id)) return invalid(null, 'the "id" member must be a string, an integer or null', true);
     return { kind: 'error', message: value as unknown as JsonRpcErrorResponse };
   }
   return invalid(readableId, 'a message needs a "method" (request, notification), a "result" or an "error"');
@@ -161,9 +165,13 @@ export function resultResponse(id: RequestId, result: Record<string, unknown>): 
   return { jsonrpc: JSONRPC_VERSION, id, result };
 }
 
-/** Builds an error response. */
-export function errorResponse(id: RequestId | null, error: JsonRpcErrorObject | McpError): JsonRpcErrorResponse {
-  return { jsonrpc: JSONRPC_VERSION, id, error: error instanceof McpError ? error.toJSON() : error };
+/**
+ * Builds an error response. `id` is null when the request's id could not be read; `undefined`
+ * leaves the member out, as 2026-07-28 does in that case.
+ */
+export function errorResponse(id: RequestId | null | undefined, error: JsonRpcErrorObject | McpError): JsonRpcErrorResponse {
+  const object = error instanceof McpError ? error.toJSON() : error;
+  return id === undefined ? { jsonrpc: JSONRPC_VERSION, error: object } : { jsonrpc: JSONRPC_VERSION, id, error: object };
 }
 
 /** Builds a request. */

@@ -263,7 +263,8 @@ export class Peer {
       }
       case 'error': {
         const id = message.message.id;
-        if (id === null) {
+        // null (legacy) or absent (2026-07-28): an error that answers no request of ours.
+        if (id === null || id === undefined) {
           this.report(McpError.fromObject(message.message.error), { id: null });
           return undefined;
         }

@@ -150,9 +150,10 @@ describe('classify: envelope errors', () => {
     expectInvalid(classify({ jsonrpc: '2.0', id: 2.5, result: {} }), null, /id of its request/);
   });
 
-  it('rejects an error response without an id, or with an unreadable id', () => {
+  it('accepts an error response without an id (MCP 2026-07-28 allows it) and rejects an unreadable id', () => {
     const error = { code: -32603, message: 'x' };
-    expectInvalid(classify({ jsonrpc: '2.0', error }), null, /"id" member must be a string, an integer or null/);
+    const noId = { jsonrpc: '2.0', error };
+    expect(classify(noId)).toEqual({ kind: 'error', message: noId });
     expectInvalid(classify({ jsonrpc: '2.0', id: { a: 1 }, error }), null, /"id" member/);
   });
 

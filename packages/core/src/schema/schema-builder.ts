@@ -176,7 +176,9 @@ function classSchema(cls: Function, converters: Record<string, Converter>): Sche
     const description = descriptionOf(cls, name);
     if (description !== undefined) property = { ...property, description };
     if (facts.defaults.has(name)) property = { ...property, default: facts.defaults.get(name) };
-    properties[name] = facts.nullable.has(name) ? orNull(property) : property;
+    // A header-mirrored property (`x-mcp-header`) must keep a plain type at the top, where clients
+    // look for it; it then refuses null, which a header cannot carry anyway.
+    properties[name] = facts.nullable.has(name) && !('x-mcp-header' in property) ? orNull(property) : property;
   }
   const required = Object.keys(properties).filter((name) => facts.required.has(name));
   const description = descriptionOf(cls);
