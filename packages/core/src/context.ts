@@ -111,11 +111,20 @@ export function isInputRequired(value: unknown): value is InputRequiredSignal {
 }
 
 /**
+ * Where the modern era's questions to the client are answered: an MRTR round (answers from the
+ * retry, or the round ends) or a task (the task waits for `tasks/update`).
+ * @internal
+ */
+export interface InputSource {
+  ask(kind: string, method: string, params: Record<string, unknown>, options: AskOptions): Promise<Record<string, unknown>>;
+}
+
+/**
  * The questions and answers of one modern-era round: answers from `inputResponses` and the sealed
  * `requestState`; questions still open become `inputRequests`.
  * @internal
  */
-export class InputRound {
+export class InputRound implements InputSource {
   /** Questions without an answer, by key. */
   readonly pending: Record<string, { method: string; params: Record<string, unknown> }> = {};
   /** Keys whose answer the handler used. */
@@ -129,6 +138,21 @@ export class InputRound {
     const n = this.counters[kind] ?? 0;
     this.counters[kind] = n + 1;
     return `${kind}:${n}`;
+  }
+
+  /** The answer of this round, or the question is recorded and the round ends. */
+  async ask(kind: string, method: string, params: Record<string, unknown>, options: AskOptions): Promise<Record<string, unknown>> {
+    const key = options.key ?? this.nextKey(kind);
+    const answer = this.answers[key];
+    if (answer !== undefined) {
+      if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
+        throw McpError.invalidParams(`inputResponses["${key}"] must be the result of ${method}`, { key });
+      }
+      this.consumed.add(key);
+      return answer as Record<string, unknown>;
+    }
+    this.pending[key] = { method, params };
+    throw new InputRequiredSignal();
   }
 }
 
@@ -180,8 +204,8 @@ export class McpContext {
     private readonly baseLog: Logger,
     /** Verified caller identity, if any. */
     readonly auth?: AuthInfo,
-    /** The round of a modern-era request that may ask the client for input. @internal */
-    readonly round?: InputRound,
+    /** Where a modern-era request's questions are answered (MRTR round or task). @internal */
+    readonly round?: InputSource,
   ) {
     this.signal = extra.signal;
   }
@@ -317,20 +341,9 @@ export class McpContext {
    * routed with it). Modern era: the answer from this round if the client gave one, else the
    * question is recorded and the round ends with an `InputRequiredResult`.
    */
-  private async ask(kind: string, method: string, params: Record<string, unknown>, options: AskOptions): Promise<Record<string, unknown>> {
-    const round = this.round;
-    if (!round) return this.channel.request(this.request.id, method, params, { signal: this.signal });
-    const key = options.key ?? round.nextKey(kind);
-    const answer = round.answers[key];
-    if (answer !== undefined) {
-      if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
-        throw McpError.invalidParams(`inputResponses["${key}"] must be the result of ${method}`, { key });
-      }
-      round.consumed.add(key);
-      return answer as Record<string, unknown>;
-    }
-    round.pending[key] = { method, params };
-    throw new InputRequiredSignal();
+  private ask(kind: string, method: string, params: Record<string, unknown>, options: AskOptions): Promise<Record<string, unknown>> {
+    if (this.round) return this.round.ask(kind, method, params, options);
+    return this.channel.request(this.request.id, method, params, { signal: this.signal });
   }
 
   private unsupported(capability: string, reason: string, required: Record<string, unknown> = { [capability]: {} }): McpError {

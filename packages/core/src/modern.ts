@@ -27,6 +27,7 @@ import { InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired, i
 import type { McpHandler } from './handler';
 import type { Logger } from './logger';
 import type { RequestStateCodec } from './request-state';
+import { TASKS_EXTENSION, TaskInputs, TaskOptions, TaskStore } from './tasks';
 import { withTimeout } from './timeout';
 
 /** Caching hints of cacheable results (`ttlMs`, `cacheScope`). */
@@ -72,6 +73,7 @@ const METHODS = new Set([
   'completion/complete',
   'subscriptions/listen',
 ]);
+const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
 const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
 const ROUNDS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 const SUPPORTED: string[] = [...MODERN_PROTOCOL_VERSIONS];
@@ -88,6 +90,16 @@ function status(error: McpError, httpStatus: number): McpError {
 /** True when the params carry a modern envelope claim (`_meta` with a protocol version key). */
 export function hasModernClaim(params: unknown): boolean {
   return isRecord(params) && isRecord(params._meta) && META_KEYS.protocolVersion in params._meta;
+}
+
+/** -32021 (HTTP 400): the request did not declare the tasks extension. */
+function needsTasks(reason: string): McpError {
+  return status(
+    new McpError(ErrorCode.MissingRequiredClientCapability, `Cannot use tasks: ${reason}; declare the ${TASKS_EXTENSION} extension.`, {
+      requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } },
+    }),
+    400,
+  );
 }
 
 function envelopeError(key: string, problem: string): McpError {
@@ -130,7 +142,7 @@ export function checkVersion(envelope: ReturnType<typeof readEnvelope>): Envelop
 
 /** -32601 (HTTP 404) for a method the modern era does not have. */
 export function checkMethod(method: string): void {
-  if (!METHODS.has(method)) throw status(new McpError(ErrorCode.MethodNotFound, 'Method not found', { method }), 404);
+  if (!METHODS.has(method) && !TASK_METHODS.has(method)) throw status(new McpError(ErrorCode.MethodNotFound, 'Method not found', { method }), 404);
 }
 
 /** Options of the modern handler. @internal */
@@ -140,16 +152,22 @@ export interface ModernOptions {
   cache: Required<CacheHints>;
   /** Longest time a handler may run, in milliseconds (not listen streams); default: no limit. */
   handlerTimeout?: number;
+  /** Task lifetimes and poll hints (tasks extension). */
+  tasks?: TaskOptions;
 }
 
 /** Serves modern-era requests with the server's handler. @internal */
 export class ModernHandler {
   private readonly listeners = new Set<Listener>();
+  private readonly inFlight = new Set<InboundRequestExtra>();
+  private readonly tasks: TaskStore;
 
   constructor(
     private readonly handler: McpHandler,
     private readonly options: ModernOptions,
-  ) {}
+  ) {
+    this.tasks = new TaskStore(options.tasks);
+  }
 
   /** The versions this server serves in the modern era (discover, -32022). */
   get supportedVersions(): readonly string[] {
@@ -167,15 +185,29 @@ export class ModernHandler {
    */
   async handle(request: JsonRpcRequest, envelope: Envelope, extra: InboundRequestExtra, transport: TransportInfo, sink: ModernSink): Promise<Record<string, unknown>> {
     checkMethod(request.method);
+    this.inFlight.add(extra);
+    try {
+      return await this.dispatch(request, envelope, extra, transport, sink);
+    } finally {
+      this.inFlight.delete(extra);
+    }
+  }
+
+  private async dispatch(request: JsonRpcRequest, envelope: Envelope, extra: InboundRequestExtra, transport: TransportInfo, sink: ModernSink): Promise<Record<string, unknown>> {
     const params = request.params ?? {};
     const session: SessionInfo = { era: 'modern', protocolVersion: envelope.version, clientInfo: envelope.clientInfo, clientCapabilities: envelope.capabilities };
     if (request.method === 'server/discover') return this.complete(request.method, this.discover());
     if (request.method === 'subscriptions/listen') return this.listen(request, params, extra, sink);
+    const tasksDeclared = isRecord(envelope.capabilities.extensions) && TASKS_EXTENSION in envelope.capabilities.extensions;
+    if (TASK_METHODS.has(request.method)) return this.taskMethod(request.method, params, tasksDeclared);
+    const taskSupport = request.method === 'tools/call' && this.handler.taskSupport ? this.handler.taskSupport(String(params.name)) : undefined;
+    if (taskSupport === 'required' && !tasksDeclared) throw needsTasks(`the tool "${String(params.name)}" runs only as a task`);
     const channel: RequestChannel = {
       notify: (_id, method, p) => sink.notify(method, p),
       request: () => Promise.reject(McpError.internalError('server→client requests do not exist in MCP 2026-07-28')),
       logLevel: () => envelope.logLevel,
     };
+    if (taskSupport && tasksDeclared) return this.startTask(request, params, envelope, session, transport, channel);
     const round = ROUNDS.has(request.method) ? this.openRound(request, params) : undefined;
     const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, this.options.logger, undefined, round?.round);
     let result: Record<string, unknown>;
@@ -206,16 +238,46 @@ export class ModernHandler {
     }
   }
 
-  /** Ends every listen stream with its result (shutdown). */
+  /**
+   * Shutdown: ends every listen stream with its result and aborts the signal of every request in
+   * flight (their answers still go out), so no transport waits on them forever.
+   */
   close(): void {
     for (const listener of [...this.listeners]) listener.end();
     this.listeners.clear();
+    const reason = new McpError(ErrorCode.ConnectionClosed, 'the server is shutting down');
+    for (const extra of [...this.inFlight]) extra.abort(reason);
+  }
+
+  /** Runs a task-capable tool as a task: the handle goes back at once, the work goes on. */
+  private startTask(request: JsonRpcRequest, params: Record<string, unknown>, envelope: Envelope, session: SessionInfo, transport: TransportInfo, channel: RequestChannel): Record<string, unknown> {
+    const task = this.tasks.create();
+    const extra: InboundRequestExtra = { signal: task.controller.signal, abort: (reason) => task.controller.abort(reason) };
+    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, this.options.logger, undefined, new TaskInputs(task));
+    this.tasks.run(task, async () => this.complete(request.method, await this.handler.handleRequest(ctx)));
+    return { ...this.tasks.view(task), resultType: 'task', _meta: { [META_KEYS.serverInfo]: this.handler.serverInfo } };
+  }
+
+  /** `tasks/get`, `tasks/update`, `tasks/cancel`. */
+  private taskMethod(method: string, params: Record<string, unknown>, declared: boolean): Record<string, unknown> {
+    if (!declared) throw needsTasks(`${method} belongs to the tasks extension`);
+    const task = this.tasks.get(params.taskId);
+    const meta = { [META_KEYS.serverInfo]: this.handler.serverInfo };
+    if (method === 'tasks/get') return { ...this.tasks.view(task), resultType: 'complete', _meta: meta };
+    if (method === 'tasks/update') {
+      if (!isRecord(params.inputResponses)) throw McpError.invalidParams('"inputResponses" must be an object of answers by key');
+      this.tasks.update(task, params.inputResponses);
+    } else {
+      this.tasks.cancel(task);
+    }
+    return { resultType: 'complete', _meta: meta };
   }
 
   /** `server/discover`. */
   private discover(): Record<string, unknown> {
     const capabilities: ServerCapabilities = { ...this.handler.capabilities };
     delete capabilities.tasks;
+    if (this.handler.taskSupport) capabilities.extensions = { ...(isRecord(capabilities.extensions) ? capabilities.extensions : {}), [TASKS_EXTENSION]: {} };
     const result: Record<string, unknown> = { supportedVersions: SUPPORTED, capabilities };
     if (this.handler.instructions !== undefined) result.instructions = this.handler.instructions;
     return result;

@@ -17,6 +17,7 @@ import type { Constructor } from './container';
 import type { CursorCodec } from './cursor';
 import { HermesError } from './errors';
 import { shapePrompt, shapeResource, shapeTool } from './shape';
+import type { TaskSupport } from './tasks';
 import type { UriTemplate } from './uri-template';
 
 /** How to call one handler. @internal */
@@ -44,6 +45,8 @@ export interface ToolDefinition extends Invocation, Switchable {
   readonly mimeType?: string;
   /** Milliseconds the tool may run before it is aborted and answered with a tool error. */
   readonly timeout?: number;
+  /** Whether it runs as a task (MCP 2026-07-28 tasks extension). */
+  readonly task?: TaskSupport;
 }
 
 /** A resolved static resource. */

@@ -18,6 +18,7 @@ import type { McpServerOptions } from './metadata/options';
 import { toCallToolResult, toGetPromptResult, toReadResourceResult } from './normalize';
 import { CompleteFn, complete } from './completion';
 import type { Invocation, Page, Registry, ToolDefinition } from './registry';
+import type { TaskSupport } from './tasks';
 import { withTimeout } from './timeout';
 import { shapeCallToolResult, shapeContents, shapeMessages } from './shape';
 import { ValidateOptions, ValidationIssue, formatIssues, validateInputAsync as validateInput } from './validation/validator';
@@ -71,6 +72,10 @@ export class DecoratedServerHandler implements McpHandler {
       prompts: { listChanged: true },
     };
     this.instructions = options.instructions;
+  }
+
+  taskSupport(toolName: string): TaskSupport | undefined {
+    return this.registry.tool(toolName)?.task;
   }
 
   handleRequest(ctx: McpContext): Promise<Record<string, unknown>> | Record<string, unknown> {

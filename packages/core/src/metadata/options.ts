@@ -6,6 +6,7 @@ import type { Annotations, Icon, JsonSchemaObject, Meta, ToolAnnotations } from 
 import type { CompleteFn } from '../completion';
 import type { Constructor } from '../container';
 import type { MiddlewareLike } from '../middleware';
+import type { TaskSupport } from '../tasks';
 
 /** Options of `@McpServer`. */
 export interface McpServerOptions {
@@ -73,6 +74,11 @@ export interface ToolOptions extends HandlerOptionsBase {
   mimeType?: string;
   /** Milliseconds the tool may run; then its signal aborts and the call returns a tool error. */
   timeout?: number;
+  /**
+   * Runs as a task (MCP 2026-07-28 tasks extension) when the request declares the extension:
+   * `optional` runs it synchronously otherwise; `required` refuses such requests with -32021.
+   */
+  task?: TaskSupport;
 }
 
 /** Options of `@Resource`. */
