@@ -195,6 +195,23 @@ export class EverythingServer {
     return input.message;
   }
 
+  @Tool({ description: 'A job that runs as a task when the client declares the tasks extension (MCP 2026-07-28)', task: 'optional' })
+  async long_job(input: SlowInput, ctx: McpContext) {
+    await sleep(input.delayMs * input.steps, undefined, { signal: ctx.signal });
+    const answer = await ctx.elicit('Keep the result?', NameForm, { key: 'keep' });
+    return `${input.label ?? 'job'}: ${answer.action === 'accept' ? `kept for ${answer.content.name}` : answer.action}`;
+  }
+
+  @Tool({ description: 'Asks who it is for (MRTR), then goes on as a task', task: 'required', taskStart: 'manual' })
+  async composed(ctx: McpContext) {
+    const who = await ctx.elicit('Who is this for?', NameForm, { key: 'user_name' });
+    const name = who.action === 'accept' ? who.content.name : 'nobody';
+    return ctx.runAsTask(async (task) => {
+      await sleep(20, undefined, { signal: task.signal });
+      return `built for ${name}`;
+    });
+  }
+
   @Resource({ uri: 'status://server', name: 'status', description: 'Server status (subscribable)', mimeType: 'application/json' })
   status() {
     return { ok: true, at: new Date().toISOString() };

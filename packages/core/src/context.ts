@@ -206,8 +206,26 @@ export class McpContext {
     readonly auth?: AuthInfo,
     /** Where a modern-era request's questions are answered (MRTR round or task). @internal */
     readonly round?: InputSource,
+    /** Starts the task of a `taskStart: 'manual'` tool (modern era, tasks declared). @internal */
+    private readonly taskStarter?: <T>(work: (ctx: McpContext) => Promise<T>) => never,
   ) {
     this.signal = extra.signal;
+  }
+
+  /**
+   * Goes on as a task (MCP 2026-07-28 tasks extension, tools with `taskStart: 'manual'`): the call
+   * answers with a task handle now and `work` runs in the background with the task's context. Where
+   * tasks do not apply (legacy clients, no extension declared), `work` runs right here.
+   *
+   * @example
+   * \@Tool({ task: 'required', taskStart: 'manual' })
+   * async build(ctx: McpContext) {
+   *   const who = await ctx.elicit('Who is it for?', NameForm, { key: 'user_name' }); // MRTR, before the task
+   *   return ctx.runAsTask(async () => slowBuildFor(who));
+   * }
+   */
+  runAsTask<T>(work: (ctx: McpContext) => Promise<T>): Promise<T> {
+    return this.taskStarter ? this.taskStarter(work) : work(this);
   }
 
   /** Aborts this request's signal from the server side (timeouts); the request is still answered. @internal */

@@ -4,7 +4,7 @@
  */
 import type { Implementation, JsonRpcNotification, Root, ServerCapabilities } from '@hermes-mcp/protocol';
 import type { McpContext, SessionInfo } from './context';
-import type { TaskSupport } from './tasks';
+import type { TaskStart, TaskSupport } from './tasks';
 
 /** What a notification listener receives besides the notification. */
 export interface NotificationContext {
@@ -39,8 +39,8 @@ export interface McpHandler {
   readonly instructions?: string;
   /** Answers one request; the method and params are in `ctx.request`. */
   handleRequest(ctx: McpContext): Promise<Record<string, unknown>> | Record<string, unknown>;
-  /** Whether a tool runs as a task (MCP 2026-07-28 tasks extension); undefined: never. */
-  taskSupport?(toolName: string): TaskSupport | undefined;
+  /** Whether a tool runs as a task (MCP 2026-07-28 tasks extension), and when it starts; undefined: never. */
+  taskSupport?(toolName: string): { mode: TaskSupport; start: TaskStart } | undefined;
   /** Receives client notifications other than the lifecycle and correlation ones. */
   handleNotification?(notification: JsonRpcNotification, ctx: NotificationContext): void | Promise<void>;
 }

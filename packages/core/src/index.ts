@@ -33,7 +33,7 @@ export { Engine, Connection } from './engine';
 export { ModernHandler, checkMethod, checkVersion, hasModernClaim, readEnvelope } from './modern';
 export type { CacheHints, Envelope, ModernSink } from './modern';
 export { TASKS_EXTENSION } from './tasks';
-export type { TaskOptions, TaskStatus, TaskSupport } from './tasks';
+export type { TaskOptions, TaskStart, TaskStatus, TaskSupport } from './tasks';
 export type { ConnectionOptions, EngineOptions } from './engine';
 export { StdioTransport, DEFAULT_MAX_MESSAGE_BYTES } from './transports/stdio.transport';
 export type { StdioTransportOptions } from './transports/stdio.transport';

@@ -27,7 +27,8 @@ import { InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired, i
 import type { McpHandler } from './handler';
 import type { Logger } from './logger';
 import type { RequestStateCodec } from './request-state';
-import { TASKS_EXTENSION, TaskInputs, TaskOptions, TaskStore } from './tasks';
+import { toCallToolResult } from './normalize';
+import { TASKS_EXTENSION, TaskInputs, TaskOptions, TaskStartedSignal, TaskStore } from './tasks';
 import { withTimeout } from './timeout';
 
 /** Caching hints of cacheable results (`ttlMs`, `cacheScope`). */
@@ -201,21 +202,29 @@ export class ModernHandler {
     const tasksDeclared = isRecord(envelope.capabilities.extensions) && TASKS_EXTENSION in envelope.capabilities.extensions;
     if (TASK_METHODS.has(request.method)) return this.taskMethod(request.method, params, tasksDeclared);
     const taskSupport = request.method === 'tools/call' && this.handler.taskSupport ? this.handler.taskSupport(String(params.name)) : undefined;
-    if (taskSupport === 'required' && !tasksDeclared) throw needsTasks(`the tool "${String(params.name)}" runs only as a task`);
+    if (taskSupport?.mode === 'required' && !tasksDeclared) throw needsTasks(`the tool "${String(params.name)}" runs only as a task`);
     const channel: RequestChannel = {
       notify: (_id, method, p) => sink.notify(method, p),
       request: () => Promise.reject(McpError.internalError('server→client requests do not exist in MCP 2026-07-28')),
       logLevel: () => envelope.logLevel,
     };
-    if (taskSupport && tasksDeclared) return this.startTask(request, params, envelope, session, transport, channel);
+    if (taskSupport?.start === 'auto' && tasksDeclared) return this.startTask(request, params, envelope, session, transport, channel);
     const round = ROUNDS.has(request.method) ? this.openRound(request, params) : undefined;
-    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, this.options.logger, undefined, round?.round);
+    // A `manual` task tool asks its questions through MRTR first, then `ctx.runAsTask` starts the task.
+    const starter =
+      taskSupport?.start === 'manual' && tasksDeclared
+        ? <T>(work: (ctx: McpContext) => Promise<T>): never => {
+            throw new TaskStartedSignal(this.startTask(request, params, envelope, session, transport, channel, work as (ctx: McpContext) => Promise<unknown>));
+          }
+        : undefined;
+    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, this.options.logger, undefined, round?.round, starter);
     let result: Record<string, unknown>;
     try {
       result = await withTimeout(ctx, this.options.handlerTimeout, () => this.handler.handleRequest(ctx), (error) => {
         throw error;
       });
     } catch (error) {
+      if (error instanceof TaskStartedSignal) return error.handle;
       if (round && Object.keys(round.round.pending).length > 0) return this.inputRequired(round);
       if (isInputRequired(error)) throw McpError.internalError('input requests are only available in tools/call, prompts/get and resources/read');
       throw this.modernError(error, params);
@@ -250,11 +259,21 @@ export class ModernHandler {
   }
 
   /** Runs a task-capable tool as a task: the handle goes back at once, the work goes on. */
-  private startTask(request: JsonRpcRequest, params: Record<string, unknown>, envelope: Envelope, session: SessionInfo, transport: TransportInfo, channel: RequestChannel): Record<string, unknown> {
+  private startTask(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    envelope: Envelope,
+    session: SessionInfo,
+    transport: TransportInfo,
+    channel: RequestChannel,
+    work?: (ctx: McpContext) => Promise<unknown>,
+  ): Record<string, unknown> {
     const task = this.tasks.create();
     const extra: InboundRequestExtra = { signal: task.controller.signal, abort: (reason) => task.controller.abort(reason) };
     const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, this.options.logger, undefined, new TaskInputs(task));
-    this.tasks.run(task, async () => this.complete(request.method, await this.handler.handleRequest(ctx)));
+    // Auto: the whole call is the task. Manual: the work handed to ctx.runAsTask is, shaped like the tool's result.
+    const run = work ? async () => toCallToolResult(await work(ctx)) : async () => this.handler.handleRequest(ctx);
+    this.tasks.run(task, async () => this.complete(request.method, await run()));
     return { ...this.tasks.view(task), resultType: 'task', _meta: { [META_KEYS.serverInfo]: this.handler.serverInfo } };
   }
 

@@ -17,7 +17,7 @@ import type { Constructor } from './container';
 import type { CursorCodec } from './cursor';
 import { HermesError } from './errors';
 import { shapePrompt, shapeResource, shapeTool } from './shape';
-import type { TaskSupport } from './tasks';
+import type { TaskStart, TaskSupport } from './tasks';
 import type { UriTemplate } from './uri-template';
 
 /** How to call one handler. @internal */
@@ -47,6 +47,8 @@ export interface ToolDefinition extends Invocation, Switchable {
   readonly timeout?: number;
   /** Whether it runs as a task (MCP 2026-07-28 tasks extension). */
   readonly task?: TaskSupport;
+  /** When it becomes a task: `auto` (at once) or `manual` (`ctx.runAsTask`). */
+  readonly taskStart?: TaskStart;
 }
 
 /** A resolved static resource. */

@@ -112,7 +112,7 @@ function toolDefinition(options: ToolOptions & { name: string }, invocation: Inv
     ...(options.icons && { icons: options.icons }),
     ...(options._meta && { _meta: options._meta }),
   };
-  return { ...invocation, name, descriptor, outputClass: options.output, mimeType: options.mimeType, timeout: options.timeout, task: options.task, enabled: true };
+  return { ...invocation, name, descriptor, outputClass: options.output, mimeType: options.mimeType, timeout: options.timeout, task: options.task, taskStart: options.taskStart, enabled: true };
 }
 
 /** A copy of a tool's own `inputSchema`, kept as written; MCP requires an object schema at its root. */

@@ -18,7 +18,7 @@ import type { McpServerOptions } from './metadata/options';
 import { toCallToolResult, toGetPromptResult, toReadResourceResult } from './normalize';
 import { CompleteFn, complete } from './completion';
 import type { Invocation, Page, Registry, ToolDefinition } from './registry';
-import type { TaskSupport } from './tasks';
+import { TaskStart, TaskStartedSignal, TaskSupport } from './tasks';
 import { withTimeout } from './timeout';
 import { shapeCallToolResult, shapeContents, shapeMessages } from './shape';
 import { ValidateOptions, ValidationIssue, formatIssues, validateInputAsync as validateInput } from './validation/validator';
@@ -74,8 +74,9 @@ export class DecoratedServerHandler implements McpHandler {
     this.instructions = options.instructions;
   }
 
-  taskSupport(toolName: string): TaskSupport | undefined {
-    return this.registry.tool(toolName)?.task;
+  taskSupport(toolName: string): { mode: TaskSupport; start: TaskStart } | undefined {
+    const tool = this.registry.tool(toolName);
+    return tool?.task ? { mode: tool.task, start: tool.taskStart ?? 'auto' } : undefined;
   }
 
   handleRequest(ctx: McpContext): Promise<Record<string, unknown>> | Record<string, unknown> {
@@ -143,7 +144,7 @@ export class DecoratedServerHandler implements McpHandler {
   }
 
   private toolFailure(tool: ToolDefinition, error: unknown, ctx: McpContext): CallToolResult {
-    if (error instanceof McpError || isInputRequired(error)) throw error;
+    if (error instanceof McpError || isInputRequired(error) || error instanceof TaskStartedSignal) throw error;
     if (error instanceof ToolError) return { content: [{ type: 'text', text: error.message }], isError: true };
     ctx.log.error({ err: error, tool: tool.name }, `tool ${tool.owner} failed`);
     return { content: [{ type: 'text', text: `Tool "${tool.name}" failed with an internal error.` }], isError: true };
@@ -221,7 +222,7 @@ export class DecoratedServerHandler implements McpHandler {
     try {
       return await def.call(input, ctx);
     } catch (error) {
-      if (error instanceof McpError || isInputRequired(error)) throw error;
+      if (error instanceof McpError || isInputRequired(error) || error instanceof TaskStartedSignal) throw error;
       ctx.log.error({ err: error }, `${def.owner} failed`);
       throw McpError.internalError(`${ctx.request.method} failed with an internal error`);
     }

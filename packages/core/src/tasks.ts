@@ -15,6 +15,14 @@ export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 /** Whether a tool runs as a task: `optional` (when the client declares the extension) or `required`. */
 export type TaskSupport = 'optional' | 'required';
 
+/** How a task-capable tool becomes a task: at once (`auto`), or when the handler calls `ctx.runAsTask` (`manual`, after asking its questions through MRTR). */
+export type TaskStart = 'auto' | 'manual';
+
+/** Thrown through a handler by `ctx.runAsTask` once the task runs: the engine answers with its handle. @internal */
+export class TaskStartedSignal {
+  constructor(readonly handle: Record<string, unknown>) {}
+}
+
 /** A task's status. */
 export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
 

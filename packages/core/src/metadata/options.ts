@@ -6,7 +6,7 @@ import type { Annotations, Icon, JsonSchemaObject, Meta, ToolAnnotations } from 
 import type { CompleteFn } from '../completion';
 import type { Constructor } from '../container';
 import type { MiddlewareLike } from '../middleware';
-import type { TaskSupport } from '../tasks';
+import type { TaskStart, TaskSupport } from '../tasks';
 
 /** Options of `@McpServer`. */
 export interface McpServerOptions {
@@ -79,6 +79,8 @@ export interface ToolOptions extends HandlerOptionsBase {
    * `optional` runs it synchronously otherwise; `required` refuses such requests with -32021.
    */
   task?: TaskSupport;
+  /** `manual`: the handler first asks its questions (MRTR), then calls `ctx.runAsTask(work)`. Default `auto`. */
+  taskStart?: TaskStart;
 }
 
 /** Options of `@Resource`. */
