@@ -14,6 +14,9 @@
  * - "no field the revision lacks": the schemas leave objects open (no `additionalProperties:
  *   false`), so every key of the result, its tools, resources, prompts, content blocks and so on
  *   is also looked up in that definition's `properties` in that revision's schema.
+ *
+ * {@link validateModernServerMessage} does the same for 2026-07-28 (loaded with
+ * {@link loadModernSchema}), where results are typed by their `resultType` and errors by their code.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -26,6 +29,15 @@ export const LEGACY_REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025
 
 /** One of {@link LEGACY_REVISIONS}. */
 export type LegacyRevision = (typeof LEGACY_REVISIONS)[number];
+
+/** The stateless revision: no `initialize`, a `_meta` envelope on every request. */
+export const MODERN_REVISION = '2026-07-28';
+
+/** {@link MODERN_REVISION}. */
+export type ModernRevision = typeof MODERN_REVISION;
+
+/** Any revision with a schema here. */
+export type Revision = LegacyRevision | ModernRevision;
 
 /** A request id as JSON-RPC carries it. */
 export type MessageId = string | number;
@@ -82,7 +94,7 @@ export class RevisionSchema {
   private readonly key: string;
 
   constructor(
-    readonly revision: LegacyRevision,
+    readonly revision: Revision,
     readonly file: string,
     document: JsonSchema,
   ) {
@@ -220,6 +232,7 @@ export function schemaDir(): string {
  * @example
  * const schemas = loadSchemas();
  * const d = 'missing' in schemas ? describe.skip : describe;
+ * @see loadModernSchema for 2026-07-28.
  */
 export function loadSchemas(revisions: readonly LegacyRevision[] = LEGACY_REVISIONS): SchemaSet | { missing: string } {
   const dir = schemaDir();
@@ -309,4 +322,130 @@ function payload(schema: RevisionSchema, method: string, def: string | undefined
 
 function prefix(label: string, violations: string[]): string[] {
   return violations.map((v) => `${label}: ${v}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2026-07-28: no initialize, results typed by `resultType`, errors typed by their code.
+// ---------------------------------------------------------------------------------------------
+
+/** The result type of each 2026-07-28 method (the registry the revision has; anything else is -32601). */
+const MODERN_RESULT_OF: Readonly<Record<string, string>> = {
+  'server/discover': 'DiscoverResult',
+  'tools/list': 'ListToolsResult',
+  'tools/call': 'CallToolResult',
+  'resources/list': 'ListResourcesResult',
+  'resources/templates/list': 'ListResourceTemplatesResult',
+  'resources/read': 'ReadResourceResult',
+  'prompts/list': 'ListPromptsResult',
+  'prompts/get': 'GetPromptResult',
+  'completion/complete': 'CompleteResult',
+  'subscriptions/listen': 'SubscriptionsListenResult',
+};
+
+/** The only methods that may answer with an `InputRequiredResult` (MRTR). */
+const MODERN_ROUNDS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get', 'resources/read']);
+
+/** The definition of each notification a 2026-07-28 server may send. */
+const MODERN_NOTIFICATION_DEF: Readonly<Record<string, string>> = {
+  'notifications/progress': 'ProgressNotification',
+  'notifications/message': 'LoggingMessageNotification',
+  'notifications/cancelled': 'CancelledNotification',
+  'notifications/resources/updated': 'ResourceUpdatedNotification',
+  'notifications/resources/list_changed': 'ResourceListChangedNotification',
+  'notifications/tools/list_changed': 'ToolListChangedNotification',
+  'notifications/prompts/list_changed': 'PromptListChangedNotification',
+  'notifications/subscriptions/acknowledged': 'SubscriptionsAcknowledgedNotification',
+};
+
+/**
+ * Errors by code: the three MCP codes have whole-response definitions (with their `data`), the
+ * JSON-RPC codes have definitions of the error object.
+ */
+const MODERN_ERROR_RESPONSE_DEF: Readonly<Record<number, string>> = {
+  [-32020]: 'HeaderMismatchError',
+  [-32021]: 'MissingRequiredClientCapabilityError',
+  [-32022]: 'UnsupportedProtocolVersionError',
+};
+const MODERN_ERROR_OBJECT_DEF: Readonly<Record<number, string>> = {
+  [-32700]: 'ParseError',
+  [-32600]: 'InvalidRequestError',
+  [-32601]: 'MethodNotFoundError',
+  [-32602]: 'InvalidParamsError',
+  [-32603]: 'InternalError',
+};
+
+/**
+ * Loads and compiles the 2026-07-28 schema, or says what is missing.
+ *
+ * @example
+ * const modern = loadModernSchema();
+ * const itWithSchema = 'missing' in modern ? it.skip : it;
+ */
+export function loadModernSchema(): RevisionSchema | { missing: string } {
+  const file = path.join(schemaDir(), MODERN_REVISION, 'schema.json');
+  if (!existsSync(file)) {
+    return { missing: `the MCP schema ${file} does not exist (set MCP_SCHEMA_DIR to the folder holding <revision>/schema.json)` };
+  }
+  return new RevisionSchema(MODERN_REVISION, file, JSON.parse(readFileSync(file, 'utf8')) as JsonSchema);
+}
+
+/**
+ * Validates one message a server sent in the 2026-07-28 era, the counterpart of
+ * {@link validateServerMessage}:
+ * - no batches and no server→client requests (questions travel inside `InputRequiredResult`);
+ * - a notification against its definition, which must be a `ServerNotification` of 2026;
+ * - a result by its `resultType`: `input_required` only on `tools/call`, `prompts/get` and
+ *   `resources/read`, against `InputRequiredResult` with at least one of `inputRequests` and
+ *   `requestState` (and so no cache hints); `complete` against the method's own result type
+ *   (which makes `ttlMs`/`cacheScope` required where the method is cacheable);
+ * - an error against its code's definition (`-32022` needs `data.supported` and `data.requested`,
+ *   …); its `id`, when there is one, must be a request the client sent (never `null`);
+ * - as for the legacy revisions, every key must be a field of its object in 2026-07-28.
+ */
+export function validateModernServerMessage(schema: RevisionSchema, message: unknown, requestMethodById: ReadonlyMap<MessageId, string>): string[] {
+  if (schema.revision !== MODERN_REVISION) return [`validateModernServerMessage needs the ${MODERN_REVISION} schema, not ${schema.revision}`];
+  if (Array.isArray(message)) return ['a batch array was sent, but 2026-07-28 has no JSON-RPC batches'];
+  if (!isRecord(message)) return [`not a JSON object: ${JSON.stringify(message)}`];
+
+  if (typeof message.method === 'string' && 'id' in message) {
+    return [`request ${JSON.stringify(message.id)} ${message.method}: a 2026-07-28 server sends no requests (questions go in an InputRequiredResult)`];
+  }
+  if (typeof message.method === 'string') {
+    const label = `notification ${message.method}`;
+    return prefix(label, [...schema.validate('JSONRPCNotification', message), ...payload(schema, message.method, MODERN_NOTIFICATION_DEF[message.method], 'ServerNotification', message)]);
+  }
+  if ('result' in message) {
+    const method = isId(message.id) ? requestMethodById.get(message.id) : undefined;
+    const label = `result ${JSON.stringify(message.id)} (${method ?? 'unknown request'})`;
+    const out = [...schema.validate('JSONRPCResultResponse', message), ...schema.unknownKeys('JSONRPCResultResponse', message, 'message')];
+    const result = message.result;
+    if (!method) out.push('answers no request the client sent');
+    else if (!MODERN_RESULT_OF[method]) out.push(`${method} does not exist in 2026-07-28, yet it got a result`);
+    else if (isRecord(result)) out.push(...modernResult(schema, method, result));
+    return prefix(label, out);
+  }
+  if ('error' in message) {
+    const label = `error ${JSON.stringify(message.id)}`;
+    const out = [...schema.validate('JSONRPCErrorResponse', message), ...schema.unknownKeys('JSONRPCErrorResponse', message, 'message')];
+    if ('id' in message && isId(message.id) && !requestMethodById.has(message.id)) out.push('answers no request the client sent');
+    const code = isRecord(message.error) ? message.error.code : undefined;
+    if (typeof code === 'number' && MODERN_ERROR_RESPONSE_DEF[code]) out.push(...schema.validate(MODERN_ERROR_RESPONSE_DEF[code], message));
+    else if (typeof code === 'number' && MODERN_ERROR_OBJECT_DEF[code]) out.push(...schema.validate(MODERN_ERROR_OBJECT_DEF[code], message.error));
+    return prefix(label, out);
+  }
+  return [`neither a notification nor a response: ${JSON.stringify(message).slice(0, 200)}`];
+}
+
+/** A 2026 result, checked by its `resultType`. */
+function modernResult(schema: RevisionSchema, method: string, result: Record<string, unknown>): string[] {
+  if (result.resultType === 'input_required') {
+    if (!MODERN_ROUNDS.has(method)) return [`${method} may not answer input_required (only tools/call, prompts/get and resources/read may)`];
+    const out = [...schema.validate('InputRequiredResult', result), ...schema.unknownKeys('InputRequiredResult', result, 'result')];
+    if (result.inputRequests === undefined && result.requestState === undefined) out.push('an InputRequiredResult needs inputRequests or requestState (or both)');
+    return out;
+  }
+  const def = MODERN_RESULT_OF[method];
+  const out = [...schema.validate(def, result), ...schema.unknownKeys(def, result, 'result')];
+  if (result.resultType !== 'complete') out.push(`resultType is ${JSON.stringify(result.resultType)}, expected "complete" (or "input_required")`);
+  return out;
 }

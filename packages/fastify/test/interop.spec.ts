@@ -169,11 +169,14 @@ describe.each(LEGACY_REVISIONS)('the SDK client over HTTP, revision %s', (revisi
   it(`negotiates ${revision} and, on Streamable HTTP, gets a session and the version header on every later request`, async () => {
     expect(client.getServerVersion()).toMatchObject({ name: 'interop', version: '1.2.3' });
     expect(client.getInstructions()).toBe('A server for the HTTP interop tests.');
+    await eventually('the initialize result on the wire', () => transport.wire.length > 0);
     const init = transport.wire[0] as Raw;
-    expect((init.result as Raw).protocolVersion).toBe(revision);
+    expect(init).toMatchObject({ id: 0, result: { protocolVersion: revision } });
     await client.ping();
     if (streamable) {
       expect(transport.sessionId).toMatch(/^[\x21-\x7e]{32,}$/);
+      // The SDK opens the standalone GET stream after `notifications/initialized`, without waiting for it.
+      await eventually('the SDK to open its GET stream', () => transport.http.some((r) => r.method === 'GET' && r.status === 200 && r.contentType === 'text/event-stream'));
       const [first, ...later] = transport.http;
       expect(first).toMatchObject({ method: 'POST', status: 200, contentType: expect.stringMatching(/^application\/json/) });
       expect(first.headers['mcp-protocol-version']).toBeUndefined();
@@ -183,8 +186,6 @@ describe.each(LEGACY_REVISIONS)('the SDK client over HTTP, revision %s', (revisi
         expect(record.headers['mcp-session-id']).toBe(transport.sessionId);
         expect(record.status).toBeLessThan(300);
       }
-      // The SDK opens the standalone GET stream after `notifications/initialized`, without waiting for it.
-      await eventually('the SDK to open its GET stream', () => transport.http.some((r) => r.method === 'GET' && r.status === 200 && r.contentType === 'text/event-stream'));
     } else {
       expect(transport.http[0]).toMatchObject({ method: 'GET', status: 200, contentType: 'text/event-stream' });
       expect(transport.http.filter((r) => r.method === 'POST').every((r) => r.url.includes('/mcp/messages?sessionId=') && r.status === 202)).toBe(true);

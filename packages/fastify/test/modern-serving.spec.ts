@@ -1,0 +1,157 @@
+/**
+ * MCP 2026-07-28 requests through the plugin, driven with raw `fetch`: the `Mcp-Name` and
+ * `Mcp-Param-*` headers are checked against the body, `handlerTimeout` holds as it does for
+ * sessions, and closing the Fastify app ends listen streams and in-flight requests instead of
+ * waiting on them forever.
+ */
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import { IsString } from 'class-validator';
+import Fastify, { FastifyInstance } from 'fastify';
+import { McpAppOptions, McpContext, McpHeader, McpServer, Tool, createLogger } from '@hermes-mcp/core';
+import { hermesMcp } from '@hermes-mcp/fastify';
+import { SseReader } from '../../../test-support/sse-reader';
+
+class RegionInput {
+  @McpHeader('Region') @IsString() region!: string;
+}
+
+/** What the `wait` tool saw: that it started, and why its signal aborted. */
+const waitTool = {
+  started: () => undefined as void,
+  aborted: (_reason: unknown) => undefined as void,
+};
+
+@McpServer({ name: 'modern', version: '1.0.0' })
+class ModernServer {
+  @Tool({ description: 'Echoes its region' })
+  region(input: RegionInput) {
+    return `region ${input.region}`;
+  }
+
+  @Tool({ description: 'Waits until its signal aborts' })
+  async wait(ctx: McpContext) {
+    waitTool.started();
+    const reason = await new Promise<unknown>((resolve) => {
+      if (ctx.signal.aborted) resolve(ctx.signal.reason);
+      else ctx.signal.addEventListener('abort', () => resolve(ctx.signal.reason), { once: true });
+    });
+    waitTool.aborted(reason);
+    return 'stopped';
+  }
+}
+
+const silent = createLogger({ level: 'silent' });
+const VERSION = '2026-07-28';
+const META = { 'io.modelcontextprotocol/protocolVersion': VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
+
+type Raw = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+
+const servers: FastifyInstance[] = [];
+
+/** A server on a free port; without forcing connections closed, so the plugin must end its own streams. */
+async function start(appOptions: McpAppOptions = {}): Promise<{ app: FastifyInstance; url: string }> {
+  const app = Fastify({ logger: false });
+  await app.register(hermesMcp, { server: ModernServer, path: '/mcp', appOptions: { logger: silent, ...appOptions } });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  servers.push(app);
+  return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp` };
+}
+
+afterAll(async () => {
+  await Promise.all(servers.map((app) => app.close()));
+});
+
+/** A modern POST with the standard headers (`Mcp-Name` from the body unless `headers` says otherwise). */
+function call(url: string, id: number, method: string, params: Raw, headers: Record<string, string | undefined> = {}): Promise<Response> {
+  const name = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : undefined;
+  const all: Record<string, string | undefined> = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': VERSION,
+    'mcp-method': method,
+    'mcp-name': name,
+    ...headers,
+  };
+  return fetch(url, {
+    method: 'POST',
+    headers: Object.fromEntries(Object.entries(all).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+    body: JSON.stringify({ jsonrpc: '2.0', id, method, params: { ...params, _meta: META } }),
+  });
+}
+
+async function json(response: Response): Promise<{ status: number; body: Raw }> {
+  return { status: response.status, body: (await response.json()) as Raw };
+}
+
+/** `promise`, or a rejection saying what never happened after 5 s. */
+function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`gave up waiting for ${what}`)), 5_000)));
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+}
+
+describe('MCP 2026-07-28 over the plugin', () => {
+  describe('headers mirrored from the body (SEP-2243)', () => {
+    it('accepts Mcp-Param-Region equal to the argument, literally or Base64-encoded', async () => {
+      const { url } = await start();
+      for (const header of ['eu-west', '=?base64?ZXUtd2VzdA==?=']) {
+        const { status, body } = await json(await call(url, 1, 'tools/call', { name: 'region', arguments: { region: 'eu-west' } }, { 'mcp-param-region': header }));
+        expect({ status, text: body.result?.content?.[0]?.text }).toEqual({ status: 200, text: 'region eu-west' });
+      }
+    });
+
+    it.each([
+      ['missing', undefined, /Mcp-Param-Region is missing/],
+      ['different', 'us-east', /Mcp-Param-Region header value 'us-east' does not match/],
+      ['badly encoded', '=?base64?ZXUtd2VzdA?=', /Mcp-Param-Region header value .* is invalid/],
+    ])('refuses a %s Mcp-Param-Region with 400 and -32020, echoing the id', async (_case, header, message) => {
+      const { url } = await start();
+      const { status, body } = await json(await call(url, 7, 'tools/call', { name: 'region', arguments: { region: 'eu-west' } }, { 'mcp-param-region': header }));
+      expect(status).toBe(400);
+      expect(body.id).toBe(7);
+      expect(body.error.code).toBe(-32020);
+      expect(body.error.message).toMatch(message);
+    });
+
+    it('refuses a missing or different Mcp-Name with 400 and -32020; an unknown tool still gets -32602 in-band', async () => {
+      const { url } = await start();
+      const missing = await json(await call(url, 1, 'tools/call', { name: 'wait', arguments: {} }, { 'mcp-name': undefined }));
+      expect({ status: missing.status, code: missing.body.error?.code }).toEqual({ status: 400, code: -32020 });
+      const different = await json(await call(url, 2, 'tools/call', { name: 'wait', arguments: {} }, { 'mcp-name': 'region' }));
+      expect({ status: different.status, code: different.body.error?.code }).toEqual({ status: 400, code: -32020 });
+      const unknown = await json(await call(url, 3, 'tools/call', { name: 'nope', arguments: {} }));
+      expect({ status: unknown.status, code: unknown.body.error?.code }).toEqual({ status: 200, code: -32602 });
+    });
+  });
+
+  it('applies handlerTimeout: the handler sees its signal abort and the request gets -32001', async () => {
+    const { url } = await start({ handlerTimeout: 50 });
+    const aborted = new Promise<unknown>((resolve) => (waitTool.aborted = resolve));
+    const { status, body } = await json(await bounded(call(url, 4, 'tools/call', { name: 'wait', arguments: {} }), 'the timed-out answer'));
+    expect(status).toBe(200);
+    expect(body).toMatchObject({ id: 4, error: { code: -32001 } });
+    expect(await bounded(aborted, 'the tool to see its signal abort')).toMatchObject({ code: -32001 });
+  });
+
+  it('closing the app ends an open listen stream with its result and aborts an in-flight request', async () => {
+    const closing = await start();
+    servers.splice(servers.indexOf(closing.app), 1);
+    const listen = await call(closing.url, 42, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
+    expect(listen.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const events = new SseReader(listen.body!);
+    const ack = await bounded(events.next(), 'the acknowledgement');
+    expect(JSON.parse(ack!.data)).toMatchObject({ method: 'notifications/subscriptions/acknowledged', params: { _meta: { 'io.modelcontextprotocol/subscriptionId': 42 } } });
+
+    const started = new Promise<void>((resolve) => (waitTool.started = resolve));
+    const aborted = new Promise<unknown>((resolve) => (waitTool.aborted = resolve));
+    const running = call(closing.url, 5, 'tools/call', { name: 'wait', arguments: {} });
+    await bounded(started, 'the tool to start');
+
+    await bounded(closing.app.close(), 'app.close() while a listen stream and a request are open');
+    await bounded(aborted, 'the running tool to see its signal abort');
+    const result = await bounded(events.next(), 'the listen result');
+    expect(JSON.parse(result!.data)).toMatchObject({ id: 42, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 42 } } });
+    expect(await bounded(json(await running), 'the in-flight answer')).toMatchObject({ status: 200, body: { id: 5, result: { content: [{ text: 'stopped' }] } } });
+  });
+});
