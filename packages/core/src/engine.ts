@@ -219,7 +219,10 @@ export class Connection implements PeerHandlers, RequestChannel {
       throw new McpError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${requested} (this connection speaks MCP 2026-07-28)`, { supported: [...this.engine.modern.supportedVersions], requested });
     }
     const envelope = checkVersion(readEnvelope(params));
-    if (request.method !== 'server/discover') this.era = 'modern';
+    if (request.method !== 'server/discover' && this.era !== 'modern') {
+      this.era = 'modern';
+      this.peer.unreadableId = undefined;
+    }
     const id = request.id;
     return this.engine.modern.handle(request, envelope, extra, extra.transportInfo ?? this.transport.info, {
       notify: (method, p) => this.peer.notify(method, p, id),

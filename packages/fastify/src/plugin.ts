@@ -19,7 +19,7 @@ import {
   McpFactory,
   McpHandler,
 } from '@hermes-mcp/core';
-import { hasModernClaim, readEnvelope } from '@hermes-mcp/core';
+import { HermesError, hasModernClaim, readEnvelope } from '@hermes-mcp/core';
 import {
   ErrorCode,
   JsonRpcMessage,
@@ -39,7 +39,7 @@ import { HttpSessionTransport } from './http-session';
 import { LegacySseTransport } from './legacy-sse';
 import { OriginPolicy, checkOrigin } from './security';
 import { InMemorySessionStore, SessionStore } from './session-store';
-import { HeaderParam, HeaderProblem, checkParamHeaders, checkStandardHeaders, headerParamsOf } from './modern-headers';
+import { HeaderParam, HeaderProblem, checkParamHeaders, checkStandardHeaders, headerParamsOf, validateHeaderDeclarations } from './modern-headers';
 import { headerMismatch, serveModern } from './modern-http';
 import { SseConnection } from './sse';
 
@@ -165,6 +165,13 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
   const settings = { ...DEFAULTS, ...stripUndefined(options) };
   const path = settings.path.endsWith('/') && settings.path.length > 1 ? settings.path.slice(0, -1) : settings.path;
   const app = options.server instanceof McpApp ? options.server : McpFactory.create(options.server, { logger: fastify.log, ...options.appOptions });
+  // Clients drop tools whose `x-mcp-header` declarations are malformed: refuse to start instead.
+  for (const tool of app.registry?.allTools() ?? []) {
+    const problems = validateHeaderDeclarations(tool.descriptor.inputSchema);
+    if (problems.length > 0) {
+      throw new HermesError('HERMES_INVALID_OPTIONS', `${tool.owner}: the x-mcp-header declarations of "${tool.name}" are invalid: ${problems.join('; ')}`);
+    }
+  }
   const sessions: SessionStore<HttpSession> = options.sessionStore ?? new InMemorySessionStore<HttpSession>();
   const log = fastify.log.child({ mcp: path });
 

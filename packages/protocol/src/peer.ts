@@ -103,6 +103,11 @@ export class Peer {
   private readonly inflight = new Map<RequestId, AbortController>();
   private readonly requestTimeout: number;
   private closed = false;
+  /**
+   * The id of an error answering a message whose id could not be read: `null` (JSON-RPC 2.0, MCP
+   * up to 2025-11-25) or `undefined` to leave it out (MCP 2026-07-28 forbids null ids).
+   */
+  unreadableId: null | undefined = null;
   private draining = false;
   private readonly drainTimeout: number;
 
@@ -219,7 +224,7 @@ export class Peer {
         return;
       }
       case 'invalid':
-        this.sendResponse(errorResponse(null, frame.error));
+        this.sendResponse(errorResponse(this.unreadableId, frame.error));
         return;
       case 'batch':
         this.receiveBatch(frame.messages, info);
@@ -229,7 +234,7 @@ export class Peer {
 
   private receiveBatch(messages: ClassifiedMessage[], info?: TransportInfo): void {
     if (!this.handlers.acceptBatch?.()) {
-      this.sendResponse(errorResponse(null, McpError.invalidRequest('JSON-RPC batches are not supported by the negotiated protocol revision (only 2025-03-26 has them)')));
+      this.sendResponse(errorResponse(this.unreadableId, McpError.invalidRequest('JSON-RPC batches are not supported by the negotiated protocol revision (only 2025-03-26 has them)')));
       return;
     }
     const answers: Promise<JsonRpcResponse | undefined>[] = [];
@@ -281,7 +286,7 @@ export class Peer {
           else this.report(message.error, { id: message.id });
           return undefined;
         }
-        return Promise.resolve(errorResponse(message.id, message.error));
+        return Promise.resolve(errorResponse(message.id ?? this.unreadableId, message.error));
     }
   }
 
