@@ -1,18 +1,22 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Service } from 'typedi';
-import { McpApp, McpContext, McpServer, Prompt, RegisteredHandle, Resource, Tool, ToolError, audio, embedded, image, text } from '@hermes-mcp/core';
+import { ErrorCode, McpApp, McpContext, McpError, McpServer, Prompt, RegisteredHandle, Resource, Tool, ToolError, audio, embedded, image, text } from '@hermes-mcp/core';
 import {
   ColorForm,
+  ConfirmDeleteInput,
   ConfirmForm,
   ContextForm,
   DefaultsForm,
+  DeleteConfirmForm,
   ElicitationInput,
   EmbeddedResourceArgs,
   EnumsForm,
+  GreetInput,
   NameForm,
   PromptArgs,
   RegionInput,
   SamplingInput,
+  SlowComputeInput,
   TemplateParams,
   UserInfoForm,
 } from './dto';
@@ -278,6 +282,62 @@ export class ConformanceServer {
     if (can.roots) asked.push(ctx.listRoots({ key: 'client_roots' }));
     await Promise.all(asked);
     return `Asked for ${asked.length} input(s)`;
+  }
+
+  // ----- MCP 2026-07-28 tasks extension (tasks-*) -----
+  // `task: 'optional'` tools run as tasks when the request declares io.modelcontextprotocol/tasks
+  // (synchronously otherwise); `task: 'required'` ones are refused (-32021) without it. While a task
+  // runs, ctx.signal is aborted by tasks/cancel and ctx.elicit parks it as input_required.
+
+  @Tool({ name: 'greet', description: 'Greets someone (synchronous only)' })
+  greet(input: GreetInput) {
+    return `Hello, ${input.name}!`;
+  }
+
+  @Tool({ name: 'slow_compute', description: 'Works for `seconds` seconds, then reports; a task when the client declares the tasks extension', task: 'optional' })
+  async slowCompute(input: SlowComputeInput, ctx: McpContext) {
+    // Cancelled (tasks/cancel, or the client went away): stop quietly; the task is already cancelled.
+    if (input.seconds > 0) await sleep(input.seconds * 1000, undefined, { signal: ctx.signal }).catch(() => undefined);
+    if (ctx.signal.aborted) return `Stopped ${input.label ?? 'result'}`;
+    return `Computed ${input.label ?? 'result'} in ${input.seconds}s`;
+  }
+
+  @Tool({ name: 'failing_job', description: 'Runs only as a task; after about a second it reports a tool error (completed, isError)', task: 'required' })
+  async failingJob(ctx: McpContext): Promise<never> {
+    await sleep(1000, undefined, { signal: ctx.signal });
+    throw new ToolError('failing_job failed on purpose');
+  }
+
+  @Tool({ name: 'protocol_error_job', description: 'Runs only as a task; fails with a protocol error (the task ends failed)', task: 'required' })
+  async protocolErrorJob(ctx: McpContext): Promise<never> {
+    await sleep(100, undefined, { signal: ctx.signal });
+    throw new McpError(ErrorCode.InternalError, 'protocol_error_job failed on purpose');
+  }
+
+  @Tool({ name: 'confirm_delete', description: 'Asks for a confirmation (input_required while a task), then deletes nothing', task: 'optional' })
+  async confirmDelete(input: ConfirmDeleteInput, ctx: McpContext) {
+    const answer = await ctx.elicit(`Delete ${input.filename}?`, DeleteConfirmForm, { key: 'confirm' });
+    return answer.action === 'accept' && answer.content.confirm ? `Deleted ${input.filename}` : `Kept ${input.filename}`;
+  }
+
+  @Tool({ name: 'multi_input', description: 'Asks for a name and a confirmation at once (two input requests)', task: 'optional' })
+  async multiInput(ctx: McpContext) {
+    const [name, confirm] = await Promise.all([
+      ctx.elicit('What is your name?', NameForm, { key: 'name' }),
+      ctx.elicit('Go ahead?', DeleteConfirmForm, { key: 'confirm' }),
+    ]);
+    const who = name.action === 'accept' ? name.content.name : 'stranger';
+    return `${who}: ${confirm.action === 'accept' && confirm.content.confirm ? 'confirmed' : 'not confirmed'}`;
+  }
+
+  @Tool({ name: 'test_tool_with_task', description: 'Asks for a name (MRTR, key user_name), then goes on as a task', task: 'required', taskStart: 'manual' })
+  async toolWithTask(ctx: McpContext) {
+    const answer = await ctx.elicit('What is your name?', NameForm, { key: 'user_name' });
+    const name = answer.action === 'accept' ? answer.content.name : 'stranger';
+    return ctx.runAsTask(async (task) => {
+      await sleep(100, undefined, { signal: task.signal });
+      return `Hello, ${name}! (from a task)`;
+    });
   }
 
   // ----- resources -----

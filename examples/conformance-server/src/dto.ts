@@ -1,4 +1,4 @@
-import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString } from 'class-validator';
+import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Min } from 'class-validator';
 import { Description, EnumTitles, McpHeader } from '@hermes-mcp/core';
 
 /** Input of `test_sampling`. */
@@ -102,4 +102,25 @@ export class ContextForm {
 /** Input of `test_x_mcp_header`: `region` is mirrored in the `Mcp-Param-Region` header (MCP 2026-07-28). */
 export class RegionInput {
   @McpHeader('Region') @Description('Where to run; sent as the Mcp-Param-Region header too') @IsString() region!: string;
+}
+
+/** Input of `greet` (tasks scenarios, sync only). */
+export class GreetInput {
+  @Description('Who to greet') @IsString() name!: string;
+}
+
+/** Input of `slow_compute`: how long to work, and a label for the result. */
+export class SlowComputeInput {
+  @Description('How long to work, in seconds') @IsNumber() @Min(0) seconds!: number;
+  @Description('A label echoed in the result') @IsOptional() @IsString() label?: string;
+}
+
+/** Input of `confirm_delete`. */
+export class ConfirmDeleteInput {
+  @Description('The file to delete') @IsString() filename!: string;
+}
+
+/** The confirmation `confirm_delete` and `multi_input` ask for. */
+export class DeleteConfirmForm {
+  @Description('Delete it?') @IsBoolean() confirm!: boolean;
 }

@@ -57,6 +57,7 @@ describe('the tasks extension over stdio (MCP 2026-07-28)', () => {
     expect(handle.taskId).toMatch(/^[0-9a-f-]{36}$/);
     expect(handle.createdAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}/);
     for (const absent of ['result', 'error', 'inputRequests', 'requestState', 'content']) expect(handle[absent]).toBeUndefined();
+    // An empty content list keeps the handle a valid CallToolResult for clients that validate it as one.
     const taskId = handle.taskId as string;
 
     const waiting = await poll(taskId, 'input_required');
