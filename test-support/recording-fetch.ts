@@ -9,8 +9,9 @@
  * different eras can share one recorder, and each era's messages are validated against its own
  * schema, with the methods of that era's requests (their ids may overlap between clients).
  *
- * Bodies are read as they pass to the client (a tap, not a copy), so a client that stops reading
- * a stream — closing a `subscriptions/listen`, say — really closes it.
+ * Bodies are read as they arrive and handed on to the client (a tap, not a copy): a client that
+ * cancels a stream — closing a `subscriptions/listen`, say — really closes it, and one that stops
+ * reading without cancelling still lets the recorder see the rest.
  *
  * @example
  * const recorder = new RecordingFetch();
@@ -42,12 +43,17 @@ export interface FetchExchange {
   readonly responseHeaders: Record<string, string>;
   /** The JSON-RPC messages of the response body, in order; grows while a stream is open. */
   readonly messages: unknown[];
+  /** True once the body was read to its end, failed, or was cancelled by the client (or had none). */
+  ended: boolean;
 }
 
 /** The shape both SDKs accept as their `fetch` option. */
 export type RecordedFetch = (url: string | URL, init?: RequestInit) => Promise<Response>;
 
 const CLAIM = 'io.modelcontextprotocol/protocolVersion';
+
+/** How long a body is still read after its request was aborted, in milliseconds. */
+const ABORT_GRACE_MS = 50;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -94,11 +100,6 @@ export class RecordingFetch {
     return out;
   }
 
-  /** The exchange whose request is the JSON-RPC request `id` of `era`. */
-  exchangeOf(era: WireEra, id: MessageId): FetchExchange | undefined {
-    return this.ofEra(era).find((e) => isRecord(e.body) && e.body.id === id && typeof e.body.method === 'string');
-  }
-
   /** Resolves once every body read so far has ended (or failed), waiting at most `ms`. */
   async settled(ms = 2_000): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
@@ -129,11 +130,15 @@ export class RecordingFetch {
       contentType,
       responseHeaders: lowerCased(response.headers),
       messages: [],
+      ended: false,
     };
     this.exchanges.push(exchange);
     const essence = contentType?.split(';')[0].trim().toLowerCase();
-    if (!response.body || (essence !== 'application/json' && essence !== 'text/event-stream')) return response;
-    return new Response(this.tap(response.body, essence === 'text/event-stream', exchange.messages), {
+    if (!response.body || (essence !== 'application/json' && essence !== 'text/event-stream')) {
+      exchange.ended = true;
+      return response;
+    }
+    return new Response(this.tap(response.body, essence === 'text/event-stream', exchange, init?.signal ?? undefined), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,
@@ -141,7 +146,8 @@ export class RecordingFetch {
   }
 
   /** A pass-through of `source` that parses what flows by into `into`. */
-  private tap(source: ReadableStream<Uint8Array>, sse: boolean, into: unknown[]): ReadableStream<Uint8Array> {
+  private tap(source: ReadableStream<Uint8Array>, sse: boolean, exchange: FetchExchange, signal?: AbortSignal): ReadableStream<Uint8Array> {
+    const into = exchange.messages;
     const decoder = new TextDecoder();
     const parser = new SseParser();
     let text = '';
@@ -160,31 +166,43 @@ export class RecordingFetch {
       }
       for (const event of parser.push(chunk)) if (event.event === undefined || event.event === 'message') take(event.data);
     };
-    let done!: () => void;
-    const finished = new Promise<void>((resolve) => (done = resolve));
+    let resolve!: () => void;
+    const finished = new Promise<void>((r) => (resolve = r));
+    const done = () => {
+      exchange.ended = true;
+      resolve();
+    };
     this.reading.add(finished);
     void finished.then(() => this.reading.delete(finished));
     const reader = source.getReader();
+    let cancelled = false;
+    // A client may abort its request as the last bytes arrive (the v2 client does so on a listen's
+    // result); undici then never ends the body. Whatever had arrived is read within the grace.
+    signal?.addEventListener('abort', () => setTimeout(() => void reader.cancel().catch(() => undefined), ABORT_GRACE_MS).unref(), { once: true });
+    // Read eagerly, not on the client's pulls: a client may stop reading once it has what it
+    // wanted (a listen's result, say) without cancelling, and the end must still be seen.
     return new ReadableStream<Uint8Array>({
-      async pull(controller) {
-        try {
-          const { value, done: ended } = await reader.read();
-          if (ended) {
+      start(controller) {
+        void (async () => {
+          try {
+            for (;;) {
+              const { value, done: ended } = await reader.read();
+              if (ended) break;
+              feed(decoder.decode(value, { stream: true }));
+              if (!cancelled) controller.enqueue(value);
+            }
             feed(decoder.decode());
             if (!sse) take(text);
-            controller.close();
+            if (!cancelled) controller.close();
+          } catch (error) {
+            if (!cancelled) controller.error(error);
+          } finally {
             done();
-            return;
           }
-          feed(decoder.decode(value, { stream: true }));
-          controller.enqueue(value);
-        } catch (error) {
-          controller.error(error);
-          done();
-        }
+        })();
       },
       async cancel(reason) {
-        done();
+        cancelled = true;
         await reader.cancel(reason).catch(() => undefined);
       },
     });

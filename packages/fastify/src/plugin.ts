@@ -127,6 +127,10 @@ function eraOf(request: FastifyRequest, frame: ParsedFrame): EraDecision {
     return { kind: 'legacy' };
   }
   if (m.kind === 'notification' && (hasModernClaim(m.message.params) || modernHeader)) return { kind: 'modern-notification' };
+  // Not JSON-RPC, but meant for the modern era: answer with what is wrong (and its id), not with a session error.
+  if (m.kind === 'invalid' && (modernHeader || hasModernClaim((request.body as { params?: unknown } | null)?.params))) {
+    return { kind: 'refuse', error: m.error, id: m.id ?? undefined };
+  }
   return { kind: 'legacy' };
 }
 

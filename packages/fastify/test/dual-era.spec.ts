@@ -124,8 +124,11 @@ beforeAll(async () => {
   url = new URL(`http://127.0.0.1:${(fastify.server.address() as AddressInfo).port}/mcp`);
 });
 
+/** True once the test closed the server itself. */
+let stopped = false;
+
 afterAll(async () => {
-  await fastify?.close();
+  if (!stopped) await fastify?.close();
 });
 
 it('serves the v2 client in 2026-07-28 and the v1 client in 2025-11-25 on one endpoint, every message valid for its era', async () => {
@@ -241,14 +244,24 @@ it('serves the v2 client in 2026-07-28 and the v1 client in 2025-11-25 on one en
     'notifications/tools/list_changed',
   ]);
 
-  // ---- Goodbye ----------------------------------------------------------------------------------
+  // ---- Goodbye: the client ends one listen, the server's shutdown ends another -------------------
   await subscription.close();
   expect(await subscription.closed).toBe('local');
-  await modern.close();
+  await eventually('the server to let the closed listen stream go', () => app.engine.modern.listenerCount === 0);
   await legacyTransport.terminateSession();
   await legacy.close();
+  const lastListen = await modern.listen({ promptsListChanged: true });
+  await fastify.close();
+  stopped = true;
+  expect(await lastListen.closed).toBe('graceful');
+  const lastExchange = recorder.ofEra('modern').filter((e) => requestOf(e).method === 'subscriptions/listen')[1];
+  const lastId = requestOf(lastExchange).id;
+  expect(lastExchange.messages).toEqual([
+    { jsonrpc: '2.0', method: 'notifications/subscriptions/acknowledged', params: { _meta: { [SUBSCRIPTION_ID]: lastId }, notifications: { promptsListChanged: true } } },
+    { jsonrpc: '2.0', id: lastId, result: { resultType: 'complete', _meta: { [SUBSCRIPTION_ID]: lastId, [SERVER_INFO]: expect.objectContaining({ name: 'dual-era' }) } } },
+  ]);
+  await modern.close();
   await recorder.settled();
-  await eventually('the server to let the listen stream go', () => app.engine.modern.listenerCount === 0);
 
   // ---- The wire, era by era ---------------------------------------------------------------------
   expect(recorder.unreadable).toEqual([]);
@@ -287,10 +300,11 @@ it('serves the v2 client in 2026-07-28 and the v1 client in 2025-11-25 on one en
     'tools/call',
     'tools/list',
     'notifications/cancelled',
+    'subscriptions/listen',
   ]);
-  // Every request but the listen (closed by the client, so it has no result) got a result.
+  // Every request but the listen the client closed (which gets nothing more) got a result.
   const modernResults = modernMessages.filter((m) => 'result' in (m as Raw)) as Raw[];
-  expect(modernResults).toHaveLength(15);
+  expect(modernResults).toHaveLength(16);
   for (const response of modernResults) expect((response.result as Raw)._meta).toMatchObject({ [SERVER_INFO]: { name: 'dual-era', version: '2.0.0' } });
   expect(modernMessages.filter((m) => 'error' in (m as Raw))).toEqual([]);
 

@@ -12,7 +12,6 @@ import {
   ParsedFrame,
   Transport,
   TransportInfo,
-  errorResponse,
   parseFrame,
 } from '@hermes-mcp/protocol';
 
@@ -112,12 +111,8 @@ export class StdioTransport implements Transport {
       const size = this.pendingBytes;
       this.discarding = false;
       this.pendingBytes = 0;
-      this.send(
-        errorResponse(
-          null,
-          McpError.invalidRequest(`the message of ${size} bytes exceeds this server's limit of ${this.maxBytes} bytes (maxMessageBytes)`),
-        ),
-      );
+      // Reported as an invalid frame, so the peer answers it with the id form of the era in use.
+      this.onframe?.({ kind: 'invalid', error: McpError.invalidRequest(`the message of ${size} bytes exceeds this server's limit of ${this.maxBytes} bytes (maxMessageBytes)`) });
       return;
     }
     const line = Buffer.concat(this.pending);
