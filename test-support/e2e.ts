@@ -39,3 +39,12 @@ export async function mcpErrorOf(promise: Promise<unknown>): Promise<McpError> {
   expect(error).toBeInstanceOf(McpError);
   return error as McpError;
 }
+
+/** Polls `check` every 10 ms until it holds; fails after `ms` (default 5 s) saying what never happened. */
+export async function eventually(what: string, check: () => boolean | Promise<boolean>, ms = 5_000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -31,7 +31,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { LEGACY_REVISIONS, type LegacyRevision, type MessageId, type SchemaSet, loadSchemas, validateServerMessage } from '../../../test-support/mcp-schema';
 import { RecordingStdioTransport } from '../../../test-support/recording-transport';
-import { Raw, mcpErrorOf, textOf, wireProgress } from '../../../test-support/e2e';
+import { mcpErrorOf, Raw, eventually, wireProgress, textOf } from '../../../test-support/e2e';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const SERVER_MAIN = path.resolve(__dirname, '../dist/main.js');
@@ -73,14 +73,6 @@ const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'aler
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const WAV = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=';
 
-/** Polls `check` until it holds (every 10 ms, at most 5 s); fails saying what never happened. */
-async function eventually(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** The ids of the requests of `method` the client sent, oldest first. */
 function idsOf(transport: RecordingStdioTransport, method: string): MessageId[] {

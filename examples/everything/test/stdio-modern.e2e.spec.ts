@@ -21,6 +21,7 @@ import { Client, type Progress } from '@modelcontextprotocol/client';
 import { MODERN_REVISION, type MessageId, type RevisionSchema, loadModernSchema, loadSchemas, validateModernServerMessage, validateServerMessage } from '../../../test-support/mcp-schema';
 import { RawStdioClient, isRecord, isResponseTo } from '../../../test-support/raw-stdio-client';
 import { RecordingModernStdioTransport } from '../../../test-support/recording-modern-stdio';
+import { eventually, textOf } from '../../../test-support/e2e';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const SERVER = { command: process.execPath, args: [path.resolve(__dirname, '../dist/main.js')], cwd: REPO_ROOT };
@@ -43,21 +44,7 @@ const itWithSchema = schema ? it : it.skip;
 
 type Raw = Record<string, unknown>;
 
-function textOf(result: Raw): string {
-  const content = result.content as Array<{ type: string; text?: string }>;
-  expect(content).toHaveLength(1);
-  expect(content[0].type).toBe('text');
-  return content[0].text!;
-}
 
-/** Asks `check` every 10 ms until it holds; fails after 5 s saying what never happened. */
-async function eventually(what: string, check: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** The requests the client sent for `method`, in order. */
 function sentFor(transport: RecordingModernStdioTransport, method: string): Raw[] {

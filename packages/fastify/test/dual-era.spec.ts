@@ -22,6 +22,7 @@ import { McpContext, McpFactory, McpServer, Prompt, Resource, Tool, createLogger
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { MODERN_REVISION, type RevisionSchema, loadModernSchema, loadSchemas, validateModernServerMessage, validateServerMessage } from '../../../test-support/mcp-schema';
 import { type FetchExchange, RecordingFetch } from '../../../test-support/recording-fetch';
+import { eventually, textOf } from '../../../test-support/e2e';
 
 const LEGACY = '2025-11-25';
 const SERVER_INFO = 'io.modelcontextprotocol/serverInfo';
@@ -84,21 +85,7 @@ class DualEraServer {
 
 type Raw = Record<string, unknown>;
 
-function textOf(result: Raw): string {
-  const content = result.content as Array<{ type: string; text?: string }>;
-  expect(content).toHaveLength(1);
-  expect(content[0].type).toBe('text');
-  return content[0].text!;
-}
 
-/** Polls `check` every 10 ms until it holds; fails after 5 s saying what never happened. */
-async function eventually(what: string, check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /** The JSON-RPC request an exchange carried. */
 function requestOf(exchange: FetchExchange): Raw {

@@ -12,6 +12,7 @@ import Fastify, { FastifyInstance } from 'fastify';
 import { McpContext, McpServer, Tool, createLogger } from '@hermes-mcp/core';
 import { HermesMcpOptions, HttpSession, InMemorySessionStore, hermesMcp } from '@hermes-mcp/fastify';
 import { SseReader } from '../../../test-support/sse-reader';
+import { eventually } from '../../../test-support/e2e';
 
 class EchoInput {
   @IsString() text!: string;
@@ -131,14 +132,6 @@ function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Polls `check` every 10 ms until it holds; fails after `ms` saying what never happened. */
-async function eventually(what: string, check: () => boolean, ms = 5_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 describe('Streamable HTTP edges', () => {
   let server: Server;

@@ -18,6 +18,7 @@ import { McpContext, McpServer, Prompt, Resource, Tool, createLogger } from '@he
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { LEGACY_REVISIONS, type LegacyRevision, type SchemaSet, loadSchemas, validateServerMessage } from '../../../test-support/mcp-schema';
 import { RecordingHttpTransport } from '../../../test-support/recording-http-transport';
+import { eventually, textOf } from '../../../test-support/e2e';
 
 const loaded = loadSchemas();
 const schemas: SchemaSet | undefined = 'missing' in loaded ? undefined : loaded;
@@ -105,12 +106,6 @@ class InteropServer {
 
 type Raw = Record<string, unknown>;
 
-function textOf(result: Raw): string {
-  const content = result.content as Array<{ type: string; text?: string }>;
-  expect(content).toHaveLength(1);
-  expect(content[0].type).toBe('text');
-  return content[0].text!;
-}
 
 /** `promise`, or a rejection saying what never happened after 5 s. */
 function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
@@ -119,14 +114,6 @@ function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-/** Polls `check` every 10 ms until it holds; fails after 5 s saying what never happened. */
-async function eventually(what: string, check: () => boolean): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`gave up waiting: ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 let app: FastifyInstance;
 let base: string;
