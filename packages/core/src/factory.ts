@@ -264,6 +264,6 @@ export class McpFactory {
     const registry = new Registry(pageSize, new CursorCodec(options.cursorSecret));
     const { options: serverOptions } = scanServer(target, options.container ?? defaultContainer(), registry);
     const handler = new DecoratedServerHandler(registry, serverOptions, options.validation);
-    return new McpApp(handler, registry, options, logger);
+    return new McpApp(handler, registry, { ...options, cache: options.cache ?? serverOptions.cache }, logger);
   }
 }

@@ -15,6 +15,7 @@ import type {
 import type { CompleteFn } from './completion';
 import type { Constructor } from './container';
 import type { CursorCodec } from './cursor';
+import type { CacheHints } from './modern';
 import { HermesError } from './errors';
 import { shapePrompt, shapeResource, shapeTool } from './shape';
 import type { TaskStart, TaskSupport } from './tasks';
@@ -55,12 +56,16 @@ export interface ToolDefinition extends Invocation, Switchable {
 export interface ResourceDefinition extends Invocation, Switchable {
   readonly uri: string;
   readonly descriptor: Resource;
+  /** Caching hints of its reads (MCP 2026-07-28). */
+  readonly cache?: CacheHints;
 }
 
 /** A resolved resource template. */
 export interface ResourceTemplateDefinition extends Invocation, Switchable {
   readonly template: UriTemplate;
   readonly descriptor: ResourceTemplate;
+  /** Caching hints of its reads (MCP 2026-07-28). */
+  readonly cache?: CacheHints;
   /** Completion functions per template variable. */
   readonly completers: Readonly<Record<string, CompleteFn>>;
 }

@@ -141,14 +141,14 @@ function registerResource(registry: Registry, options: ResourceOptions & { name:
     const template = compileUriTemplate(options.uri);
     const descriptor: ResourceTemplate = { uriTemplate: options.uri, ...common };
     const completers = completersFor(invocation.inputClass, options.complete, template.variables);
-    registry.addTemplate({ ...invocation, template, descriptor, completers, enabled: true });
+    registry.addTemplate({ ...invocation, template, descriptor, completers, cache: options.cache, enabled: true });
     return;
   }
   if (!URL.canParse(options.uri)) {
     throw new HermesError('HERMES_INVALID_URI_TEMPLATE', `${owner}: "${options.uri}" is not an absolute URI (e.g. 'notes://all').`);
   }
   const descriptor: Resource = { uri: options.uri, ...common, ...(options.size !== undefined && { size: options.size }) };
-  registry.addResource({ ...invocation, uri: options.uri, descriptor, enabled: true });
+  registry.addResource({ ...invocation, uri: options.uri, descriptor, cache: options.cache, enabled: true });
 }
 
 function promptDefinition(options: PromptOptions & { name: string }, invocation: Invocation): PromptDefinition {

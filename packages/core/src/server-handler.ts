@@ -159,7 +159,10 @@ export class DecoratedServerHandler implements McpHandler {
       McpError.invalidParams(`the URI "${uri}" does not fit ${found.def.owner}:\n${formatIssues(issues)}`, { uri, ...issuesData(issues) }),
     );
     const mimeType = found.def.descriptor.mimeType;
-    const result = toReadResourceResult(await this.run(found.def, input, ctx), uri, mimeType);
+    const result: Record<string, unknown> & ReturnType<typeof toReadResourceResult> = toReadResourceResult(await this.run(found.def, input, ctx), uri, mimeType);
+    // Per-resource caching hints exist in MCP 2026-07-28 only (the engine adds the server's otherwise).
+    const cache = found.def.cache;
+    if (cache && features.era === 'modern') return { ...result, ...cache };
     if (features.meta) return result;
     return { ...result, contents: result.contents.map((c) => shapeContents(c, features)) };
   }

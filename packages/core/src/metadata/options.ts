@@ -6,6 +6,7 @@ import type { Annotations, Icon, JsonSchemaObject, Meta, ToolAnnotations } from 
 import type { CompleteFn } from '../completion';
 import type { Constructor } from '../container';
 import type { MiddlewareLike } from '../middleware';
+import type { CacheHints } from '../modern';
 import type { TaskStart, TaskSupport } from '../tasks';
 
 /** Options of `@McpServer`. */
@@ -28,6 +29,8 @@ export interface McpServerOptions {
   components?: Constructor[];
   /** Middleware around every handler of the server and its components (outermost first). */
   use?: MiddlewareLike[];
+  /** Caching hints of this server's cacheable MCP 2026-07-28 results (the app's `cache` option wins). */
+  cache?: CacheHints;
 }
 
 /** Options shared by every handler decorator. */
@@ -99,6 +102,8 @@ export interface ResourceOptions extends HandlerOptionsBase {
   annotations?: Annotations;
   /** Completion functions per template variable (`completion/complete`). */
   complete?: Record<string, CompleteFn>;
+  /** Caching hints of this resource's `resources/read` results (MCP 2026-07-28); default: the server's. */
+  cache?: CacheHints;
 }
 
 /** Options of `@Prompt`. */
