@@ -1,0 +1,39 @@
+/** autocannon, reduced to what the bench records of one timed run. */
+import autocannon from 'autocannon';
+import type { RequestTemplate } from './mcp';
+
+/** One timed run against one server. */
+export interface HttpRun {
+  /** Completed requests per second. */
+  rps: number;
+  /** Latency percentiles, ms (2xx answers only, as autocannon records them). */
+  p50: number;
+  p99: number;
+  /** Answers that were not 2xx, and connection errors or timeouts: a run with any is not valid. */
+  non2xx: number;
+  errors: number;
+}
+
+/** How long a run lasts: seconds, or a number of requests. */
+export type Extent = { seconds: number } | { requests: number };
+
+/** Replays `template` (a fresh id in every request) over `connections` connections. */
+export async function load(url: string, template: RequestTemplate, connections: number, extent: Extent): Promise<HttpRun> {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: template.headers,
+    body: template.body,
+    connections,
+    idReplacement: true,
+    timeout: 10,
+    ...('seconds' in extent ? { duration: extent.seconds } : { amount: extent.requests }),
+  });
+  return {
+    rps: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+  };
+}

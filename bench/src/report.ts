@@ -1,0 +1,253 @@
+/**
+ * Turns the bench's measurements into the tables of docs/performance.md (between its
+ * `bench:results` markers), the chart docs/performance-http.svg, and bench/dist/last-run.json.
+ */
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { barChart } from './chart';
+import type { HttpRun } from './http-load';
+import { median, ratios } from './stats';
+
+/** Where and when the run happened. */
+export interface MachineInfo {
+  cpu: string;
+  cores: number;
+  memoryGiB: number;
+  node: string;
+  platform: string;
+  /** `os.loadavg()` (1, 5, 15 min) before and after the run: the machine may be shared. */
+  loadBefore: number[];
+  loadAfter: number[];
+  date: string;
+}
+
+/** Everything one run measured (sections that did not run are absent). */
+export interface BenchResults {
+  machine: MachineInfo;
+  rounds: number;
+  elapsedSeconds?: number;
+  http?: {
+    configs: Array<{ key: string; label: string }>;
+    connections: number[];
+    seconds: number;
+    /** connections → config → one run per round. */
+    runs: Record<number, Record<string, HttpRun[]>>;
+  };
+  stdio?: {
+    configs: Array<{ key: string; label: string }>;
+    pipelinedCalls: number;
+    sequentialMs: number;
+    sequential: Record<string, Array<{ callsPerSec: number; medianUs: number }>>;
+    pipelined: Record<string, number[]>;
+  };
+  memory?: {
+    sessions: Array<{ key: string; label: string; count: number; rssBytes: number; heapBytes: number }>;
+    retained: Array<{ key: string; label: string; calls: number; heapBytesPerCall: number }>;
+  };
+  bootstrap?: {
+    tools: number;
+    starts: Array<{ load: number; decorate: number; create: number; serve: number; bootstrap: number; spawnToReady: number }>;
+    firstListMs: number;
+    bodyBytes: number;
+    list: { ours: HttpRun[]; bare: HttpRun[] };
+  };
+}
+
+type Start = NonNullable<BenchResults['bootstrap']>['starts'][number];
+
+const START = '<!-- bench:results:start -->';
+const END = '<!-- bench:results:end -->';
+const CHART = 'performance-http.svg';
+const HERMES_HTTP = ['legacy-json', 'legacy-sse', 'modern'];
+
+const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
+const fixed = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
+/** autocannon records whole milliseconds: 0 means under one. */
+const ms = (n: number) => (!Number.isFinite(n) ? '–' : n < 1 ? '< 1' : n.toFixed(0));
+const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+const verdict = (holds: boolean) => (holds ? 'holds' : '**misses**');
+
+function table(header: string[], rows: string[][]): string {
+  const line = (cells: string[]) => `| ${cells.join(' | ')} |`;
+  return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+interface Target {
+  what: string;
+  measured: string;
+  holds: boolean;
+}
+
+function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[]): string {
+  const rows: string[][] = [];
+  for (const c of http.connections) {
+    const runs = http.runs[c];
+    const bare = runs.bare;
+    for (const { key, label } of http.configs) {
+      const own = runs[key];
+      const invalid = own.some((r) => r.non2xx || r.errors) ? ' ⚠ errors' : '';
+      const rpsRatio = median(ratios(own.map((r) => r.rps), bare.map((r) => r.rps)));
+      const p99Ratio = median(ratios(own.map((r) => r.p99), bare.map((r) => r.p99)));
+      rows.push([
+        String(c),
+        label + invalid,
+        int(median(own.map((r) => r.rps))),
+        key === 'bare' ? '1' : fixed(rpsRatio),
+        ms(median(own.map((r) => r.p50))),
+        ms(median(own.map((r) => r.p99))),
+        key === 'bare' ? '1' : fixed(p99Ratio),
+      ]);
+      if (HERMES_HTTP.includes(key)) {
+        targets.push({ what: `HTTP tools/call ≥ 0.6 × bare, ${label}, ${c} connections`, measured: `${fixed(rpsRatio)} ×`, holds: rpsRatio >= 0.6 });
+        if (c === 100) targets.push({ what: `p99 ≤ 2 × bare's, ${label}, 100 connections`, measured: `${fixed(p99Ratio)} ×`, holds: p99Ratio <= 2 });
+      }
+    }
+  }
+  return [
+    `### HTTP \`tools/call\` of \`add(2, 3)\` (${http.seconds} s per run; latencies in whole ms, as autocannon records them)`,
+    '',
+    table(['conns', 'configuration', 'req/s', '× bare', 'p50 ms', 'p99 ms', 'p99 × bare'], rows),
+    '',
+    `![req/s per configuration](${CHART})`,
+  ].join('\n');
+}
+
+function stdioSection(stdio: NonNullable<BenchResults['stdio']>, targets: Target[]): string {
+  const echoSeq = stdio.sequential.echo.map((r) => r.callsPerSec);
+  const echoPipe = stdio.pipelined.echo;
+  const rows = stdio.configs.map(({ key, label }) => {
+    const seq = stdio.sequential[key];
+    const seqRatio = median(ratios(seq.map((r) => r.callsPerSec), echoSeq));
+    const pipeRatio = median(ratios(stdio.pipelined[key], echoPipe));
+    if (key === 'hermes') {
+      targets.push({ what: 'stdio pipelined ≥ 0.5 × echo', measured: `${fixed(pipeRatio)} ×`, holds: pipeRatio >= 0.5 });
+      targets.push({ what: 'stdio sequential ≥ 0.8 × echo', measured: `${fixed(seqRatio)} ×`, holds: seqRatio >= 0.8 });
+    }
+    return [
+      label,
+      int(median(seq.map((r) => r.callsPerSec))),
+      int(median(seq.map((r) => r.medianUs))),
+      key === 'echo' ? '1' : fixed(seqRatio),
+      int(median(stdio.pipelined[key])),
+      key === 'echo' ? '1' : fixed(pipeRatio),
+    ];
+  });
+  return [
+    `### stdio (sequential: ${fixed(stdio.sequentialMs / 1000, 1)} s of one call at a time; pipelined: ${int(stdio.pipelinedCalls)} calls written at once)`,
+    '',
+    table(['server', 'sequential calls/s', 'round trip µs (median)', '× echo', 'pipelined calls/s', '× echo'], rows),
+  ].join('\n');
+}
+
+function memorySection(memory: NonNullable<BenchResults['memory']>, targets: Target[]): string {
+  const sessionRows = memory.sessions.map((s) => [s.label, kib(s.rssBytes), kib(s.heapBytes)]);
+  for (const s of memory.sessions.filter((s) => s.key === 'hermes')) {
+    targets.push({ what: '≤ 8 KiB RSS per idle legacy session', measured: kib(s.rssBytes), holds: s.rssBytes <= 8 * 1024 });
+  }
+  const retainedRows = memory.retained.map((r) => [r.label, `${fixed(r.heapBytesPerCall, 1)} B`]);
+  for (const r of memory.retained.filter((r) => HERMES_HTTP.includes(r.key))) {
+    targets.push({ what: `retained heap per request ≤ 64 B, ${r.label}`, measured: `${fixed(r.heapBytesPerCall, 1)} B`, holds: r.heapBytesPerCall <= 64 });
+  }
+  const count = memory.sessions[0]?.count ?? 0;
+  const calls = memory.retained[0]?.calls ?? 0;
+  return [
+    `### Memory`,
+    '',
+    `Per idle session, after opening ${int(count)} (initialize + initialized), forced GC:`,
+    '',
+    table(['server', 'RSS per session', 'heap per session'], sessionRows),
+    '',
+    `Heap retained per request: heap after ${int(calls)} calls minus heap before them (forced GC both times, after 2,000 warm-up calls):`,
+    '',
+    table(['configuration', 'retained heap per call'], retainedRows),
+  ].join('\n');
+}
+
+function bootstrapSection(boot: NonNullable<BenchResults['bootstrap']>, targets: Target[]): string {
+  const m = (pick: (start: Start) => number) => median(boot.starts.map(pick));
+  const bootstrap = m((s) => s.bootstrap);
+  targets.push({ what: `bootstrap of ${int(boot.tools)} tools ≤ 500 ms (decorate + create + plugin + listen)`, measured: `${int(bootstrap)} ms`, holds: bootstrap <= 500 });
+  const ours = boot.list.ours.map((r) => r.rps);
+  const bare = boot.list.bare.map((r) => r.rps);
+  const listRatio = median(ratios(ours, bare));
+  targets.push({ what: `tools/list of ${int(boot.tools)} tools ≥ 0.5 × bare Fastify (pre-built body)`, measured: `${fixed(listRatio)} ×`, holds: listRatio >= 0.5 });
+  return [
+    `### Bootstrap of a server with ${int(boot.tools)} decorated tools (median of ${boot.starts.length} starts)`,
+    '',
+    table(
+      ['process start → main (Node, imports)', 'decorate the classes', '`McpFactory.create`', 'plugin + listen', '**bootstrap**', 'spawn → listening'],
+      [[`${int(m((s) => s.load))} ms`, `${int(m((s) => s.decorate))} ms`, `${int(m((s) => s.create))} ms`, `${int(m((s) => s.serve))} ms`, `**${int(bootstrap)} ms**`, `${int(m((s) => s.spawnToReady))} ms`]],
+    ),
+    '',
+    `\`tools/list\` of all ${int(boot.tools)} tools on one page (${kib(boot.bodyBytes)} of result; first call ${fixed(boot.firstListMs, 1)} ms), 10 connections:`,
+    '',
+    table(
+      ['server', 'req/s', '× bare', 'p99 ms'],
+      [
+        ['Hermes, legacy session', int(median(ours)), fixed(listRatio), ms(median(boot.list.ours.map((r) => r.p99)))],
+        ['bare Fastify, same body pre-built', int(median(bare)), '1', ms(median(boot.list.bare.map((r) => r.p99)))],
+      ],
+    ),
+  ].join('\n');
+}
+
+/** The results as markdown: one section per part measured, then the targets. */
+export function renderMarkdown(results: BenchResults): string {
+  const targets: Target[] = [];
+  const info = results.machine;
+  const parts = [
+    `Measured ${info.date.slice(0, 10)} on ${info.cpu} (${info.cores} cores, ${info.memoryGiB} GiB), ${info.platform}, Node ${info.node}; ` +
+      `${results.rounds} rounds, ${fixed(results.elapsedSeconds ?? NaN, 0)} s in all. Load average (1/5/15 min) before the run ${info.loadBefore.map((l) => fixed(l)).join(' / ')}, ` +
+      `after ${info.loadAfter.map((l) => fixed(l)).join(' / ')}: the machine was shared with other work, so treat absolute figures as noisy and compare the ratios.`,
+  ];
+  if (results.http) parts.push(httpSection(results.http, targets));
+  if (results.stdio) parts.push(stdioSection(results.stdio, targets));
+  if (results.memory) parts.push(memorySection(results.memory, targets));
+  if (results.bootstrap) parts.push(bootstrapSection(results.bootstrap, targets));
+  parts.push(['### Targets', '', table(['target', 'measured', ''], targets.map((t) => [t.what, t.measured, verdict(t.holds)]))].join('\n'));
+  return parts.join('\n\n');
+}
+
+/** The chart of median req/s per HTTP configuration, one bar per connection count. */
+export function renderChart(http: NonNullable<BenchResults['http']>, machine: MachineInfo): string {
+  const rounds = http.runs[http.connections[0]].bare.length;
+  return barChart({
+    title: 'HTTP tools/call of add(a, b): requests per second',
+    subtitle: `median of ${rounds} round${rounds === 1 ? '' : 's'} of ${http.seconds} s, × = ratio to the bare Fastify route in the same round; ${machine.cores} cores, Node ${machine.node}, ${machine.date.slice(0, 10)}`,
+    categories: http.configs.map((c) => c.label),
+    series: http.connections.map((c) => {
+      const runs = http.runs[c];
+      const values = http.configs.map((cfg) => median(runs[cfg.key].map((r) => r.rps)));
+      const labels = http.configs.map((cfg, i) => {
+        const value = int(values[i]);
+        return cfg.key === 'bare' ? value : `${value}  (${fixed(median(ratios(runs[cfg.key].map((r) => r.rps), runs.bare.map((r) => r.rps))))}×)`;
+      });
+      return { name: `${c} connections`, values, labels };
+    }),
+  });
+}
+
+/** Writes the JSON of the run, and — for a complete run — the docs' results block and chart. */
+export function writeReport(results: BenchResults, root: string, options: { docs: boolean }): { markdown: string; files: string[] } {
+  const markdown = renderMarkdown(results);
+  const files: string[] = [];
+  const dist = join(root, 'bench', 'dist');
+  mkdirSync(dist, { recursive: true });
+  writeFileSync(join(dist, 'last-run.json'), `${JSON.stringify(results, null, 2)}\n`);
+  writeFileSync(join(dist, 'last-run.md'), `${markdown}\n`);
+  if (results.http) writeFileSync(join(dist, CHART), renderChart(results.http, results.machine));
+  if (!options.docs) return { markdown, files };
+  const docPath = join(root, 'docs', 'performance.md');
+  const doc = existsSync(docPath) ? readFileSync(docPath, 'utf8') : '# Performance\n';
+  const block = `${START}\n${markdown}\n${END}`;
+  const start = doc.indexOf(START);
+  const end = doc.indexOf(END);
+  const updated = start >= 0 && end > start ? doc.slice(0, start) + block + doc.slice(end + END.length) : `${doc.trimEnd()}\n\n## Latest results\n\n${block}\n`;
+  writeFileSync(docPath, updated);
+  files.push(docPath);
+  if (results.http) {
+    writeFileSync(join(root, 'docs', CHART), renderChart(results.http, results.machine));
+    files.push(join(root, 'docs', CHART));
+  }
+  return { markdown, files };
+}

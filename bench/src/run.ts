@@ -1,0 +1,383 @@
+/**
+ * `npm run bench`: Hermes against the official SDKs and the bare limits, each server in its own
+ * process on 127.0.0.1. Configurations are interleaved in rounds (A B C A B C …) so a slow moment
+ * of a busy machine hits every one of them; the tables show medians over rounds, and every ratio is
+ * taken between two runs of the same round.
+ *
+ *   npm run bench                      # everything; rewrites the results in docs/performance.md
+ *   npm run bench -- --only http,stdio # some sections (docs untouched)
+ *   npm run bench -- --quick           # 1 round of 1 s: checks the harness (docs untouched)
+ *   npm run bench -- --profile         # also writes a .cpuprofile per server (bench/dist/profiles)
+ *
+ * Flags: --rounds N (3), --duration S (3), --only http|stdio|memory|bootstrap,…, --profile,
+ * --quick, --no-docs, --from FILE (measure nothing: rewrite the docs from a saved last-run.json).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { HttpServerProcess, profileInto, startHttp, startStdio, stop, stopAll, stopAllOnExit } from './children';
+import { HttpRun, load } from './http-load';
+import {
+  Expectation,
+  MODERN_HEADERS,
+  MODERN_META,
+  PLAIN_HEADERS,
+  PROGRESS_META,
+  RequestTemplate,
+  addCall,
+  checkAnswer,
+  listCall,
+  openSession,
+} from './mcp';
+import { BenchResults, MachineInfo, writeReport } from './report';
+import { MEMORY_PATH } from './servers/memory';
+import { median } from './stats';
+import { StdioClient } from './stdio-client';
+
+type Section = 'http' | 'stdio' | 'memory' | 'bootstrap';
+const SECTIONS: Section[] = ['http', 'stdio', 'memory', 'bootstrap'];
+
+interface Options {
+  rounds: number;
+  seconds: number;
+  sections: Section[];
+  profile: boolean;
+  quick: boolean;
+  docs: boolean;
+  /** Calls in one pipelined stdio burst. */
+  pipelined: number;
+  /** Idle sessions opened for the memory figure. */
+  sessions: number;
+  /** Calls between the two heap readings of the retained-heap figure. */
+  retainedCalls: number;
+  /** A saved run to report again instead of measuring. */
+  from?: string;
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { rounds: 3, seconds: 3, sections: SECTIONS, profile: false, quick: false, docs: true, pipelined: 20_000, sessions: 1_000, retainedCalls: 20_000 };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const value = () => {
+      const next = argv[++i];
+      if (next === undefined) throw new Error(`${arg} needs a value`);
+      return next;
+    };
+    if (arg === '--rounds') options.rounds = Number(value());
+    else if (arg === '--duration') options.seconds = Number(value());
+    else if (arg === '--only') {
+      const wanted = value().split(',');
+      const unknown = wanted.filter((s) => !SECTIONS.includes(s as Section));
+      if (unknown.length) throw new Error(`unknown section(s) ${unknown.join(', ')}: use ${SECTIONS.join(', ')}`);
+      options.sections = wanted as Section[];
+    } else if (arg === '--profile') options.profile = true;
+    else if (arg === '--quick') Object.assign(options, { quick: true, rounds: 1, seconds: 1, pipelined: 2_000, sessions: 100, retainedCalls: 2_000 });
+    else if (arg === '--no-docs') options.docs = false;
+    else if (arg === '--from') options.from = value();
+    else throw new Error(`unknown flag ${arg}`);
+  }
+  if (!(options.rounds >= 1) || !(options.seconds > 0)) throw new Error('--rounds and --duration must be positive');
+  return options;
+}
+
+function log(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function machine(): MachineInfo {
+  return {
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.cpus().length,
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    loadBefore: os.loadavg(),
+    loadAfter: [],
+    date: new Date().toISOString(),
+  };
+}
+
+function describeRun(run: HttpRun): string {
+  const invalid = run.non2xx || run.errors ? `  !! ${run.non2xx} non-2xx, ${run.errors} errors` : '';
+  return `${Math.round(run.rps).toString().padStart(7)} req/s  p50 ${run.p50.toFixed(1)} ms  p99 ${run.p99.toFixed(1)} ms${invalid}`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// HTTP tools/call
+// ---------------------------------------------------------------------------------------------
+
+/** One HTTP configuration: which server, and what request it is loaded with. */
+interface HttpConfig {
+  key: string;
+  label: string;
+  server: string;
+  /** The request to replay; legacy configurations open their session here. */
+  prepare(url: string): Promise<RequestTemplate>;
+  expect: Expectation;
+}
+
+const legacy = (body: string) => async (url: string) => ({ headers: await openSession(url), body });
+const fixed = (headers: Record<string, string>, body: string) => async () => ({ headers, body });
+
+const HTTP_CONFIGS: HttpConfig[] = [
+  { key: 'bare', label: 'bare Fastify route (limit)', server: 'bare-fastify.server.js', prepare: fixed(PLAIN_HEADERS, addCall()), expect: { framing: 'json' } },
+  { key: 'legacy-json', label: 'Hermes, legacy session, JSON', server: 'hermes-http.server.js', prepare: legacy(addCall()), expect: { framing: 'json' } },
+  { key: 'legacy-sse', label: 'Hermes, legacy session, SSE', server: 'hermes-http.server.js', prepare: legacy(addCall(PROGRESS_META)), expect: { framing: 'sse', progress: true } },
+  { key: 'modern', label: 'Hermes, modern stateless', server: 'hermes-http.server.js', prepare: fixed(MODERN_HEADERS, addCall(MODERN_META)), expect: { framing: 'json' } },
+  { key: 'sdk-v1', label: 'SDK v1 1.32.2, stateful SSE', server: 'sdk-v1-http.server.js', prepare: legacy(addCall()), expect: { framing: 'sse' } },
+  { key: 'sdk-v2', label: 'SDK v2 2.4.0, createMcpHandler', server: 'sdk-v2-http.server.js', prepare: fixed(MODERN_HEADERS, addCall(MODERN_META)), expect: { framing: 'json' } },
+];
+const CONNECTIONS = [10, 100];
+
+interface Prepared {
+  config: HttpConfig;
+  server: HttpServerProcess;
+  template: RequestTemplate;
+}
+
+/** Starts one server per configuration, prepares its request and checks its answer. */
+async function prepareAll(configs: HttpConfig[], prefix = '', env: Record<string, string> = {}, nodeFlags: string[] = []): Promise<Prepared[]> {
+  const prepared: Prepared[] = [];
+  for (const config of configs) {
+    const server = await startHttp(`${prefix}${config.key}`, config.server, { env, nodeFlags });
+    const template = await config.prepare(server.url);
+    try {
+      await checkAnswer(server.url, template, config.expect, '5');
+    } catch (error) {
+      throw new Error(`${config.label}: wrong answer before timing: ${(error as Error).message}`);
+    }
+    prepared.push({ config, server, template });
+  }
+  return prepared;
+}
+
+async function benchHttp(options: Options): Promise<BenchResults['http']> {
+  log('\n== HTTP tools/call (autocannon) ==');
+  const prepared = await prepareAll(HTTP_CONFIGS);
+  log(`answers checked: ${prepared.map((p) => p.config.key).join(', ')}`);
+  for (const { server, template } of prepared) await load(server.url, template, 10, { seconds: Math.min(1, options.seconds) }); // warm-up
+  const runs: Record<number, Record<string, HttpRun[]>> = {};
+  for (const connections of CONNECTIONS) runs[connections] = Object.fromEntries(HTTP_CONFIGS.map((c) => [c.key, []]));
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const connections of CONNECTIONS) {
+      for (const { config, server, template } of prepared) {
+        const run = await load(server.url, template, connections, { seconds: options.seconds });
+        runs[connections][config.key].push(run);
+        log(`round ${round}  c=${String(connections).padEnd(3)}  ${config.label.padEnd(34)} ${describeRun(run)}`);
+      }
+    }
+  }
+  // Still right after the load.
+  for (const { config, server, template } of prepared) await checkAnswer(server.url, template, config.expect, '5');
+  await Promise.all(prepared.map((p) => stop(p.server)));
+  return { configs: HTTP_CONFIGS.map(({ key, label }) => ({ key, label })), connections: CONNECTIONS, seconds: options.seconds, runs };
+}
+
+// ---------------------------------------------------------------------------------------------
+// stdio
+// ---------------------------------------------------------------------------------------------
+
+const STDIO_CONFIGS = [
+  { key: 'echo', label: 'bare newline-JSON echo (limit)', server: 'echo-stdio.server.js' },
+  { key: 'hermes', label: 'Hermes (legacy, initialize)', server: 'hermes-stdio.server.js' },
+  { key: 'sdk-v1', label: 'SDK v1 1.32.2', server: 'sdk-v1-stdio.server.js' },
+  { key: 'sdk-v2', label: 'SDK v2 2.4.0, serveStdio', server: 'sdk-v2-stdio.server.js' },
+];
+
+async function benchStdio(options: Options): Promise<BenchResults['stdio']> {
+  log('\n== stdio ==');
+  const clients: Array<{ key: string; label: string; client: StdioClient; server: ReturnType<typeof startStdio> }> = [];
+  for (const config of STDIO_CONFIGS) {
+    const server = startStdio(`stdio-${config.key}`, config.server);
+    const client = new StdioClient(server);
+    await client.handshakeAndCheck();
+    clients.push({ ...config, client, server });
+  }
+  log(`answers checked: ${clients.map((c) => c.key).join(', ')}`);
+  for (const { client } of clients) {
+    await client.pipelined(2_000);
+    await client.sequential(300);
+  }
+  const sequential: Record<string, Array<{ callsPerSec: number; medianUs: number }>> = {};
+  const pipelined: Record<string, number[]> = {};
+  for (const { key } of clients) {
+    sequential[key] = [];
+    pipelined[key] = [];
+  }
+  const sequentialMs = Math.max(500, (options.seconds * 1000 * 2) / 3);
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const { key, label, client } of clients) {
+      const seq = await client.sequential(sequentialMs);
+      const pipe = await client.pipelined(options.pipelined);
+      sequential[key].push(seq);
+      pipelined[key].push(pipe.callsPerSec);
+      log(`round ${round}  ${label.padEnd(32)} sequential ${Math.round(seq.callsPerSec).toString().padStart(6)} calls/s (median ${seq.medianUs.toFixed(0)} µs)   pipelined ${Math.round(pipe.callsPerSec).toString().padStart(6)} calls/s`);
+    }
+  }
+  await Promise.all(clients.map((c) => stop(c.server)));
+  return { configs: STDIO_CONFIGS.map(({ key, label }) => ({ key, label })), pipelinedCalls: options.pipelined, sequentialMs, sequential, pipelined };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Memory
+// ---------------------------------------------------------------------------------------------
+
+const MEMORY_ENV = { BENCH_MEMORY: '1' };
+const MEMORY_FLAGS = ['--expose-gc'];
+
+async function memoryOf(server: HttpServerProcess): Promise<NodeJS.MemoryUsage> {
+  const response = await fetch(server.url.replace(/\/mcp$/, MEMORY_PATH));
+  if (!response.ok) throw new Error(`${server.name}: memory probe answered ${response.status}`);
+  return (await response.json()) as NodeJS.MemoryUsage;
+}
+
+/** Opens `count` legacy sessions, `concurrency` at a time. */
+async function openSessions(url: string, count: number, concurrency = 10): Promise<void> {
+  let left = count;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (left > 0) {
+        left--;
+        await openSession(url);
+      }
+    }),
+  );
+}
+
+async function benchMemory(options: Options): Promise<BenchResults['memory']> {
+  log('\n== memory ==');
+  const sessionServers = [
+    { key: 'hermes', label: 'Hermes, legacy Streamable HTTP session', file: 'hermes-http.server.js' },
+    { key: 'sdk-v1', label: 'SDK v1 1.32.2, stateful session', file: 'sdk-v1-http.server.js' },
+  ];
+  const perSession: Record<string, Array<{ rss: number; heap: number }>> = { hermes: [], 'sdk-v1': [] };
+  // RSS moves in pages and heap growth steps: a fresh process per measurement, in rounds, and the median.
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const { key, label, file } of sessionServers) {
+      const server = await startHttp(`${key}-sessions`, file, { env: MEMORY_ENV, nodeFlags: MEMORY_FLAGS });
+      await openSessions(server.url, 20); // code paths warm, first allocations done
+      const before = await memoryOf(server);
+      await openSessions(server.url, options.sessions);
+      const after = await memoryOf(server);
+      await stop(server);
+      const entry = { rss: (after.rss - before.rss) / options.sessions, heap: (after.heapUsed - before.heapUsed) / options.sessions };
+      perSession[key].push(entry);
+      log(`round ${round}  ${label.padEnd(40)} per idle session: RSS ${(entry.rss / 1024).toFixed(1)} KiB, heap ${(entry.heap / 1024).toFixed(1)} KiB`);
+    }
+  }
+  const sessions = sessionServers.map(({ key, label }) => ({
+    key,
+    label,
+    count: options.sessions,
+    rssBytes: median(perSession[key].map((e) => e.rss)),
+    heapBytes: median(perSession[key].map((e) => e.heap)),
+  }));
+
+  const retained: NonNullable<BenchResults['memory']>['retained'] = [];
+  for (const config of HTTP_CONFIGS) {
+    const [{ server, template }] = await prepareAll([config], 'retained-', MEMORY_ENV, MEMORY_FLAGS);
+    await load(server.url, template, 10, { requests: 2_000 });
+    const before = await memoryOf(server);
+    const run = await load(server.url, template, 10, { requests: options.retainedCalls });
+    const after = await memoryOf(server);
+    await stop(server);
+    if (run.non2xx || run.errors) throw new Error(`${config.label}: ${run.non2xx} non-2xx answers, ${run.errors} errors during the retained-heap run`);
+    const entry = { key: config.key, label: config.label, calls: options.retainedCalls, heapBytesPerCall: (after.heapUsed - before.heapUsed) / options.retainedCalls };
+    retained.push(entry);
+    log(`${config.label.padEnd(40)} heap retained per call after ${options.retainedCalls} calls: ${entry.heapBytesPerCall.toFixed(1)} B`);
+  }
+  return { sessions, retained };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bootstrap of 1,000 tools, and tools/list of them
+// ---------------------------------------------------------------------------------------------
+
+async function benchBootstrap(options: Options): Promise<BenchResults['bootstrap']> {
+  log('\n== bootstrap: 1,000 decorated tools ==');
+  const starts: NonNullable<BenchResults['bootstrap']>['starts'] = [];
+  let server: HttpServerProcess | undefined;
+  for (let round = 1; round <= options.rounds; round++) {
+    if (server) await stop(server);
+    server = await startHttp('many-tools', 'many-tools.server.js');
+    const t = server.timings!;
+    const start = { load: t.load, decorate: t.decorate, create: t.create, serve: t.serve, bootstrap: t.decorate + t.create + t.serve, spawnToReady: server.startMs };
+    starts.push(start);
+    log(`round ${round}  load ${start.load.toFixed(0)} ms, decorate ${start.decorate.toFixed(0)} ms, McpFactory.create ${start.create.toFixed(0)} ms, plugin+listen ${start.serve.toFixed(0)} ms → bootstrap ${start.bootstrap.toFixed(0)} ms (spawn to ready ${start.spawnToReady.toFixed(0)} ms)`);
+  }
+  const ours = server!;
+  const template: RequestTemplate = { headers: await openSession(ours.url), body: listCall() };
+  const firstStart = performance.now();
+  const result = await checkAnswer(ours.url, template, { framing: 'json' });
+  const firstListMs = performance.now() - firstStart;
+  const tools = result.tools as unknown[];
+  if (tools.length !== 1000 || result.nextCursor !== undefined) throw new Error(`tools/list: expected 1000 tools on one page, got ${tools.length} (nextCursor ${String(result.nextCursor)})`);
+  const resultFile = join(mkdtempSync(join(os.tmpdir(), 'hermes-bench-')), 'tools-list.json');
+  writeFileSync(resultFile, JSON.stringify(result));
+  const bare = await startHttp('bare-list', 'bare-fastify.server.js', { env: { BENCH_LIST_RESULT: resultFile } });
+  const bareTemplate: RequestTemplate = { headers: PLAIN_HEADERS, body: listCall() };
+  const bareResult = await checkAnswer(bare.url, bareTemplate, { framing: 'json' });
+  if (JSON.stringify(bareResult) !== JSON.stringify(result)) throw new Error('the bare tools/list body differs from ours');
+  const bodyBytes = Buffer.byteLength(JSON.stringify(result));
+  log(`tools/list: 1000 tools, ${(bodyBytes / 1024).toFixed(0)} KiB result, first call ${firstListMs.toFixed(1)} ms`);
+  await load(ours.url, template, 10, { seconds: Math.min(1, options.seconds) });
+  await load(bare.url, bareTemplate, 10, { seconds: Math.min(1, options.seconds) });
+  const list: NonNullable<BenchResults['bootstrap']>['list'] = { ours: [], bare: [] };
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const [key, url, tpl] of [['ours', ours.url, template], ['bare', bare.url, bareTemplate]] as const) {
+      const run = await load(url, tpl, 10, { seconds: options.seconds });
+      list[key].push(run);
+      log(`round ${round}  tools/list ${key === 'ours' ? 'Hermes, legacy session' : 'bare Fastify, pre-built body'}`.padEnd(62) + describeRun(run));
+    }
+  }
+  await Promise.all([stop(ours), stop(bare)]);
+  return { tools: 1000, starts, firstListMs, bodyBytes, list };
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const options = parseArgs(process.argv.slice(2));
+  stopAllOnExit();
+  const root = resolve(__dirname, '..', '..');
+  if (options.from) {
+    const saved = JSON.parse(readFileSync(options.from, 'utf8')) as BenchResults;
+    const complete = Boolean(saved.http && saved.stdio && saved.memory && saved.bootstrap);
+    const written = writeReport(saved, root, { docs: options.docs && complete });
+    log(written.markdown);
+    log(written.files.length ? `written: ${written.files.join(', ')}` : 'docs untouched (the saved run is partial, or --no-docs)');
+    return;
+  }
+  if (options.profile) {
+    const dir = join(root, 'bench', 'dist', 'profiles', new Date().toISOString().replace(/[:.]/g, '-'));
+    mkdirSync(dir, { recursive: true });
+    profileInto(dir);
+    log(`CPU profiles: ${dir}`);
+  }
+  const info = machine();
+  log(`${info.cpu}, ${info.cores} cores, Node ${info.node}; load average before: ${info.loadBefore.map((l) => l.toFixed(2)).join(' ')}`);
+  log(`rounds ${options.rounds} × ${options.seconds} s; sections: ${options.sections.join(', ')}`);
+  const results: BenchResults = { machine: info, rounds: options.rounds };
+  const started = performance.now();
+  try {
+    if (options.sections.includes('http')) results.http = await benchHttp(options);
+    if (options.sections.includes('stdio')) results.stdio = await benchStdio(options);
+    if (options.sections.includes('memory')) results.memory = await benchMemory(options);
+    if (options.sections.includes('bootstrap')) results.bootstrap = await benchBootstrap(options);
+  } finally {
+    await stopAll();
+  }
+  info.loadAfter = os.loadavg();
+  results.elapsedSeconds = (performance.now() - started) / 1000;
+  const complete = options.sections.length === SECTIONS.length && !options.quick;
+  const written = writeReport(results, root, { docs: options.docs && complete });
+  log(`\n${written.markdown}`);
+  log(`load average after: ${info.loadAfter.map((l) => l.toFixed(2)).join(' ')}; ${results.elapsedSeconds.toFixed(0)} s in all`);
+  log(written.files.length ? `written: ${written.files.join(', ')}` : 'docs untouched (partial, quick or --no-docs run)');
+}
+
+main().catch((error) => {
+  process.stderr.write(`bench failed: ${error instanceof Error ? error.stack : String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,23 @@
+/**
+ * Hermes over HTTP: the add server mounted with `@hermes-mcp/fastify` at /mcp. The same process
+ * serves legacy sessions (JSON or SSE answers) and modern stateless requests; the runner starts one
+ * process per configuration.
+ */
+import Fastify from 'fastify';
+import { McpFactory, createLogger } from '@hermes-mcp/core';
+import { hermesMcp } from '@hermes-mcp/fastify';
+import { AddServer } from './add.server';
+import { announce, fail, tieToRunner } from './lifeline';
+import { MEMORY_PATH, memoryProbeEnabled, settledMemory } from './memory';
+
+async function main(): Promise<void> {
+  tieToRunner();
+  const app = Fastify({ logger: false });
+  const mcp = McpFactory.create(AddServer, { logger: createLogger({ level: 'silent' }) });
+  await app.register(hermesMcp, { server: mcp, path: '/mcp' });
+  if (memoryProbeEnabled) app.get(MEMORY_PATH, () => settledMemory());
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  announce(app.server.address());
+}
+
+main().catch(fail);
