@@ -8,7 +8,6 @@
  * goes to the session's GET stream. SSE events are numbered per stream and kept in the event store,
  * so a client that loses a stream resumes it with `Last-Event-ID` and misses nothing.
  */
-import { randomBytes } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import {
   JsonRpcMessage,
@@ -149,6 +148,7 @@ export class HttpSessionTransport implements Transport {
   /** True once the client opened a GET stream: from then on its messages are stored even while it is down. */
   private standaloneOpened = false;
   private closed = false;
+  private nextStream = 0;
 
   constructor(private readonly options: HttpSessionTransportOptions) {
     this.info = Object.freeze({ kind: 'http', sessionId: options.sessionId });
@@ -175,7 +175,8 @@ export class HttpSessionTransport implements Transport {
   receive(frame: ParsedFrame, requestIds: RequestId[], info: TransportInfo, priming: boolean): Exchange | undefined {
     let exchange: Exchange | undefined;
     if (requestIds.length > 0) {
-      exchange = new Exchange(randomBytes(9).toString('base64url'), requestIds, priming);
+      // Stream ids need only be unique within the session (whose id is the secret): a counter will do.
+      exchange = new Exchange(`p${(this.nextStream++).toString(36)}`, requestIds, priming);
       for (const id of requestIds) this.exchanges.set(id, exchange);
       this.streams.set(exchange.streamId, exchange);
     }

@@ -64,12 +64,23 @@ export class StdioTransport implements Transport {
 
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     if (this.closed) return RESOLVED;
-    this.output.write(JSON.stringify(message) + '\n');
+    // Messages of one tick leave in one write: pipelined clients get many answers per syscall.
+    if (this.outbox === '') setImmediate(this.flush);
+    this.outbox += JSON.stringify(message) + '\n';
     return RESOLVED;
   }
 
+  private outbox = '';
+
+  private readonly flush = (): void => {
+    const text = this.outbox;
+    this.outbox = '';
+    if (text !== '' && !this.closed) this.output.write(text);
+  };
+
   close(): Promise<void> {
     if (this.closed) return RESOLVED;
+    this.flush();
     this.closed = true;
     this.input.off('data', this.onData);
     this.input.off('end', this.onEnd);
