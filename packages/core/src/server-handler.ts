@@ -10,6 +10,7 @@ import {
   REVISIONS,
   RevisionFeatures,
   ServerCapabilities,
+  reuseSerialized,
 } from '@hermes-mcp/protocol';
 import { McpContext, isInputRequired } from './context';
 import { HermesError, ToolError } from './errors';
@@ -35,8 +36,17 @@ function stringParam(params: Params, key: string): string {
   return value;
 }
 
+const wholeLists = new WeakMap<readonly unknown[], Record<string, unknown>>();
+
+/**
+ * A list result. A list that fits one page is the registry's cached array, so its result object is
+ * cached too and its JSON computed once (until the registry changes and builds a new array).
+ */
 function listResult(key: string, page: Page<unknown>): Record<string, unknown> {
-  return page.nextCursor === undefined ? { [key]: page.items } : { [key]: page.items, nextCursor: page.nextCursor };
+  if (page.nextCursor !== undefined) return { [key]: page.items, nextCursor: page.nextCursor };
+  let result = wholeLists.get(page.items);
+  if (!result) wholeLists.set(page.items, (result = reuseSerialized(Object.freeze({ [key]: page.items }) as Record<string, unknown>)));
+  return result;
 }
 
 function issuesData(issues: ValidationIssue[]): { issues: ValidationIssue[] } {

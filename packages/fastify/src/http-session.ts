@@ -17,6 +17,7 @@ import {
   Transport,
   TransportInfo,
   isResponse,
+  serialize,
 } from '@hermes-mcp/protocol';
 import type { EventStore } from './event-store';
 import { SseConnection } from './sse';
@@ -59,7 +60,7 @@ export class Exchange {
   answerJson(message: JsonRpcMessage | JsonRpcMessage[]): void {
     this.decided = true;
     this.done = true;
-    this.decide({ kind: 'json', body: JSON.stringify(message), message });
+    this.decide({ kind: 'json', body: serialize(message), message });
   }
 
   /** Switches the POST to SSE; events written before the handler attaches the stream wait in an outbox. */
@@ -234,7 +235,7 @@ export class HttpSessionTransport implements Transport {
     } else if (!responses && this.standaloneOpened) {
       // Stored even while the GET stream is down, so a client that resumes it misses nothing.
       const id = this.options.eventStore.append(STANDALONE, message);
-      if (this.standalone && !this.standalone.closed) this.standalone.write(JSON.stringify(message), id);
+      if (this.standalone && !this.standalone.closed) this.standalone.write(serialize(message), id);
     } else {
       this.options.onDropped?.(message);
     }
@@ -258,7 +259,7 @@ export class HttpSessionTransport implements Transport {
       return;
     }
     if (exchange.undecided) this.stream(exchange);
-    exchange.write(JSON.stringify(message), this.options.eventStore.append(exchange.streamId, message));
+    exchange.write(serialize(message), this.options.eventStore.append(exchange.streamId, message));
     if (last) {
       exchange.finish();
       // Kept a while for resumption: a client that lost the stream just now can still replay it.

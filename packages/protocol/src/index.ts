@@ -16,6 +16,8 @@ export {
   parseFrame,
   request,
   resultResponse,
+  reuseSerialized,
+  serialize,
 } from './jsonrpc';
 export type {
   ClassifiedMessage,

@@ -201,3 +201,28 @@ export function isResponse(message: JsonRpcMessage): message is JsonRpcResponse 
 
 /** Re-exported for codec users that only import this module. */
 export { ErrorCode };
+
+const serialized = new WeakMap<object, string | null>();
+
+/**
+ * Marks a result object that will be sent many times unchanged (a list page, say): its JSON is
+ * computed once, on first use, and reused by {@link serialize}. The object must not change after.
+ */
+export function reuseSerialized<T extends object>(result: T): T {
+  if (!serialized.has(result)) serialized.set(result, null);
+  return result;
+}
+
+/** JSON text of a message; results marked with {@link reuseSerialized} are not serialised again. */
+export function serialize(message: JsonRpcMessage | JsonRpcMessage[]): string {
+  if (!Array.isArray(message) && 'result' in message) {
+    const result = message.result;
+    const cached = serialized.get(result);
+    if (cached !== undefined) {
+      let json = cached;
+      if (json === null) serialized.set(result, (json = JSON.stringify(result)));
+      return `{"jsonrpc":"2.0","id":${JSON.stringify(message.id)},"result":${json}}`;
+    }
+  }
+  return JSON.stringify(message);
+}

@@ -14,6 +14,8 @@ import {
   parseFrame,
   request,
   resultResponse,
+  reuseSerialized,
+  serialize,
 } from '@hermes-mcp/protocol';
 
 /** The single classified message of a frame; fails the test when the frame is not a single message. */
@@ -318,5 +320,22 @@ describe('classify: regressions', () => {
       if (message.kind === 'invalid') expect((message as { response?: unknown }).response).toBeUndefined();
       else expect(message.kind).toBe('request');
     }
+  });
+});
+
+describe('serialize', () => {
+  it('is JSON.stringify for every message', () => {
+    const messages = [request(1, 'a', { x: 1 }), notification('n'), resultResponse('r', { ok: true }), errorResponse(null, { code: -32600, message: 'bad' })];
+    for (const m of messages) expect(serialize(m)).toBe(JSON.stringify(m));
+    expect(serialize(messages)).toBe(JSON.stringify(messages));
+  });
+
+  it('reuses the JSON of a result marked for reuse, with each response id', () => {
+    const result = reuseSerialized({ tools: [{ name: 't', inputSchema: { type: 'object' } }] });
+    const first = serialize(resultResponse(1, result));
+    const second = serialize(resultResponse('two', result));
+    expect(JSON.parse(first)).toEqual({ jsonrpc: '2.0', id: 1, result });
+    expect(JSON.parse(second)).toEqual({ jsonrpc: '2.0', id: 'two', result });
+    expect(first).toBe(JSON.stringify(resultResponse(1, result)));
   });
 });

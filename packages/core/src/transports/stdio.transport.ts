@@ -13,6 +13,7 @@ import {
   Transport,
   TransportInfo,
   parseFrame,
+  serialize,
 } from '@hermes-mcp/protocol';
 
 /** Options of {@link StdioTransport}. */
@@ -66,7 +67,7 @@ export class StdioTransport implements Transport {
     if (this.closed) return RESOLVED;
     // Messages of one tick leave in one write: pipelined clients get many answers per syscall.
     if (this.outbox === '') setImmediate(this.flush);
-    this.outbox += JSON.stringify(message) + '\n';
+    this.outbox += serialize(message) + '\n';
     return RESOLVED;
   }
 
