@@ -48,3 +48,11 @@ export async function eventually(what: string, check: () => boolean | Promise<bo
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
+
+/** Resolves with the signal's abort reason once it aborts (at once if it already did). */
+export function untilAborted(signal: AbortSignal): Promise<unknown> {
+  return new Promise((resolve) => {
+    if (signal.aborted) resolve(signal.reason);
+    else signal.addEventListener('abort', () => resolve(signal.reason), { once: true });
+  });
+}

@@ -62,7 +62,8 @@ const RESULT_OF: Readonly<Record<string, string>> = {
 };
 
 /** The definition of each server→client notification. */
-const NOTIFICATION_DEF: Readonly<Record<string, string>> = {
+/** Notifications both eras have. */
+const COMMON_NOTIFICATION_DEF: Readonly<Record<string, string>> = {
   'notifications/progress': 'ProgressNotification',
   'notifications/message': 'LoggingMessageNotification',
   'notifications/cancelled': 'CancelledNotification',
@@ -70,6 +71,10 @@ const NOTIFICATION_DEF: Readonly<Record<string, string>> = {
   'notifications/resources/list_changed': 'ResourceListChangedNotification',
   'notifications/tools/list_changed': 'ToolListChangedNotification',
   'notifications/prompts/list_changed': 'PromptListChangedNotification',
+};
+
+const NOTIFICATION_DEF: Readonly<Record<string, string>> = {
+  ...COMMON_NOTIFICATION_DEF,
   'notifications/elicitation/complete': 'ElicitationCompleteNotification',
   'notifications/tasks/status': 'TaskStatusNotification',
 };
@@ -347,13 +352,7 @@ const MODERN_ROUNDS: ReadonlySet<string> = new Set(['tools/call', 'prompts/get',
 
 /** The definition of each notification a 2026-07-28 server may send. */
 const MODERN_NOTIFICATION_DEF: Readonly<Record<string, string>> = {
-  'notifications/progress': 'ProgressNotification',
-  'notifications/message': 'LoggingMessageNotification',
-  'notifications/cancelled': 'CancelledNotification',
-  'notifications/resources/updated': 'ResourceUpdatedNotification',
-  'notifications/resources/list_changed': 'ResourceListChangedNotification',
-  'notifications/tools/list_changed': 'ToolListChangedNotification',
-  'notifications/prompts/list_changed': 'PromptListChangedNotification',
+  ...COMMON_NOTIFICATION_DEF,
   'notifications/subscriptions/acknowledged': 'SubscriptionsAcknowledgedNotification',
 };
 

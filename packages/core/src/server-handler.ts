@@ -133,8 +133,9 @@ export class DecoratedServerHandler implements McpHandler {
     }
     let result: CallToolResult;
     try {
-      const value = await withTimeout(ctx, tool.timeout, () => tool.call(input, ctx), (error) => new ToolError(`Tool "${name}" ${error.message.replace(/^\S+ /, '')}`));
-      if (value instanceof ToolError) throw value;
+      const value = await withTimeout(ctx, tool.timeout, () => tool.call(input, ctx), () => {
+        throw new ToolError(`Tool "${name}" timed out after ${tool.timeout} ms`);
+      });
       result = toCallToolResult(value, tool.mimeType);
       if (tool.outputClass) await this.checkOutput(tool, result);
     } catch (error) {

@@ -12,7 +12,7 @@ import Fastify, { FastifyInstance } from 'fastify';
 import { McpContext, McpServer, Tool, createLogger } from '@hermes-mcp/core';
 import { HermesMcpOptions, HttpSession, InMemorySessionStore, hermesMcp } from '@hermes-mcp/fastify';
 import { SseReader } from '../../../test-support/sse-reader';
-import { eventually } from '../../../test-support/e2e';
+import { eventually, untilAborted } from '../../../test-support/e2e';
 
 class EchoInput {
   @IsString() text!: string;
@@ -34,10 +34,7 @@ class EdgeServer {
   @Tool({ description: 'Waits until its signal aborts' })
   async wait(ctx: McpContext) {
     waitTool.started();
-    const reason = await new Promise<unknown>((resolve) => {
-      if (ctx.signal.aborted) resolve(ctx.signal.reason);
-      else ctx.signal.addEventListener('abort', () => resolve(ctx.signal.reason), { once: true });
-    });
+    const reason = await untilAborted(ctx.signal);
     waitTool.aborted(reason);
     return 'stopped';
   }

@@ -11,6 +11,7 @@ import Fastify, { FastifyInstance } from 'fastify';
 import { McpAppOptions, McpContext, McpHeader, McpServer, Tool, createLogger } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { SseReader } from '../../../test-support/sse-reader';
+import { untilAborted } from '../../../test-support/e2e';
 
 class RegionInput {
   @McpHeader('Region') @IsString() region!: string;
@@ -32,10 +33,7 @@ class ModernServer {
   @Tool({ description: 'Waits until its signal aborts' })
   async wait(ctx: McpContext) {
     waitTool.started();
-    const reason = await new Promise<unknown>((resolve) => {
-      if (ctx.signal.aborted) resolve(ctx.signal.reason);
-      else ctx.signal.addEventListener('abort', () => resolve(ctx.signal.reason), { once: true });
-    });
+    const reason = await untilAborted(ctx.signal);
     waitTool.aborted(reason);
     return 'stopped';
   }
