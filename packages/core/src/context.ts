@@ -188,9 +188,6 @@ export class McpContext {
   /** What middleware put here for later handlers. */
   readonly assigns: Record<string, unknown> = {};
 
-  /** Aborted on cancellation, disconnect, timeout or shutdown. */
-  readonly signal: AbortSignal;
-
   /** @internal */
   constructor(
     /** The request being handled. */
@@ -208,8 +205,11 @@ export class McpContext {
     readonly round?: InputSource,
     /** Starts the task of a `taskStart: 'manual'` tool (modern era, tasks declared). @internal */
     private readonly taskStarter?: <T>(work: (ctx: McpContext) => Promise<T>) => never,
-  ) {
-    this.signal = extra.signal;
+  ) {}
+
+  /** Aborted on cancellation, disconnect, timeout or shutdown. */
+  get signal(): AbortSignal {
+    return this.extra.signal;
   }
 
   /**
@@ -244,7 +244,7 @@ export class McpContext {
    */
   async progress(progress: number, total?: number, message?: string): Promise<void> {
     const token = this.request._meta?.progressToken;
-    if ((typeof token !== 'string' && !Number.isInteger(token)) || this.signal.aborted) return;
+    if ((typeof token !== 'string' && !Number.isInteger(token)) || this.extra.aborted) return;
     if (!(progress > this.lastProgress)) return;
     this.lastProgress = progress;
     const params: Record<string, unknown> = { progressToken: token, progress };
@@ -260,7 +260,7 @@ export class McpContext {
    */
   async notify(level: LoggingLevel, data: unknown, logger?: string): Promise<void> {
     const min = this.channel.logLevel();
-    if (min === undefined || LEVEL_RANK[level] < LEVEL_RANK[min] || this.signal.aborted) return;
+    if (min === undefined || LEVEL_RANK[level] < LEVEL_RANK[min] || this.extra.aborted) return;
     const params: Record<string, unknown> = { level, data };
     if (logger !== undefined) params.logger = logger;
     await this.channel.notify(this.request.id, 'notifications/message', params);

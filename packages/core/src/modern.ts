@@ -269,8 +269,7 @@ export class ModernHandler {
     work?: (ctx: McpContext) => Promise<unknown>,
   ): Record<string, unknown> {
     const task = this.tasks.create();
-    const extra: InboundRequestExtra = { signal: task.controller.signal, abort: (reason) => task.controller.abort(reason) };
-    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, this.options.logger, undefined, new TaskInputs(task));
+    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, task.controller, channel, this.options.logger, undefined, new TaskInputs(task));
     // Auto: the whole call is the task. Manual: the work handed to ctx.runAsTask is, shaped like the tool's result.
     const run = work ? async () => toCallToolResult(await work(ctx)) : async () => this.handler.handleRequest(ctx);
     this.tasks.run(task, async () => this.complete(request.method, await run()));

@@ -6,7 +6,7 @@
  * stops it. Tasks live in this process; their ids are unguessable handles.
  */
 import { randomUUID } from 'node:crypto';
-import { McpError } from '@hermes-mcp/protocol';
+import { InboundRequest, McpError } from '@hermes-mcp/protocol';
 import type { AskOptions, InputSource } from './context';
 
 /** The extension's id, as declared in capabilities. */
@@ -41,7 +41,7 @@ export interface Task {
   error?: { code: number; message: string; data?: unknown };
   /** Questions waiting for `tasks/update`, by key. */
   readonly outstanding: Map<string, { method: string; params: Record<string, unknown>; answer(value: Record<string, unknown>): void }>;
-  readonly controller: AbortController;
+  readonly controller: InboundRequest;
   keys: number;
 }
 
@@ -91,7 +91,7 @@ export class TaskStore {
       ttlMs: this.options.ttlMs ?? 3_600_000,
       pollIntervalMs: this.options.pollIntervalMs ?? 1000,
       outstanding: new Map(),
-      controller: new AbortController(),
+      controller: new InboundRequest(),
       keys: 0,
     };
     this.tasks.set(task.taskId, task);

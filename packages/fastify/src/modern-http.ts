@@ -9,7 +9,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { McpApp } from '@hermes-mcp/core';
 import { checkVersion, readEnvelope } from '@hermes-mcp/core';
-import { ErrorCode, JsonRpcRequest, McpError, RequestId, TransportInfo, errorResponse, resultResponse } from '@hermes-mcp/protocol';
+import { ErrorCode, InboundRequest, JsonRpcRequest, McpError, RequestId, TransportInfo, errorResponse, resultResponse } from '@hermes-mcp/protocol';
 import { HeaderProblem, checkMethodHeader, checkVersionHeader } from './modern-headers';
 import { SseConnection } from './sse';
 
@@ -62,17 +62,17 @@ export async function serveModern(app: McpApp, request: FastifyRequest, reply: F
     return send(errorResponse(id, failure), statusOf(failure));
   }
 
-  const controller = new AbortController();
+  const info: TransportInfo = { kind: 'http', headers: request.headers, ip: request.ip, url: request.url };
+  const inbound = new InboundRequest(info);
   let finished = false;
   let stream: SseConnection | undefined;
   // Closing the response before it is complete cancels the request (2026-07-28 has no cancel notification on HTTP).
   reply.raw.on('close', () => {
-    if (!finished) controller.abort(new McpError(ErrorCode.RequestTimeout, 'the client closed the response'));
+    if (!finished) inbound.abort(new McpError(ErrorCode.RequestTimeout, 'the client closed the response'));
   });
-  const info: TransportInfo = { kind: 'http', headers: request.headers, ip: request.ip, url: request.url };
   const sink = {
     notify: async (method: string, params: Record<string, unknown>) => {
-      if (finished || controller.signal.aborted) return;
+      if (finished || inbound.aborted) return;
       stream ??= SseConnection.open(reply);
       stream.write(JSON.stringify({ jsonrpc: '2.0', method, params }), undefined, 'message');
     },
@@ -80,7 +80,7 @@ export async function serveModern(app: McpApp, request: FastifyRequest, reply: F
   let response: object;
   let status = 200;
   try {
-    const result = await app.engine.modern.handle(message, envelope, { signal: controller.signal, abort: (reason) => controller.abort(reason), transportInfo: info }, info, sink);
+    const result = await app.engine.modern.handle(message, envelope, inbound, info, sink);
     response = resultResponse(id, result);
   } catch (error) {
     if (!(error instanceof McpError)) app.logger.error({ err: error, method: message.method }, 'MCP request failed');
@@ -88,7 +88,7 @@ export async function serveModern(app: McpApp, request: FastifyRequest, reply: F
     response = errorResponse(id, failure);
     status = statusOf(failure);
   }
-  if (controller.signal.aborted && reply.raw.destroyed) return reply;
+  if (inbound.aborted && reply.raw.destroyed) return reply;
   finished = true;
   if (stream) {
     stream.write(JSON.stringify(response), undefined, 'message');

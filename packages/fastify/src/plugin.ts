@@ -390,9 +390,11 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       request.log.error({ err: error }, 'MCP endpoint failed');
       return fail(reply, 500, ErrorCode.InternalError, 'Internal error');
     });
-    scope.addHook('onRequest', async (request, reply) => {
+    // A callback hook, not an async one: it runs on every request, and a promise per request costs.
+    scope.addHook('onRequest', (request, reply, done) => {
       const refused = checkOrigin(request, options);
-      if (refused) return fail(reply, 403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
+      if (refused) fail(reply, 403, ErrorCode.InvalidRequest, `Forbidden: ${refused}`);
+      else done();
     });
     scope.post(path, { bodyLimit: settings.bodyLimit }, post);
     scope.get(path, get);

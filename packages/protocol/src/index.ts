@@ -47,6 +47,6 @@ export {
 export type { Era, LegacyProtocolVersion, ModernProtocolVersion, ProtocolVersion, RevisionFeatures } from './revisions';
 export * from './types';
 export type { SendOptions, Transport, TransportInfo } from './transport';
-export { Peer } from './peer';
+export { InboundRequest, Peer } from './peer';
 export { InMemoryTransport } from './memory-transport';
 export type { InboundRequestExtra, PeerHandlers, PeerOptions, ProgressUpdate, RequestOptions } from './peer';

@@ -28,6 +28,8 @@ import type { Transport, TransportInfo } from './transport';
 export interface InboundRequestExtra {
   /** Aborted by `notifications/cancelled`, by the peer closing, or through {@link abort}. */
   readonly signal: AbortSignal;
+  /** Whether it was aborted: `signal.aborted`, without making the signal. */
+  readonly aborted: boolean;
   /**
    * Aborts the signal from the receiving side (a timeout, say). Unlike a cancellation by the
    * other side, the request still gets the response its handler settles with.
@@ -35,6 +37,41 @@ export interface InboundRequestExtra {
   abort(reason: unknown): void;
   /** What the transport knows of this one request (HTTP headers, address…), when it differs per request. */
   readonly transportInfo?: TransportInfo;
+}
+
+/**
+ * The abort side of one inbound request: an {@link InboundRequestExtra} whose AbortController is
+ * made the first time someone reads `signal`. Most requests are neither cancelled nor looked at,
+ * and making an AbortSignal costs more than the rest of a small call.
+ */
+export class InboundRequest implements InboundRequestExtra {
+  private controller?: AbortController;
+  private reason?: unknown;
+  private isAborted = false;
+
+  constructor(
+    /** What the transport knows of this one request, when it differs per request. */
+    readonly transportInfo?: TransportInfo,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.isAborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.isAborted;
+  }
+
+  abort(reason?: unknown): void {
+    if (this.isAborted) return;
+    this.isAborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
 }
 
 /** Decides how the peer treats what comes in. */
@@ -100,7 +137,7 @@ const MAX_TIMER_DELAY = 2 ** 31 - 1;
 export class Peer {
   private nextId = 0;
   private readonly pending = new Map<RequestId, Pending>();
-  private readonly inflight = new Map<RequestId, AbortController>();
+  private readonly inflight = new Map<RequestId, InboundRequest>();
   private readonly requestTimeout: number;
   private closed = false;
   /**
@@ -189,10 +226,10 @@ export class Peer {
 
   /** Aborts the handler of an inbound request; its response will not be sent. */
   abortInbound(id: RequestId, reason: string): boolean {
-    const controller = this.inflight.get(id);
-    if (!controller) return false;
+    const inbound = this.inflight.get(id);
+    if (!inbound) return false;
     this.inflight.delete(id);
-    controller.abort(new McpError(ErrorCode.RequestTimeout, reason));
+    inbound.abort(new McpError(ErrorCode.RequestTimeout, reason));
     return true;
   }
 
@@ -291,28 +328,28 @@ export class Peer {
   }
 
   private async runRequest(req: JsonRpcRequest, transportInfo?: TransportInfo): Promise<JsonRpcResponse | undefined> {
-    if (this.inflight.has(req.id)) {
-      return errorResponse(req.id, McpError.invalidRequest(`a request with id ${JSON.stringify(req.id)} is already in progress`));
+    const id = req.id;
+    if (this.inflight.has(id)) {
+      return errorResponse(id, McpError.invalidRequest(`a request with id ${JSON.stringify(id)} is already in progress`));
     }
-    const controller = new AbortController();
-    this.inflight.set(req.id, controller);
-    // Cancelled by the other side, or shut down: the entry is gone and no response is sent.
-    const cancelled = () => this.inflight.get(req.id) !== controller;
+    const inbound = new InboundRequest(transportInfo);
+    this.inflight.set(id, inbound);
+    // Cancelled by the other side, or shut down, when its entry is gone: no response is sent.
     try {
-      const result = await this.handlers.onRequest(req, { signal: controller.signal, abort: (reason) => controller.abort(reason), transportInfo });
-      if (cancelled()) return undefined;
+      const result = await this.handlers.onRequest(req, inbound);
+      if (this.inflight.get(id) !== inbound) return undefined;
       if (typeof result !== 'object' || result === null || Array.isArray(result)) {
         // Sent as is, it would be a response without a valid "result" that the other side rejects.
         throw new TypeError(`the handler of "${req.method}" returned ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}, not a result object`);
       }
-      return resultResponse(req.id, result);
+      return resultResponse(id, result);
     } catch (error) {
-      if (cancelled()) return undefined;
-      if (error instanceof McpError) return errorResponse(req.id, error);
-      this.report(error, { method: req.method, id: req.id });
-      return errorResponse(req.id, McpError.internalError());
+      if (this.inflight.get(id) !== inbound) return undefined;
+      if (error instanceof McpError) return errorResponse(id, error);
+      this.report(error, { method: req.method, id });
+      return errorResponse(id, McpError.internalError());
     } finally {
-      if (this.inflight.get(req.id) === controller) this.inflight.delete(req.id);
+      if (this.inflight.get(id) === inbound) this.inflight.delete(id);
     }
   }
 
@@ -387,7 +424,7 @@ export class Peer {
     for (const id of [...this.pending.keys()]) {
       this.settle(id)?.reject(new McpError(ErrorCode.ConnectionClosed, `Connection closed: ${reason}`));
     }
-    for (const controller of this.inflight.values()) controller.abort(new McpError(ErrorCode.ConnectionClosed, reason));
+    for (const inbound of this.inflight.values()) inbound.abort(new McpError(ErrorCode.ConnectionClosed, reason));
     this.inflight.clear();
   }
 

@@ -12,6 +12,7 @@ import { plainToInstance } from 'class-transformer';
 import { ValidationError, ValidatorOptions, getMetadataStorage, validate, validateSync, ValidationTypes } from 'class-validator';
 import { HermesError } from '../errors';
 import { nestedClassOf } from '../schema/schema-builder';
+import { FastPlan, fastValidate, planOf } from './fast-path';
 
 /**
  * One problem with the input. `path` names the field: `city`, `address.city`, `items[2].name`;
@@ -59,6 +60,8 @@ export function validateInput<T extends object>(
       `${cls.name} has async validators, which validateInput cannot run; use validateInputAsync.`,
     );
   }
+  const fast = fastPath(cls, plain, options);
+  if (fast) return { ok: true, value: fast };
   const instance = toInstance(cls, plain);
   if (!instance.ok) return instance;
   try {
@@ -77,6 +80,8 @@ export async function validateInputAsync<T extends object>(
   plain: unknown,
   options: ValidateOptions = {},
 ): Promise<ValidationResult<T>> {
+  const fast = fastPath(cls, plain, options);
+  if (fast) return { ok: true, value: fast };
   const instance = toInstance(cls, plain);
   if (!instance.ok) return instance;
   const settings = validatorOptions(cls, options);
@@ -97,6 +102,15 @@ export async function validateInputAsync<T extends object>(
  */
 export function formatIssues(issues: ValidationIssue[]): string {
   return issues.map((issue) => `${issue.path || '(input)'}: ${Object.values(issue.constraints).join('; ')}`).join('\n');
+}
+
+/** The instance when the class's fast path (see fast-path.ts) vouches for the input; undefined to take the general path. */
+function fastPath<T extends object>(cls: new (...args: any[]) => T, plain: unknown, options: ValidateOptions): T | undefined {
+  if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) return undefined;
+  const forbid = options.forbidNonWhitelisted ?? false;
+  if (!forbid && options.whitelist === false) return undefined;
+  const plan = rulesOf(cls).plan;
+  return plan ? fastValidate(cls as new () => T, plan, plain as Record<string, unknown>, forbid) : undefined;
 }
 
 function toInstance<T extends object>(cls: new (...args: any[]) => T, plain: unknown): ValidationResult<T> {
@@ -198,6 +212,8 @@ interface Rules {
   any: boolean;
   /** It, or a class nested in it, has an async validator. */
   async: boolean;
+  /** Its fast path, when it has one. */
+  plan: FastPlan | undefined;
 }
 
 const rulesCache = new WeakMap<Function, Rules>();
@@ -220,7 +236,7 @@ function rulesOf(cls: Function): Rules {
       }
     };
     visit(cls);
-    rules = { any: storage.getTargetValidationMetadatas(cls, '', true, false).length > 0, async };
+    rules = { any: storage.getTargetValidationMetadatas(cls, '', true, false).length > 0, async, plan: async ? undefined : planOf(cls) };
     rulesCache.set(cls, rules);
   }
   return rules;

@@ -1,0 +1,176 @@
+/**
+ * The fast path of input validation: for the common input class — flat properties with
+ * class-validator rules and nothing for class-transformer to do — the same checks class-validator
+ * would run are called directly, and the instance is built the way class-transformer would build
+ * it, without their general machinery (metadata lookups, error objects, option handling) on every
+ * call.
+ *
+ * It only ever says "valid": whenever a rule fails, or the input holds anything it does not
+ * handle exactly (a non-JSON value, a `__proto__` key, an unknown key under
+ * `forbidNonWhitelisted`), the caller runs class-transformer and class-validator as usual, so
+ * every error message and every edge case stays theirs. A class is given a fast path only when all
+ * its metadata is of the kinds below; anything else (nested classes, `@Type`, `@Transform`,
+ * `@Expose`/`@Exclude`, groups, `@IsDefined`, `@ValidateIf`, async rules, accessors or methods named
+ * like a property) leaves it on the general path.
+ */
+import type { TransformationType } from 'class-transformer';
+import { ValidationArguments, ValidationTypes, getMetadataStorage } from 'class-validator';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+
+/** The part of class-transformer's metadata storage the eligibility check reads (public methods). */
+interface TransformerStorage {
+  getStrategy(target: Function): string;
+  getExposedMetadatas(target: Function): unknown[];
+  getExcludedMetadatas(target: Function): unknown[];
+  findTypeMetadata(target: Function, propertyName: string): unknown;
+  findTransformMetadatas(target: Function, propertyName: string, type: TransformationType): unknown[];
+}
+
+// class-transformer does not export its storage from the package root; this is the module
+// plainToInstance itself reads.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const transformerStorage = (require('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformerStorage }).defaultMetadataStorage;
+const PLAIN_TO_CLASS = 0 as TransformationType; // TransformationType.PLAIN_TO_CLASS
+
+/** One constraint to run on a property: class-validator's own validator instance and arguments. */
+interface Check {
+  readonly validate: (value: unknown, args: ValidationArguments) => unknown;
+  readonly constraints: unknown[];
+  readonly each: boolean;
+}
+
+/** A property with rules. */
+interface PropertyPlan {
+  readonly name: string;
+  /** `@IsOptional()` and the like: all must hold for the checks to run. */
+  readonly conditions: Array<(object: object, value: unknown) => boolean>;
+  readonly checks: Check[];
+}
+
+/** How to validate one class without class-validator's executor. @internal */
+export interface FastPlan {
+  readonly properties: PropertyPlan[];
+  /** Property names with any class-validator metadata (the whitelist). */
+  readonly known: ReadonlySet<string>;
+}
+
+/**
+ * The fast plan of `cls`, or undefined when it needs the general path. Worked out once per class
+ * by the caller.
+ */
+export function planOf(cls: Function): FastPlan | undefined {
+  const storage = getMetadataStorage();
+  // The same lookup class-validator's executor does (no groups, `always` off, strictGroups off).
+  const metadatas: ValidationMetadata[] = storage.getTargetValidationMetadatas(cls, '', false, false, undefined);
+  if (transformerStorage.getStrategy(cls) !== 'none' || transformerStorage.getExposedMetadatas(cls).length > 0 || transformerStorage.getExcludedMetadatas(cls).length > 0) {
+    return undefined;
+  }
+  const byName = new Map<string, PropertyPlan>();
+  for (const meta of metadatas) {
+    if ((meta.groups && meta.groups.length > 0) || meta.always || (meta as { validateIf?: unknown }).validateIf) return undefined;
+    const name = meta.propertyName;
+    let property = byName.get(name);
+    if (!property) {
+      if (transformerStorage.findTypeMetadata(cls, name) || transformerStorage.findTransformMetadatas(cls, name, PLAIN_TO_CLASS).length > 0) return undefined;
+      if (hasAccessorOrMethod(cls, name)) return undefined;
+      property = { name, conditions: [], checks: [] };
+      byName.set(name, property);
+    }
+    switch (meta.type) {
+      case ValidationTypes.CONDITIONAL_VALIDATION:
+        property.conditions.push(meta.constraints[0] as (object: object, value: unknown) => boolean);
+        break;
+      case ValidationTypes.WHITELIST:
+        break;
+      case ValidationTypes.CUSTOM_VALIDATION:
+        for (const constraint of storage.getTargetValidatorConstraints(meta.constraintCls)) {
+          if (constraint.async) return undefined;
+          const instance = constraint.instance as { validate: Check['validate'] };
+          property.checks.push({ validate: instance.validate.bind(instance), constraints: meta.constraints, each: meta.each === true });
+        }
+        break;
+      default:
+        return undefined; // nested, promise, is-defined: the general path
+    }
+  }
+  return { properties: [...byName.values()], known: new Set(byName.keys()) };
+}
+
+function hasAccessorOrMethod(cls: Function, name: string): boolean {
+  for (let proto = cls.prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+    const descriptor = Object.getOwnPropertyDescriptor(proto, name);
+    if (descriptor) return true;
+  }
+  return false;
+}
+
+/**
+ * The instance of `cls` for `plain` when every rule holds (what plainToInstance followed by
+ * class-validator with `whitelist: true` would give), or undefined when the general path must
+ * decide. `plain` is a non-array object.
+ */
+export function fastValidate<T extends object>(cls: new () => T, plan: FastPlan, plain: Record<string, unknown>, forbidUnknown: boolean): T | undefined {
+  if (Object.getPrototypeOf(plain) !== Object.prototype) return undefined;
+  const instance = new cls() as Record<string, unknown>;
+  for (const key in plain) {
+    if (!Object.prototype.hasOwnProperty.call(plain, key)) continue;
+    if (!plan.known.has(key)) {
+      // Stripped by the whitelist; refused (general path) when unknown keys are forbidden. Still
+      // checked: class-transformer copies it first, and fails on some values (a `constructor` key).
+      if (forbidUnknown || key === '__proto__' || copyJson(plain[key], 0) === INVALID) return undefined;
+      continue;
+    }
+    if (typeof instance[key] === 'function') return undefined;
+    const copy = copyJson(plain[key], 0);
+    if (copy === INVALID) return undefined;
+    instance[key] = copy;
+  }
+  for (const property of plan.properties) {
+    const value = instance[property.name];
+    let run = true;
+    for (const condition of property.conditions) if (!condition(instance, value)) run = false;
+    if (!run) continue;
+    for (const check of property.checks) {
+      const args: ValidationArguments = { targetName: cls.name, property: property.name, object: instance, value, constraints: check.constraints };
+      if (check.each && Array.isArray(value)) {
+        for (const element of value) if (!passes(check.validate(element, args))) return undefined;
+      } else if (!passes(check.validate(value, args))) {
+        return undefined;
+      }
+    }
+  }
+  return instance as T;
+}
+
+function passes(outcome: unknown): boolean {
+  // A promise from a rule not declared async: class-validator's sync run would not wait for it either way; let it decide.
+  return Boolean(outcome) && !(outcome instanceof Promise);
+}
+
+const INVALID = Symbol('invalid');
+const MAX_DEPTH = 64;
+
+/** A copy of a JSON value as class-transformer makes it (new arrays and objects); INVALID for anything else. */
+function copyJson(value: unknown, depth: number): unknown {
+  if (value === null || typeof value !== 'object') return typeof value === 'function' || typeof value === 'symbol' || typeof value === 'bigint' ? INVALID : value;
+  if (depth > MAX_DEPTH) return INVALID;
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item = copyJson(value[i], depth + 1);
+      if (item === INVALID) return INVALID;
+      out[i] = item;
+    }
+    return out;
+  }
+  if (Object.getPrototypeOf(value) !== Object.prototype) return INVALID;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(value)) {
+    // class-transformer drops keys named like Object.prototype's members (and `__proto__` sets the prototype).
+    if (key in Object.prototype) return INVALID;
+    const item = copyJson((value as Record<string, unknown>)[key], depth + 1);
+    if (item === INVALID) return INVALID;
+    out[key] = item;
+  }
+  return out;
+}
