@@ -1,6 +1,7 @@
 /**
  * Turns the bench's measurements into the tables of docs/performance.md (between its
- * `bench:results` markers), the chart docs/performance-http.svg, and bench/dist/last-run.json.
+ * `bench:results` markers), the targets table of the README (between its `bench:summary` markers),
+ * the chart docs/performance-http.svg, and bench/dist/last-run.json.
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -57,6 +58,9 @@ type Start = NonNullable<BenchResults['bootstrap']>['starts'][number];
 
 const START = '<!-- bench:results:start -->';
 const END = '<!-- bench:results:end -->';
+/** The README's summary block. */
+const SUMMARY_START = '<!-- bench:summary:start -->';
+const SUMMARY_END = '<!-- bench:summary:end -->';
 const CHART = 'performance-http.svg';
 const HERMES_HTTP = ['legacy-json', 'legacy-sse', 'modern'];
 
@@ -193,6 +197,24 @@ function bootstrapSection(boot: NonNullable<BenchResults['bootstrap']>, targets:
 
 /** The results as markdown: one section per part measured, then the targets. */
 export function renderMarkdown(results: BenchResults): string {
+  return render(results).markdown;
+}
+
+/**
+ * The README's summary: when and where, and the targets table (measured figure and verdict of each);
+ * docs/performance.md has the rest.
+ */
+export function renderSummary(results: BenchResults): string {
+  const { targets } = render(results);
+  const info = results.machine;
+  return [
+    `Measured ${info.date.slice(0, 10)} with \`npm run bench\` on ${info.cores} cores, Node ${info.node} (ratios taken within the same round; method, every table and the chart in [docs/performance.md](docs/performance.md)):`,
+    '',
+    table(['target', 'measured', ''], targets.map((t) => [t.what, t.measured, verdict(t.holds)])),
+  ].join('\n');
+}
+
+function render(results: BenchResults): { markdown: string; targets: Target[] } {
   const targets: Target[] = [];
   const info = results.machine;
   const parts = [
@@ -205,7 +227,7 @@ export function renderMarkdown(results: BenchResults): string {
   if (results.memory) parts.push(memorySection(results.memory, targets));
   if (results.bootstrap) parts.push(bootstrapSection(results.bootstrap, targets));
   parts.push(['### Targets', '', table(['target', 'measured', ''], targets.map((t) => [t.what, t.measured, verdict(t.holds)]))].join('\n'));
-  return parts.join('\n\n');
+  return { markdown: parts.join('\n\n'), targets };
 }
 
 /** The chart of median req/s per HTTP configuration, one bar per connection count. */
@@ -248,6 +270,14 @@ export function writeReport(results: BenchResults, root: string, options: { docs
   if (results.http) {
     writeFileSync(join(root, 'docs', CHART), renderChart(results.http, results.machine));
     files.push(join(root, 'docs', CHART));
+  }
+  const readmePath = join(root, 'README.md');
+  const readme = readFileSync(readmePath, 'utf8');
+  const summaryStart = readme.indexOf(SUMMARY_START);
+  const summaryEnd = readme.indexOf(SUMMARY_END);
+  if (summaryStart >= 0 && summaryEnd > summaryStart) {
+    writeFileSync(readmePath, `${readme.slice(0, summaryStart)}${SUMMARY_START}\n${renderSummary(results)}\n${readme.slice(summaryEnd)}`);
+    files.push(readmePath);
   }
   return { markdown, files };
 }

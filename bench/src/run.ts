@@ -256,7 +256,10 @@ async function benchMemory(options: Options): Promise<BenchResults['memory']> {
   for (let round = 1; round <= options.rounds; round++) {
     for (const { key, label, file } of sessionServers) {
       const server = await startHttp(`${key}-sessions`, file, { env: MEMORY_ENV, nodeFlags: MEMORY_FLAGS });
-      await openSessions(server.url, 20); // code paths warm, first allocations done
+      // Warm-up: as many sessions again, kept open. The work of the first thousand sessions touches
+      // pages of V8's young generation (reserved, not yet resident) whatever a session keeps; the
+      // next thousand show what a session holds.
+      await openSessions(server.url, options.sessions);
       const before = await memoryOf(server);
       await openSessions(server.url, options.sessions);
       const after = await memoryOf(server);

@@ -27,7 +27,7 @@ import {
 } from '@hermes-mcp/protocol';
 import { McpContext, RequestChannel, SessionInfo, isLoggingLevel } from './context';
 import type { McpHandler, NotificationContext } from './handler';
-import type { Logger } from './logger';
+import { LazyChildLogger, Logger } from './logger';
 import { CacheHints, ModernHandler, checkVersion, hasModernClaim, readEnvelope } from './modern';
 import { RequestStateCodec } from './request-state';
 import { shapeCapabilities, shapeImplementation } from './shape';
@@ -53,6 +53,16 @@ export interface ConnectionOptions {
   sessionId?: string;
   /** The logger of this connection (e.g. a child logger bound to the session). */
   logger?: Logger;
+  /**
+   * Bindings of this connection's logs: the connection logs through `logger.child(loggerBindings)`,
+   * made the first time it writes a log line (most sessions never do, and a pino child costs ~200 bytes).
+   */
+  loggerBindings?: Record<string, unknown>;
+  /**
+   * Called once, synchronously, when the connection is gone (its transport closed). Cheaper than
+   * `closed.then(…)` for owners of many connections: one function for all, no promise each.
+   */
+  onclose?: (connection: Connection) => void;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -86,7 +96,6 @@ export class Engine {
   async connect(transport: Transport, options: ConnectionOptions = {}): Promise<Connection> {
     const connection = new Connection(this, transport, options);
     this.live.add(connection);
-    void connection.closed.then(() => this.live.delete(connection));
     await connection.peer.start();
     return connection;
   }
@@ -94,6 +103,11 @@ export class Engine {
   /** The open connections. */
   get connections(): ReadonlySet<Connection> {
     return this.live;
+  }
+
+  /** Forgets a connection that is gone. @internal Called by the connection itself. */
+  release(connection: Connection): void {
+    this.live.delete(connection);
   }
 
   /**
@@ -121,32 +135,54 @@ export class Engine {
 export class Connection implements PeerHandlers, RequestChannel {
   /** The peer correlating this connection's messages. */
   readonly peer: Peer;
-  /** Resolves when the connection is gone. */
-  readonly closed: Promise<void>;
   private session?: SessionInfo;
   private features?: RevisionFeatures;
   /** `opening` until the first request other than a modern `server/discover` decides the era. */
   private era: 'opening' | 'legacy' | 'modern' = 'opening';
   private initialized = false;
   private level?: LoggingLevel;
-  private readonly subscriptions = new Set<string>();
+  /** Made on the first subscription: most connections never subscribe. */
+  private subscriptions?: Set<string> = undefined;
   private readonly log: Logger;
+  private readonly sessionId?: string;
+  private readonly onclose?: (connection: Connection) => void;
+  /** True once the transport closed. */
+  private gone = false;
+  /** The promise of {@link closed}, made when someone asks for it, and what settles it. */
+  private closedPromise?: Promise<void> = undefined;
+  private resolveClosed?: () => void = undefined;
 
   constructor(
     private readonly engine: Engine,
     readonly transport: Transport,
-    private readonly options: ConnectionOptions = {},
+    options: ConnectionOptions = {},
   ) {
     this.peer = new Peer(transport, this, { requestTimeout: engine.options.requestTimeout });
-    this.log = options.logger ?? engine.options.logger;
-    let resolve!: () => void;
-    this.closed = new Promise((r) => (resolve = r));
-    const peerOnClose = transport.onclose;
-    transport.onclose = () => {
-      peerOnClose?.();
-      this.subscriptions.clear();
-      resolve();
-    };
+    const log = options.logger ?? engine.options.logger;
+    this.log = options.loggerBindings ? new LazyChildLogger(log, options.loggerBindings) : log;
+    this.sessionId = options.sessionId;
+    this.onclose = options.onclose;
+  }
+
+  /** Resolves when the connection is gone. */
+  get closed(): Promise<void> {
+    return (this.closedPromise ??= this.gone ? Promise.resolve() : new Promise((resolve) => (this.resolveClosed = resolve)));
+  }
+
+  /** True once the connection is gone (its transport closed). */
+  get isClosed(): boolean {
+    return this.gone;
+  }
+
+  /** @internal PeerHandlers: the transport closed; forget the connection everywhere, once. */
+  onTransportClose(): void {
+    if (this.gone) return;
+    this.gone = true;
+    this.subscriptions = undefined;
+    this.engine.release(this);
+    this.resolveClosed?.();
+    this.resolveClosed = undefined;
+    this.onclose?.(this);
   }
 
   /** The session as negotiated by `initialize`, if it happened. */
@@ -161,7 +197,7 @@ export class Connection implements PeerHandlers, RequestChannel {
 
   /** True when the client subscribed to updates of `uri`. */
   isSubscribed(uri: string): boolean {
-    return this.subscriptions.has(uri);
+    return this.subscriptions !== undefined && this.subscriptions.has(uri);
   }
 
   /** Closes the connection. */
@@ -280,13 +316,15 @@ export class Connection implements PeerHandlers, RequestChannel {
     const version: LegacyProtocolVersion = negotiateLegacyVersion(params.protocolVersion);
     const features = REVISIONS[version];
     this.features = features;
-    this.session = Object.freeze({
-      ...(this.options.sessionId !== undefined && { id: this.options.sessionId }),
-      era: 'legacy' as const,
-      protocolVersion: version,
-      clientInfo: info as unknown as Implementation,
-      clientCapabilities: params.capabilities as ClientCapabilities,
-    });
+    const clientInfo = info as unknown as Implementation;
+    const clientCapabilities = params.capabilities as ClientCapabilities;
+    // Plain literals, not a spread: each spread-built object got a hidden class of its own (~300 bytes a session).
+    const id = this.sessionId;
+    this.session = Object.freeze(
+      id !== undefined
+        ? { id, era: 'legacy' as const, protocolVersion: version, clientInfo, clientCapabilities }
+        : { era: 'legacy' as const, protocolVersion: version, clientInfo, clientCapabilities },
+    );
     const handler = this.engine.handler;
     const result: InitializeResult = {
       protocolVersion: version,
@@ -308,8 +346,8 @@ export class Connection implements PeerHandlers, RequestChannel {
 
   private subscribe(method: string, params: Record<string, unknown>): Record<string, unknown> {
     if (typeof params.uri !== 'string' || params.uri === '') throw McpError.invalidParams('"uri" must be a non-empty string');
-    if (method === 'resources/subscribe') this.subscriptions.add(params.uri);
-    else this.subscriptions.delete(params.uri);
+    if (method === 'resources/subscribe') (this.subscriptions ??= new Set()).add(params.uri);
+    else this.subscriptions?.delete(params.uri);
     return {};
   }
 }

@@ -31,8 +31,9 @@ export interface EventStore {
  * and a resumption from before them fails rather than skipping events silently.
  */
 export class InMemoryEventStore implements EventStore {
-  private readonly streams = new Map<string, { seq: number; events: Array<{ seq: number; message: JsonRpcMessage | JsonRpcMessage[] }>; floor: number }>();
-  private readonly order: Array<[string, number]> = [];
+  // Made on the first event: most sessions never stream, and an empty Map still costs ~170 bytes.
+  private streams?: Map<string, { seq: number; events: Array<{ seq: number; message: JsonRpcMessage | JsonRpcMessage[] }>; floor: number }> = undefined;
+  private order?: Array<[string, number]> = undefined;
 
   constructor(private readonly limit = 1000) {}
 
@@ -40,10 +41,11 @@ export class InMemoryEventStore implements EventStore {
     const stream = this.stream(streamId);
     const seq = ++stream.seq;
     stream.events.push({ seq, message });
-    this.order.push([streamId, seq]);
-    while (this.order.length > this.limit) {
-      const [oldStream, oldSeq] = this.order.shift()!;
-      const s = this.streams.get(oldStream);
+    const order = (this.order ??= []);
+    order.push([streamId, seq]);
+    while (order.length > this.limit) {
+      const [oldStream, oldSeq] = order.shift()!;
+      const s = this.streams!.get(oldStream);
       if (!s) continue;
       s.events = s.events.filter((e) => e.seq > oldSeq);
       s.floor = Math.max(s.floor, oldSeq);
@@ -60,7 +62,7 @@ export class InMemoryEventStore implements EventStore {
     if (cut <= 0) return undefined;
     const streamId = eventId.slice(0, cut);
     const after = Number(eventId.slice(cut + 1));
-    const stream = this.streams.get(streamId);
+    const stream = this.streams?.get(streamId);
     if (!stream || !Number.isSafeInteger(after) || after > stream.seq || after < stream.floor) return undefined;
     return {
       streamId,
@@ -69,12 +71,13 @@ export class InMemoryEventStore implements EventStore {
   }
 
   forget(streamId: string): void {
-    this.streams.delete(streamId);
+    this.streams?.delete(streamId);
   }
 
   private stream(streamId: string) {
-    let stream = this.streams.get(streamId);
-    if (!stream) this.streams.set(streamId, (stream = { seq: 0, events: [], floor: 0 }));
+    const streams = (this.streams ??= new Map());
+    let stream = streams.get(streamId);
+    if (!stream) streams.set(streamId, (stream = { seq: 0, events: [], floor: 0 }));
     return stream;
   }
 }

@@ -17,6 +17,7 @@ import {
   Transport,
   TransportInfo,
   isResponse,
+  SparseMap,
   serialize,
 } from '@hermes-mcp/protocol';
 import type { EventStore } from './event-store';
@@ -25,10 +26,19 @@ import { SseConnection } from './sse';
 /** How an exchange answers its POST. @internal */
 export type Decision = { kind: 'json'; body: string; message: JsonRpcMessage | JsonRpcMessage[] } | { kind: 'sse' } | { kind: 'closed' };
 
+/** Where an exchange reports that its stream is over. @internal */
+export interface ExchangeOwner {
+  /**
+   * The stream ended: `delivered` when its last event reached the operating system on a connection
+   * that finished normally (nothing left to resume), false when the client may still resume it.
+   */
+  retire(exchange: Exchange, delivered: boolean): void;
+}
+
 /** The requests of one POST, and the stream that answers them. @internal */
 export class Exchange {
-  /** Ids still waiting for their response. */
-  readonly waiting: Set<RequestId>;
+  /** How many of its requests still wait for their response. */
+  waiting: number;
   /** The SSE connection, once the exchange became a stream (and while connected). */
   connection?: SseConnection;
   /** True once every response went out. */
@@ -39,6 +49,9 @@ export class Exchange {
   /** Resolves with how to answer the POST, on the first message. */
   readonly decision: Promise<Decision>;
   private decided = false;
+  /** True once the POST's handler took the stream (events no longer wait in the outbox). */
+  private attached = false;
+  private retired = false;
   private readonly outbox: string[] = [];
 
   constructor(
@@ -46,8 +59,9 @@ export class Exchange {
     ids: RequestId[],
     /** Whether to send a priming event and `retry` when streaming (MCP 2025-11-25 clients). */
     readonly priming: boolean,
+    private readonly owner: ExchangeOwner,
   ) {
-    this.waiting = new Set(ids);
+    this.waiting = ids.length === 1 ? 1 : new Set(ids).size;
     this.decision = new Promise((resolve) => (this.decide = resolve));
   }
 
@@ -63,10 +77,14 @@ export class Exchange {
     this.decide({ kind: 'json', body: serialize(message), message });
   }
 
-  /** Switches the POST to SSE; events written before the handler attaches the stream wait in an outbox. */
+  /**
+   * Switches the POST to SSE; events written before the handler attaches the stream wait in an
+   * outbox. The handler hears of it on the next turn of the event loop: a tool that sends a
+   * progress and finishes at once is then answered in one write.
+   */
   startStream(): void {
     this.decided = true;
-    this.decide({ kind: 'sse' });
+    setImmediate(() => this.decide({ kind: 'sse' }));
   }
 
   /** Gives up on the POST (the session ended before anything was sent). */
@@ -76,17 +94,48 @@ export class Exchange {
     this.decide({ kind: 'closed' });
   }
 
+  /**
+   * Answers the POST with its SSE stream. A stream that is already complete (a quick tool that
+   * sent progress, say) goes out in one write, and is forgotten once written: the client learns its
+   * event ids from that response only, so it has nothing to resume from. Otherwise the connection
+   * stays open for what comes.
+   */
+  respond(reply: FastifyReply, headers: Record<string, string>): void {
+    if (this.done && !this.detached) {
+      this.attached = true;
+      const connection = SseConnection.whole(reply, headers, this.outbox.join(''));
+      this.outbox.length = 0;
+      connection.onClose(() => this.retire(connection.delivered));
+      return;
+    }
+    this.attach(SseConnection.open(reply, headers));
+  }
+
   /** Attaches the SSE connection the handler opened, and writes what waited for it. */
-  attach(connection: SseConnection): void {
+  private attach(connection: SseConnection): void {
+    this.attached = true;
     for (const frame of this.outbox.splice(0)) connection.writeFrame(frame);
-    if (this.done || this.detached) connection.end();
-    else this.connection = connection;
+    if (this.done || this.detached) {
+      connection.end();
+      if (this.done) this.retire(false);
+      return;
+    }
+    this.watch(connection);
   }
 
   /** Attaches a connection that resumes the stream (`Last-Event-ID`). */
   reattach(connection: SseConnection): void {
     this.detached = false;
+    this.watch(connection);
+  }
+
+  private watch(connection: SseConnection): void {
     this.connection = connection;
+    // A live stream stays resumable after its end: the operating system took the bytes, but a
+    // client that dropped the connection meanwhile never read them.
+    connection.onClose(() => {
+      if (this.done) this.retire(false);
+    });
   }
 
   /** Closes the connection but not the stream: the client reconnects and resumes. */
@@ -119,7 +168,16 @@ export class Exchange {
   /** Ends the stream after the last response. */
   finish(): void {
     this.done = true;
-    this.connection?.end();
+    const connection = this.connection;
+    // An open connection retires the stream when it closes; one not attached yet, when the POST's handler answers.
+    if (connection && !connection.closed) connection.end();
+    else if (this.attached || this.detached) this.retire(false);
+  }
+
+  private retire(delivered: boolean): void {
+    if (this.retired) return;
+    this.retired = true;
+    this.owner.retire(this, delivered);
   }
 }
 
@@ -136,15 +194,16 @@ export interface HttpSessionTransportOptions {
 const STANDALONE = 'get';
 
 /** The transport of one Streamable HTTP session. @internal */
-export class HttpSessionTransport implements Transport {
+export class HttpSessionTransport implements Transport, ExchangeOwner {
   readonly info: TransportInfo;
   onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
   /** The negotiated revision, once known (decides priming). */
   protocolVersion?: string;
-  private readonly exchanges = new Map<RequestId, Exchange>();
-  private readonly streams = new Map<string, Exchange>();
+  // Sparse: an idle session has nothing in flight, and most exchanges never stream.
+  private readonly exchanges = new SparseMap<RequestId, Exchange>();
+  private readonly streams = new SparseMap<string, Exchange>();
   private standalone?: SseConnection;
   /** True once the client opened a GET stream: from then on its messages are stored even while it is down. */
   private standaloneOpened = false;
@@ -171,19 +230,20 @@ export class HttpSessionTransport implements Transport {
 
   /**
    * Registers the requests of a POST and feeds the frame to the engine. Returns the exchange that
-   * will answer, or undefined when the frame holds no request (the POST gets 202).
+   * will answer, or undefined when the frame holds no request (the POST gets 202). `info` must be
+   * this POST's own object: it gains `closeStream`.
    */
   receive(frame: ParsedFrame, requestIds: RequestId[], info: TransportInfo, priming: boolean): Exchange | undefined {
     let exchange: Exchange | undefined;
     if (requestIds.length > 0) {
       // Stream ids need only be unique within the session (whose id is the secret): a counter will do.
-      exchange = new Exchange(`p${(this.nextStream++).toString(36)}`, requestIds, priming);
+      exchange = new Exchange(`p${(this.nextStream++).toString(36)}`, requestIds, priming, this);
       for (const id of requestIds) this.exchanges.set(id, exchange);
-      this.streams.set(exchange.streamId, exchange);
     }
     const target = exchange;
-    const requestInfo: TransportInfo = target ? { ...info, closeStream: (retryMs?: number) => this.closeStream(target, retryMs) } : info;
-    this.onframe?.(frame, requestInfo);
+    // `info` is this POST's own object: the request's handler may end its stream (SSE polling).
+    if (target) info.closeStream = (retryMs?: number) => this.closeStream(target, retryMs);
+    this.onframe?.(frame, info);
     return exchange;
   }
 
@@ -246,31 +306,37 @@ export class HttpSessionTransport implements Transport {
     if (responses) {
       for (const r of responses) {
         const id = (r as { id: RequestId | null }).id;
-        if (id !== null) {
-          exchange.waiting.delete(id);
+        if (id !== null && this.exchanges.get(id) === exchange) {
+          exchange.waiting--;
           this.exchanges.delete(id);
         }
       }
     }
-    const last = responses !== undefined && exchange.waiting.size === 0;
+    const last = responses !== undefined && exchange.waiting === 0;
     if (exchange.undecided && last) {
-      this.streams.delete(exchange.streamId);
       exchange.answerJson(message);
       return;
     }
     if (exchange.undecided) this.stream(exchange);
     exchange.write(serialize(message), this.options.eventStore.append(exchange.streamId, message));
-    if (last) {
-      exchange.finish();
-      // Kept a while for resumption: a client that lost the stream just now can still replay it.
-      setTimeout(() => {
-        this.streams.delete(exchange.streamId);
-        this.options.eventStore.forget(exchange.streamId);
-      }, Math.max(this.options.retryMs * 10, 30_000)).unref();
-    }
+    if (last) exchange.finish();
+  }
+
+  /**
+   * A finished stream's events are dropped: at once when the client got all of them, otherwise
+   * after a while, so a client that lost the stream just now can still replay it.
+   */
+  retire(exchange: Exchange, delivered: boolean): void {
+    const forget = () => {
+      this.streams.delete(exchange.streamId);
+      this.options.eventStore.forget(exchange.streamId);
+    };
+    if (delivered) forget();
+    else setTimeout(forget, Math.max(this.options.retryMs * 10, 30_000)).unref();
   }
 
   private stream(exchange: Exchange): void {
+    this.streams.set(exchange.streamId, exchange);
     exchange.startStream();
     if (exchange.priming) exchange.prime(this.options.eventStore.mark(exchange.streamId), this.options.retryMs);
   }
@@ -282,6 +348,7 @@ export class HttpSessionTransport implements Transport {
   private closeStream(exchange: Exchange, retryMs = this.options.retryMs): void {
     if (exchange.done) return;
     if (exchange.undecided) {
+      this.streams.set(exchange.streamId, exchange);
       exchange.startStream();
       exchange.prime(this.options.eventStore.mark(exchange.streamId), retryMs);
     } else {

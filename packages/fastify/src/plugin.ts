@@ -34,7 +34,7 @@ import {
   TransportInfo,
   classifyValue,
 } from '@hermes-mcp/protocol';
-import { EventStore, InMemoryEventStore } from './event-store';
+import { InMemoryEventStore } from './event-store';
 import { HttpSessionTransport } from './http-session';
 import { LegacySseTransport } from './legacy-sse';
 import { OriginPolicy, checkOrigin } from './security';
@@ -72,10 +72,160 @@ export interface HttpSession {
   readonly id: string;
   readonly transport: HttpSessionTransport | LegacySseTransport;
   readonly connection: Connection;
-  /** Restarts the idle timer. @internal */
+  /** Restarts the idle clock. @internal */
   touch(): void;
   /** Ends the session: in-flight requests are aborted, streams closed. */
   close(): Promise<void>;
+}
+
+/** The longest delay `setTimeout` honours; a longer one fires after 1 ms instead. */
+const MAX_TIMER_DELAY = 2 ** 31 - 1;
+
+/**
+ * One session as the plugin keeps it. It is also a link of its {@link IdleSessions} list, so an
+ * idle session holds no timer, closure or promise of its own: only these fields.
+ */
+class LiveSession implements HttpSession {
+  /** The session used just before this one, in its idle list. */
+  older?: LiveSession = undefined;
+  /** The session used just after this one, in its idle list. */
+  newer?: LiveSession = undefined;
+  /** When it was last used, in whole milliseconds of `performance.now()` (rounded up). */
+  lastUsed = 0;
+
+  constructor(
+    readonly id: string,
+    readonly transport: HttpSessionTransport | LegacySseTransport,
+    readonly connection: Connection,
+    private readonly idle: IdleSessions,
+  ) {}
+
+  touch(): void {
+    this.idle.touch(this);
+  }
+
+  async close(): Promise<void> {
+    this.idle.forget(this);
+    await this.connection.close();
+  }
+}
+
+/**
+ * The sessions of one plugin, in a list ordered by last use, and one timer for all of them: a
+ * touch moves a session to the end, so the first is always the next to expire, and the timer is
+ * set for it. Ending a session after `idleTimeout` ms without a request costs no timer per session.
+ */
+class IdleSessions {
+  private oldest?: LiveSession = undefined;
+  private newest?: LiveSession = undefined;
+  private timer?: NodeJS.Timeout = undefined;
+
+  constructor(
+    private readonly store: SessionStore<HttpSession>,
+    private readonly idleTimeout: number,
+    private readonly log: { debug(bindings: object, message: string): void },
+  ) {}
+
+  /** Keeps a new session and starts its idle clock. */
+  add(session: LiveSession): void {
+    this.store.set(session.id, session);
+    session.lastUsed = Math.ceil(performance.now());
+    this.append(session);
+    if (this.timer === undefined) this.arm();
+  }
+
+  /** Restarts the idle clock of a session: it becomes the last to expire. */
+  touch(session: LiveSession): void {
+    if (!this.holds(session)) return;
+    session.lastUsed = Math.ceil(performance.now());
+    if (session === this.newest) return;
+    this.unlink(session);
+    this.append(session);
+  }
+
+  /** Forgets a session that ends (closed, expired, or its connection gone). */
+  forget(session: LiveSession): void {
+    this.store.delete(session.id);
+    if (!this.holds(session)) return;
+    this.unlink(session);
+    if (this.oldest === undefined && this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  /** The connection of a session is gone, however it ended (`ConnectionOptions.onclose`). */
+  connectionClosed(connection: Connection): void {
+    const id = (connection.transport as HttpSessionTransport | LegacySseTransport).sessionId;
+    const session = this.store.get(id);
+    if (session instanceof LiveSession && session.connection === connection) this.forget(session);
+    else this.store.delete(id);
+  }
+
+  private holds(session: LiveSession): boolean {
+    return session.older !== undefined || this.oldest === session;
+  }
+
+  private append(session: LiveSession): void {
+    session.older = this.newest;
+    session.newer = undefined;
+    if (this.newest) this.newest.newer = session;
+    else this.oldest = session;
+    this.newest = session;
+  }
+
+  private unlink(session: LiveSession): void {
+    const { older, newer } = session;
+    if (older) older.newer = newer;
+    else this.oldest = newer;
+    if (newer) newer.older = older;
+    else this.newest = older;
+    session.older = session.newer = undefined;
+  }
+
+  /** Sets the timer for when the oldest session expires (a touch since only makes it early). */
+  private arm(): void {
+    const oldest = this.oldest;
+    if (oldest === undefined) return;
+    const delay = Math.ceil(oldest.lastUsed + this.idleTimeout - performance.now());
+    this.timer = setTimeout(this.sweep, Math.min(Math.max(delay, 1), MAX_TIMER_DELAY));
+    this.timer.unref();
+  }
+
+  /** Ends every session idle for `idleTimeout` ms or more, then waits for the next one. */
+  private readonly sweep = (): void => {
+    this.timer = undefined;
+    const now = performance.now();
+    for (let oldest = this.oldest; oldest !== undefined && oldest.lastUsed + this.idleTimeout <= now; oldest = this.oldest) {
+      this.forget(oldest);
+      this.log.debug({ sessionId: oldest.id }, 'session expired');
+      void oldest.close();
+    }
+    this.arm();
+  };
+}
+
+/**
+ * The options of a Streamable HTTP session's transport. `onDropped` is a method, not a closure per
+ * session: the transport calls it on these options, so the session id comes from `this`.
+ */
+class SessionTransportOptions {
+  /** The session's events, kept for resumption (its store allocates nothing before the first). */
+  readonly eventStore: InMemoryEventStore;
+
+  constructor(
+    readonly sessionId: string,
+    eventStoreLimit: number,
+    readonly retryMs: number,
+    private readonly log: { debug(bindings: object, message: string): void },
+  ) {
+    this.eventStore = new InMemoryEventStore(eventStoreLimit);
+  }
+
+  /** Logs a message that had no stream to go to. */
+  onDropped(message: JsonRpcMessage | JsonRpcMessage[]): void {
+    this.log.debug({ sessionId: this.sessionId, message }, 'no stream for a message; dropped');
+  }
 }
 
 const MINUTE = 60_000;
@@ -179,32 +329,18 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
   const sessions: SessionStore<HttpSession> = options.sessionStore ?? new InMemorySessionStore<HttpSession>();
   const log = fastify.log.child({ mcp: path });
 
+  const idle = new IdleSessions(sessions, settings.sessionIdleTimeout, log);
+  // One function for every connection: the session is found again by its id.
+  const connectionClosed = (connection: Connection) => idle.connectionClosed(connection);
+
   async function openSession(makeTransport: (id: string) => HttpSessionTransport | LegacySseTransport): Promise<HttpSession> {
     const id = randomBytes(24).toString('base64url');
     const transport = makeTransport(id);
-    const connection = await app.connect(transport, { sessionId: id, logger: log.child({ sessionId: id }) });
-    let timer: NodeJS.Timeout | undefined;
-    const session: HttpSession = {
-      id,
-      transport,
-      connection,
-      touch: () => timer?.refresh(),
-      close: async () => {
-        if (timer) clearTimeout(timer);
-        sessions.delete(id);
-        await connection.close();
-      },
-    };
-    timer = setTimeout(() => {
-      log.debug({ sessionId: id }, 'session expired');
-      void session.close();
-    }, settings.sessionIdleTimeout);
-    timer.unref();
-    void connection.closed.then(() => {
-      if (timer) clearTimeout(timer);
-      sessions.delete(id);
-    });
-    sessions.set(id, session);
+    // The session's child logger (bound to its id) is made when the session first logs.
+    const connection = await app.connect(transport, { sessionId: id, logger: log, loggerBindings: { sessionId: id }, onclose: connectionClosed });
+    const session = new LiveSession(id, transport, connection, idle);
+    // Closed while connecting (a legacy SSE stream cut at once): nothing to keep.
+    if (!connection.isClosed) idle.add(session);
     return session;
   }
 
@@ -288,8 +424,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       if (sessions.size >= settings.maxSessions) {
         return fail(reply, 503, ErrorCode.InternalError, `Service Unavailable: this server holds its maximum of ${settings.maxSessions} sessions (maxSessions); try again later`);
       }
-      const eventStore: EventStore = new InMemoryEventStore(settings.eventStoreLimit);
-      session = await openSession((id) => new HttpSessionTransport({ sessionId: id, eventStore, retryMs: settings.retryMs, onDropped: (m) => log.debug({ sessionId: id, message: m }, 'no stream for a message; dropped') }));
+      session = await openSession((id) => new HttpSessionTransport(new SessionTransportOptions(id, settings.eventStoreLimit, settings.retryMs, log)));
     } else {
       session = sessionOf(request, reply);
       if (!session) return reply;
@@ -305,7 +440,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     if (decision.kind === 'closed') return fail(reply, 404, ErrorCode.InvalidRequest, 'Session ended before the request was answered');
     const sessionHeader: Record<string, string> = initialize ? { 'mcp-session-id': session.id } : {};
     if (decision.kind === 'sse') {
-      exchange.attach(SseConnection.open(reply, sessionHeader));
+      exchange.respond(reply, sessionHeader);
       return reply;
     }
     if (initialize && isError(decision.message)) {

@@ -20,6 +20,23 @@ export class SseConnection {
 
   /** Starts an SSE response on `reply` (status 200), keeping the headers already set on it. */
   static open(reply: FastifyReply, headers: Record<string, string> = {}): SseConnection {
+    const raw = SseConnection.head(reply, headers);
+    raw.flushHeaders();
+    return new SseConnection(raw);
+  }
+
+  /**
+   * Answers with a stream whose every event is already known: headers and events go out in one
+   * write, with a Content-Length, and the response ends.
+   */
+  static whole(reply: FastifyReply, headers: Record<string, string>, events: string): SseConnection {
+    const raw = SseConnection.head(reply, { ...headers, 'content-length': String(Buffer.byteLength(events)) });
+    const connection = new SseConnection(raw);
+    raw.end(events);
+    return connection;
+  }
+
+  private static head(reply: FastifyReply, headers: Record<string, string>): ServerResponse {
     reply.hijack();
     const raw = reply.raw;
     const inherited = reply.getHeaders() as Record<string, string | number | string[]>;
@@ -31,8 +48,12 @@ export class SseConnection {
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
-    raw.flushHeaders();
-    return new SseConnection(raw);
+    return raw;
+  }
+
+  /** True once everything written was handed to the operating system (the response finished, not cut). */
+  get delivered(): boolean {
+    return this.raw.writableFinished;
   }
 
   /** True once the response ended, from either side. */

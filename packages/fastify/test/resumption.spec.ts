@@ -14,6 +14,7 @@ import Fastify, { FastifyInstance } from 'fastify';
 import { McpApp, McpContext, McpFactory, McpServer, Tool, createLogger } from '@hermes-mcp/core';
 import { HttpSession, InMemorySessionStore, hermesMcp } from '@hermes-mcp/fastify';
 import { SseEvent, SseReader } from '../../../test-support/sse-reader';
+import { eventually } from '../../../test-support/e2e';
 
 const WAIT_MS = 5_000;
 
@@ -235,6 +236,21 @@ describe('resuming a request stream with Last-Event-ID', () => {
     expect(messagesOf(await tail.readToEnd()).map(describeMessage)).toEqual(['result call-2']);
   });
 
+  it('forgets a stream that went out whole: the progress and result of a quick tool are one response, with nothing left to resume', async () => {
+    const headers = await session('2025-11-25');
+    const response = await post(callTool('call-5', 'phases', { phases: 1, perPhase: 2 }, 'tok'), headers);
+    expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(await response.clone().text())));
+    const events = await expectSse(response).readToEnd();
+    expect(messagesOf(events).map(describeMessage)).toEqual(['progress 1', 'progress 2', 'result call-5']);
+    let refusal = '';
+    await eventually('the delivered stream to be forgotten', async () => {
+      const again = await get({ ...headers, 'last-event-id': events[0].id! });
+      refusal = await again.text();
+      return again.status === 400;
+    });
+    expect(refusal).toContain('is unknown here');
+  });
+
   it('refuses an unknown Last-Event-ID, or one of another session, with 400 naming it', async () => {
     const headers = await session('2025-11-25');
     for (const id of ['nope_1', 'no-separator', 'get_999999']) {
@@ -252,8 +268,11 @@ describe('resuming a request stream with Last-Event-ID', () => {
 
   it('sends no priming event to a 2025-06-18 session, but still numbers its events for resumption', async () => {
     const headers = await session('2025-06-18');
-    const reader = expectSse(await post(callTool('call-4', 'phases', { phases: 1, perPhase: 2 }, 'tok'), headers));
-    const events = await reader.readToEnd();
+    const reader = expectSse(await post(callTool('call-4', 'phases', { phases: 2, perPhase: 1 }, 'tok'), headers));
+    await reader.message('progress 1');
+    checkpoints.release(1);
+    await reader.readToEnd();
+    const events = reader.events;
     expect(events.every((e) => e.data !== '' && e.retry === undefined && e.id !== undefined)).toBe(true);
     expect(messagesOf(events).map(describeMessage)).toEqual(['progress 1', 'progress 2', 'result call-4']);
     const replay = expectSse(await get({ ...headers, 'last-event-id': events[0].id! }));

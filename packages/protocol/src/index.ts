@@ -48,5 +48,6 @@ export type { Era, LegacyProtocolVersion, ModernProtocolVersion, ProtocolVersion
 export * from './types';
 export type { SendOptions, Transport, TransportInfo } from './transport';
 export { InboundRequest, Peer } from './peer';
+export { SparseMap } from './sparse-map';
 export { InMemoryTransport } from './memory-transport';
 export type { InboundRequestExtra, PeerHandlers, PeerOptions, ProgressUpdate, RequestOptions } from './peer';

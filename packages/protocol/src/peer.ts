@@ -22,6 +22,7 @@ import {
   request,
   resultResponse,
 } from './jsonrpc';
+import { SparseMap } from './sparse-map';
 import type { Transport, TransportInfo } from './transport';
 
 /** What an inbound request handler receives besides the request. */
@@ -84,6 +85,11 @@ export interface PeerHandlers {
   acceptBatch?(): boolean;
   /** Reports an error that was answered with a generic message, or could not be answered. */
   onError?(error: unknown, context: { method?: string; id?: RequestId | null }): void;
+  /**
+   * The transport closed (its `onclose`), after pending requests were rejected and in-flight
+   * handlers aborted. Saves the owner wrapping `transport.onclose` in a closure of its own.
+   */
+  onTransportClose?(): void;
 }
 
 /** Options of one outgoing request. */
@@ -136,8 +142,8 @@ const MAX_TIMER_DELAY = 2 ** 31 - 1;
 /** Correlates requests and responses over one transport. */
 export class Peer {
   private nextId = 0;
-  private readonly pending = new Map<RequestId, Pending>();
-  private readonly inflight = new Map<RequestId, InboundRequest>();
+  private readonly pending = new SparseMap<RequestId, Pending>();
+  private readonly inflight = new SparseMap<RequestId, InboundRequest>();
   private readonly requestTimeout: number;
   private closed = false;
   /**
@@ -156,7 +162,10 @@ export class Peer {
     this.requestTimeout = options.requestTimeout ?? DEFAULT_TIMEOUT;
     transport.onframe = (frame, info) => this.receive(frame, info);
     this.drainTimeout = options.drainTimeout ?? 10_000;
-    transport.onclose = () => this.shutdown('the connection closed');
+    transport.onclose = () => {
+      this.shutdown('the connection closed');
+      this.handlers.onTransportClose?.();
+    };
     transport.oninputend = () => this.drain();
   }
 

@@ -52,6 +52,8 @@ export interface FastPlan {
   readonly properties: PropertyPlan[];
   /** Property names with any class-validator metadata (the whitelist). */
   readonly known: ReadonlySet<string>;
+  /** The class's name, as class-validator passes it to rules (`targetName`). */
+  readonly targetName: string;
 }
 
 /**
@@ -93,7 +95,7 @@ export function planOf(cls: Function): FastPlan | undefined {
         return undefined; // nested, promise, is-defined: the general path
     }
   }
-  return { properties: [...byName.values()], known: new Set(byName.keys()) };
+  return { properties: [...byName.values()], known: new Set(byName.keys()), targetName: cls.name };
 }
 
 function hasAccessorOrMethod(cls: Function, name: string): boolean {
@@ -131,7 +133,7 @@ export function fastValidate<T extends object>(cls: new () => T, plan: FastPlan,
     for (const condition of property.conditions) if (!condition(instance, value)) run = false;
     if (!run) continue;
     for (const check of property.checks) {
-      const args: ValidationArguments = { targetName: cls.name, property: property.name, object: instance, value, constraints: check.constraints };
+      const args: ValidationArguments = { targetName: plan.targetName, property: property.name, object: instance, value, constraints: check.constraints };
       if (check.each && Array.isArray(value)) {
         for (const element of value) if (!passes(check.validate(element, args))) return undefined;
       } else if (!passes(check.validate(value, args))) {
