@@ -157,7 +157,7 @@ function memorySection(memory: NonNullable<BenchResults['memory']>, targets: Tar
   return [
     `### Memory`,
     '',
-    `Per idle session, after opening ${int(count)} (initialize + initialized), forced GC:`,
+    `Per idle session: what ${int(count)} more sessions (initialize + initialized) add once ${int(count)} are open, forced GC:`,
     '',
     table(['server', 'RSS per session', 'heap per session'], sessionRows),
     '',

@@ -167,6 +167,9 @@ const LEVEL_RANK: Record<LoggingLevel, number> = {
   emergency: 7,
 };
 
+/** What a context method that had nothing to do returns. */
+const DONE: Promise<void> = Promise.resolve();
+
 const ACTIONS: ReadonlySet<string> = new Set<ElicitAction>(['accept', 'decline', 'cancel']);
 
 /**
@@ -185,8 +188,12 @@ export class McpContext {
   private childLog?: Logger;
   private lastProgress = -Infinity;
 
+  private assigned?: Record<string, unknown>;
+
   /** What middleware put here for later handlers. */
-  readonly assigns: Record<string, unknown> = {};
+  get assigns(): Record<string, unknown> {
+    return (this.assigned ??= {});
+  }
 
   /** @internal */
   constructor(
@@ -242,16 +249,17 @@ export class McpContext {
    * Reports progress, when the client asked for it (the request carried a `progressToken`);
    * otherwise does nothing. `progress` must increase; a value not above the last one is dropped.
    */
-  async progress(progress: number, total?: number, message?: string): Promise<void> {
+  progress(progress: number, total?: number, message?: string): Promise<void> {
+    // Not an async function: the common call (no token asked for) returns a settled promise and allocates nothing.
     const token = this.request._meta?.progressToken;
-    if ((typeof token !== 'string' && !Number.isInteger(token)) || this.extra.aborted) return;
-    if (!(progress > this.lastProgress)) return;
+    if ((typeof token !== 'string' && !Number.isInteger(token)) || this.extra.aborted) return DONE;
+    if (!(progress > this.lastProgress)) return DONE;
     this.lastProgress = progress;
     const params: Record<string, unknown> = { progressToken: token, progress };
     if (total !== undefined) params.total = total;
     // `message` on progress arrived in 2025-03-26: older revisions never get a field they lack.
     if (message !== undefined && REVISIONS[this.session.protocolVersion].progressMessage) params.message = message;
-    await this.channel.notify(this.request.id, 'notifications/progress', params);
+    return this.channel.notify(this.request.id, 'notifications/progress', params);
   }
 
   /**

@@ -22,7 +22,7 @@ import type { Invocation, Page, Registry, ToolDefinition } from './registry';
 import { TaskStart, TaskStartedSignal, TaskSupport } from './tasks';
 import { withTimeout } from './timeout';
 import { shapeCallToolResult, shapeContents, shapeMessages } from './shape';
-import { ValidateOptions, ValidationIssue, formatIssues, validateInputAsync as validateInput } from './validation/validator';
+import { ValidateOptions, ValidationIssue, formatIssues, validateInputAsync as validateInput, validateInputNow } from './validation/validator';
 
 type Params = Record<string, unknown>;
 
@@ -122,7 +122,8 @@ export class DecoratedServerHandler implements McpHandler {
     if (!isRecord(args)) throw McpError.invalidParams('"arguments" must be an object');
     let input: unknown = args;
     if (tool.inputClass) {
-      const checked = await validateInput(tool.inputClass as new () => object, args, this.validation);
+      const pending = validateInputNow(tool.inputClass as new () => object, args, this.validation);
+      const checked = pending instanceof Promise ? await pending : pending;
       if (!checked.ok) {
         return shapeCallToolResult(
           { content: [{ type: 'text', text: `Invalid arguments for tool "${name}":\n${formatIssues(checked.issues)}` }], isError: true },

@@ -256,6 +256,10 @@ export class Peer {
     setTimeout(() => void this.close(), this.drainTimeout).unref();
   }
 
+  // Bound once, not per request.
+  private readonly onAnswered = (response: JsonRpcResponse | undefined): void => this.answered(response);
+  private readonly onAnswerFailed = (error: unknown): void => this.report(error, {});
+
   private answered(response: JsonRpcResponse | undefined): void {
     if (response) this.sendResponse(response);
     if (this.draining && this.inflight.size === 0) void this.close();
@@ -266,7 +270,7 @@ export class Peer {
     switch (frame.kind) {
       case 'single': {
         const response = this.dispatch(frame.message, info);
-        if (response) response.then((r) => this.answered(r), (e) => this.report(e, {}));
+        if (response) response.then(this.onAnswered, this.onAnswerFailed);
         return;
       }
       case 'invalid':

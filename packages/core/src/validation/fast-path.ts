@@ -132,8 +132,9 @@ export function fastValidate<T extends object>(cls: new () => T, plan: FastPlan,
     let run = true;
     for (const condition of property.conditions) if (!condition(instance, value)) run = false;
     if (!run) continue;
+    const args: ValidationArguments = { targetName: plan.targetName, property: property.name, object: instance, value, constraints: [] };
     for (const check of property.checks) {
-      const args: ValidationArguments = { targetName: plan.targetName, property: property.name, object: instance, value, constraints: check.constraints };
+      args.constraints = check.constraints;
       if (check.each && Array.isArray(value)) {
         for (const element of value) if (!passes(check.validate(element, args))) return undefined;
       } else if (!passes(check.validate(value, args))) {
