@@ -9,7 +9,10 @@ import type { HandlerKind, HandlerMetadata } from '../metadata/options';
 export function createHandlerDecorator<O extends object>(kind: HandlerKind, options: O): MethodDecorator {
   return (target, propertyKey) => {
     const ctor = target.constructor;
-    const own: HandlerMetadata[] = Reflect.hasOwnMetadata(HANDLERS, ctor) ? Reflect.getOwnMetadata(HANDLERS, ctor) : [];
-    Reflect.defineMetadata(HANDLERS, [...own, { kind, method: String(propertyKey), options }], ctor);
+    const entry = { kind, method: String(propertyKey), options } as HandlerMetadata;
+    // Appended in place: copying the list for every method made a class of N handlers cost N².
+    const own: HandlerMetadata[] | undefined = Reflect.getOwnMetadata(HANDLERS, ctor);
+    if (own) own.push(entry);
+    else Reflect.defineMetadata(HANDLERS, [entry], ctor);
   };
 }

@@ -15,8 +15,6 @@
  * the other, which differ on edge cases. Custom validators cannot be described at all.
  */
 import 'reflect-metadata';
-import { plainToInstance } from 'class-transformer';
-import type { MetadataStorage as TransformerStorage } from 'class-transformer/types/MetadataStorage';
 import {
   CONTAINS,
   IS_BASE64,
@@ -44,18 +42,16 @@ import {
   NOT_CONTAINS,
   ValidationError,
   ValidationTypes,
-  validateSync,
 } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import type { JsonSchemaObject, PromptArgument } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
 import { descriptionOf } from './description.decorator';
+import { fastMetadataStorage, syncValidator } from './metadata-lookup';
+import { probeInstance } from './probe-instance';
+import { transformerStorage } from '../transformer-storage';
 
-// class-transformer ships this module's code under cjs/ and its types under types/, which
-// TypeScript cannot pair by itself. It is the storage that knows every `@Type(() => X)`.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const transformerStorage: TransformerStorage = require('class-transformer/cjs/storage').defaultMetadataStorage;
 
 /**
  * The `$schema` URI of JSON Schema 2020-12. The built schemas do not carry it: MCP 2025-11-25
@@ -165,7 +161,8 @@ function build(root: Function): JsonSchemaObject {
 
 /** One class: class-validator-jsonschema's properties, finished with what class-validator accepts. */
 function classSchema(cls: Function, converters: Record<string, Converter>): Schema {
-  const options = { classTransformerMetadataStorage: transformerStorage, additionalConverters: converters } as Options;
+  // The fast storage answers as class-validator's own does, without a scan of every decorated class.
+  const options = { classTransformerMetadataStorage: transformerStorage, classValidatorMetadataStorage: fastMetadataStorage(), additionalConverters: converters } as Options;
   // Its `required` and `type` are recomputed: `required` from a probe, and a class is an object.
   const { properties: found, required: _required, type: _type, ...rest } = targetConstructorToSchema(cls, options) as Schema;
   const raw = (found ?? {}) as Record<string, Schema>;
@@ -208,16 +205,17 @@ function probe(cls: Function, names: string[]): Facts {
   if (names.length === 0) return facts;
   const ctor = cls as new () => object;
   try {
-    const blank = plainToInstance(ctor, {}) as Record<string, unknown>;
-    facts.required = failing(validateSync(blank));
+    const validate = syncValidator();
+    const blank = probeInstance(ctor, {});
+    facts.required = failing(validate(blank));
     for (const name of names) {
       const value = blank[name];
       if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
         facts.defaults.set(name, value);
       }
     }
-    const nulls = plainToInstance(ctor, Object.fromEntries(names.map((name) => [name, null])));
-    for (const name of failing(validateSync(nulls))) facts.nullable.delete(name);
+    const nulls = probeInstance(ctor, Object.fromEntries(names.map((name) => [name, null])));
+    for (const name of failing(validate(nulls))) facts.nullable.delete(name);
   } catch (cause) {
     throw new HermesError(
       'HERMES_INVALID_OPTIONS',

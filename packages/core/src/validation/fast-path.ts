@@ -13,24 +13,10 @@
  * `@Expose`/`@Exclude`, groups, `@IsDefined`, `@ValidateIf`, async rules, accessors or methods named
  * like a property) leaves it on the general path.
  */
-import type { TransformationType } from 'class-transformer';
-import { ValidationArguments, ValidationTypes, getMetadataStorage } from 'class-validator';
+import { ValidationArguments, ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
-
-/** The part of class-transformer's metadata storage the eligibility check reads (public methods). */
-interface TransformerStorage {
-  getStrategy(target: Function): string;
-  getExposedMetadatas(target: Function): unknown[];
-  getExcludedMetadatas(target: Function): unknown[];
-  findTypeMetadata(target: Function, propertyName: string): unknown;
-  findTransformMetadatas(target: Function, propertyName: string, type: TransformationType): unknown[];
-}
-
-// class-transformer does not export its storage from the package root; this is the module
-// plainToInstance itself reads.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const transformerStorage = (require('class-transformer/cjs/storage') as { defaultMetadataStorage: TransformerStorage }).defaultMetadataStorage;
-const PLAIN_TO_CLASS = 0 as TransformationType; // TransformationType.PLAIN_TO_CLASS
+import { fastMetadataStorage } from '../schema/metadata-lookup';
+import { nothingToTransform } from '../transformer-storage';
 
 /** One constraint to run on a property: class-validator's own validator instance and arguments. */
 interface Check {
@@ -61,19 +47,16 @@ export interface FastPlan {
  * by the caller.
  */
 export function planOf(cls: Function): FastPlan | undefined {
-  const storage = getMetadataStorage();
+  const storage = fastMetadataStorage();
   // The same lookup class-validator's executor does (no groups, `always` off, strictGroups off).
   const metadatas: ValidationMetadata[] = storage.getTargetValidationMetadatas(cls, '', false, false, undefined);
-  if (transformerStorage.getStrategy(cls) !== 'none' || transformerStorage.getExposedMetadatas(cls).length > 0 || transformerStorage.getExcludedMetadatas(cls).length > 0) {
-    return undefined;
-  }
+  if (!nothingToTransform(cls, new Set(metadatas.map((meta) => meta.propertyName)))) return undefined;
   const byName = new Map<string, PropertyPlan>();
   for (const meta of metadatas) {
     if ((meta.groups && meta.groups.length > 0) || meta.always || (meta as { validateIf?: unknown }).validateIf) return undefined;
     const name = meta.propertyName;
     let property = byName.get(name);
     if (!property) {
-      if (transformerStorage.findTypeMetadata(cls, name) || transformerStorage.findTransformMetadatas(cls, name, PLAIN_TO_CLASS).length > 0) return undefined;
       if (hasAccessorOrMethod(cls, name)) return undefined;
       property = { name, conditions: [], checks: [] };
       byName.set(name, property);

@@ -13,6 +13,7 @@ import { ValidationError, ValidatorOptions, getMetadataStorage, validate, valida
 import { HermesError } from '../errors';
 import { nestedClassOf } from '../schema/schema-builder';
 import { FastPlan, fastValidate, planOf } from './fast-path';
+import { fastMetadataStorage } from '../schema/metadata-lookup';
 
 /**
  * One problem with the input. `path` names the field: `city`, `address.city`, `items[2].name`;
@@ -233,7 +234,8 @@ const rulesCache = new WeakMap<Function, Rules>();
 function rulesOf(cls: Function): Rules {
   let rules = rulesCache.get(cls);
   if (!rules) {
-    const storage = getMetadataStorage();
+    // Not the global storage's own lookup: it scans every decorated class, once per class here.
+    const storage = fastMetadataStorage();
     const seen = new Set<Function>();
     let async = false;
     const visit = (target: Function): void => {

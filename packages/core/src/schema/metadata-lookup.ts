@@ -1,0 +1,182 @@
+/**
+ * Fast look-ups of class-validator rules, for the schema builder, which asks about every input
+ * class in turn at bootstrap.
+ *
+ * class-validator's `MetadataStorage.getTargetValidationMetadatas(X)` finds the rules X inherits by
+ * testing `X.prototype instanceof K` for every class K that has rules, so each call costs as much
+ * as there are decorated classes, and building the schemas of N classes costs N² (over a third of
+ * `McpFactory.create` with 1,000 tools). The storage here runs that very method, unchanged, on a
+ * view of the storage that holds only X and the classes it can inherit from, found through an
+ * index from prototype to class: it filters, orders and merges exactly as class-validator does,
+ * in time proportional to X's own rules.
+ */
+import { MetadataStorage, ValidationError, Validator, getMetadataStorage } from 'class-validator';
+import type { ConstraintMetadata } from 'class-validator/types/metadata/ConstraintMetadata';
+import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
+import type { ValidationExecutor as Executor } from 'class-validator/types/validation/ValidationExecutor';
+
+// class-validator ships this module's code under cjs/ and its types under types/, which
+// TypeScript cannot pair by itself. It is what `validateSync` runs.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { ValidationExecutor } = require('class-validator/cjs/validation/ValidationExecutor') as { ValidationExecutor: typeof Executor };
+
+/** The storage's rules by target: a class, or the name of a registered schema. */
+type Rules = Map<unknown, ValidationMetadata[]>;
+
+/** Where the ancestors of a class are found among the storage's targets. */
+interface Index {
+  /**
+   * The rules map it was built from, and its size then: a newly decorated class adds a target (the
+   * storage never removes one), which calls for a new index.
+   */
+  readonly rules: Rules;
+  readonly size: number;
+  /** Each target's place in the map's order, which class-validator's results follow. */
+  readonly position: Map<unknown, number>;
+  /** Targets by their `prototype`: those `instanceof` finds by walking a prototype chain. */
+  readonly byPrototype: Map<object, unknown[]>;
+  /** Targets `instanceof` treats otherwise (a schema name, a `Symbol.hasInstance`): always passed on. */
+  readonly unusual: unknown[];
+}
+
+const ordinaryHasInstance = Function.prototype[Symbol.hasInstance];
+const fastStorages = new WeakMap<MetadataStorage, MetadataStorage>();
+
+/**
+ * class-validator's global metadata storage, with a `getTargetValidationMetadatas` that returns
+ * the same rules, in the same order, without scanning every decorated class. Everything else is
+ * the storage's own (it is the prototype). Pass it where a library takes a storage, e.g.
+ * class-validator-jsonschema's `classValidatorMetadataStorage`.
+ *
+ * @internal
+ */
+export function fastMetadataStorage(): MetadataStorage {
+  const storage = getMetadataStorage();
+  let fast = fastStorages.get(storage);
+  if (!fast) {
+    fast = withFastLookup(storage);
+    fastStorages.set(storage, fast);
+  }
+  return fast;
+}
+
+/**
+ * A `validateSync(object)` for a few validations in a row (the schema builder's probe of one
+ * class): class-validator's own executor, with its `validateSync` defaults (no options, async
+ * rules skipped), run against {@link fastMetadataStorage}; same errors, same messages.
+ *
+ * It also asks for each rule's validator instance once, not at every use: class-validator's
+ * default container finds it by a linear search of every validator made so far, and as each
+ * decorator use makes its own validator class, that search is as long as there are decorated
+ * properties. That container (like typedi's) keeps one instance per class, so the instance is the
+ * same; only a container that makes a new one per request would be asked fewer times.
+ *
+ * @internal
+ */
+export function syncValidator(): (object: object) => ValidationError[] {
+  const storage = withRememberedInstances(fastMetadataStorage());
+  return (object) => {
+    const executor = new ValidationExecutor(new Validator());
+    // The executor reads the global storage into this (private) field; the rest of it is unchanged.
+    (executor as unknown as { metadataStorage: MetadataStorage }).metadataStorage = storage;
+    executor.ignoreAsyncValidations = true;
+    const errors: ValidationError[] = [];
+    executor.execute(object, undefined as unknown as string, errors);
+    return executor.stripEmptyErrors(errors);
+  };
+}
+
+/** A view of `storage` whose validator constraints fetch their instance at most once (lazily, as before). */
+function withRememberedInstances(storage: MetadataStorage): MetadataStorage {
+  const remembered = new Map<Function, ConstraintMetadata[]>();
+  const view = Object.create(storage) as MetadataStorage;
+  view.getTargetValidatorConstraints = (target) => {
+    let constraints = remembered.get(target);
+    if (!constraints) {
+      constraints = storage.getTargetValidatorConstraints(target).map((constraint) => new RememberedConstraint(constraint));
+      remembered.set(target, constraints);
+    }
+    return constraints;
+  };
+  return view;
+}
+
+/** A constraint whose `instance` is asked of the container on first use only. */
+class RememberedConstraint {
+  readonly target: Function;
+  readonly name: string;
+  readonly async: boolean;
+  private known = false;
+  private value: ConstraintMetadata['instance'] | undefined;
+
+  constructor(private readonly constraint: ConstraintMetadata) {
+    this.target = constraint.target;
+    this.name = constraint.name;
+    this.async = constraint.async;
+  }
+
+  get instance(): ConstraintMetadata['instance'] {
+    if (!this.known) [this.value, this.known] = [this.constraint.instance, true];
+    return this.value!;
+  }
+}
+
+function withFastLookup(storage: MetadataStorage): MetadataStorage {
+  const original = storage.getTargetValidationMetadatas;
+  let index: Index | undefined;
+  const getTargetValidationMetadatas: MetadataStorage['getTargetValidationMetadatas'] = (target, ...rest) => {
+    const prototype = (target as Function | undefined)?.prototype;
+    if (typeof target !== 'function' || !isObject(prototype)) return original.call(storage, target, ...rest);
+    const rules = rulesOf(storage);
+    if (index?.rules !== rules || index.size !== rules.size) index = indexOf(rules);
+    return original.call(viewFor(storage, rules, index, target, prototype), target, ...rest);
+  };
+  const fast = Object.create(storage) as MetadataStorage;
+  fast.getTargetValidationMetadatas = getTargetValidationMetadatas;
+  return fast;
+}
+
+/**
+ * `storage` as class-validator sees it when asked about `target`: its own rules' map narrowed to
+ * the targets that can matter (the map's arrays themselves, so rules added later still show).
+ */
+function viewFor(storage: MetadataStorage, rules: Rules, index: Index, target: Function, prototype: object): MetadataStorage {
+  // X itself, the classes whose prototype is on X's chain, and the unusual ones. class-validator
+  // tests `instanceof` on each again, so one too many would be harmless; the others all fail it.
+  const found: unknown[] = rules.has(target) ? [target] : [];
+  for (let p = Object.getPrototypeOf(prototype); p !== null; p = Object.getPrototypeOf(p)) {
+    const targets = index.byPrototype.get(p);
+    if (targets) found.push(...targets);
+  }
+  found.push(...index.unusual);
+  found.sort((a, b) => index.position.get(a)! - index.position.get(b)!);
+  const view = Object.create(storage);
+  view.validationMetadatas = new Map(found.map((t) => [t, rules.get(t)!]));
+  return view;
+}
+
+function indexOf(rules: Rules): Index {
+  const position = new Map<unknown, number>();
+  const byPrototype = new Map<object, unknown[]>();
+  const unusual: unknown[] = [];
+  for (const target of rules.keys()) {
+    position.set(target, position.size);
+    const prototype = typeof target === 'function' ? (target as Function).prototype : undefined;
+    if (typeof target !== 'function' || !isObject(prototype) || (target as Function)[Symbol.hasInstance] !== ordinaryHasInstance) {
+      unusual.push(target);
+      continue;
+    }
+    const targets = byPrototype.get(prototype);
+    if (targets) targets.push(target);
+    else byPrototype.set(prototype, [target]);
+  }
+  return { rules, size: rules.size, position, byPrototype, unusual };
+}
+
+function rulesOf(storage: MetadataStorage): Rules {
+  return (storage as unknown as { validationMetadatas: Rules }).validationMetadatas;
+}
+
+function isObject(value: unknown): value is object {
+  return (typeof value === 'object' && value !== null) || typeof value === 'function';
+}
