@@ -207,17 +207,23 @@ function invocationOf(
     else if (!lenient) throw unresolved(owner, kind, option, inputIndex, declared);
   }
   const bound = (fn as (...args: unknown[]) => unknown).bind(instance);
+  return { owner, call: caller(bound, inputIndex, ctxIndex), inputClass: inputClass as Constructor | undefined };
+}
+
+/** Calls `bound` with the input and the context where its parameters want them; the usual layouts without an arguments array. */
+function caller(bound: (...args: unknown[]) => unknown, inputIndex: number, ctxIndex: number): (input: unknown, ctx: unknown) => unknown {
   const size = Math.max(ctxIndex, inputIndex) + 1;
-  const call =
-    size === 0
-      ? () => bound()
-      : (input: unknown, ctx: unknown) => {
-          const args = new Array(size);
-          if (inputIndex >= 0) args[inputIndex] = input;
-          if (ctxIndex >= 0) args[ctxIndex] = ctx;
-          return bound(...args);
-        };
-  return { owner, call, inputClass: inputClass as Constructor | undefined };
+  if (size === 0) return () => bound();
+  if (inputIndex === 0 && ctxIndex === 1) return (input, ctx) => bound(input, ctx);
+  if (inputIndex === 0 && ctxIndex < 0) return (input) => bound(input);
+  if (ctxIndex === 0 && inputIndex < 0) return (_input, ctx) => bound(ctx);
+  if (ctxIndex === 0 && inputIndex === 1) return (input, ctx) => bound(ctx, input);
+  return (input, ctx) => {
+    const args = new Array(size);
+    if (inputIndex >= 0) args[inputIndex] = input;
+    if (ctxIndex >= 0) args[ctxIndex] = ctx;
+    return bound(...args);
+  };
 }
 
 function checkClass(value: Function, owner: string, option: string): Function {
