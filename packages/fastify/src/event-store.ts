@@ -26,14 +26,27 @@ export interface EventStore {
   forget(streamId: string): void;
 }
 
+/** The events kept of one stream. */
+interface StreamEvents {
+  /** The last sequence number issued on the stream (events and priming marks). */
+  seq: number;
+  /** Stored events, oldest first. */
+  events: Array<{ seq: number; message: JsonRpcMessage | JsonRpcMessage[] }>;
+  /** The newest sequence number dropped by eviction: a resumption from before it fails. */
+  floor: number;
+}
+
 /**
- * Keeps events in memory, at most `limit` per session (default 1000): the oldest are dropped first,
- * and a resumption from before them fails rather than skipping events silently.
+ * Keeps events in memory, at most `limit` per session (default 1000). Past the limit, the oldest
+ * stream (the first one still kept) loses its oldest event, and a resumption from before it fails
+ * rather than skipping events silently. Each step costs the same however many events are kept:
+ * no list of every event to search or shift.
  */
 export class InMemoryEventStore implements EventStore {
   // Made on the first event: most sessions never stream, and an empty Map still costs ~170 bytes.
-  private streams?: Map<string, { seq: number; events: Array<{ seq: number; message: JsonRpcMessage | JsonRpcMessage[] }>; floor: number }> = undefined;
-  private order?: Array<[string, number]> = undefined;
+  private streams?: Map<string, StreamEvents> = undefined;
+  /** Events kept, over all streams. */
+  private stored = 0;
 
   constructor(private readonly limit = 1000) {}
 
@@ -41,15 +54,7 @@ export class InMemoryEventStore implements EventStore {
     const stream = this.stream(streamId);
     const seq = ++stream.seq;
     stream.events.push({ seq, message });
-    const order = (this.order ??= []);
-    order.push([streamId, seq]);
-    while (order.length > this.limit) {
-      const [oldStream, oldSeq] = order.shift()!;
-      const s = this.streams!.get(oldStream);
-      if (!s) continue;
-      s.events = s.events.filter((e) => e.seq > oldSeq);
-      s.floor = Math.max(s.floor, oldSeq);
-    }
+    if (++this.stored > this.limit) this.evictOne();
     return `${streamId}_${seq}`;
   }
 
@@ -71,10 +76,25 @@ export class InMemoryEventStore implements EventStore {
   }
 
   forget(streamId: string): void {
-    this.streams?.delete(streamId);
+    const stream = this.streams?.get(streamId);
+    if (!stream) return;
+    this.stored -= stream.events.length;
+    this.streams!.delete(streamId);
   }
 
-  private stream(streamId: string) {
+  /** Drops the oldest event of the oldest stream that has any (a Map iterates in insertion order). */
+  private evictOne(): void {
+    for (const stream of this.streams!.values()) {
+      const oldest = stream.events.shift();
+      if (oldest) {
+        stream.floor = oldest.seq;
+        this.stored--;
+        return;
+      }
+    }
+  }
+
+  private stream(streamId: string): StreamEvents {
     const streams = (this.streams ??= new Map());
     let stream = streams.get(streamId);
     if (!stream) streams.set(streamId, (stream = { seq: 0, events: [], floor: 0 }));
