@@ -51,6 +51,7 @@ import { descriptionOf } from './description.decorator';
 import { fastMetadataStorage, syncValidator } from './metadata-lookup';
 import { probeInstance } from './probe-instance';
 import { transformerStorage } from '../transformer-storage';
+import { failingProperties, planOf } from '../validation/fast-path';
 
 
 /**
@@ -205,9 +206,13 @@ function probe(cls: Function, names: string[]): Facts {
   if (names.length === 0) return facts;
   const ctor = cls as new () => object;
   try {
+    // A class with a fast plan (flat rules) is probed through it: the same verdicts, without
+    // class-validator building every error message.
+    const plan = planOf(cls);
     const validate = syncValidator();
+    const failingOf = (instance: Record<string, unknown>) => (plan && failingProperties(plan, instance)) ?? failing(validate(instance));
     const blank = probeInstance(ctor, {});
-    facts.required = failing(validate(blank));
+    facts.required = failingOf(blank);
     for (const name of names) {
       const value = blank[name];
       if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
@@ -215,7 +220,7 @@ function probe(cls: Function, names: string[]): Facts {
       }
     }
     const nulls = probeInstance(ctor, Object.fromEntries(names.map((name) => [name, null])));
-    for (const name of failing(validate(nulls))) facts.nullable.delete(name);
+    for (const name of failingOf(nulls)) facts.nullable.delete(name);
   } catch (cause) {
     throw new HermesError(
       'HERMES_INVALID_OPTIONS',

@@ -43,10 +43,16 @@ export interface FastPlan {
 }
 
 /**
- * The fast plan of `cls`, or undefined when it needs the general path. Worked out once per class
- * by the caller.
+ * The fast plan of `cls`, or undefined when it needs the general path. Worked out once per class.
  */
 export function planOf(cls: Function): FastPlan | undefined {
+  if (!plans.has(cls)) plans.set(cls, makePlan(cls));
+  return plans.get(cls);
+}
+
+const plans = new WeakMap<Function, FastPlan | undefined>();
+
+function makePlan(cls: Function): FastPlan | undefined {
   const storage = fastMetadataStorage();
   // The same lookup class-validator's executor does (no groups, `always` off, strictGroups off).
   const metadatas: ValidationMetadata[] = storage.getTargetValidationMetadatas(cls, '', false, false, undefined);
@@ -110,28 +116,57 @@ export function fastValidate<T extends object>(cls: new () => T, plan: FastPlan,
     if (copy === INVALID) return undefined;
     instance[key] = copy;
   }
-  for (const property of plan.properties) {
-    const value = instance[property.name];
-    let run = true;
-    for (const condition of property.conditions) if (!condition(instance, value)) run = false;
-    if (!run) continue;
-    const args: ValidationArguments = { targetName: plan.targetName, property: property.name, object: instance, value, constraints: [] };
-    for (const check of property.checks) {
-      args.constraints = check.constraints;
-      if (check.each && Array.isArray(value)) {
-        for (const element of value) if (!passes(check.validate(element, args))) return undefined;
-      } else if (!passes(check.validate(value, args))) {
-        return undefined;
-      }
-    }
-  }
+  for (const property of plan.properties) if (verdict(plan, property, instance) !== PASS) return undefined;
   return instance as T;
 }
 
-function passes(outcome: unknown): boolean {
-  // A promise from a rule not declared async: class-validator's sync run would not wait for it either way; let it decide.
-  return Boolean(outcome) && !(outcome instanceof Promise);
+/**
+ * The properties of `instance` whose rules fail, as class-validator's `validateSync` would name
+ * them (the schema builder's probe: which properties a blank instance lacks, which refuse null);
+ * undefined when a rule answered with a promise and only class-validator can say.
+ */
+export function failingProperties(plan: FastPlan, instance: Record<string, unknown>): Set<string> | undefined {
+  const failing = new Set<string>();
+  for (const property of plan.properties) {
+    const outcome = verdict(plan, property, instance);
+    if (outcome === UNKNOWN) return undefined;
+    if (outcome === FAIL) failing.add(property.name);
+  }
+  return failing;
 }
+
+const PASS = 0;
+const FAIL = 1;
+const UNKNOWN = 2;
+
+/** One property's rules, run as class-validator runs them: skipped when a condition says so, `each` over arrays, sets and maps. */
+function verdict(plan: FastPlan, property: PropertyPlan, instance: Record<string, unknown>): typeof PASS | typeof FAIL | typeof UNKNOWN {
+  const value = instance[property.name];
+  let run = true;
+  for (const condition of property.conditions) if (!condition(instance, value)) run = false;
+  if (!run) return PASS;
+  const args: ValidationArguments = { targetName: plan.targetName, property: property.name, object: instance, value, constraints: [] };
+  let failed = false;
+  for (const check of property.checks) {
+    args.constraints = check.constraints;
+    const values = check.each ? elementsOf(value) : undefined;
+    for (const item of values ?? [value]) {
+      const outcome = check.validate(item, args);
+      if (outcome instanceof Promise) return UNKNOWN;
+      if (!outcome) failed = true;
+    }
+  }
+  return failed ? FAIL : PASS;
+}
+
+/** The elements an `each` rule checks, when the value is a collection (class-validator's convertToArray). */
+function elementsOf(value: unknown): unknown[] | undefined {
+  if (Array.isArray(value)) return value;
+  if (value instanceof Map) return Array.from(value.values());
+  if (value instanceof Set) return Array.from(value);
+  return undefined;
+}
+
 
 const INVALID = Symbol('invalid');
 const MAX_DEPTH = 64;

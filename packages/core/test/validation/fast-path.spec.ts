@@ -22,7 +22,7 @@ import {
   ValidateNested,
   validateSync,
 } from 'class-validator';
-import { fastValidate, planOf } from '../../src/validation/fast-path';
+import { failingProperties, fastValidate, planOf } from '../../src/validation/fast-path';
 import { validateInput, validateInputAsync } from '../../src/validation/validator';
 
 class Add {
@@ -180,6 +180,26 @@ describe('the fast path of input validation', () => {
       expect(compared).toBe(CLASSES.length * CORPUS.length * 2);
     });
   }
+
+  it('names the failing properties of an instance as validateSync does (the schema builder probes with it)', () => {
+    let compared = 0;
+    for (const cls of CLASSES) {
+      const plan = planOf(cls);
+      if (!plan) continue;
+      for (const plain of [...CORPUS, Object.fromEntries(plan.properties.map((p) => [p.name, null]))]) {
+        let instance: Record<string, unknown>;
+        try {
+          instance = plainToInstance(cls, plain) as Record<string, unknown>;
+        } catch {
+          continue;
+        }
+        const expected = new Set(validateSync(instance).map((e) => e.property).filter((name) => typeof name === 'string'));
+        expect({ cls: cls.name, plain, failing: failingProperties(plan, instance) }).toEqual({ cls: cls.name, plain, failing: expected });
+        compared++;
+      }
+    }
+    expect(compared).toBeGreaterThan(150);
+  });
 
   it('answers valid input itself and leaves the rest to the general path', () => {
     const plan = planOf(Search)!;
