@@ -9,7 +9,7 @@
  *   npm run bench -- --quick           # 1 round of 1 s: checks the harness (docs untouched)
  *   npm run bench -- --profile         # also writes a .cpuprofile per server (bench/dist/profiles)
  *
- * Flags: --rounds N (3), --duration S (3), --only http|stdio|memory|bootstrap,…, --profile,
+ * Flags: --rounds N (5), --duration S (3), --only http|stdio|memory|bootstrap,…, --profile,
  * --quick, --no-docs, --from FILE (measure nothing: rewrite the docs from a saved last-run.json).
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -56,7 +56,7 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { rounds: 3, seconds: 3, sections: SECTIONS, profile: false, quick: false, docs: true, pipelined: 20_000, sessions: 1_000, retainedCalls: 20_000 };
+  const options: Options = { rounds: 5, seconds: 3, sections: SECTIONS, profile: false, quick: false, docs: true, pipelined: 20_000, sessions: 1_000, retainedCalls: 20_000 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
