@@ -137,7 +137,7 @@ interface Pending {
 
 const DEFAULT_TIMEOUT = 60_000;
 /** The longest delay `setTimeout` honours; a longer one fires after 1 ms instead. */
-const MAX_TIMER_DELAY = 2 ** 31 - 1;
+export const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
 /** Correlates requests and responses over one transport. */
 export class Peer {

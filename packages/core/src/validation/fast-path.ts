@@ -46,11 +46,14 @@ export interface FastPlan {
  * The fast plan of `cls`, or undefined when it needs the general path. Worked out once per class.
  */
 export function planOf(cls: Function): FastPlan | undefined {
-  if (!plans.has(cls)) plans.set(cls, makePlan(cls));
-  return plans.get(cls);
+  let plan = plans.get(cls);
+  if (plan === undefined) plans.set(cls, (plan = makePlan(cls) ?? NO_PLAN));
+  return plan === NO_PLAN ? undefined : plan;
 }
 
-const plans = new WeakMap<Function, FastPlan | undefined>();
+/** Remembered for classes that have no fast plan. */
+const NO_PLAN: FastPlan = Object.freeze({ properties: [], known: new Set<string>(), targetName: '' });
+const plans = new WeakMap<Function, FastPlan>();
 
 function makePlan(cls: Function): FastPlan | undefined {
   const storage = fastMetadataStorage();
@@ -146,17 +149,21 @@ function verdict(plan: FastPlan, property: PropertyPlan, instance: Record<string
   for (const condition of property.conditions) if (!condition(instance, value)) run = false;
   if (!run) return PASS;
   const args: ValidationArguments = { targetName: plan.targetName, property: property.name, object: instance, value, constraints: [] };
-  let failed = false;
+  let result: typeof PASS | typeof FAIL | typeof UNKNOWN = PASS;
   for (const check of property.checks) {
     args.constraints = check.constraints;
-    const values = check.each ? elementsOf(value) : undefined;
-    for (const item of values ?? [value]) {
-      const outcome = check.validate(item, args);
-      if (outcome instanceof Promise) return UNKNOWN;
-      if (!outcome) failed = true;
-    }
+    const elements = check.each ? elementsOf(value) : undefined;
+    if (elements === undefined) result = worst(result, check.validate(value, args));
+    else for (const element of elements) result = worst(result, check.validate(element, args));
+    if (result === UNKNOWN) return UNKNOWN;
   }
-  return failed ? FAIL : PASS;
+  return result;
+}
+
+/** The verdict so far, given one more rule outcome: a promise leaves it to class-validator. */
+function worst(result: typeof PASS | typeof FAIL | typeof UNKNOWN, outcome: unknown): typeof PASS | typeof FAIL | typeof UNKNOWN {
+  if (outcome instanceof Promise) return UNKNOWN;
+  return outcome ? result : FAIL;
 }
 
 /** The elements an `each` rule checks, when the value is a collection (class-validator's convertToArray). */

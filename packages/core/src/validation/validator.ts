@@ -12,7 +12,7 @@ import { plainToInstance } from 'class-transformer';
 import { ValidationError, ValidatorOptions, getMetadataStorage, validate, validateSync, ValidationTypes } from 'class-validator';
 import { HermesError } from '../errors';
 import { nestedClassOf } from '../schema/schema-builder';
-import { FastPlan, fastValidate, planOf } from './fast-path';
+import { fastValidate, planOf } from './fast-path';
 import { fastMetadataStorage } from '../schema/metadata-lookup';
 
 /**
@@ -122,7 +122,7 @@ function fastPath<T extends object>(cls: new (...args: any[]) => T, plain: unkno
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) return undefined;
   const forbid = options.forbidNonWhitelisted ?? false;
   if (!forbid && options.whitelist === false) return undefined;
-  const plan = rulesOf(cls).plan;
+  const plan = planOf(cls);
   return plan ? fastValidate(cls as new () => T, plan, plain as Record<string, unknown>, forbid) : undefined;
 }
 
@@ -225,8 +225,6 @@ interface Rules {
   any: boolean;
   /** It, or a class nested in it, has an async validator. */
   async: boolean;
-  /** Its fast path, when it has one. */
-  plan: FastPlan | undefined;
 }
 
 const rulesCache = new WeakMap<Function, Rules>();
@@ -250,7 +248,7 @@ function rulesOf(cls: Function): Rules {
       }
     };
     visit(cls);
-    rules = { any: storage.getTargetValidationMetadatas(cls, '', true, false).length > 0, async, plan: async ? undefined : planOf(cls) };
+    rules = { any: storage.getTargetValidationMetadatas(cls, '', true, false).length > 0, async };
     rulesCache.set(cls, rules);
   }
   return rules;

@@ -1,0 +1,135 @@
+/**
+ * Idle expiry of the plugin's sessions: one list ordered by last use and one timer, instead of a
+ * timer, closures and a promise per session.
+ */
+import type { Connection } from '@hermes-mcp/core';
+import { MAX_TIMER_DELAY } from '@hermes-mcp/protocol';
+import type { HttpSessionTransport } from './http-session';
+import type { LegacySseTransport } from './legacy-sse';
+import type { HttpSession } from './plugin';
+import type { SessionStore } from './session-store';
+
+/**
+ * One session as the plugin keeps it. It is also a link of its {@link IdleSessions} list, so an
+ * idle session holds no timer, closure or promise of its own: only these fields. @internal
+ */
+export class LiveSession implements HttpSession {
+  /** The session used just before this one, in its idle list. */
+  older?: LiveSession = undefined;
+  /** The session used just after this one, in its idle list. */
+  newer?: LiveSession = undefined;
+  /** When it was last used, in whole milliseconds of `performance.now()` (rounded up). */
+  lastUsed = 0;
+
+  constructor(
+    readonly id: string,
+    readonly transport: HttpSessionTransport | LegacySseTransport,
+    readonly connection: Connection,
+    private readonly idle: IdleSessions,
+  ) {}
+
+  touch(): void {
+    this.idle.touch(this);
+  }
+
+  async close(): Promise<void> {
+    this.idle.forget(this);
+    await this.connection.close();
+  }
+}
+
+/**
+ * The sessions of one plugin, in a list ordered by last use, and one timer for all of them: a
+ * touch moves a session to the end, so the first is always the next to expire, and the timer is
+ * set for it. Ending a session after `idleTimeout` ms without a request costs no timer per session.
+ * @internal
+ */
+export class IdleSessions {
+  private oldest?: LiveSession = undefined;
+  private newest?: LiveSession = undefined;
+  private timer?: NodeJS.Timeout = undefined;
+
+  constructor(
+    private readonly store: SessionStore<HttpSession>,
+    private readonly idleTimeout: number,
+    private readonly log: { debug(bindings: object, message: string): void },
+  ) {}
+
+  /** Keeps a new session and starts its idle clock. */
+  add(session: LiveSession): void {
+    this.store.set(session.id, session);
+    session.lastUsed = Math.ceil(performance.now());
+    this.append(session);
+    if (this.timer === undefined) this.arm();
+  }
+
+  /** Restarts the idle clock of a session: it becomes the last to expire. */
+  touch(session: LiveSession): void {
+    if (!this.holds(session)) return;
+    session.lastUsed = Math.ceil(performance.now());
+    if (session === this.newest) return;
+    this.unlink(session);
+    this.append(session);
+  }
+
+  /** Forgets a session that ends (closed, expired, or its connection gone). */
+  forget(session: LiveSession): void {
+    this.store.delete(session.id);
+    if (!this.holds(session)) return;
+    this.unlink(session);
+    if (this.oldest === undefined && this.timer !== undefined) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+  }
+
+  /** The connection of a session is gone, however it ended (`ConnectionOptions.onclose`). */
+  connectionClosed(connection: Connection): void {
+    const id = (connection.transport as HttpSessionTransport | LegacySseTransport).sessionId;
+    const session = this.store.get(id);
+    if (session instanceof LiveSession && session.connection === connection) this.forget(session);
+    else this.store.delete(id);
+  }
+
+  private holds(session: LiveSession): boolean {
+    return session.older !== undefined || this.oldest === session;
+  }
+
+  private append(session: LiveSession): void {
+    session.older = this.newest;
+    session.newer = undefined;
+    if (this.newest) this.newest.newer = session;
+    else this.oldest = session;
+    this.newest = session;
+  }
+
+  private unlink(session: LiveSession): void {
+    const { older, newer } = session;
+    if (older) older.newer = newer;
+    else this.oldest = newer;
+    if (newer) newer.older = older;
+    else this.newest = older;
+    session.older = session.newer = undefined;
+  }
+
+  /** Sets the timer for when the oldest session expires (a touch since only makes it early). */
+  private arm(): void {
+    const oldest = this.oldest;
+    if (oldest === undefined) return;
+    const delay = Math.ceil(oldest.lastUsed + this.idleTimeout - performance.now());
+    this.timer = setTimeout(this.sweep, Math.min(Math.max(delay, 1), MAX_TIMER_DELAY));
+    this.timer.unref();
+  }
+
+  /** Ends every session idle for `idleTimeout` ms or more, then waits for the next one. */
+  private readonly sweep = (): void => {
+    this.timer = undefined;
+    const now = performance.now();
+    for (let oldest = this.oldest; oldest !== undefined && oldest.lastUsed + this.idleTimeout <= now; oldest = this.oldest) {
+      this.forget(oldest);
+      this.log.debug({ sessionId: oldest.id }, 'session expired');
+      void oldest.close();
+    }
+    this.arm();
+  };
+}
