@@ -44,9 +44,9 @@ import {
   ValidationTypes,
 } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
-import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import type { JsonSchemaObject, PromptArgument } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
+import { Converter, ConversionOptions, conversionOptions, convertClass } from './class-properties';
 import { descriptionOf } from './description.decorator';
 import { fastMetadataStorage, syncValidator } from './metadata-lookup';
 import { probeInstance } from './probe-instance';
@@ -62,8 +62,6 @@ import { failingProperties, planOf } from '../validation/fast-path';
 export const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
 type Schema = Record<string, unknown>;
-type Converter = Schema | ((meta: ValidationMetadata) => Schema);
-type Options = Parameters<typeof targetConstructorToSchema>[1];
 
 const cache = new WeakMap<Function, JsonSchemaObject>();
 const EMPTY_OBJECT = deepFreeze({ type: 'object' as const, properties: {} });
@@ -153,19 +151,19 @@ function build(root: Function): JsonSchemaObject {
     [ValidationTypes.NESTED_VALIDATION]: nestedConverter(refTo),
     [ValidationTypes.CUSTOM_VALIDATION]: declaredType,
   };
-  const top = classSchema(root, converters);
+  // The fast storage answers as class-validator's own does, without a scan of every decorated class.
+  const options = conversionOptions(converters, fastMetadataStorage());
+  const top = classSchema(root, options);
   const defs: Record<string, Schema> = {};
   // A Map iterates over entries added while iterating: classes found in $defs get theirs too.
-  for (const [cls, name] of names) defs[name] = cls === root ? top : classSchema(cls, converters);
+  for (const [cls, name] of names) defs[name] = cls === root ? top : classSchema(cls, options);
   return (names.size > 0 ? { ...top, $defs: defs } : top) as JsonSchemaObject;
 }
 
 /** One class: class-validator-jsonschema's properties, finished with what class-validator accepts. */
-function classSchema(cls: Function, converters: Record<string, Converter>): Schema {
-  // The fast storage answers as class-validator's own does, without a scan of every decorated class.
-  const options = { classTransformerMetadataStorage: transformerStorage, classValidatorMetadataStorage: fastMetadataStorage(), additionalConverters: converters } as Options;
-  // Its `required` and `type` are recomputed: `required` from a probe, and a class is an object.
-  const { properties: found, required: _required, type: _type, ...rest } = targetConstructorToSchema(cls, options) as Schema;
+function classSchema(cls: Function, options: ConversionOptions): Schema {
+  // `type` is recomputed (a class is an object), and `required` comes from the probe.
+  const { properties: found, type: _type, ...rest } = convertClass(cls, options);
   const raw = (found ?? {}) as Record<string, Schema>;
   const facts = probe(cls, Object.keys(raw));
   const properties: Record<string, Schema> = {};

@@ -13,7 +13,7 @@ import { ValidationError, ValidatorOptions, getMetadataStorage, validate, valida
 import { HermesError } from '../errors';
 import { nestedClassOf } from '../schema/schema-builder';
 import { fastValidate, planOf } from './fast-path';
-import { fastMetadataStorage } from '../schema/metadata-lookup';
+import { constraintInstance, fastMetadataStorage } from '../schema/metadata-lookup';
 
 /**
  * One problem with the input. `path` names the field: `city`, `address.city`, `items[2].name`;
@@ -191,7 +191,7 @@ function pushIssues(out: ValidationIssue[], path: string, error: ValidationError
   const constraints = { ...found };
   const perElement = new Map<number, Record<string, string>>();
   if (cls && Array.isArray(error.value)) {
-    const storage = getMetadataStorage();
+    const storage = fastMetadataStorage();
     for (const meta of storage.getTargetValidationMetadatas(cls, '', true, false)) {
       if (!meta.each || meta.propertyName !== error.property || meta.type !== ValidationTypes.CUSTOM_VALIDATION || !meta.constraintCls) continue;
       for (const constraint of storage.getTargetValidatorConstraints(meta.constraintCls)) {
@@ -200,7 +200,7 @@ function pushIssues(out: ValidationIssue[], path: string, error: ValidationError
         const failing: number[] = [];
         (error.value as unknown[]).forEach((element, index) => {
           const args = { targetName: cls.name, property: error.property, object: {}, value: element, constraints: meta.constraints };
-          if (!constraint.instance.validate(element, args)) failing.push(index);
+          if (!constraintInstance(constraint).validate(element, args)) failing.push(index);
         });
         if (failing.length === 0) continue;
         delete constraints[constraint.name];

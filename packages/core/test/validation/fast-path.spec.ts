@@ -20,8 +20,13 @@ import {
   Min,
   ValidateIf,
   ValidateNested,
+  Validate,
+  ValidatorConstraint,
+  ValidatorConstraintInterface,
+  getMetadataStorage,
   validateSync,
 } from 'class-validator';
+import { constraintInstance, isMadeByRegisterDecorator } from '../../src/schema/metadata-lookup';
 import { failingProperties, fastValidate, planOf } from '../../src/validation/fast-path';
 import { validateInput, validateInputAsync } from '../../src/validation/validator';
 
@@ -216,5 +221,34 @@ describe('the fast path of input validation', () => {
     value.tags!.push('b');
     (value.extra as { list: number[] }).list.push(2);
     expect(plain).toEqual({ query: 'cats', tags: ['a'], extra: { list: [1] } });
+  });
+});
+
+describe('validator instances', () => {
+  @ValidatorConstraint({ name: 'isShort' })
+  class IsShort implements ValidatorConstraintInterface {
+    validate(value: unknown): boolean {
+      return typeof value === 'string' && value.length < 4;
+    }
+  }
+  class Word {
+    @IsString() @Validate(IsShort) word!: string;
+  }
+
+  const constraintsOf = (cls: Function) => {
+    const storage = getMetadataStorage();
+    return storage.getTargetValidationMetadatas(cls, '', false, false).flatMap((meta) => storage.getTargetValidatorConstraints(meta.constraintCls));
+  };
+
+  it('builds the classes registerDecorator makes itself, and asks the container for any other', () => {
+    const isString = constraintsOf(Word).find((c) => c.name === 'isString')!;
+    const isShort = constraintsOf(Word).find((c) => c.name === 'isShort')!;
+    expect(isMadeByRegisterDecorator(isString.target)).toBe(true);
+    expect(isMadeByRegisterDecorator(isShort.target)).toBe(false);
+    expect(constraintInstance(isString)).toBe(constraintInstance(isString));
+    expect(constraintInstance(isString)).not.toBe(isString.instance);
+    expect(constraintInstance(isShort)).toBe(isShort.instance); // the container's, as class-validator uses it
+    expect(validateInput(Word, { word: 'abc' }).ok).toBe(true);
+    expect(validateInput(Word, { word: 'abcd' }).ok).toBe(false);
   });
 });
