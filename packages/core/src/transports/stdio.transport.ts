@@ -65,8 +65,11 @@ export class StdioTransport implements Transport {
 
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     if (this.closed) return RESOLVED;
-    // Messages of one tick leave in one write: pipelined clients get many answers per syscall.
-    if (this.outbox === '') setImmediate(this.flush);
+    // The answers to one chunk of input (sent while it is handled, or in the promise callbacks
+    // after it) leave together in one or two writes, so pipelined clients get many per syscall; a
+    // next tick rather than setImmediate, so a lone answer does not wait for the loop's check phase
+    // (about 4 µs of a 75 µs round trip).
+    if (this.outbox === '') process.nextTick(this.flush);
     this.outbox += serialize(message) + '\n';
     return RESOLVED;
   }
