@@ -10,7 +10,7 @@
  * index from prototype to class: it filters, orders and merges exactly as class-validator does,
  * in time proportional to X's own rules.
  */
-import { MetadataStorage, ValidationError, Validator, getMetadataStorage } from 'class-validator';
+import { MetadataStorage, ValidationError, Validator, ValidatorOptions, getMetadataStorage } from 'class-validator';
 import type { ConstraintMetadata } from 'class-validator/types/metadata/ConstraintMetadata';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import type { ValidationExecutor as Executor } from 'class-validator/types/validation/ValidationExecutor';
@@ -61,53 +61,66 @@ export function fastMetadataStorage(): MetadataStorage {
 }
 
 /**
- * A `validateSync(object)` for a few validations in a row (the schema builder's probe of one
- * class): class-validator's own executor, with its `validateSync` defaults (no options, async
- * rules skipped), run against {@link fastMetadataStorage}; same errors, same messages.
- *
- * It also asks for each rule's validator instance once, not at every use: class-validator's
- * default container finds it by a linear search of every validator made so far, and as each
- * decorator use makes its own validator class, that search is as long as there are decorated
- * properties. That container (like typedi's) keeps one instance per class, so the instance is the
- * same; only a container that makes a new one per request would be asked fewer times.
+ * class-validator's `validateSync(object, options)`: its own executor, so the same errors with the
+ * same messages, run against {@link fastMetadataStorage} and {@link constraintInstance}. Its
+ * `validateSync` costs as much as there are decorated classes (to find inherited rules) and as
+ * there are validators made so far (to find each rule's instance in its default container); this
+ * costs as much as the object's own rules. Async rules are skipped, as `validateSync` skips them.
  *
  * @internal
  */
-export function syncValidator(): (object: object) => ValidationError[] {
-  const storage = withRememberedInstances(fastMetadataStorage());
-  return (object) => {
-    const executor = new ValidationExecutor(new Validator());
-    // The executor reads the global storage into this (private) field; the rest of it is unchanged.
-    (executor as unknown as { metadataStorage: MetadataStorage }).metadataStorage = storage;
-    executor.ignoreAsyncValidations = true;
-    const errors: ValidationError[] = [];
-    executor.execute(object, undefined as unknown as string, errors);
-    return executor.stripEmptyErrors(errors);
-  };
+export function validateObjectSync(object: object, options?: ValidatorOptions): ValidationError[] {
+  const executor = executorFor(options);
+  executor.ignoreAsyncValidations = true;
+  const errors: ValidationError[] = [];
+  executor.execute(object, undefined as unknown as string, errors);
+  return executor.stripEmptyErrors(errors);
 }
 
-/** A view of `storage` whose validator constraints fetch their instance at most once (lazily, as before). */
-function withRememberedInstances(storage: MetadataStorage): MetadataStorage {
-  const remembered = new Map<Function, ConstraintMetadata[]>();
+/** class-validator's `validate(object, options)`, async rules included, as {@link validateObjectSync} runs it. @internal */
+export async function validateObject(object: object, options?: ValidatorOptions): Promise<ValidationError[]> {
+  const executor = executorFor(options);
+  const errors: ValidationError[] = [];
+  executor.execute(object, undefined as unknown as string, errors);
+  await Promise.all(executor.awaitingPromises);
+  return executor.stripEmptyErrors(errors);
+}
+
+/** The executor keeps the validator only to hand it on; class-validator's own is stateless too. */
+const validator = new Validator();
+const executorStorages = new WeakMap<MetadataStorage, MetadataStorage>();
+
+function executorFor(options: ValidatorOptions | undefined): Executor {
+  const executor = new ValidationExecutor(validator, options);
+  const fast = fastMetadataStorage();
+  let storage = executorStorages.get(fast);
+  if (!storage) executorStorages.set(fast, (storage = withDirectInstances(fast)));
+  // The executor reads the global storage into this (private) field; the rest of it is unchanged.
+  (executor as unknown as { metadataStorage: MetadataStorage }).metadataStorage = storage;
+  return executor;
+}
+
+/** A view of `storage` whose validator constraints take their instance from {@link constraintInstance}. */
+function withDirectInstances(storage: MetadataStorage): MetadataStorage {
+  const wrapped = new Map<Function, { of: ConstraintMetadata[]; size: number; constraints: ConstraintMetadata[] }>();
   const view = Object.create(storage) as MetadataStorage;
   view.getTargetValidatorConstraints = (target) => {
-    let constraints = remembered.get(target);
-    if (!constraints) {
-      constraints = storage.getTargetValidatorConstraints(target).map((constraint) => new RememberedConstraint(constraint));
-      remembered.set(target, constraints);
+    const current = storage.getTargetValidatorConstraints(target);
+    let entry = wrapped.get(target);
+    if (entry?.of !== current || entry.size !== current.length) {
+      entry = { of: current, size: current.length, constraints: current.map((constraint) => new DirectConstraint(constraint) as unknown as ConstraintMetadata) };
+      wrapped.set(target, entry);
     }
-    return constraints;
+    return entry.constraints;
   };
   return view;
 }
 
-/** A constraint whose `instance` is asked of the container on first use only. */
-class RememberedConstraint {
+/** A constraint whose `instance` is {@link constraintInstance}'s. */
+class DirectConstraint {
   readonly target: Function;
   readonly name: string;
   readonly async: boolean;
-  private known = false;
-  private value: ConstraintMetadata['instance'] | undefined;
 
   constructor(private readonly constraint: ConstraintMetadata) {
     this.target = constraint.target;
@@ -116,8 +129,7 @@ class RememberedConstraint {
   }
 
   get instance(): ConstraintMetadata['instance'] {
-    if (!this.known) [this.value, this.known] = [constraintInstance(this.constraint), true];
-    return this.value!;
+    return constraintInstance(this.constraint);
   }
 }
 

@@ -48,7 +48,7 @@ import type { JsonSchemaObject, PromptArgument } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
 import { Converter, ConversionOptions, conversionOptions, convertClass } from './class-properties';
 import { descriptionOf } from './description.decorator';
-import { fastMetadataStorage, syncValidator } from './metadata-lookup';
+import { fastMetadataStorage, validateObjectSync } from './metadata-lookup';
 import { probeInstance } from './probe-instance';
 import { transformerStorage } from '../transformer-storage';
 import { failingProperties, planOf } from '../validation/fast-path';
@@ -207,8 +207,7 @@ function probe(cls: Function, names: string[]): Facts {
     // A class with a fast plan (flat rules) is probed through it: the same verdicts, without
     // class-validator building every error message.
     const plan = planOf(cls);
-    const validate = syncValidator();
-    const failingOf = (instance: Record<string, unknown>) => (plan && failingProperties(plan, instance)) ?? failing(validate(instance));
+    const failingOf = (instance: Record<string, unknown>) => (plan && failingProperties(plan, instance)) ?? failing(validateObjectSync(instance));
     const blank = probeInstance(ctor, {});
     facts.required = failingOf(blank);
     for (const name of names) {

@@ -9,11 +9,11 @@
  * (with its nested classes) has no async validator. Which classes do is worked out once per class.
  */
 import { plainToInstance } from 'class-transformer';
-import { ValidationError, ValidatorOptions, getMetadataStorage, validate, validateSync, ValidationTypes } from 'class-validator';
+import { ValidationError, ValidatorOptions, ValidationTypes } from 'class-validator';
 import { HermesError } from '../errors';
 import { nestedClassOf } from '../schema/schema-builder';
 import { fastValidate, planOf } from './fast-path';
-import { constraintInstance, fastMetadataStorage } from '../schema/metadata-lookup';
+import { constraintInstance, fastMetadataStorage, validateObject, validateObjectSync } from '../schema/metadata-lookup';
 
 /**
  * One problem with the input. `path` names the field: `city`, `address.city`, `items[2].name`;
@@ -66,7 +66,7 @@ export function validateInput<T extends object>(
   const instance = toInstance(cls, plain);
   if (!instance.ok) return instance;
   try {
-    return outcome(instance.value, validateSync(instance.value, validatorOptions(cls, options)), cls);
+    return outcome(instance.value, validateObjectSync(instance.value, validatorOptions(cls, options)), cls);
   } catch {
     return unreadable();
   }
@@ -87,7 +87,7 @@ export async function validateInputAsync<T extends object>(
   if (!instance.ok) return instance;
   const settings = validatorOptions(cls, options);
   try {
-    const errors = rulesOf(cls).async ? await validate(instance.value, settings) : validateSync(instance.value, settings);
+    const errors = rulesOf(cls).async ? await validateObject(instance.value, settings) : validateObjectSync(instance.value, settings);
     return outcome(instance.value, errors, cls);
   } catch {
     return unreadable();
