@@ -10,6 +10,7 @@ import {
   REVISIONS,
   RevisionFeatures,
   ServerCapabilities,
+  isThenable,
   reuseSerialized,
 } from '@hermes-mcp/protocol';
 import { McpContext, isInputRequired } from './context';
@@ -22,7 +23,7 @@ import type { Invocation, Page, Registry, ToolDefinition } from './registry';
 import { TaskStart, TaskStartedSignal, TaskSupport } from './tasks';
 import { withTimeout } from './timeout';
 import { shapeCallToolResult, shapeContents, shapeMessages } from './shape';
-import { ValidateOptions, ValidationIssue, formatIssues, validateInputAsync as validateInput, validateInputNow } from './validation/validator';
+import { ValidateOptions, ValidationIssue, ValidationResult, formatIssues, validateInputAsync as validateInput, validateInputNow } from './validation/validator';
 
 type Params = Record<string, unknown>;
 
@@ -114,35 +115,59 @@ export class DecoratedServerHandler implements McpHandler {
     }
   }
 
-  private async callTool(params: Params, ctx: McpContext, features: RevisionFeatures): Promise<CallToolResult> {
+  /**
+   * A tool call: synchronous from end to end when the validation and the handler are (the common
+   * case), so it costs no promise; a promise as soon as either has to be awaited.
+   */
+  private callTool(params: Params, ctx: McpContext, features: RevisionFeatures): Promise<CallToolResult> | CallToolResult {
     const name = stringParam(params, 'name');
     const tool = this.registry.tool(name);
     if (!tool) throw McpError.invalidParams(`Unknown tool: ${name}`);
     const args = params.arguments ?? {};
     if (!isRecord(args)) throw McpError.invalidParams('"arguments" must be an object');
-    let input: unknown = args;
-    if (tool.inputClass) {
-      const pending = validateInputNow(tool.inputClass as new () => object, args, this.validation);
-      const checked = pending instanceof Promise ? await pending : pending;
-      if (!checked.ok) {
-        return shapeCallToolResult(
-          { content: [{ type: 'text', text: `Invalid arguments for tool "${name}":\n${formatIssues(checked.issues)}` }], isError: true },
-          features,
-        );
-      }
-      input = checked.value;
+    if (!tool.inputClass) return this.runTool(tool, args, ctx, features);
+    const pending = validateInputNow(tool.inputClass as new () => object, args, this.validation);
+    if (pending instanceof Promise) return pending.then((checked) => this.validated(tool, checked, ctx, features));
+    return this.validated(tool, pending, ctx, features);
+  }
+
+  private validated(tool: ToolDefinition, checked: ValidationResult<object>, ctx: McpContext, features: RevisionFeatures): Promise<CallToolResult> | CallToolResult {
+    if (checked.ok) return this.runTool(tool, checked.value, ctx, features);
+    const text = `Invalid arguments for tool "${tool.name}":\n${formatIssues(checked.issues)}`;
+    return shapeCallToolResult({ content: [{ type: 'text', text }], isError: true }, features);
+  }
+
+  /** Runs the handler; its failures become error results (protocol errors are thrown on). */
+  private runTool(tool: ToolDefinition, input: unknown, ctx: McpContext, features: RevisionFeatures): Promise<CallToolResult> | CallToolResult {
+    let value: unknown;
+    try {
+      value = withTimeout(ctx, tool.timeout, () => tool.call(input, ctx), () => {
+        throw new ToolError(`Tool "${tool.name}" timed out after ${tool.timeout} ms`);
+      });
+    } catch (error) {
+      return shapeCallToolResult(this.toolFailure(tool, error, ctx), features);
     }
+    if (isThenable(value)) {
+      return Promise.resolve(value).then(
+        (settled) => this.toolResult(tool, settled, ctx, features),
+        (error: unknown) => shapeCallToolResult(this.toolFailure(tool, error, ctx), features),
+      );
+    }
+    return this.toolResult(tool, value, ctx, features);
+  }
+
+  private toolResult(tool: ToolDefinition, value: unknown, ctx: McpContext, features: RevisionFeatures): Promise<CallToolResult> | CallToolResult {
     let result: CallToolResult;
     try {
-      const value = await withTimeout(ctx, tool.timeout, () => tool.call(input, ctx), () => {
-        throw new ToolError(`Tool "${name}" timed out after ${tool.timeout} ms`);
-      });
       result = toCallToolResult(value, tool.mimeType);
-      if (tool.outputClass) await this.checkOutput(tool, result);
     } catch (error) {
-      result = this.toolFailure(tool, error, ctx);
+      return shapeCallToolResult(this.toolFailure(tool, error, ctx), features);
     }
-    return shapeCallToolResult(result, features);
+    if (!tool.outputClass) return shapeCallToolResult(result, features);
+    return this.checkOutput(tool, result).then(
+      () => shapeCallToolResult(result, features),
+      (error: unknown) => shapeCallToolResult(this.toolFailure(tool, error, ctx), features),
+    );
   }
 
   private async checkOutput(tool: ToolDefinition, result: CallToolResult): Promise<void> {

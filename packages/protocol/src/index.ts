@@ -47,7 +47,7 @@ export {
 export type { Era, LegacyProtocolVersion, ModernProtocolVersion, ProtocolVersion, RevisionFeatures } from './revisions';
 export * from './types';
 export type { SendOptions, Transport, TransportInfo } from './transport';
-export { InboundRequest, MAX_TIMER_DELAY, Peer } from './peer';
+export { InboundRequest, MAX_TIMER_DELAY, Peer, isThenable } from './peer';
 export { SparseMap } from './sparse-map';
 export { InMemoryTransport } from './memory-transport';
 export type { InboundRequestExtra, PeerHandlers, PeerOptions, ProgressUpdate, RequestOptions } from './peer';

@@ -270,7 +270,8 @@ export class Peer {
     switch (frame.kind) {
       case 'single': {
         const response = this.dispatch(frame.message, info);
-        if (response) response.then(this.onAnswered, this.onAnswerFailed);
+        if (isThenable(response)) response.then(this.onAnswered, this.onAnswerFailed);
+        else if (response !== undefined) this.answered(response);
         return;
       }
       case 'invalid':
@@ -287,7 +288,7 @@ export class Peer {
       this.sendResponse(errorResponse(this.unreadableId, McpError.invalidRequest('JSON-RPC batches are not supported by the negotiated protocol revision (only 2025-03-26 has them)')));
       return;
     }
-    const answers: Promise<JsonRpcResponse | undefined>[] = [];
+    const answers: Array<JsonRpcResponse | Promise<JsonRpcResponse | undefined>> = [];
     for (const message of messages) {
       const answer = this.dispatch(message, info);
       if (answer) answers.push(answer);
@@ -304,7 +305,7 @@ export class Peer {
   }
 
   /** Handles one message; returns the response to send for requests (undefined when suppressed). */
-  private dispatch(message: ClassifiedMessage, info?: TransportInfo): Promise<JsonRpcResponse | undefined> | undefined {
+  private dispatch(message: ClassifiedMessage, info?: TransportInfo): JsonRpcResponse | Promise<JsonRpcResponse | undefined> | undefined {
     switch (message.kind) {
       case 'request':
         return this.runRequest(message.message, info);
@@ -336,34 +337,55 @@ export class Peer {
           else this.report(message.error, { id: message.id });
           return undefined;
         }
-        return Promise.resolve(errorResponse(message.id ?? this.unreadableId, message.error));
+        return errorResponse(message.id ?? this.unreadableId, message.error);
     }
   }
 
-  private async runRequest(req: JsonRpcRequest, transportInfo?: TransportInfo): Promise<JsonRpcResponse | undefined> {
+  /**
+   * Runs a request's handler. A handler that answers synchronously is answered synchronously (no
+   * promise, no microtask); one that returns a promise, when it settles.
+   */
+  private runRequest(req: JsonRpcRequest, transportInfo?: TransportInfo): JsonRpcResponse | Promise<JsonRpcResponse | undefined> | undefined {
     const id = req.id;
     if (this.inflight.has(id)) {
       return errorResponse(id, McpError.invalidRequest(`a request with id ${JSON.stringify(id)} is already in progress`));
     }
     const inbound = new InboundRequest(transportInfo);
     this.inflight.set(id, inbound);
-    // Cancelled by the other side, or shut down, when its entry is gone: no response is sent.
+    let result: unknown;
     try {
-      const result = await this.handlers.onRequest(req, inbound);
-      if (this.inflight.get(id) !== inbound) return undefined;
-      if (typeof result !== 'object' || result === null || Array.isArray(result)) {
-        // Sent as is, it would be a response without a valid "result" that the other side rejects.
-        throw new TypeError(`the handler of "${req.method}" returned ${result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result}, not a result object`);
-      }
-      return resultResponse(id, result);
+      result = this.handlers.onRequest(req, inbound);
     } catch (error) {
-      if (this.inflight.get(id) !== inbound) return undefined;
-      if (error instanceof McpError) return errorResponse(id, error);
-      this.report(error, { method: req.method, id });
-      return errorResponse(id, McpError.internalError());
-    } finally {
-      if (this.inflight.get(id) === inbound) this.inflight.delete(id);
+      return this.failed(req, inbound, error);
     }
+    if (isThenable(result)) {
+      return Promise.resolve(result).then(
+        (value) => this.succeeded(req, inbound, value),
+        (error: unknown) => this.failed(req, inbound, error),
+      );
+    }
+    return this.succeeded(req, inbound, result);
+  }
+
+  /** The response to a handler's result; undefined when the request was cancelled or shut down meanwhile. */
+  private succeeded(req: JsonRpcRequest, inbound: InboundRequest, result: unknown): JsonRpcResponse | undefined {
+    if (this.inflight.get(req.id) !== inbound) return undefined;
+    if (typeof result !== 'object' || result === null || Array.isArray(result)) {
+      // Sent as is, it would be a response without a valid "result" that the other side rejects.
+      const what = result === null ? 'null' : Array.isArray(result) ? 'an array' : typeof result;
+      return this.failed(req, inbound, new TypeError(`the handler of "${req.method}" returned ${what}, not a result object`));
+    }
+    this.inflight.delete(req.id);
+    return resultResponse(req.id, result as Record<string, unknown>);
+  }
+
+  /** The error response to a handler's failure; undefined when the request was cancelled or shut down meanwhile. */
+  private failed(req: JsonRpcRequest, inbound: InboundRequest, error: unknown): JsonRpcResponse | undefined {
+    if (this.inflight.get(req.id) !== inbound) return undefined;
+    this.inflight.delete(req.id);
+    if (error instanceof McpError) return errorResponse(req.id, error);
+    this.report(error, { method: req.method, id: req.id });
+    return errorResponse(req.id, McpError.internalError());
   }
 
   private receiveNotification(note: JsonRpcNotification): void {
@@ -450,4 +472,15 @@ function abortError(signal: AbortSignal): McpError {
   const reason = signal.reason;
   if (reason instanceof McpError) return reason;
   return new McpError(ErrorCode.RequestTimeout, reason instanceof Error ? reason.message : 'Request cancelled');
+}
+
+/**
+ * True for what `await` would wait for: a promise, or any object or function with a `then` method.
+ *
+ * @example
+ * const result = handler(input);
+ * return isThenable(result) ? Promise.resolve(result).then(finish) : finish(result);
+ */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function';
 }

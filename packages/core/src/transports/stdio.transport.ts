@@ -99,7 +99,9 @@ export class StdioTransport implements Transport {
     const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     let start = 0;
     for (let nl = data.indexOf(NEWLINE, start); nl !== -1; nl = data.indexOf(NEWLINE, start)) {
-      this.take(data.subarray(start, nl), true);
+      // A whole line in this chunk (the usual case) is read in place, without a Buffer of its own.
+      if (this.pending.length === 0 && !this.discarding && nl - start <= this.maxBytes) this.deliver(data, start, nl);
+      else this.take(data.subarray(start, nl), true);
       start = nl + 1;
       if (this.closed) return;
     }
@@ -114,7 +116,7 @@ export class StdioTransport implements Transport {
         this.discarding = true;
         this.pending = [];
       } else if (complete && this.pending.length === 0) {
-        return this.deliver(bytes);
+        return this.deliver(bytes, 0, bytes.length);
       } else {
         this.pending.push(bytes);
       }
@@ -132,15 +134,15 @@ export class StdioTransport implements Transport {
     }
     const line = Buffer.concat(this.pending);
     this.pending = [];
-    this.deliver(line);
+    this.deliver(line, 0, line.length);
   }
 
-  private deliver(line: Buffer): void {
+  /** Hands on the line in `data` from `start` to `end` (its newline excluded). */
+  private deliver(data: Buffer, start: number, end: number): void {
     this.pendingBytes = 0;
-    let end = line.length;
-    if (end > 0 && line[end - 1] === 0x0d) end--;
-    if (end === 0) return;
-    const text = line.toString('utf8', 0, end);
+    if (end > start && data[end - 1] === 0x0d) end--;
+    if (end === start) return;
+    const text = data.toString('utf8', start, end);
     if (text.trim() === '') return;
     this.onframe?.(parseFrame(text));
   }
