@@ -133,14 +133,14 @@ class DirectConstraint {
   }
 }
 
-const generated = new WeakMap<Function, ConstraintMetadata['instance']>();
+const madeByRegisterDecorator = new WeakMap<Function, boolean>();
 
 /**
  * The validator instance of a constraint, the one class-validator would use.
  *
  * Each use of a built-in decorator (`@IsNumber()`) or of a `registerDecorator` validator object
- * makes its own class, `CustomConstraint`, whose instances only call that object: they are built
- * here directly, once per class. Asking class-validator's default container instead costs a linear
+ * makes its own class, `CustomConstraint`, whose methods only call that object: no instance is
+ * needed, and none is asked for. Asking class-validator's default container instead costs a linear
  * search of every instance it made so far, so N decorated properties cost N² (90 ms of bootstrap
  * with 1,000 tools). Any other constraint class (a user's `@ValidatorConstraint`, which may want
  * injection through `useContainer`) comes from the container, as in class-validator.
@@ -149,15 +149,21 @@ const generated = new WeakMap<Function, ConstraintMetadata['instance']>();
  */
 export function constraintInstance(constraint: ConstraintMetadata): ConstraintMetadata['instance'] {
   const cls = constraint.target;
-  if (!isMadeByRegisterDecorator(cls)) return constraint.instance;
-  let instance = generated.get(cls);
-  if (!instance) generated.set(cls, (instance = new (cls as new () => ConstraintMetadata['instance'])()));
-  return instance;
+  // Its methods only call the validator object they close over, never `this`: the prototype,
+  // which holds them, serves as the instance without building one.
+  return isMadeByRegisterDecorator(cls) ? cls.prototype : constraint.instance;
 }
 
 /** True for the stateless class `registerDecorator` makes around a validator object. @internal */
 export function isMadeByRegisterDecorator(cls: Function): boolean {
-  return cls.name === 'CustomConstraint' && cls.length === 0 && Function.prototype.toString.call(cls).includes('return validator.validate(value, validationArguments)');
+  if (cls.name !== 'CustomConstraint' || cls.length !== 0) return false;
+  let made = madeByRegisterDecorator.get(cls);
+  if (made === undefined) {
+    const source = Function.prototype.toString.call(cls);
+    made = source.includes('return validator.validate(value, validationArguments)') && !source.includes('this');
+    madeByRegisterDecorator.set(cls, made);
+  }
+  return made;
 }
 
 function withFastLookup(storage: MetadataStorage): MetadataStorage {
