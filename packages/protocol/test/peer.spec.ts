@@ -745,6 +745,23 @@ describe('Peer: regressions', () => {
     expect(errors[0].context).toEqual({ method: 'tools/call', id: 0 });
   });
 
+  it('answers a synchronous handler within the frame it came in, and an async one once it settles', async () => {
+    const later = deferred<Record<string, unknown>>();
+    const { peer, serverSide } = await rawClient({ onRequest: (req) => (req.method === 'sync' ? { now: true } : later.promise) });
+    serverSide.onframe!(parseFrame('{"jsonrpc":"2.0","id":1,"method":"sync"}'));
+    expect(serverSide.sent).toEqual([{ jsonrpc: '2.0', id: 1, result: { now: true } }]); // no turn of the loop in between
+    serverSide.onframe!(parseFrame('{"jsonrpc":"2.0","id":2,"method":"async"}'));
+    await flush();
+    expect(serverSide.sent).toHaveLength(1);
+    later.resolve({ later: true });
+    await flush();
+    expect(serverSide.sent).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { now: true } },
+      { jsonrpc: '2.0', id: 2, result: { later: true } },
+    ]);
+    await peer.close();
+  });
+
   it('a malformed response rejects the request it answers, and is not answered (it used to echo an error with that id)', async () => {
     const { handlers, errors } = recording(() => ({}));
     const { peer, recorder, send } = await rawClient(handlers);
