@@ -109,7 +109,8 @@ export function shapeContent(block: ContentBlock, f: RevisionFeatures): ContentB
 
 /** Shapes a `tools/call` result (`structuredContent` arrived in 2025-06-18). */
 export function shapeCallToolResult(result: CallToolResult, f: RevisionFeatures): CallToolResult {
-  if (isNewest(f)) return result;
+  // Since 2025-06-18 a call result and its content blocks have every field we send: no copy.
+  if (f.structuredOutput && f.meta && f.resourceLinks && f.audioContent) return result;
   const out = pick(result, (k) => k !== 'structuredContent' || f.structuredOutput);
   out.content = result.content.map((c) => shapeContent(c, f));
   return out;
