@@ -7,7 +7,8 @@
  * class-transformer renames, no `@JSONSchema` on the class itself — the same steps are run here
  * directly: the same converters (its defaults, overridden by ours), the same merge (lodash.merge,
  * which it uses), the same `@JSONSchema` property metadata, in the same order. Any other class goes
- * through `targetConstructorToSchema` itself.
+ * through `targetConstructorToSchema` itself, and so does every class if a release of the library
+ * no longer has the modules read here.
  */
 import { ValidationTypes } from 'class-validator';
 import type { MetadataStorage } from 'class-validator';
@@ -22,22 +23,39 @@ export type Converter = Schema | ((meta: ValidationMetadata, options: Conversion
 /** The options class-validator-jsonschema passes its converters. */
 export type ConversionOptions = Parameters<typeof targetConstructorToSchema>[1] & object;
 
-// Neither is exported from the package's index; both are what `targetConstructorToSchema` uses.
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defaultConverters } = require('class-validator-jsonschema/build/defaultConverters') as { defaultConverters: Record<string, Converter> };
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { getMetadataSchema } = require('class-validator-jsonschema/build/decorators') as {
+/** What `targetConstructorToSchema` uses from modules the package's index does not export. */
+interface Internals {
+  defaultConverters: Record<string, Converter>;
   getMetadataSchema: (target: object, key: string) => Schema | ((schema: Schema, options: ConversionOptions) => Schema);
-};
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const { defaultOptions } = require('class-validator-jsonschema/build/options') as { defaultOptions: ConversionOptions };
+  defaultOptions: ConversionOptions;
+}
+
+/** Undefined if a release of class-validator-jsonschema moved them: every class then goes through the library. */
+const internals: Internals | undefined = (() => {
+  try {
+    /* eslint-disable @typescript-eslint/no-require-imports */
+    const found = {
+      defaultConverters: require('class-validator-jsonschema/build/defaultConverters').defaultConverters,
+      getMetadataSchema: require('class-validator-jsonschema/build/decorators').getMetadataSchema,
+      defaultOptions: require('class-validator-jsonschema/build/options').defaultOptions,
+    } as Internals;
+    /* eslint-enable @typescript-eslint/no-require-imports */
+    const complete = typeof found.defaultConverters === 'object' && typeof found.getMetadataSchema === 'function' && typeof found.defaultOptions === 'object';
+    return complete ? found : undefined;
+  } catch {
+    return undefined;
+  }
+})();
+
+/** False when the library's modules were not found and every class goes through it. @internal */
+export const convertsInOnePass = internals !== undefined;
 
 /**
  * The options `targetConstructorToSchema` runs with, given these converters (over its defaults)
  * and this class-validator storage; class-transformer's is the global one.
  */
 export function conversionOptions(additionalConverters: Record<string, Converter>, storage: MetadataStorage): ConversionOptions {
-  return { ...defaultOptions, classTransformerMetadataStorage: transformerStorage, classValidatorMetadataStorage: storage, additionalConverters } as ConversionOptions;
+  return { ...internals?.defaultOptions, classTransformerMetadataStorage: transformerStorage, classValidatorMetadataStorage: storage, additionalConverters } as ConversionOptions;
 }
 
 /**
@@ -48,7 +66,7 @@ export function conversionOptions(additionalConverters: Record<string, Converter
 export function convertClass(cls: Function, options: ConversionOptions): Schema {
   const storage = options.classValidatorMetadataStorage as MetadataStorage;
   const metadatas: ValidationMetadata[] = storage.getTargetValidationMetadatas(cls, '', true, false);
-  if (!isCommon(cls, metadatas)) {
+  if (!internals || !isCommon(cls, metadatas, internals)) {
     const { required: _required, ...schema } = targetConstructorToSchema(cls, options) as Schema;
     return schema;
   }
@@ -62,15 +80,15 @@ export function convertClass(cls: Function, options: ConversionOptions): Schema 
   }
   const properties: Record<string, Schema> = {};
   for (const name of Object.keys(byProperty)) {
-    const schema: Schema = merge({}, ...byProperty[name].map((meta) => convert(meta, options)));
-    const extra = getMetadataSchema(cls.prototype, name);
+    const schema: Schema = merge({}, ...byProperty[name].map((meta) => convert(meta, options, internals.defaultConverters)));
+    const extra = internals.getMetadataSchema(cls.prototype, name);
     properties[name] = typeof extra === 'function' ? extra(schema, options) : isEmpty(extra) ? schema : merge(schema, extra);
   }
   return { properties, type: 'object' };
 }
 
 /** One class's own rules only, its name its schema's key, nothing renamed, no class-level `@JSONSchema`. */
-function isCommon(cls: Function, metadatas: ValidationMetadata[]): boolean {
+function isCommon(cls: Function, metadatas: ValidationMetadata[], { getMetadataSchema }: Internals): boolean {
   if (!cls.name) return false; // the library finds a schema by the class's name
   for (const meta of metadatas) if (meta.target !== cls) return false;
   if (transformerStorage.getExposedMetadatas(cls).some((expose) => expose.options?.name)) return false;
@@ -83,8 +101,8 @@ function withConstraintName(storage: MetadataStorage, meta: ValidationMetadata):
   return constraints.length > 0 ? { ...meta, type: constraints[0].name } : { ...meta };
 }
 
-function convert(meta: ValidationMetadata, options: ConversionOptions): Schema | undefined {
-  const converter = converterOf(meta.type, options) || converterOf(ValidationTypes.CUSTOM_VALIDATION, options);
+function convert(meta: ValidationMetadata, options: ConversionOptions, defaults: Record<string, Converter>): Schema | undefined {
+  const converter = converterOf(meta.type, options, defaults) || converterOf(ValidationTypes.CUSTOM_VALIDATION, options, defaults);
   const items = typeof converter === 'function' ? converter(meta, options) : converter;
   if (!meta.each) return items;
   const reflected = transformerStorage.findTypeMetadata(meta.target as Function, meta.propertyName)?.reflectedType as (new () => unknown) | undefined;
@@ -93,9 +111,9 @@ function convert(meta: ValidationMetadata, options: ConversionOptions): Schema |
 }
 
 /** The converter a rule type has in `{ ...defaultConverters, ...additionalConverters }`, without making that table. */
-function converterOf(type: string, options: ConversionOptions): Converter | undefined {
+function converterOf(type: string, options: ConversionOptions, defaults: Record<string, Converter>): Converter | undefined {
   const additional = options.additionalConverters as Record<string, Converter>;
-  return Object.prototype.hasOwnProperty.call(additional, type) ? additional[type] : defaultConverters[type];
+  return Object.prototype.hasOwnProperty.call(additional, type) ? additional[type] : defaults[type];
 }
 
 function isEmpty(value: object): boolean {

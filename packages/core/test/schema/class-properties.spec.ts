@@ -30,7 +30,7 @@ import {
   getMetadataStorage,
 } from 'class-validator';
 import { JSONSchema, targetConstructorToSchema } from 'class-validator-jsonschema';
-import { conversionOptions, convertClass } from '../../src/schema/class-properties';
+import { conversionOptions, convertClass, convertsInOnePass } from '../../src/schema/class-properties';
 import { fastMetadataStorage } from '../../src/schema/metadata-lookup';
 import { buildObjectSchema } from '../../src/schema/schema-builder';
 
@@ -129,6 +129,10 @@ function library(cls: Function, options: ReturnType<typeof conversionOptions>): 
 
 describe('convertClass agrees with targetConstructorToSchema', () => {
   const additional = { customValidation: () => ({ note: 'custom' }) };
+
+  it('converts common classes itself with this release of class-validator-jsonschema', () => {
+    expect(convertsInOnePass).toBe(true);
+  });
 
   it.each(cases)('%s', (_label, cls) => {
     const options = conversionOptions(additional, fastMetadataStorage());
