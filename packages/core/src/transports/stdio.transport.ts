@@ -5,6 +5,7 @@
  * `maxMessageBytes` is discarded as it streams in and answered with -32600, so one oversized
  * message cannot exhaust memory. Nothing but protocol is ever written to stdout.
  */
+import { isAscii } from 'node:buffer';
 import type { Readable, Writable } from 'node:stream';
 import {
   JsonRpcMessage,
@@ -98,15 +99,46 @@ export class StdioTransport implements Transport {
   private readonly onData = (chunk: Buffer | string): void => {
     const data = typeof chunk === 'string' ? Buffer.from(chunk) : chunk;
     let start = 0;
-    for (let nl = data.indexOf(NEWLINE, start); nl !== -1; nl = data.indexOf(NEWLINE, start)) {
-      // A whole line in this chunk (the usual case) is read in place, without a Buffer of its own.
-      if (this.pending.length === 0 && !this.discarding && nl - start <= this.maxBytes) this.deliver(data, start, nl);
-      else this.take(data.subarray(start, nl), true);
-      start = nl + 1;
+    // The line a previous chunk left open ends at the first newline (or goes on past this chunk).
+    if (this.pending.length > 0 || this.discarding) {
+      const nl = data.indexOf(NEWLINE);
+      if (nl === -1) return this.take(data, false);
+      this.take(data.subarray(0, nl), true);
       if (this.closed) return;
+      start = nl + 1;
+    }
+    const last = data.lastIndexOf(NEWLINE);
+    if (last >= start) {
+      // The whole lines, usually all of the chunk: ASCII (JSON escapes the rest, so nearly always)
+      // is read as one string and cut into lines that share it, as JSON.parse reads fastest; a
+      // region that could hold a line over the limit, or other UTF-8, is read line by line.
+      if (last - start <= this.maxBytes && isAscii(data.subarray(start, last))) this.deliverLines(data.toString('latin1', start, last));
+      else this.deliverEach(data, start, last);
+      if (this.closed) return;
+      start = last + 1;
     }
     if (start < data.length) this.take(data.subarray(start), false);
   };
+
+  /** Each line of `text`, newline-separated ASCII with no line over the limit. */
+  private deliverLines(text: string): void {
+    let from = 0;
+    for (let nl = text.indexOf('\n'); ; nl = text.indexOf('\n', from)) {
+      const end = nl === -1 ? text.length : nl;
+      this.deliver(text.charCodeAt(end - 1) === 0x0d ? text.slice(from, end - 1) : text.slice(from, end));
+      if (nl === -1 || this.closed) return;
+      from = nl + 1;
+    }
+  }
+
+  /** Each line of `data` from `start` to the newline at `last`, one at a time. */
+  private deliverEach(data: Buffer, start: number, last: number): void {
+    for (let nl = data.indexOf(NEWLINE, start); nl !== -1 && nl <= last; nl = data.indexOf(NEWLINE, start)) {
+      this.take(data.subarray(start, nl), true);
+      if (this.closed) return;
+      start = nl + 1;
+    }
+  }
 
   /** Adds bytes to the current line; `complete` when a newline ended them. */
   private take(bytes: Buffer, complete: boolean): void {
@@ -116,7 +148,7 @@ export class StdioTransport implements Transport {
         this.discarding = true;
         this.pending = [];
       } else if (complete && this.pending.length === 0) {
-        return this.deliver(bytes, 0, bytes.length);
+        return this.deliverBytes(bytes);
       } else {
         this.pending.push(bytes);
       }
@@ -134,17 +166,20 @@ export class StdioTransport implements Transport {
     }
     const line = Buffer.concat(this.pending);
     this.pending = [];
-    this.deliver(line, 0, line.length);
+    this.deliverBytes(line);
   }
 
-  /** Hands on the line in `data` from `start` to `end` (its newline excluded). */
-  private deliver(data: Buffer, start: number, end: number): void {
+  /** {@link deliver} for a line still in bytes (UTF-8). */
+  private deliverBytes(line: Buffer): void {
+    const end = line.length > 0 && line[line.length - 1] === 0x0d ? line.length - 1 : line.length;
+    this.deliver(line.toString('utf8', 0, end));
+  }
+
+  /** Hands on one line (its newline and carriage return removed); blank lines are skipped. */
+  private deliver(line: string): void {
     this.pendingBytes = 0;
-    if (end > start && data[end - 1] === 0x0d) end--;
-    if (end === start) return;
-    const text = data.toString('utf8', start, end);
-    if (text.trim() === '') return;
-    this.onframe?.(parseFrame(text));
+    if (line === '' || line.trim() === '') return;
+    this.onframe?.(parseFrame(line));
   }
 
   private readonly onEnd = (): void => {
