@@ -137,7 +137,7 @@ function stdioSection(stdio: NonNullable<BenchResults['stdio']>, targets: Target
     ];
   });
   return [
-    `### stdio (sequential: ${fixed(stdio.sequentialMs / 1000, 1)} s of one call at a time; pipelined: ${int(stdio.pipelinedCalls)} calls written at once)`,
+    `### stdio (sequential: ${fixed(stdio.sequentialMs / 1000, 1)} s of one call at a time; pipelined: ${int(stdio.pipelinedCalls)} calls written at once, median of 3 bursts a round)`,
     '',
     table(['server', 'sequential calls/s', 'round trip µs (median)', '× echo', 'pipelined calls/s', '× echo'], rows),
   ].join('\n');
