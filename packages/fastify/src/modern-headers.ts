@@ -327,6 +327,12 @@ function headerValue(headers: HeadersRecord, name: string): string | undefined {
 }
 
 function trimOws(value: string): string {
+  const last = value.length - 1;
+  if (last < 0) return value;
+  const first = value.charCodeAt(0);
+  const end = value.charCodeAt(last);
+  // Most values have no optional whitespace around them: no regular expression for those.
+  if (first !== 0x20 && first !== 0x09 && end !== 0x20 && end !== 0x09) return value;
   return value.replace(/^[ \t]+|[ \t]+$/g, '');
 }
 
