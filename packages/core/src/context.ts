@@ -119,24 +119,40 @@ export interface InputSource {
   ask(kind: string, method: string, params: Record<string, unknown>, options: AskOptions): Promise<Record<string, unknown>>;
 }
 
+const NOTHING_USED: ReadonlySet<string> = new Set();
+
 /**
  * The questions and answers of one modern-era round: answers from `inputResponses` and the sealed
  * `requestState`; questions still open become `inputRequests`.
  * @internal
  */
 export class InputRound implements InputSource {
-  /** Questions without an answer, by key. */
-  readonly pending: Record<string, { method: string; params: Record<string, unknown> }> = {};
-  /** Keys whose answer the handler used. */
-  readonly consumed = new Set<string>();
-  private readonly counters: Record<string, number> = {};
+  private questions?: Record<string, { method: string; params: Record<string, unknown> }>;
+  private used?: Set<string>;
+  private counters?: Record<string, number>;
 
   constructor(readonly answers: Record<string, unknown>) {}
 
+  /** Questions without an answer, by key (made on first use: most rounds ask none). */
+  get pending(): Record<string, { method: string; params: Record<string, unknown> }> {
+    return this.questions ?? {};
+  }
+
+  /** True once a question went unanswered: the round ends with `input_required`. */
+  get asked(): boolean {
+    return this.questions !== undefined;
+  }
+
+  /** Keys whose answer the handler used. */
+  get consumed(): ReadonlySet<string> {
+    return this.used ?? NOTHING_USED;
+  }
+
   /** The key of the next question of `kind`. */
   nextKey(kind: string): string {
-    const n = this.counters[kind] ?? 0;
-    this.counters[kind] = n + 1;
+    const counters = (this.counters ??= {});
+    const n = counters[kind] ?? 0;
+    counters[kind] = n + 1;
     return `${kind}:${n}`;
   }
 
@@ -148,10 +164,10 @@ export class InputRound implements InputSource {
       if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
         throw McpError.invalidParams(`inputResponses["${key}"] must be the result of ${method}`, { key });
       }
-      this.consumed.add(key);
+      (this.used ??= new Set()).add(key);
       return answer as Record<string, unknown>;
     }
-    this.pending[key] = { method, params };
+    (this.questions ??= {})[key] = { method, params };
     throw new InputRequiredSignal();
   }
 }

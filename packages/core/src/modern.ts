@@ -157,6 +157,23 @@ export interface ModernOptions {
   tasks?: TaskOptions;
 }
 
+/** One request's input round, and what its request state is bound to. */
+interface OpenRound {
+  round: InputRound;
+  request: JsonRpcRequest;
+  params: Record<string, unknown>;
+  /** Which round of the request this is (1 without a request state). */
+  number: number;
+}
+
+/** No answers yet: shared by every first round, which never writes to it. */
+const EMPTY_ANSWERS: Record<string, unknown> = Object.freeze({});
+
+/** What a request state is bound to: the method and the tool, prompt or resource it names. */
+function bindOf(request: JsonRpcRequest, params: Record<string, unknown>): string {
+  return `${request.method}\u0000${String(params.name ?? params.uri ?? '')}`;
+}
+
 /** Serves modern-era requests with the server's handler. @internal */
 export class ModernHandler {
   private readonly listeners = new Set<Listener>();
@@ -234,12 +251,12 @@ export class ModernHandler {
       });
     } catch (error) {
       if (error instanceof TaskStartedSignal) return error.handle;
-      if (round && Object.keys(round.round.pending).length > 0) return this.inputRequired(round);
+      if (round?.round.asked) return this.inputRequired(round);
       if (isInputRequired(error)) throw McpError.internalError('input requests are only available in tools/call, prompts/get and resources/read');
       throw this.modernError(error, params);
     }
     // A handler that swallowed the signal still asked: its outcome does not count.
-    if (round && Object.keys(round.round.pending).length > 0) return this.inputRequired(round);
+    if (round?.round.asked) return this.inputRequired(round);
     return this.complete(request.method, result);
   }
 
@@ -326,12 +343,12 @@ export class ModernHandler {
   }
 
   /** The answers this round starts with: sealed earlier ones, then `inputResponses`. */
-  private openRound(request: JsonRpcRequest, params: Record<string, unknown>): { round: InputRound; bind: string; number: number } {
-    const bind = `${request.method}\u0000${String(params.name ?? params.uri ?? '')}`;
+  private openRound(request: JsonRpcRequest, params: Record<string, unknown>): OpenRound {
+    if (params.requestState === undefined && params.inputResponses === undefined) return { round: new InputRound(EMPTY_ANSWERS), request, params, number: 1 };
     let answers: Record<string, unknown> = {};
     let number = 1;
     if (params.requestState !== undefined) {
-      const state = this.options.states.open(params.requestState, bind);
+      const state = this.options.states.open(params.requestState, bindOf(request, params));
       answers = { ...state.answers };
       number = state.round + 1;
     }
@@ -339,17 +356,17 @@ export class ModernHandler {
       if (!isRecord(params.inputResponses)) throw McpError.invalidParams('"inputResponses" must be an object of answers by key');
       Object.assign(answers, params.inputResponses);
     }
-    return { round: new InputRound(answers), bind, number };
+    return { round: new InputRound(answers), request, params, number };
   }
 
   /** Ends a round: the open questions, and the answers so far sealed for the next round. */
-  private inputRequired(open: { round: InputRound; bind: string; number: number }): Record<string, unknown> {
+  private inputRequired(open: OpenRound): Record<string, unknown> {
     const kept: Record<string, unknown> = {};
     for (const key of open.round.consumed) kept[key] = open.round.answers[key];
     return {
       resultType: 'input_required',
       inputRequests: open.round.pending,
-      requestState: this.options.states.seal(kept, open.bind, open.number),
+      requestState: this.options.states.seal(kept, bindOf(open.request, open.params), open.number),
       _meta: { [META_KEYS.serverInfo]: this.handler.serverInfo },
     };
   }

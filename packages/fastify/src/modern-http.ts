@@ -6,12 +6,55 @@
  * answer is JSON when the result is the first thing to send, or an SSE stream when notifications
  * come first (progress, logs, a listen stream). Closing the response cancels the request.
  */
+import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { McpApp } from '@hermes-mcp/core';
 import { checkVersion, readEnvelope } from '@hermes-mcp/core';
 import { ErrorCode, InboundRequest, JsonRpcRequest, McpError, RequestId, TransportInfo, errorResponse, resultResponse } from '@hermes-mcp/protocol';
 import { HeaderProblem, checkMethodHeader, checkVersionHeader } from './modern-headers';
 import { SseConnection } from './sse';
+
+/**
+ * A modern request over HTTP, which closing its response before the answer cancels (2026-07-28 has
+ * no cancel notification on HTTP). Most handlers never look: the response is watched only once
+ * the signal is asked for, and `aborted` checks the response itself, so a request costs no
+ * listener of its own.
+ */
+class ResponseRequest extends InboundRequest {
+  /** Set once the answer is being written: closing the response no longer cancels anything. */
+  finished = false;
+  private watching = false;
+
+  constructor(
+    info: TransportInfo,
+    private readonly response: ServerResponse,
+  ) {
+    super(info);
+  }
+
+  override get signal(): AbortSignal {
+    const signal = super.signal;
+    if (!this.watching) {
+      this.watching = true;
+      if (this.closedEarly()) this.cancel();
+      else this.response.once('close', () => this.closedEarly() && this.cancel());
+    }
+    return signal;
+  }
+
+  override get aborted(): boolean {
+    if (!super.aborted && this.closedEarly()) this.cancel();
+    return super.aborted;
+  }
+
+  private closedEarly(): boolean {
+    return !this.finished && this.response.destroyed;
+  }
+
+  private cancel(): void {
+    this.abort(new McpError(ErrorCode.RequestTimeout, 'the client closed the response'));
+  }
+}
 
 /** The HTTP status an error is sent with in the modern era. */
 function statusOf(error: McpError): number {
@@ -63,16 +106,11 @@ export async function serveModern(app: McpApp, request: FastifyRequest, reply: F
   }
 
   const info: TransportInfo = { kind: 'http', headers: request.headers, ip: request.ip, url: request.url };
-  const inbound = new InboundRequest(info);
-  let finished = false;
+  const inbound = new ResponseRequest(info, reply.raw);
   let stream: SseConnection | undefined;
-  // Closing the response before it is complete cancels the request (2026-07-28 has no cancel notification on HTTP).
-  reply.raw.on('close', () => {
-    if (!finished) inbound.abort(new McpError(ErrorCode.RequestTimeout, 'the client closed the response'));
-  });
   const sink = {
     notify: async (method: string, params: Record<string, unknown>) => {
-      if (finished || inbound.aborted) return;
+      if (inbound.finished || inbound.aborted) return;
       stream ??= SseConnection.open(reply);
       stream.write(JSON.stringify({ jsonrpc: '2.0', method, params }), undefined, 'message');
     },
@@ -89,7 +127,7 @@ export async function serveModern(app: McpApp, request: FastifyRequest, reply: F
     status = statusOf(failure);
   }
   if (inbound.aborted && reply.raw.destroyed) return reply;
-  finished = true;
+  inbound.finished = true;
   if (stream) {
     stream.write(JSON.stringify(response), undefined, 'message');
     stream.end();

@@ -23,11 +23,25 @@ const waitTool = {
   aborted: (_reason: unknown) => undefined as void,
 };
 
+/** What the `later` tool saw when it looked, 150 ms after it started and without watching before. */
+const laterTool = {
+  started: () => undefined as void,
+  looked: (_aborted: boolean, _reason: unknown) => undefined as void,
+};
+
 @McpServer({ name: 'modern', version: '1.0.0' })
 class ModernServer {
   @Tool({ description: 'Echoes its region' })
   region(input: RegionInput) {
     return `region ${input.region}`;
+  }
+
+  @Tool({ description: 'Looks at its signal only after 150 ms' })
+  async later(ctx: McpContext) {
+    laterTool.started();
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    laterTool.looked(ctx.signal.aborted, ctx.signal.reason);
+    return 'looked';
   }
 
   @Tool({ description: 'Waits until its signal aborts' })
@@ -130,6 +144,40 @@ describe('MCP 2026-07-28 over the plugin', () => {
     expect(status).toBe(200);
     expect(body).toMatchObject({ id: 4, error: { code: -32001 } });
     expect(await bounded(aborted, 'the tool to see its signal abort')).toMatchObject({ code: -32001 });
+  });
+
+  it('a client that closes its response cancels the request: the tool sees its signal abort with -32001', async () => {
+    const { url } = await start();
+    const started = new Promise<void>((resolve) => (waitTool.started = resolve));
+    const aborted = new Promise<unknown>((resolve) => (waitTool.aborted = resolve));
+    const client = new AbortController();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'wait', arguments: {}, _meta: META } });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'wait' };
+    const running = fetch(url, { method: 'POST', headers, body, signal: client.signal }).catch((error: Error) => error.name);
+    await bounded(started, 'the tool to start');
+    client.abort();
+    expect(await bounded(aborted, 'the tool to see its signal abort')).toMatchObject({ code: -32001, message: expect.stringMatching(/client closed the response/) });
+    expect(await running).toBe('AbortError');
+    const { status } = await json(await call(url, 9, 'tools/call', { name: 'region', arguments: { region: 'eu' } }, { 'mcp-param-region': 'eu' }));
+    expect(status).toBe(200);
+  });
+
+  it('a tool that looks at its signal only after the client left still sees it aborted', async () => {
+    const { url } = await start();
+    const started = new Promise<void>((resolve) => (laterTool.started = resolve));
+    const looked = new Promise<[boolean, unknown]>((resolve) => (laterTool.looked = (aborted, reason) => resolve([aborted, reason])));
+    const client = new AbortController();
+    const body = JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'later', arguments: {}, _meta: META } });
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'later' };
+    const running = fetch(url, { method: 'POST', headers, body, signal: client.signal }).catch((error: Error) => error.name);
+    await bounded(started, 'the tool to start');
+    client.abort();
+    expect(await running).toBe('AbortError');
+    const [aborted, reason] = await bounded(looked, 'the tool to look');
+    expect(aborted).toBe(true);
+    expect(reason).toMatchObject({ code: -32001 });
+    const { status, body: answer } = await json(await call(url, 11, 'tools/call', { name: 'later', arguments: {} }));
+    expect({ status, text: answer.result?.content?.[0]?.text }).toEqual({ status: 200, text: 'looked' });
   });
 
   it('closing the app ends an open listen stream with its result and aborts an in-flight request', async () => {
