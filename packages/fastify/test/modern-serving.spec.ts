@@ -92,6 +92,15 @@ function call(url: string, id: number, method: string, params: Raw, headers: Rec
   });
 }
 
+/** A tools/call the client can walk away from: `running` settles with the error's name once aborted. */
+function abortableCall(url: string, id: number, name: string): { running: Promise<unknown>; abort: () => void } {
+  const client = new AbortController();
+  const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {}, _meta: META } });
+  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSION, 'mcp-method': 'tools/call', 'mcp-name': name };
+  const running = fetch(url, { method: 'POST', headers, body, signal: client.signal }).catch((error: Error) => error.name);
+  return { running, abort: () => client.abort() };
+}
+
 async function json(response: Response): Promise<{ status: number; body: Raw }> {
   return { status: response.status, body: (await response.json()) as Raw };
 }
@@ -150,12 +159,9 @@ describe('MCP 2026-07-28 over the plugin', () => {
     const { url } = await start();
     const started = new Promise<void>((resolve) => (waitTool.started = resolve));
     const aborted = new Promise<unknown>((resolve) => (waitTool.aborted = resolve));
-    const client = new AbortController();
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { name: 'wait', arguments: {}, _meta: META } });
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'wait' };
-    const running = fetch(url, { method: 'POST', headers, body, signal: client.signal }).catch((error: Error) => error.name);
+    const { running, abort } = abortableCall(url, 8, 'wait');
     await bounded(started, 'the tool to start');
-    client.abort();
+    abort();
     expect(await bounded(aborted, 'the tool to see its signal abort')).toMatchObject({ code: -32001, message: expect.stringMatching(/client closed the response/) });
     expect(await running).toBe('AbortError');
     const { status } = await json(await call(url, 9, 'tools/call', { name: 'region', arguments: { region: 'eu' } }, { 'mcp-param-region': 'eu' }));
@@ -166,12 +172,9 @@ describe('MCP 2026-07-28 over the plugin', () => {
     const { url } = await start();
     const started = new Promise<void>((resolve) => (laterTool.started = resolve));
     const looked = new Promise<[boolean, unknown]>((resolve) => (laterTool.looked = (aborted, reason) => resolve([aborted, reason])));
-    const client = new AbortController();
-    const body = JSON.stringify({ jsonrpc: '2.0', id: 10, method: 'tools/call', params: { name: 'later', arguments: {}, _meta: META } });
-    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSION, 'mcp-method': 'tools/call', 'mcp-name': 'later' };
-    const running = fetch(url, { method: 'POST', headers, body, signal: client.signal }).catch((error: Error) => error.name);
+    const { running, abort } = abortableCall(url, 10, 'later');
     await bounded(started, 'the tool to start');
-    client.abort();
+    abort();
     expect(await running).toBe('AbortError');
     const [aborted, reason] = await bounded(looked, 'the tool to look');
     expect(aborted).toBe(true);
