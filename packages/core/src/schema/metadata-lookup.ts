@@ -8,7 +8,8 @@
  * `McpFactory.create` with 1,000 tools). The storage here runs that very method, unchanged, on a
  * view of the storage that holds only X and the classes it can inherit from, found through an
  * index from prototype to class: it filters, orders and merges exactly as class-validator does,
- * in time proportional to X's own rules.
+ * in time proportional to X's own rules. Validation (the general path, and the probe) runs
+ * class-validator's own executor against that storage.
  */
 import { MetadataStorage, ValidationError, Validator, ValidatorOptions, getMetadataStorage } from 'class-validator';
 import type { ConstraintMetadata } from 'class-validator/types/metadata/ConstraintMetadata';
@@ -44,8 +45,9 @@ const fastStorages = new WeakMap<MetadataStorage, MetadataStorage>();
 
 /**
  * class-validator's global metadata storage, with a `getTargetValidationMetadatas` that returns
- * the same rules, in the same order, without scanning every decorated class. Everything else is
- * the storage's own (it is the prototype). Pass it where a library takes a storage, e.g.
+ * the same rules, in the same order, without scanning every decorated class, and validator
+ * constraints whose `instance` is {@link constraintInstance}'s. Everything else is the storage's
+ * own (it is the prototype). Pass it where a library takes a storage, e.g.
  * class-validator-jsonschema's `classValidatorMetadataStorage`.
  *
  * @internal
@@ -88,23 +90,18 @@ export async function validateObject(object: object, options?: ValidatorOptions)
 
 /** The executor keeps the validator only to hand it on; class-validator's own is stateless too. */
 const validator = new Validator();
-const executorStorages = new WeakMap<MetadataStorage, MetadataStorage>();
 
 function executorFor(options: ValidatorOptions | undefined): Executor {
   const executor = new ValidationExecutor(validator, options);
-  const fast = fastMetadataStorage();
-  let storage = executorStorages.get(fast);
-  if (!storage) executorStorages.set(fast, (storage = withDirectInstances(fast)));
   // The executor reads the global storage into this (private) field; the rest of it is unchanged.
-  (executor as unknown as { metadataStorage: MetadataStorage }).metadataStorage = storage;
+  (executor as unknown as { metadataStorage: MetadataStorage }).metadataStorage = fastMetadataStorage();
   return executor;
 }
 
-/** A view of `storage` whose validator constraints take their instance from {@link constraintInstance}. */
-function withDirectInstances(storage: MetadataStorage): MetadataStorage {
+/** `getTargetValidatorConstraints` of `storage`, its constraints taking their instance from {@link constraintInstance}. */
+function directConstraints(storage: MetadataStorage): MetadataStorage['getTargetValidatorConstraints'] {
   const wrapped = new Map<Function, { of: ConstraintMetadata[]; size: number; constraints: ConstraintMetadata[] }>();
-  const view = Object.create(storage) as MetadataStorage;
-  view.getTargetValidatorConstraints = (target) => {
+  return (target) => {
     const current = storage.getTargetValidatorConstraints(target);
     let entry = wrapped.get(target);
     if (entry?.of !== current || entry.size !== current.length) {
@@ -113,7 +110,6 @@ function withDirectInstances(storage: MetadataStorage): MetadataStorage {
     }
     return entry.constraints;
   };
-  return view;
 }
 
 /** A constraint whose `instance` is {@link constraintInstance}'s. */
@@ -178,6 +174,7 @@ function withFastLookup(storage: MetadataStorage): MetadataStorage {
   };
   const fast = Object.create(storage) as MetadataStorage;
   fast.getTargetValidationMetadatas = getTargetValidationMetadatas;
+  fast.getTargetValidatorConstraints = directConstraints(storage);
   return fast;
 }
 

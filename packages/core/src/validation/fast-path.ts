@@ -15,7 +15,7 @@
  */
 import { ValidationArguments, ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
-import { constraintInstance, fastMetadataStorage } from '../schema/metadata-lookup';
+import { fastMetadataStorage } from '../schema/metadata-lookup';
 import { nothingToTransform } from '../transformer-storage';
 
 /** One constraint to run on a property: class-validator's own validator instance and arguments. */
@@ -79,7 +79,7 @@ function makePlan(cls: Function): FastPlan | undefined {
       case ValidationTypes.CUSTOM_VALIDATION:
         for (const constraint of storage.getTargetValidatorConstraints(meta.constraintCls)) {
           if (constraint.async) return undefined;
-          const instance = constraintInstance(constraint) as { validate: Check['validate'] };
+          const instance = constraint.instance as { validate: Check['validate'] };
           property.checks.push({ validate: instance.validate.bind(instance), constraints: meta.constraints, each: meta.each === true });
         }
         break;

@@ -13,7 +13,7 @@ import { ValidationError, ValidatorOptions, ValidationTypes } from 'class-valida
 import { HermesError } from '../errors';
 import { nestedClassOf } from '../schema/schema-builder';
 import { fastValidate, planOf } from './fast-path';
-import { constraintInstance, fastMetadataStorage, validateObject, validateObjectSync } from '../schema/metadata-lookup';
+import { fastMetadataStorage, validateObject, validateObjectSync } from '../schema/metadata-lookup';
 
 /**
  * One problem with the input. `path` names the field: `city`, `address.city`, `items[2].name`;
@@ -200,7 +200,7 @@ function pushIssues(out: ValidationIssue[], path: string, error: ValidationError
         const failing: number[] = [];
         (error.value as unknown[]).forEach((element, index) => {
           const args = { targetName: cls.name, property: error.property, object: {}, value: element, constraints: meta.constraints };
-          if (!constraintInstance(constraint).validate(element, args)) failing.push(index);
+          if (!constraint.instance.validate(element, args)) failing.push(index);
         });
         if (failing.length === 0) continue;
         delete constraints[constraint.name];
