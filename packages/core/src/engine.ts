@@ -7,6 +7,7 @@
 import {
   ClientCapabilities,
   ErrorCode,
+  ErrorContext,
   Implementation,
   InboundRequestExtra,
   InitializeResult,
@@ -45,7 +46,15 @@ export interface EngineOptions {
   requestStateSecret?: string;
   /** Caching hints of cacheable modern results (default `{ ttlMs: 0, cacheScope: 'private' }`). */
   cache?: CacheHints;
+  /**
+   * When shutting down (or when a stdio client closes its input), how long requests in flight may
+   * take to finish before they are answered with -32010, in milliseconds (default 5 000).
+   */
+  shutdownGracePeriod?: number;
 }
+
+/** Default of {@link EngineOptions.shutdownGracePeriod}. */
+export const DEFAULT_SHUTDOWN_GRACE_PERIOD = 5_000;
 
 /** Per-connection options of {@link Engine.connect}. */
 export interface ConnectionOptions {
@@ -126,6 +135,20 @@ export class Engine {
   notifyResourceUpdated(uri: string): void {
     this.broadcast('notifications/resources/updated', { uri }, (c) => c.isSubscribed(uri));
   }
+
+  /** The grace period of a shutdown, in milliseconds. */
+  get gracePeriod(): number {
+    return this.options.shutdownGracePeriod ?? DEFAULT_SHUTDOWN_GRACE_PERIOD;
+  }
+
+  /**
+   * Shuts down gracefully: no new requests anywhere (-32010), modern listen streams end, requests
+   * in flight get `gracePeriod` ms to finish and are then answered with -32010, then every
+   * connection closes. Resolves once all are closed.
+   */
+  async drain(gracePeriod: number = this.gracePeriod): Promise<void> {
+    await Promise.all([this.modern.drain(gracePeriod), ...[...this.live].map((c) => c.drain(gracePeriod))]);
+  }
 }
 
 /**
@@ -141,6 +164,8 @@ export class Connection implements PeerHandlers, RequestChannel {
   private era: 'opening' | 'legacy' | 'modern' = 'opening';
   private initialized = false;
   private level?: LoggingLevel;
+  /** How many malformed messages the client sent (the first is logged at warn, the rest at debug). */
+  private peerMistakes = 0;
   /** Made on the first subscription: most connections never subscribe. */
   private subscriptions?: Set<string> = undefined;
   private readonly log: Logger;
@@ -157,7 +182,7 @@ export class Connection implements PeerHandlers, RequestChannel {
     readonly transport: Transport,
     options: ConnectionOptions = {},
   ) {
-    this.peer = new Peer(transport, this, { requestTimeout: engine.options.requestTimeout });
+    this.peer = new Peer(transport, this, { requestTimeout: engine.options.requestTimeout, drainTimeout: engine.gracePeriod });
     const log = options.logger ?? engine.options.logger;
     this.log = options.loggerBindings ? new LazyChildLogger(log, options.loggerBindings) : log;
     this.sessionId = options.sessionId;
@@ -200,9 +225,17 @@ export class Connection implements PeerHandlers, RequestChannel {
     return this.subscriptions !== undefined && this.subscriptions.has(uri);
   }
 
-  /** Closes the connection. */
+  /** Closes the connection at once: requests in flight are aborted, unanswered. */
   close(): Promise<void> {
     return this.peer.close();
+  }
+
+  /**
+   * Closes the connection gracefully: new requests are refused with -32010, those in flight get
+   * `gracePeriod` ms to finish before they are answered with -32010, then the transport closes.
+   */
+  drain(gracePeriod: number = this.engine.gracePeriod): Promise<void> {
+    return this.peer.drain(gracePeriod);
   }
 
   acceptBatch(): boolean {
@@ -274,8 +307,17 @@ export class Connection implements PeerHandlers, RequestChannel {
     return this.engine.handler.handleNotification?.(notification, this.notificationContext(this.session));
   }
 
-  onError(error: unknown, context: { method?: string; id?: RequestId | null }): void {
-    this.log.error({ err: error, ...context }, 'error while handling a message');
+  onError(error: unknown, context: ErrorContext): void {
+    const { origin, ...where } = context;
+    if (origin === 'local') {
+      this.log.error({ err: error, ...where }, 'error while handling a message');
+      return;
+    }
+    // The client's mistake, not ours: no stack, and once per connection above debug, so a client
+    // sending garbage cannot flood the log.
+    const reason = error instanceof Error ? error.message : String(error);
+    if (this.peerMistakes++ === 0) this.log.warn({ reason, ...where }, 'the client sent a malformed message (more are logged at debug)');
+    else this.log.debug({ reason, ...where }, 'the client sent a malformed message');
   }
 
   /** @internal RequestChannel: a notification related to a request. */

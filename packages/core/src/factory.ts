@@ -44,6 +44,12 @@ export interface McpAppOptions {
   requestStateSecret?: string;
   /** Caching hints of cacheable MCP 2026-07-28 results (default `{ ttlMs: 0, cacheScope: 'private' }`). */
   cache?: CacheHints;
+  /**
+   * How long requests in flight may take to finish when the app shuts down (`close()`, a Fastify
+   * app closing, SIGTERM or the end of stdin on stdio), in milliseconds; those still running are
+   * then answered with -32010 (default 5 000).
+   */
+  shutdownGracePeriod?: number;
 }
 
 /** A tool, prompt or resource registered on a running app, which can be switched off or removed. */
@@ -100,6 +106,7 @@ export class McpApp {
       handlerTimeout: options.handlerTimeout,
       requestStateSecret: options.requestStateSecret,
       cache: options.cache,
+      shutdownGracePeriod: options.shutdownGracePeriod,
     });
     if (registry) registry.onChange = (kind) => this.listChanged(kind);
   }
@@ -112,13 +119,28 @@ export class McpApp {
     if (this.listening && !transport) {
       throw new HermesError('HERMES_ALREADY_LISTENING', 'this app already listens on stdio; create another app or pass a transport.');
     }
-    const stdio = !transport;
-    if (stdio) this.listening = true;
-    const connection = await this.connect(transport ?? new StdioTransport(this.options.stdio));
-    if (stdio) {
-      const counts = this.registry?.counts;
-      this.logger.info({ ...counts, server: this.handler.serverInfo.name }, 'MCP server listening on stdio');
+    if (transport) return this.connect(transport);
+    this.listening = true;
+    const stdio = this.options.stdio ?? {};
+    const connection = await this.connect(new StdioTransport(stdio));
+    const counts = this.registry?.counts;
+    this.logger.info({ ...counts, server: this.handler.serverInfo.name }, 'MCP server listening on stdio');
+    const onSignal = (signal: NodeJS.Signals): void => {
+      this.logger.info({ signal }, 'shutting down: answering the requests in flight');
+      void this.close().finally(() => process.exit(0));
+    };
+    if (stdio.handleSignals !== false) {
+      process.once('SIGTERM', onSignal);
+      process.once('SIGINT', onSignal);
     }
+    void connection.closed.then(() => {
+      process.off('SIGTERM', onSignal);
+      process.off('SIGINT', onSignal);
+      this.listening = false;
+      // stdin closed and every request was answered: the process is done. It normally ends by
+      // itself now; a handler still holding a timer or socket open would keep it alive for nothing.
+      if (stdio.exitOnClose !== false) setTimeout(() => process.exit(), 1_000).unref();
+    });
     return connection;
   }
 
@@ -127,10 +149,13 @@ export class McpApp {
     return this.engine.connect(transport, options);
   }
 
-  /** Closes every connection; in-flight requests are aborted. */
+  /**
+   * Shuts down gracefully: new requests are refused with -32010 (server shutting down), requests
+   * in flight get `shutdownGracePeriod` ms to finish (default 5 000) and are then answered with
+   * -32010, then every connection closes.
+   */
   async close(): Promise<void> {
-    this.engine.modern.close();
-    await Promise.all([...this.engine.connections].map((c) => c.close()));
+    await this.engine.drain();
     this.listening = false;
   }
 

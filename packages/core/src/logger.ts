@@ -54,8 +54,17 @@ export class LazyChildLogger implements Logger {
   private bindings?: Record<string, unknown>;
 
   constructor(parent: Logger, bindings: Record<string, unknown>) {
-    this.target = parent;
-    this.bindings = bindings;
+    // A lazy parent is never the target: its own child() would be lazy again, and the first log
+    // line would make children of children until the stack overflowed. Its real logger (or, while
+    // it has none, its parent and bindings) stands in for it.
+    if (parent instanceof LazyChildLogger) {
+      const pending = parent.bindings;
+      this.target = parent.target;
+      this.bindings = pending === undefined ? bindings : { ...pending, ...bindings };
+    } else {
+      this.target = parent;
+      this.bindings = bindings;
+    }
   }
 
   /** The child's level; before the child exists, the parent's (which the child will start with). */

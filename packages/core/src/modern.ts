@@ -178,6 +178,10 @@ function bindOf(request: JsonRpcRequest, params: Record<string, unknown>): strin
 export class ModernHandler {
   private readonly listeners = new Set<Listener>();
   private readonly inFlight = new Set<InboundRequestExtra>();
+  private draining = false;
+  private drainPromise?: Promise<void>;
+  /** Settles {@link drainPromise} once the last request in flight finished. */
+  private drained?: () => void;
   private readonly tasks: TaskStore;
 
   constructor(
@@ -212,11 +216,13 @@ export class ModernHandler {
    */
   async handle(request: JsonRpcRequest, envelope: Envelope, extra: InboundRequestExtra, transport: TransportInfo, sink: ModernSink): Promise<Record<string, unknown>> {
     checkMethod(request.method);
+    if (this.draining) throw status(McpError.shuttingDown('no new requests are taken'), 503);
     this.inFlight.add(extra);
     try {
       return await this.dispatch(request, envelope, extra, transport, sink);
     } finally {
       this.inFlight.delete(extra);
+      if (this.draining && this.inFlight.size === 0) this.drained?.();
     }
   }
 
@@ -273,15 +279,44 @@ export class ModernHandler {
     }
   }
 
+  /** True once {@link drain} began: new requests are refused with -32010 (HTTP 503). */
+  get isDraining(): boolean {
+    return this.draining;
+  }
+
   /**
-   * Shutdown: ends every listen stream with its result and aborts the signal of every request in
-   * flight (their answers still go out), so no transport waits on them forever.
+   * Shutdown: refuses new requests (-32010, HTTP 503), ends every listen stream with its result
+   * at once, and waits up to `gracePeriod` ms for the requests in flight. Those still running
+   * then have their signal aborted and are answered with -32010 where the transport can answer
+   * ahead of the handler (`extra.fail`, HTTP); elsewhere their transport does (the peer's drain).
    */
-  close(): void {
+  drain(gracePeriod: number): Promise<void> {
+    this.draining = true;
     for (const listener of [...this.listeners]) listener.end();
     this.listeners.clear();
-    const reason = new McpError(ErrorCode.ConnectionClosed, 'the server is shutting down');
-    for (const extra of [...this.inFlight]) extra.abort(reason);
+    if (this.inFlight.size === 0) return Promise.resolve();
+    return (this.drainPromise ??= new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        const error = McpError.shuttingDown('the request was still running when the grace period ended');
+        status(error, 503);
+        for (const extra of [...this.inFlight]) {
+          extra.abort(error);
+          extra.fail?.(error);
+        }
+        this.inFlight.clear();
+        resolve();
+      }, Math.max(0, gracePeriod));
+      timer.unref();
+      this.drained = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    }));
+  }
+
+  /** Shutdown without a grace period: {@link drain} with none. */
+  close(): void {
+    void this.drain(0);
   }
 
   /** Runs a task-capable tool as a task: the handle goes back at once, the work goes on. */

@@ -10,7 +10,9 @@
  */
 import type { FastifyReply } from 'fastify';
 import {
+  ErrorCode,
   JsonRpcMessage,
+  McpError,
   ParsedFrame,
   RequestId,
   SendOptions,
@@ -18,6 +20,7 @@ import {
   TransportInfo,
   isResponse,
   SparseMap,
+  errorResponse,
   serialize,
 } from '@hermes-mcp/protocol';
 import type { EventStore } from './event-store';
@@ -33,6 +36,10 @@ export interface ExchangeOwner {
    * that finished normally (nothing left to resume), false when the client may still resume it.
    */
   retire(exchange: Exchange, delivered: boolean): void;
+  /** The stream's connection was closed because its client left too much unread. */
+  overflowed(exchange: Exchange): void;
+  /** Most bytes a stream may hold unread. */
+  readonly maxBufferedBytes: number;
 }
 
 /** The requests of one POST, and the stream that answers them. @internal */
@@ -56,12 +63,15 @@ export class Exchange {
 
   constructor(
     readonly streamId: string,
-    ids: RequestId[],
+    /** The ids of its requests, as routed to it. */
+    readonly ids: readonly RequestId[],
+    /** How many responses it waits for (its distinct ids, and members of a batch that had no readable id). */
+    waiting: number,
     /** Whether to send a priming event and `retry` when streaming (MCP 2025-11-25 clients). */
     readonly priming: boolean,
     private readonly owner: ExchangeOwner,
   ) {
-    this.waiting = ids.length === 1 ? 1 : new Set(ids).size;
+    this.waiting = waiting;
     this.decision = new Promise((resolve) => (this.decide = resolve));
   }
 
@@ -108,7 +118,7 @@ export class Exchange {
       connection.onClose(() => this.retire(connection.delivered));
       return;
     }
-    this.attach(SseConnection.open(reply, headers));
+    this.attach(SseConnection.open(reply, headers, this.owner.maxBufferedBytes));
   }
 
   /** Attaches the SSE connection the handler opened, and writes what waited for it. */
@@ -134,6 +144,8 @@ export class Exchange {
     // A live stream stays resumable after its end: the operating system took the bytes, but a
     // client that dropped the connection meanwhile never read them.
     connection.onClose(() => {
+      if (this.connection === connection) this.connection = undefined;
+      if (connection.overflowed && !this.done) this.owner.overflowed(this);
       if (this.done) this.retire(false);
     });
   }
@@ -187,8 +199,18 @@ export interface HttpSessionTransportOptions {
   eventStore: EventStore;
   /** Milliseconds a client should wait before reconnecting a closed stream (`retry`). */
   retryMs: number;
+  /** Most bytes one stream may hold unread before it is closed. */
+  maxBufferedBytes: number;
   /** Reports messages that had nowhere to go. */
   onDropped?: (message: JsonRpcMessage | JsonRpcMessage[]) => void;
+}
+
+/** What a POST carries that needs an answer. @internal */
+export interface Expected {
+  /** The ids of its requests (and of invalid members whose id could be read). */
+  ids: RequestId[];
+  /** Members of a batch that will be answered with id null (no readable id). */
+  anonymous: number;
 }
 
 const STANDALONE = 'get';
@@ -204,6 +226,8 @@ export class HttpSessionTransport implements Transport, ExchangeOwner {
   // Sparse: an idle session has nothing in flight, and most exchanges never stream.
   private readonly exchanges = new SparseMap<RequestId, Exchange>();
   private readonly streams = new SparseMap<string, Exchange>();
+  /** The exchanges of batch POSTs, by the batch's `messages` array (batches exist on 2025-03-26 only). */
+  private readonly batches = new SparseMap<readonly unknown[], Exchange>();
   private standalone?: SseConnection;
   /** True once the client opened a GET stream: from then on its messages are stored even while it is down. */
   private standaloneOpened = false;
@@ -224,6 +248,11 @@ export class HttpSessionTransport implements Transport, ExchangeOwner {
     return this.standalone !== undefined && !this.standalone.closed;
   }
 
+  /** Most bytes one stream may hold unread before it is closed. */
+  get maxBufferedBytes(): number {
+    return this.options.maxBufferedBytes;
+  }
+
   start(): Promise<void> {
     return Promise.resolve();
   }
@@ -233,12 +262,23 @@ export class HttpSessionTransport implements Transport, ExchangeOwner {
    * will answer, or undefined when the frame holds no request (the POST gets 202). `info` must be
    * this POST's own object: it gains `closeStream`.
    */
-  receive(frame: ParsedFrame, requestIds: RequestId[], info: TransportInfo, priming: boolean): Exchange | undefined {
+  receive(frame: ParsedFrame, expected: Expected, info: TransportInfo, priming: boolean): Exchange | undefined {
+    const requestIds = expected.ids;
     let exchange: Exchange | undefined;
-    if (requestIds.length > 0) {
+    if (frame.kind === 'single' && requestIds.length === 1 && this.exchanges.has(requestIds[0])) {
+      // The same id as a request still running: refused here, so the running one keeps its stream.
+      const id = requestIds[0];
+      exchange = new Exchange('', requestIds, 1, false, this);
+      exchange.answerJson(errorResponse(id, McpError.requestInProgress(id)));
+      return exchange;
+    }
+    if (requestIds.length > 0 || expected.anonymous > 0) {
+      // Ids of requests still running stay with their own exchange (the peer refuses the duplicates).
+      const own = requestIds.filter((id, i) => !this.exchanges.has(id) && requestIds.indexOf(id) === i);
       // Stream ids need only be unique within the session (whose id is the secret): a counter will do.
-      exchange = new Exchange(`p${(this.nextStream++).toString(36)}`, requestIds, priming, this);
-      for (const id of requestIds) this.exchanges.set(id, exchange);
+      exchange = new Exchange(`p${(this.nextStream++).toString(36)}`, own, own.length + expected.anonymous, priming, this);
+      for (const id of own) this.exchanges.set(id, exchange);
+      if (frame.kind === 'batch') this.batches.set(frame.messages, exchange);
     }
     const target = exchange;
     // `info` is this POST's own object: the request's handler may end its stream (SSE polling).
@@ -249,7 +289,7 @@ export class HttpSessionTransport implements Transport, ExchangeOwner {
 
   /** Opens the session's GET stream for messages unrelated to any request. */
   openStandalone(reply: FastifyReply, priming: boolean): SseConnection {
-    const connection = SseConnection.open(reply);
+    const connection = SseConnection.open(reply, {}, this.options.maxBufferedBytes);
     this.standalone = connection;
     this.standaloneOpened = true;
     if (priming) connection.prime(this.options.eventStore.mark(STANDALONE), this.options.retryMs);
@@ -266,7 +306,7 @@ export class HttpSessionTransport implements Transport, ExchangeOwner {
   resume(reply: FastifyReply, lastEventId: string): boolean {
     const replay = this.options.eventStore.replayAfter(lastEventId);
     if (!replay) return false;
-    const connection = SseConnection.open(reply);
+    const connection = SseConnection.open(reply, {}, this.options.maxBufferedBytes);
     for (const event of replay.events) connection.write(JSON.stringify(event.message), event.id);
     if (replay.streamId === STANDALONE) {
       this.standalone = connection;
@@ -287,9 +327,19 @@ export class HttpSessionTransport implements Transport, ExchangeOwner {
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed) return Promise.resolve();
     const responses = Array.isArray(message) ? message : isResponse(message) ? [message] : undefined;
-    // A batch answer is routed by its first id that is not null (a member that was not JSON-RPC is answered with id null).
-    const key = responses ? responses.map((r) => (r as { id: RequestId | null }).id).find((id) => id !== null) : options?.relatedRequestId;
-    const exchange = key === undefined || key === null ? undefined : this.exchanges.get(key);
+    let exchange: Exchange | undefined;
+    if (options?.batch) {
+      // A batch's answer goes to the POST of that batch, even when no member had a readable id.
+      exchange = this.batches.get(options.batch);
+      if (exchange) {
+        this.batches.delete(options.batch);
+        for (const id of exchange.ids) if (this.exchanges.get(id) === exchange) this.exchanges.delete(id);
+        exchange.waiting = 0;
+      }
+    } else {
+      const key = responses ? (responses[0] as { id: RequestId | null }).id : options?.relatedRequestId;
+      exchange = key === undefined || key === null ? undefined : this.exchanges.get(key);
+    }
     if (exchange) {
       this.deliver(exchange, message, responses);
     } else if (!responses && this.standaloneOpened) {
@@ -303,13 +353,11 @@ export class HttpSessionTransport implements Transport, ExchangeOwner {
   }
 
   private deliver(exchange: Exchange, message: JsonRpcMessage | JsonRpcMessage[], responses: JsonRpcMessage[] | undefined): void {
-    if (responses) {
-      for (const r of responses) {
-        const id = (r as { id: RequestId | null }).id;
-        if (id !== null && this.exchanges.get(id) === exchange) {
-          exchange.waiting--;
-          this.exchanges.delete(id);
-        }
+    if (responses && !Array.isArray(message)) {
+      const id = (message as { id: RequestId }).id;
+      if (this.exchanges.get(id) === exchange) {
+        exchange.waiting--;
+        this.exchanges.delete(id);
       }
     }
     const last = responses !== undefined && exchange.waiting === 0;
@@ -321,6 +369,32 @@ export class HttpSessionTransport implements Transport, ExchangeOwner {
     exchange.write(serialize(message), this.options.eventStore.append(exchange.streamId, message));
     if (last) exchange.finish();
   }
+
+  /**
+   * The request of that id will get no response (the client cancelled it): its POST is answered
+   * without one — the stream ends (an empty one, if it had not started).
+   */
+  requestCancelled(id: RequestId): void {
+    const exchange = this.exchanges.get(id);
+    if (!exchange) return;
+    this.exchanges.delete(id);
+    if (--exchange.waiting > 0) return;
+    for (const key of [...this.batches.keys()]) if (this.batches.get(key) === exchange) this.batches.delete(key);
+    if (exchange.undecided) this.stream(exchange);
+    exchange.finish();
+  }
+
+  /** A request's stream was closed for falling behind: its requests are cancelled and answered with -32011. */
+  overflowed(exchange: Exchange): void {
+    const error = new McpError(
+      ErrorCode.ClientTooSlow,
+      `Request cancelled: the client left more than ${this.options.maxBufferedBytes} bytes of its stream unread (maxBufferedBytes)`,
+      { maxBufferedBytes: this.options.maxBufferedBytes },
+    );
+    for (const id of exchange.ids) if (this.exchanges.get(id) === exchange) this.onabort?.(id, error);
+  }
+
+  onabort?: (requestId: RequestId, error: McpError) => void;
 
   /**
    * A finished stream's events are dropped: at once when the client got all of them, otherwise
@@ -366,6 +440,7 @@ export class HttpSessionTransport implements Transport, ExchangeOwner {
       else exchange.finish();
     }
     this.exchanges.clear();
+    this.batches.clear();
     this.streams.clear();
     this.standalone?.end();
     this.standalone = undefined;

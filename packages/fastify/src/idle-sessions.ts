@@ -1,6 +1,7 @@
 /**
- * Idle expiry of the plugin's sessions: one list ordered by last use and one timer, instead of a
- * timer, closures and a promise per session.
+ * The plugin's live sessions: idle expiry with one list ordered by last use and one timer (instead
+ * of a timer, closures and a promise per session), how many each client holds, and eviction of
+ * the longest-idle session when the server is full.
  */
 import type { Connection } from '@hermes-mcp/core';
 import { MAX_TIMER_DELAY } from '@hermes-mcp/protocol';
@@ -26,6 +27,8 @@ export class LiveSession implements HttpSession {
     readonly transport: HttpSessionTransport | LegacySseTransport,
     readonly connection: Connection,
     private readonly idle: IdleSessions,
+    /** The client that opened it (`clientKey`), counted toward `maxSessionsPerClient`. */
+    readonly client: string,
   ) {}
 
   touch(): void {
@@ -35,6 +38,11 @@ export class LiveSession implements HttpSession {
   async close(): Promise<void> {
     this.idle.forget(this);
     await this.connection.close();
+  }
+
+  async drain(gracePeriod: number): Promise<void> {
+    await this.connection.drain(gracePeriod);
+    this.idle.forget(this);
   }
 }
 
@@ -48,6 +56,8 @@ export class IdleSessions {
   private oldest?: LiveSession = undefined;
   private newest?: LiveSession = undefined;
   private timer?: NodeJS.Timeout = undefined;
+  /** Sessions held, by client. */
+  private readonly perClient = new Map<string, number>();
 
   constructor(
     private readonly store: SessionStore<HttpSession>,
@@ -55,9 +65,32 @@ export class IdleSessions {
     private readonly log: { debug(bindings: object, message: string): void },
   ) {}
 
+  /** How many sessions `client` holds. */
+  heldBy(client: string): number {
+    return this.perClient.get(client) ?? 0;
+  }
+
+  /**
+   * Ends the session idle longest that has no request in flight (looking at the `scan` oldest),
+   * to make room for a new one; false when each of them is busy.
+   */
+  evictIdlest(scan = 64): boolean {
+    let candidate = this.oldest;
+    for (let i = 0; candidate !== undefined && i < scan; i++, candidate = candidate.newer) {
+      if (candidate.connection.peer.inflightCount > 0) continue;
+      const evicted = candidate;
+      this.forget(evicted);
+      this.log.debug({ sessionId: evicted.id }, 'session evicted to make room (maxSessions)');
+      void evicted.close();
+      return true;
+    }
+    return false;
+  }
+
   /** Keeps a new session and starts its idle clock. */
   add(session: LiveSession): void {
     this.store.set(session.id, session);
+    this.perClient.set(session.client, this.heldBy(session.client) + 1);
     session.lastUsed = Math.ceil(performance.now());
     this.append(session);
     if (this.timer === undefined) this.arm();
@@ -77,6 +110,9 @@ export class IdleSessions {
     this.store.delete(session.id);
     if (!this.holds(session)) return;
     this.unlink(session);
+    const held = this.heldBy(session.client) - 1;
+    if (held > 0) this.perClient.set(session.client, held);
+    else this.perClient.delete(session.client);
     if (this.oldest === undefined && this.timer !== undefined) {
       clearTimeout(this.timer);
       this.timer = undefined;

@@ -24,6 +24,8 @@ class ResponseRequest extends InboundRequest {
   /** Set once the answer is being written: closing the response no longer cancels anything. */
   finished = false;
   private watching = false;
+  /** Writes the answer (set by {@link serveModern} once it can answer). */
+  answer?: (response: object, status: number) => void;
 
   constructor(
     info: TransportInfo,
@@ -31,6 +33,14 @@ class ResponseRequest extends InboundRequest {
   ) {
     super(info);
   }
+
+  /** Answers with `error` now (the shutdown's grace period ended); the handler's result is dropped. */
+  fail(error: McpError): void {
+    this.answer?.(errorResponse(this.id, error), statusOf(error));
+  }
+
+  /** The request's id (set by {@link serveModern}). */
+  id: RequestId = 0;
 
   override get signal(): AbortSignal {
     const signal = super.signal;
@@ -68,6 +78,8 @@ function statusOf(error: McpError): number {
       return 400;
     case ErrorCode.MethodNotFound:
       return 404;
+    case ErrorCode.ServerShuttingDown:
+      return 503;
     default:
       return 200;
   }
@@ -87,7 +99,14 @@ export function headerMismatch(problem: HeaderProblem): McpError {
 export type HeaderCheck = (request: FastifyRequest, message: JsonRpcRequest, version: string) => McpError | undefined;
 
 /** Answers one modern-era request. @internal */
-export async function serveModern(app: McpApp, request: FastifyRequest, reply: FastifyReply, message: JsonRpcRequest, checkHeaders: HeaderCheck): Promise<FastifyReply> {
+export async function serveModern(
+  app: McpApp,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  message: JsonRpcRequest,
+  checkHeaders: HeaderCheck,
+  maxBufferedBytes: number,
+): Promise<FastifyReply> {
   const id: RequestId = message.id;
   const send = (payload: object, status: number) => reply.code(status).header('content-type', 'application/json').send(JSON.stringify(payload));
   let envelope;
@@ -107,13 +126,25 @@ export async function serveModern(app: McpApp, request: FastifyRequest, reply: F
 
   const info: TransportInfo = { kind: 'http', headers: request.headers, ip: request.ip, url: request.url };
   const inbound = new ResponseRequest(info, reply.raw);
+  inbound.id = id;
   let stream: SseConnection | undefined;
   const sink = {
     notify: async (method: string, params: Record<string, unknown>) => {
       if (inbound.finished || inbound.aborted) return;
-      stream ??= SseConnection.open(reply);
+      // A client that reads nothing gets its stream closed past the limit (which aborts the request).
+      stream ??= SseConnection.open(reply, {}, maxBufferedBytes);
       stream.write(JSON.stringify({ jsonrpc: '2.0', method, params }), undefined, 'message');
     },
+  };
+  inbound.answer = (response, status) => {
+    if (inbound.finished) return;
+    inbound.finished = true;
+    if (stream) {
+      stream.write(JSON.stringify(response), undefined, 'message');
+      stream.end();
+    } else if (!reply.raw.destroyed) {
+      send(response, status);
+    }
   };
   let response: object;
   let status = 200;
@@ -126,12 +157,7 @@ export async function serveModern(app: McpApp, request: FastifyRequest, reply: F
     response = errorResponse(id, failure);
     status = statusOf(failure);
   }
-  if (inbound.aborted && reply.raw.destroyed) return reply;
-  inbound.finished = true;
-  if (stream) {
-    stream.write(JSON.stringify(response), undefined, 'message');
-    stream.end();
-    return reply;
-  }
-  return send(response, status);
+  if (inbound.finished || (inbound.aborted && reply.raw.destroyed)) return reply;
+  inbound.answer(response, status);
+  return reply;
 }

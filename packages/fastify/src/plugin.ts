@@ -35,14 +35,14 @@ import {
   classifyValue,
 } from '@hermes-mcp/protocol';
 import { InMemoryEventStore } from './event-store';
-import { HttpSessionTransport } from './http-session';
+import { Expected, HttpSessionTransport } from './http-session';
 import { LegacySseTransport } from './legacy-sse';
 import { OriginPolicy, checkOrigin } from './security';
 import { InMemorySessionStore, SessionStore } from './session-store';
 import { IdleSessions, LiveSession } from './idle-sessions';
 import { HeaderParam, HeaderProblem, checkParamHeaders, checkStandardHeaders, headerParamsOf, validateHeaderDeclarations } from './modern-headers';
 import { headerMismatch, serveModern } from './modern-http';
-import { SseConnection } from './sse';
+import { DEFAULT_MAX_BUFFERED_BYTES, SseConnection } from './sse';
 
 /** Options of the {@link hermesMcp} plugin. */
 export interface HermesMcpOptions extends OriginPolicy {
@@ -54,8 +54,33 @@ export interface HermesMcpOptions extends OriginPolicy {
   path?: string;
   /** A session with no request for this many milliseconds is ended (default 30 minutes). */
   sessionIdleTimeout?: number;
-  /** Most sessions at once; an `initialize` beyond it gets 503 (default 10 000). */
+  /**
+   * Most sessions at once (default 10 000). At the limit, a new session replaces the one idle
+   * longest (that has no request in flight); only when every session is busy does it get 503.
+   */
   maxSessions?: number;
+  /**
+   * Most sessions one client may hold at once (default 1 000); one more gets 429. Clients are told
+   * apart by {@link clientKey}.
+   */
+  maxSessionsPerClient?: number;
+  /**
+   * Which client a request comes from, for `maxSessionsPerClient` (default: `request.ip`, which
+   * follows Fastify's `trustProxy`). Return a user or tenant id to count per account instead.
+   */
+  clientKey?: (request: FastifyRequest) => string;
+  /**
+   * Most bytes one SSE stream may hold unread before it is closed (default 4 MiB). A request's
+   * stream that falls that far behind ends and its request is cancelled (answered with -32011
+   * for a client that resumes); the session stays. A 2024-11-05 HTTP+SSE session has one stream,
+   * so it ends.
+   */
+  maxBufferedBytes?: number;
+  /**
+   * When the Fastify app closes, how long requests in flight may take to finish before they are
+   * answered with -32010, in milliseconds (default: the app's `shutdownGracePeriod`, 5 000).
+   */
+  shutdownGracePeriod?: number;
   /** Largest request body in bytes; larger gets 413 (default 4 MiB). */
   bodyLimit?: number;
   /** Milliseconds a client waits before reconnecting a closed SSE stream (`retry`, default 1000). */
@@ -77,6 +102,11 @@ export interface HttpSession {
   touch(): void;
   /** Ends the session: in-flight requests are aborted, streams closed. */
   close(): Promise<void>;
+  /**
+   * Ends the session gracefully: new requests are refused with -32010, those in flight get
+   * `gracePeriod` ms to finish (then -32010), then streams close.
+   */
+  drain(gracePeriod: number): Promise<void>;
 }
 
 /**
@@ -91,6 +121,7 @@ class SessionTransportOptions {
     readonly sessionId: string,
     eventStoreLimit: number,
     readonly retryMs: number,
+    readonly maxBufferedBytes: number,
     private readonly log: { debug(bindings: object, message: string): void },
   ) {
     this.eventStore = new InMemoryEventStore(eventStoreLimit);
@@ -103,7 +134,16 @@ class SessionTransportOptions {
 }
 
 const MINUTE = 60_000;
-const DEFAULTS = { path: '/mcp', sessionIdleTimeout: 30 * MINUTE, maxSessions: 10_000, bodyLimit: 4 * 1024 * 1024, retryMs: 1000, eventStoreLimit: 1000 };
+const DEFAULTS = {
+  path: '/mcp',
+  sessionIdleTimeout: 30 * MINUTE,
+  maxSessions: 10_000,
+  maxSessionsPerClient: 1_000,
+  bodyLimit: 4 * 1024 * 1024,
+  retryMs: 1000,
+  eventStoreLimit: 1000,
+  maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES,
+};
 const SUPPORTED_HEADER_VERSIONS: readonly string[] = LEGACY_PROTOCOL_VERSIONS;
 
 /** A JSON-RPC error body with no id (MCP: HTTP-level errors carry none). */
@@ -158,9 +198,22 @@ function eraOf(request: FastifyRequest, frame: ParsedFrame): EraDecision {
   return { kind: 'legacy' };
 }
 
+/**
+ * Whether the Accept header admits `type` (`application/json`, say): a media range that names it,
+ * its `type/*`, or `*\/*`, with a weight above zero. Ranges are compared whole, not as substrings.
+ */
 function accepts(request: FastifyRequest, type: string): boolean {
-  const accept = request.headers.accept ?? '';
-  return accept.includes(type) || accept.includes('*/*');
+  const accept = request.headers.accept;
+  if (accept === undefined) return false;
+  const slash = type.indexOf('/');
+  const family = type.slice(0, slash + 1) + '*';
+  for (const part of accept.split(',')) {
+    const semi = part.indexOf(';');
+    const range = (semi === -1 ? part : part.slice(0, semi)).trim().toLowerCase();
+    if (range !== type && range !== family && range !== '*/*') continue;
+    if (semi === -1 || !/;\s*q\s*=\s*0(\.0{0,3})?\s*(;|$)/i.test(part)) return true;
+  }
+  return false;
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -168,25 +221,30 @@ function header(request: FastifyRequest, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** The request ids in a frame, and whether it is an `initialize`. */
-function requestsOf(frame: ParsedFrame): { ids: RequestId[]; initialize: boolean; invalid?: string } {
+/** What a frame needs answered (request ids, batch members without one), and whether it is an `initialize`. */
+function requestsOf(frame: ParsedFrame): Expected & { initialize: boolean; invalid?: string } {
   if (frame.kind === 'single') {
     const m = frame.message;
-    if (m.kind === 'request') return { ids: [m.message.id], initialize: m.message.method === 'initialize' };
-    if (m.kind === 'invalid' && m.id !== null && !m.response) return { ids: [m.id], initialize: false };
-    return { ids: [], initialize: false };
+    if (m.kind === 'request') return { ids: [m.message.id], anonymous: 0, initialize: m.message.method === 'initialize' };
+    if (m.kind === 'invalid' && m.id !== null && !m.response) return { ids: [m.id], anonymous: 0, initialize: false };
+    return { ids: [], anonymous: 0, initialize: false };
   }
   if (frame.kind === 'batch') {
     const ids: RequestId[] = [];
+    let anonymous = 0;
     for (const m of frame.messages) {
       if (m.kind === 'request') {
-        if (m.message.method === 'initialize') return { ids: [], initialize: false, invalid: '"initialize" must not be part of a batch' };
+        if (m.message.method === 'initialize') return { ids: [], anonymous: 0, initialize: false, invalid: '"initialize" must not be part of a batch' };
         ids.push(m.message.id);
-      } else if (m.kind === 'invalid' && m.id !== null && !m.response) ids.push(m.id);
+      } else if (m.kind === 'invalid' && !m.response) {
+        // Answered with its own id when it had a readable one, with id null otherwise.
+        if (m.id !== null) ids.push(m.id);
+        else anonymous++;
+      }
     }
-    return { ids, initialize: false };
+    return { ids, anonymous, initialize: false };
   }
-  return { ids: [], initialize: false };
+  return { ids: [], anonymous: 0, initialize: false };
 }
 
 async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Promise<void> {
@@ -206,13 +264,38 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
   const idle = new IdleSessions(sessions, settings.sessionIdleTimeout, log);
   // One function for every connection: the session is found again by its id.
   const connectionClosed = (connection: Connection) => idle.connectionClosed(connection);
+  const clientKey = options.clientKey ?? ((request: FastifyRequest) => request.ip);
+  const gracePeriod = options.shutdownGracePeriod ?? app.engine.gracePeriod;
+  /** True once the Fastify app began closing: no new sessions or streams. */
+  let closing = false;
 
-  async function openSession(makeTransport: (id: string) => HttpSessionTransport | LegacySseTransport): Promise<HttpSession> {
+  /**
+   * Whether a new session may open for this request's client; answers 503 (shutting down, or
+   * full of busy sessions) or 429 (this client holds its maximum) when not. At `maxSessions`, the
+   * session idle longest makes room.
+   */
+  function admit(reply: FastifyReply, client: string): boolean {
+    if (closing) {
+      fail(reply, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
+      return false;
+    }
+    if (idle.heldBy(client) >= settings.maxSessionsPerClient) {
+      fail(reply, 429, ErrorCode.InvalidRequest, `Too Many Requests: this client holds its maximum of ${settings.maxSessionsPerClient} sessions (maxSessionsPerClient); end one with DELETE first`);
+      return false;
+    }
+    if (sessions.size >= settings.maxSessions && !idle.evictIdlest()) {
+      fail(reply, 503, ErrorCode.InternalError, `Service Unavailable: this server holds its maximum of ${settings.maxSessions} sessions (maxSessions), all busy; try again later`);
+      return false;
+    }
+    return true;
+  }
+
+  async function openSession(client: string, makeTransport: (id: string) => HttpSessionTransport | LegacySseTransport): Promise<HttpSession> {
     const id = randomBytes(24).toString('base64url');
     const transport = makeTransport(id);
     // The session's child logger (bound to its id) is made when the session first logs.
     const connection = await app.connect(transport, { sessionId: id, logger: log, loggerBindings: { sessionId: id }, onclose: connectionClosed });
-    const session = new LiveSession(id, transport, connection, idle);
+    const session = new LiveSession(id, transport, connection, idle, client);
     // Closed while connecting (a legacy SSE stream cut at once): nothing to keep.
     if (!connection.isClosed) idle.add(session);
     return session;
@@ -285,20 +368,21 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     if (frame.kind === 'invalid') return fail(reply, 400, frame.error.code, frame.error.message);
     const era = eraOf(request, frame);
     if (era.kind === 'refuse') return fail(reply, 400, era.error.code, era.error.message, era.error.data, era.id);
-    if (era.kind === 'modern') return serveModern(app, request, reply, era.request, checkModernHeaders);
+    if (era.kind === 'modern') return serveModern(app, request, reply, era.request, checkModernHeaders, settings.maxBufferedBytes);
     if (era.kind === 'modern-notification') return reply.code(202).send();
     // Not JSON-RPC and no id to answer to: the engine's error would have nowhere to go.
     if (frame.kind === 'single' && frame.message.kind === 'invalid' && frame.message.id === null) {
       return fail(reply, 400, frame.message.error.code, frame.message.error.message);
     }
-    const { ids, initialize, invalid } = requestsOf(frame);
-    if (invalid) return fail(reply, 400, ErrorCode.InvalidRequest, `Invalid request: ${invalid}`);
+    const expected = requestsOf(frame);
+    if (expected.invalid) return fail(reply, 400, ErrorCode.InvalidRequest, `Invalid request: ${expected.invalid}`);
+    // An initialize that names a session belongs to that session (which refuses a second one).
+    const initialize = expected.initialize && header(request, 'mcp-session-id') === undefined;
     let session: HttpSession | undefined;
     if (initialize) {
-      if (sessions.size >= settings.maxSessions) {
-        return fail(reply, 503, ErrorCode.InternalError, `Service Unavailable: this server holds its maximum of ${settings.maxSessions} sessions (maxSessions); try again later`);
-      }
-      session = await openSession((id) => new HttpSessionTransport(new SessionTransportOptions(id, settings.eventStoreLimit, settings.retryMs, log)));
+      const client = clientKey(request);
+      if (!admit(reply, client)) return reply;
+      session = await openSession(client, (id) => new HttpSessionTransport(new SessionTransportOptions(id, settings.eventStoreLimit, settings.retryMs, settings.maxBufferedBytes, log)));
     } else {
       session = sessionOf(request, reply);
       if (!session) return reply;
@@ -308,7 +392,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       return fail(reply, 400, ErrorCode.InvalidRequest, 'Invalid request: JSON-RPC batches are not supported by the negotiated protocol revision (only 2025-03-26 has them)');
     }
     const transport = session.transport as HttpSessionTransport;
-    const exchange = transport.receive(frame, ids, requestInfo(request, session.id), priming(session));
+    const exchange = transport.receive(frame, expected, requestInfo(request, session.id), priming(session));
     if (!exchange) return reply.code(202).send();
     const decision = await exchange.decision;
     if (decision.kind === 'closed') return fail(reply, 404, ErrorCode.InvalidRequest, 'Session ended before the request was answered');
@@ -338,6 +422,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       }
       return reply;
     }
+    if (closing) return fail(reply, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
     if (transport.hasStandaloneStream) {
       return fail(reply, 409, ErrorCode.InvalidRequest, 'Conflict: this session already has a GET stream open');
     }
@@ -354,11 +439,10 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
 
   async function legacyOpen(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
     if (!accepts(request, 'text/event-stream')) return fail(reply, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
-    if (sessions.size >= settings.maxSessions) {
-      return fail(reply, 503, ErrorCode.InternalError, `Service Unavailable: this server holds its maximum of ${settings.maxSessions} sessions (maxSessions); try again later`);
-    }
-    const connection = SseConnection.open(reply);
-    const session = await openSession((id) => new LegacySseTransport(id, connection));
+    const client = clientKey(request);
+    if (!admit(reply, client)) return reply;
+    const connection = SseConnection.open(reply, {}, settings.maxBufferedBytes);
+    const session = await openSession(client, (id) => new LegacySseTransport(id, connection));
     connection.write(`${path}/messages?sessionId=${encodeURIComponent(session.id)}`, undefined, 'endpoint');
     return reply;
   }
@@ -406,20 +490,27 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       else done();
     });
     scope.post(path, { bodyLimit: settings.bodyLimit }, post);
-    scope.get(path, get);
-    scope.delete(path, remove);
-    if (settings.legacySse !== false) {
-      scope.get(`${path}/sse`, legacyOpen);
-      scope.post(`${path}/messages`, { bodyLimit: settings.bodyLimit }, legacyPost);
-    }
+    if (settings.legacySse !== false) scope.post(`${path}/messages`, { bodyLimit: settings.bodyLimit }, legacyPost);
+    // GET and DELETE carry no message: a body, or a Content-Type without one, is not an error.
+    await scope.register(async (bodiless) => {
+      bodiless.removeAllContentTypeParsers();
+      bodiless.addContentTypeParser('*', (_request, payload, done) => {
+        payload.resume();
+        done(null, undefined);
+      });
+      bodiless.get(path, get);
+      bodiless.delete(path, remove);
+      if (settings.legacySse !== false) bodiless.get(`${path}/sse`, legacyOpen);
+    });
   });
 
   // preClose, not onClose: Fastify closes the HTTP server (waiting for every open connection) before
   // onClose hooks run, so open SSE streams and pending requests must be ended first.
   fastify.addHook('preClose', async () => {
-    // Modern listen streams never end by themselves: end them with their result.
-    app.engine.modern.close();
-    await Promise.all([...sessions.values()].map((s) => s.close()));
+    closing = true;
+    // New requests are refused (-32010), listen streams end, requests in flight get the grace
+    // period; then each session closes, its streams with it.
+    await Promise.all([app.engine.modern.drain(gracePeriod), ...[...sessions.values()].map((s) => s.drain(gracePeriod))]);
   });
 }
 

@@ -291,15 +291,31 @@ describe('Streamable HTTP edges', () => {
       await expectError(await post(server.url, '<initialize/>', { 'content-type': 'application/xml' }), 415, /Unsupported Media Type/);
     });
 
-    it('answers an initialize beyond maxSessions with 503 that says why; ending a session frees a place', async () => {
+    it('at maxSessions, a new session replaces the one idle longest; when every session is busy, 503 says why', async () => {
       const limited = await start({ maxSessions: 2 });
       const first = await initialize(limited.url);
-      await initialize(limited.url);
-      await expectError(await post(limited.url, initializeRequest()), 503, /Service Unavailable: this server holds its maximum of 2 sessions \(maxSessions\)/, -32603);
-      // Requests on existing sessions still work.
+      const second = await initialize(limited.url);
+      // The first was used last: the second is now the idlest, and makes room for the third.
       expect((await post(limited.url, { jsonrpc: '2.0', id: 2, method: 'ping' }, { 'mcp-session-id': first })).status).toBe(200);
+      const third = await initialize(limited.url);
+      await expectError(await post(limited.url, { jsonrpc: '2.0', id: 3, method: 'ping' }, { 'mcp-session-id': second }), 404, /Session not found/);
+      // Both remaining sessions busy: nothing may be evicted.
+      let started = 0;
+      waitTool.started = () => void started++;
+      const calls = [first, third].map((sessionId, i) =>
+        fetch(limited.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-session-id': sessionId },
+          body: JSON.stringify({ jsonrpc: '2.0', id: `w${i}`, method: 'tools/call', params: { name: 'wait', arguments: {} } }),
+        }),
+      );
+      await eventually('both sessions to run a tool', () => started === 2);
+      await expectError(await post(limited.url, initializeRequest()), 503, /Service Unavailable: this server holds its maximum of 2 sessions \(maxSessions\), all busy/, -32603);
+      // Ending a session frees a place.
       expect((await fetch(limited.url, { method: 'DELETE', headers: { 'mcp-session-id': first } })).status).toBe(200);
       await initialize(limited.url);
+      await fetch(limited.url, { method: 'DELETE', headers: { 'mcp-session-id': third } });
+      await Promise.allSettled(calls);
     });
   });
 
@@ -391,9 +407,9 @@ describe('Streamable HTTP edges', () => {
   });
 
   describe('closing the Fastify app', () => {
-    it('ends open SSE streams and in-flight requests instead of waiting on them forever', async () => {
+    it('ends open SSE streams, and answers in-flight requests with -32010 once the grace period is over (not 404)', async () => {
       // Without forcing connections closed: the plugin itself must end its streams and requests.
-      const closing = await start({}, false);
+      const closing = await start({ shutdownGracePeriod: 200 }, false);
       servers.splice(servers.indexOf(closing.app), 1);
       const sessionId = await initialize(closing.url);
       const stream = await fetch(closing.url, { headers: { 'mcp-session-id': sessionId, accept: 'text/event-stream' } });
@@ -404,7 +420,9 @@ describe('Streamable HTTP edges', () => {
       await started;
       await bounded(closing.app.close(), 'app.close() while a GET stream and a request are open');
       await bounded(aborted, 'the running tool to see its signal abort');
-      await expectError(await call, 404, /Session ended before the request was answered/);
+      const answer = await call;
+      expect(answer.status).toBe(200);
+      expect(await answer.json()).toMatchObject({ id: 'c', error: { code: -32010, message: expect.stringMatching(/shutting down.*grace period/) } });
       await bounded(stream.text(), 'the GET stream to end');
     });
   });

@@ -183,8 +183,8 @@ describe('MCP 2026-07-28 over the plugin', () => {
     expect({ status, text: answer.result?.content?.[0]?.text }).toEqual({ status: 200, text: 'looked' });
   });
 
-  it('closing the app ends an open listen stream with its result and aborts an in-flight request', async () => {
-    const closing = await start();
+  it('closing the app ends an open listen stream with its result at once, and answers a request still running after the grace period with -32010 (HTTP 503)', async () => {
+    const closing = await start({ shutdownGracePeriod: 200 });
     servers.splice(servers.indexOf(closing.app), 1);
     const listen = await call(closing.url, 42, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
     expect(listen.headers.get('content-type')).toMatch(/^text\/event-stream/);
@@ -201,6 +201,6 @@ describe('MCP 2026-07-28 over the plugin', () => {
     await bounded(aborted, 'the running tool to see its signal abort');
     const result = await bounded(events.next(), 'the listen result');
     expect(JSON.parse(result!.data)).toMatchObject({ id: 42, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 42 } } });
-    expect(await bounded(json(await running), 'the in-flight answer')).toMatchObject({ status: 200, body: { id: 5, result: { content: [{ text: 'stopped' }] } } });
+    expect(await bounded(json(await running), 'the in-flight answer')).toMatchObject({ status: 503, body: { id: 5, error: { code: -32010, message: expect.stringMatching(/shutting down/) } } });
   });
 });

@@ -31,6 +31,16 @@ export const ErrorCode = {
   RequestTimeout: -32001,
   /** Hermes: the connection closed while the request was pending (local only). */
   ConnectionClosed: -32000,
+  /**
+   * Hermes: the server is shutting down; the request was refused, or was still running when the
+   * shutdown grace period ended. Send it again to another instance, or later.
+   */
+  ServerShuttingDown: -32010,
+  /**
+   * Hermes: the client fell too far behind reading what the server sent for this request (more
+   * than the transport's `maxBufferedBytes` unread), so the request was cancelled.
+   */
+  ClientTooSlow: -32011,
 } as const;
 
 /** One of the numeric codes of {@link ErrorCode}, or any other integer a peer sends. */
@@ -104,6 +114,16 @@ export class McpError extends Error {
   /** -32603: something failed inside the server; never carries internals. */
   static internalError(detail = 'Internal error'): McpError {
     return new McpError(ErrorCode.InternalError, detail);
+  }
+
+  /** -32600: a request reused the id of one still in progress. */
+  static requestInProgress(id: string | number): McpError {
+    return McpError.invalidRequest(`a request with id ${JSON.stringify(id)} is already in progress`);
+  }
+
+  /** -32010: the server is shutting down. */
+  static shuttingDown(detail = 'the request was not completed'): McpError {
+    return new McpError(ErrorCode.ServerShuttingDown, `Server shutting down: ${detail}`);
   }
 
   /** -32002: no resource at that URI (legacy revisions). */

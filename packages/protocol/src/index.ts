@@ -6,6 +6,7 @@ export { ErrorCode, McpError } from './errors';
 export type { ErrorCodeValue, JsonRpcErrorObject } from './errors';
 export {
   JSONRPC_VERSION,
+  MAX_ID_LENGTH,
   classify,
   classifyValue,
   errorResponse,
@@ -50,4 +51,4 @@ export type { SendOptions, Transport, TransportInfo } from './transport';
 export { InboundRequest, MAX_TIMER_DELAY, Peer, isThenable } from './peer';
 export { SparseMap } from './sparse-map';
 export { InMemoryTransport } from './memory-transport';
-export type { InboundRequestExtra, PeerHandlers, PeerOptions, ProgressUpdate, RequestOptions } from './peer';
+export type { ErrorContext, InboundRequestExtra, PeerHandlers, PeerOptions, ProgressUpdate, RequestOptions } from './peer';

@@ -83,8 +83,26 @@ export type ParsedFrame =
   | { kind: 'batch'; messages: ClassifiedMessage[] }
   | { kind: 'invalid'; error: McpError };
 
+/**
+ * The longest string request id or progress token accepted, in characters. Both are echoed in
+ * what the server sends (every response, every progress notification), so a client must not be
+ * able to make each of those megabytes long.
+ */
+export const MAX_ID_LENGTH = 1024;
+
 function isId(value: unknown): value is RequestId {
-  return typeof value === 'string' || (typeof value === 'number' && Number.isInteger(value));
+  return (typeof value === 'string' && value.length <= MAX_ID_LENGTH) || (typeof value === 'number' && Number.isInteger(value));
+}
+
+const ID_RULE = `a string of at most ${MAX_ID_LENGTH} characters or an integer`;
+
+/** Why a request's progress token cannot be used, or undefined when it can (or there is none). */
+function progressTokenProblem(params: Record<string, unknown> | undefined): string | undefined {
+  const meta = params?._meta;
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const token = (meta as { progressToken?: unknown }).progressToken;
+  if (token === undefined || isId(token)) return undefined;
+  return `the progress token (params._meta.progressToken) must be ${ID_RULE}`;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -111,7 +129,9 @@ export function classify(value: unknown): ClassifiedMessage {
       return invalid(readableId, 'the "params" member must be an object when present (MCP uses named params)');
     }
     if (id === undefined) return { kind: 'notification', message: value as unknown as JsonRpcNotification };
-    if (!isId(id)) return invalid(null, 'the "id" member must be a string or an integer');
+    if (!isId(id)) return invalid(null, `the "id" member must be ${ID_RULE}`);
+    const tokenProblem = progressTokenProblem(value.params as Record<string, unknown> | undefined);
+    if (tokenProblem !== undefined) return invalid(id, tokenProblem);
     return { kind: 'request', message: value as unknown as JsonRpcRequest };
   }
   if ('result' in value) {
@@ -125,7 +145,7 @@ export function classify(value: unknown): ClassifiedMessage {
       return invalid(readableId, 'the "error" member must be an object with a numeric code and a message', true);
     }
     // An absent id is how 2026-07-28 answers a request whose id could not be read.
-    if (id !== undefined && id !== null && !isId(id)) return invalid(null, 'the "id" member must be a string, an integer or null', true);
+    if (id !== undefined && id !== null && !isId(id)) return invalid(null, `the "id" member must be ${ID_RULE}, or null`, true);
     return { kind: 'error', message: value as unknown as JsonRpcErrorResponse };
   }
   return invalid(readableId, 'a message needs a "method" (request, notification), a "result" or an "error"');

@@ -38,6 +38,12 @@ export interface InboundRequestExtra {
   abort(reason: unknown): void;
   /** What the transport knows of this one request (HTTP headers, address…), when it differs per request. */
   readonly transportInfo?: TransportInfo;
+  /**
+   * Answers the request with `error` now, ahead of its handler, whose result is then dropped (a
+   * shutdown's grace period ended). Present where the transport can do that by itself (a
+   * stateless HTTP response); a peer's requests are failed through the peer instead.
+   */
+  fail?(error: McpError): void;
 }
 
 /**
@@ -83,13 +89,27 @@ export interface PeerHandlers {
   onNotification?(notification: JsonRpcNotification): void | Promise<void>;
   /** Whether a batch array is acceptable now (e.g. only on revision 2025-03-26). Default: never. */
   acceptBatch?(): boolean;
-  /** Reports an error that was answered with a generic message, or could not be answered. */
-  onError?(error: unknown, context: { method?: string; id?: RequestId | null }): void;
+  /**
+   * Reports an error that was answered with a generic message, or could not be answered.
+   * `context.origin` is `peer` when the other side sent something wrong (a malformed response, an
+   * error answering nothing): its mistake, not a failure here, so log it quietly.
+   */
+  onError?(error: unknown, context: ErrorContext): void;
   /**
    * The transport closed (its `onclose`), after pending requests were rejected and in-flight
    * handlers aborted. Saves the owner wrapping `transport.onclose` in a closure of its own.
    */
   onTransportClose?(): void;
+}
+
+/** Where an error reported through {@link PeerHandlers.onError} happened. */
+export interface ErrorContext {
+  /** The method of the message it concerns, when known. */
+  method?: string;
+  /** The id of the message it concerns, when known. */
+  id?: RequestId | null;
+  /** `peer`: the other side sent something wrong; `local`: something failed here. */
+  origin: 'peer' | 'local';
 }
 
 /** Options of one outgoing request. */
@@ -118,8 +138,9 @@ export interface PeerOptions {
   /** Default timeout of outgoing requests in milliseconds (default 60 000; `Infinity`: never). */
   requestTimeout?: number;
   /**
-   * When the other side stops sending (stdin ended), how long requests still running may take to
-   * answer before the peer closes, in milliseconds (default 10 000).
+   * When the peer drains (the other side stopped sending, or the server shuts down), how long
+   * requests still running may take to answer before they are answered with a -32010 error and
+   * the peer closes, in milliseconds (default 10 000).
    */
   drainTimeout?: number;
 }
@@ -153,6 +174,11 @@ export class Peer {
   unreadableId: null | undefined = null;
   private draining = false;
   private readonly drainTimeout: number;
+  /** Settles once the peer drained and closed (made by the first {@link drain}). */
+  private drained?: Promise<void> = undefined;
+  private drainedResolve?: () => void = undefined;
+  private drainTimer?: NodeJS.Timeout = undefined;
+  private drainDeadline = Infinity;
 
   constructor(
     readonly transport: Transport,
@@ -166,7 +192,8 @@ export class Peer {
       this.shutdown('the connection closed');
       this.handlers.onTransportClose?.();
     };
-    transport.oninputend = () => this.drain();
+    transport.oninputend = () => void this.drain();
+    transport.onabort = (id, error) => this.failInbound(id, error);
   }
 
   /** Starts the transport. */
@@ -182,6 +209,11 @@ export class Peer {
       // Even when the transport fails to close, nothing may stay pending.
       this.shutdown('the connection closed');
     }
+  }
+
+  /** True once the peer is draining: new requests are refused with -32010, running ones finish. */
+  get isDraining(): boolean {
+    return this.draining;
   }
 
   /** Number of inbound requests being handled now. */
@@ -233,27 +265,69 @@ export class Peer {
     return this.transport.send(notification(method, params), { relatedRequestId });
   }
 
-  /** Aborts the handler of an inbound request; its response will not be sent. */
+  /**
+   * Aborts the handler of an inbound request; its response will not be sent (the other side
+   * cancelled it), and the transport is told so.
+   */
   abortInbound(id: RequestId, reason: string): boolean {
     const inbound = this.inflight.get(id);
     if (!inbound) return false;
     this.inflight.delete(id);
     inbound.abort(new McpError(ErrorCode.RequestTimeout, reason));
+    this.transport.requestCancelled?.(id);
+    this.closeIfDrained();
     return true;
   }
 
   /**
-   * The other side will send nothing more: answer what is running (up to `drainTimeout`), then
-   * close. Transports call this through `oninputend`.
+   * Aborts the handler of an inbound request and answers it with `error` now (the transport can no
+   * longer carry it, or the server is shutting down). False when it was not running.
    */
-  drain(): void {
-    if (this.closed || this.draining) return;
-    this.draining = true;
+  failInbound(id: RequestId, error: McpError): boolean {
+    const inbound = this.inflight.get(id);
+    if (!inbound) return false;
+    this.inflight.delete(id);
+    inbound.abort(error);
+    this.sendResponse(errorResponse(id, error));
+    this.closeIfDrained();
+    return true;
+  }
+
+  /**
+   * Stops taking requests and closes once those running have answered: new requests get -32010
+   * (server shutting down); after `timeout` ms (default `drainTimeout`) the ones still running are
+   * aborted and answered with -32010 too, then the peer closes. Resolves once closed. Transports
+   * call it through `oninputend` (the other side will send nothing more); servers, to shut down.
+   */
+  drain(timeout: number = this.drainTimeout): Promise<void> {
+    if (this.closed) return Promise.resolve();
+    if (!this.draining) {
+      this.draining = true;
+      this.drained = new Promise((resolve) => (this.drainedResolve = resolve));
+    }
+    const deadline = Date.now() + timeout;
     if (this.inflight.size === 0) {
       void this.close();
-      return;
+    } else if (deadline < this.drainDeadline) {
+      // A second drain with a shorter timeout brings the end forward.
+      this.drainDeadline = deadline;
+      if (this.drainTimer) clearTimeout(this.drainTimer);
+      this.drainTimer = setTimeout(() => this.expireDrain(), Math.min(Math.max(timeout, 0), MAX_TIMER_DELAY));
+      this.drainTimer.unref?.();
     }
-    setTimeout(() => void this.close(), this.drainTimeout).unref();
+    return this.drained!;
+  }
+
+  /** The drain's grace period is over: what still runs is answered with -32010, then the peer closes. */
+  private expireDrain(): void {
+    this.drainTimer = undefined;
+    const error = McpError.shuttingDown('the request was still running when the grace period ended');
+    for (const id of [...this.inflight.keys()]) this.failInbound(id, error);
+    void this.close();
+  }
+
+  private closeIfDrained(): void {
+    if (this.draining && this.inflight.size === 0 && !this.closed) void this.close();
   }
 
   // Bound once, not per request.
@@ -262,7 +336,7 @@ export class Peer {
 
   private answered(response: JsonRpcResponse | undefined): void {
     if (response) this.sendResponse(response);
-    if (this.draining && this.inflight.size === 0) void this.close();
+    if (this.draining && this.inflight.size === 0 && !this.closed) void this.close();
   }
 
   /** Feeds one frame in. Transports call this through `onframe`. */
@@ -297,7 +371,7 @@ export class Peer {
     Promise.all(answers).then(
       (responses) => {
         const sent = responses.filter((r): r is JsonRpcResponse => r !== undefined);
-        if (sent.length > 0 && !this.closed) this.transport.send(sent).catch((e) => this.report(e, {}));
+        if (sent.length > 0 && !this.closed) this.transport.send(sent, { batch: messages }).catch((e) => this.report(e, {}));
         this.answered(undefined);
       },
       (e) => this.report(e, {}),
@@ -321,7 +395,7 @@ export class Peer {
         const id = message.message.id;
         // null (legacy) or absent (2026-07-28): an error that answers no request of ours.
         if (id === null || id === undefined) {
-          this.report(McpError.fromObject(message.message.error), { id: null });
+          this.report(McpError.fromObject(message.message.error), { id: null }, 'peer');
           return undefined;
         }
         const entry = this.settle(id);
@@ -334,7 +408,7 @@ export class Peer {
           // request with that id. The request it was meant for fails instead.
           const entry = message.id === null ? undefined : this.settle(message.id);
           if (entry) entry.reject(message.error);
-          else this.report(message.error, { id: message.id });
+          else this.report(message.error, { id: message.id }, 'peer');
           return undefined;
         }
         return errorResponse(message.id ?? this.unreadableId, message.error);
@@ -348,8 +422,9 @@ export class Peer {
   private runRequest(req: JsonRpcRequest, transportInfo?: TransportInfo): JsonRpcResponse | Promise<JsonRpcResponse | undefined> | undefined {
     const id = req.id;
     if (this.inflight.has(id)) {
-      return errorResponse(id, McpError.invalidRequest(`a request with id ${JSON.stringify(id)} is already in progress`));
+      return errorResponse(id, McpError.requestInProgress(id));
     }
+    if (this.draining) return errorResponse(id, McpError.shuttingDown('no new requests are taken'));
     const inbound = new InboundRequest(transportInfo);
     this.inflight.set(id, inbound);
     let result: unknown;
@@ -456,6 +531,10 @@ export class Peer {
   private shutdown(reason: string): void {
     if (this.closed) return;
     this.closed = true;
+    if (this.drainTimer) clearTimeout(this.drainTimer);
+    this.drainTimer = undefined;
+    this.drainedResolve?.();
+    this.drainedResolve = undefined;
     for (const id of [...this.pending.keys()]) {
       this.settle(id)?.reject(new McpError(ErrorCode.ConnectionClosed, `Connection closed: ${reason}`));
     }
@@ -463,8 +542,8 @@ export class Peer {
     this.inflight.clear();
   }
 
-  private report(error: unknown, context: { method?: string; id?: RequestId | null }): void {
-    this.handlers.onError?.(error, context);
+  private report(error: unknown, context: { method?: string; id?: RequestId | null }, origin: 'peer' | 'local' = 'local'): void {
+    this.handlers.onError?.(error, { ...context, origin });
   }
 }
 

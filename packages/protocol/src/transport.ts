@@ -3,6 +3,7 @@
  *
  * A transport frames bytes into JSON-RPC messages and back; it knows nothing of MCP methods.
  */
+import type { McpError } from './errors';
 import type { JsonRpcMessage, ParsedFrame, RequestId } from './jsonrpc';
 
 /** What a transport knows about where a message came from; the engine puts it in the request context. */
@@ -17,6 +18,11 @@ export interface TransportInfo {
 export interface SendOptions {
   /** The inbound request this message is related to. */
   relatedRequestId?: RequestId;
+  /**
+   * For the answer to a batch: the `messages` array of the batch frame it answers. Routes the
+   * answer even when no member had a readable id (a batch of invalid messages).
+   */
+  batch?: readonly unknown[];
 }
 
 /**
@@ -49,4 +55,15 @@ export interface Transport {
   onclose?: () => void;
   /** Called on an error that does not close the channel by itself. */
   onerror?: (error: Error) => void;
+  /**
+   * Called when the transport can no longer carry what belongs to one inbound request (its client
+   * left more than the transport's buffer limit unread): the peer aborts the request's handler and
+   * answers it with `error` at once.
+   */
+  onabort?: (requestId: RequestId, error: McpError) => void;
+  /**
+   * Told by the peer that an inbound request will get no response (the other side cancelled it), so
+   * a transport holding something open for that response (an HTTP stream) can end it.
+   */
+  requestCancelled?(requestId: RequestId): void;
 }

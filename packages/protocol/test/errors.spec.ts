@@ -15,6 +15,8 @@ describe('ErrorCode', () => {
       UnsupportedProtocolVersion: -32022,
       RequestTimeout: -32001,
       ConnectionClosed: -32000,
+      ServerShuttingDown: -32010,
+      ClientTooSlow: -32011,
     });
   });
 });

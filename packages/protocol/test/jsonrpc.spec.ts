@@ -2,6 +2,7 @@ import {
   ClassifiedMessage,
   ErrorCode,
   JSONRPC_VERSION,
+  MAX_ID_LENGTH,
   McpError,
   ParsedFrame,
   classify,
@@ -143,7 +144,19 @@ describe('classify: envelope errors', () => {
     ['an array', [1]],
     ['a boolean', false],
   ])('rejects a request whose id is %s (id not readable → null)', (_label, id) => {
-    expectInvalid(classify({ jsonrpc: '2.0', id, method: 'ping' }), null, /"id" member must be a string or an integer/);
+    expectInvalid(classify({ jsonrpc: '2.0', id, method: 'ping' }), null, /"id" member must be a string of at most 1024 characters or an integer/);
+  });
+
+  it('caps what it will echo: a string id or progress token longer than MAX_ID_LENGTH is refused, and the token with the request\'s id', () => {
+    const long = 'x'.repeat(MAX_ID_LENGTH + 1);
+    const fits = 'y'.repeat(MAX_ID_LENGTH);
+    expectInvalid(classify({ jsonrpc: '2.0', id: long, method: 'ping' }), null, /"id" member must be a string of at most 1024 characters/);
+    expect(classify({ jsonrpc: '2.0', id: fits, method: 'ping' }).kind).toBe('request');
+    expectInvalid(classify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { _meta: { progressToken: long } } }), 7, /progress token \(params\._meta\.progressToken\) must be a string of at most 1024 characters or an integer/);
+    expectInvalid(classify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { _meta: { progressToken: 1.5 } } }), 8, /progress token/);
+    expect(classify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { _meta: { progressToken: fits } } }).kind).toBe('request');
+    // A response to a request of ours carrying an over-long id answers nothing we sent.
+    expectInvalid(classify({ jsonrpc: '2.0', id: long, result: {} }), null, /id of its request/);
   });
 
   it('rejects a result response without an id, or with an unreadable id', () => {

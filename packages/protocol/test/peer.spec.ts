@@ -42,7 +42,7 @@ async function rejection(promise: Promise<unknown>): Promise<McpError> {
 /** Handlers that record what reaches them; `onRequest` is the one given. */
 function recording(onRequest: PeerHandlers['onRequest'], extra: Partial<PeerHandlers> = {}) {
   const notes: JsonRpcNotification[] = [];
-  const errors: Array<{ error: unknown; context: { method?: string; id?: RequestId | null } }> = [];
+  const errors: Array<{ error: unknown; context: { method?: string; id?: RequestId | null; origin: 'peer' | 'local' } }> = [];
   const requests: JsonRpcRequest[] = [];
   const handlers: PeerHandlers = {
     onRequest: (request, signal) => {
@@ -170,7 +170,7 @@ describe('Peer: errors from handlers', () => {
     expect(error.toJSON()).toEqual({ code: ErrorCode.InternalError, message: 'Internal error' });
     expect(JSON.stringify(serverSide.sent)).not.toContain('hunter2');
     expect(JSON.stringify(serverSide.sent)).not.toContain('srv/db.ts');
-    expect(errors).toEqual([{ error: secret, context: { method: 'tools/call', id: 0 } }]);
+    expect(errors).toEqual([{ error: secret, context: { method: 'tools/call', id: 0, origin: 'local' } }]);
   });
 
   it('answers a synchronous throw of a non-Error value with -32603 too', async () => {
@@ -242,7 +242,7 @@ describe('Peer: frames that are not valid requests', () => {
     expect(recorder.frames).toEqual([]);
     expect(errors).toHaveLength(1);
     expect((errors[0].error as McpError).toJSON()).toEqual({ code: -32700, message: 'Parse error: x' });
-    expect(errors[0].context).toEqual({ id: null });
+    expect(errors[0].context).toEqual({ id: null, origin: 'peer' });
   });
 
   it('ignores a response to a request it never sent', async () => {
@@ -676,7 +676,7 @@ describe('Peer: notifications', () => {
     await client.notify('two');
     await client.request('sync', {});
     expect(seen).toEqual(['one', 'bad', 'two']);
-    expect(errors).toEqual([{ error: failure, context: { method: 'bad' } }]);
+    expect(errors).toEqual([{ error: failure, context: { method: 'bad', origin: 'local' } }]);
   });
 
   it('reports a rejecting async notification handler', async () => {
@@ -690,7 +690,7 @@ describe('Peer: notifications', () => {
     await client.notify('n');
     await client.request('sync', {});
     await flush();
-    expect(errors).toEqual([{ error: failure, context: { method: 'n' } }]);
+    expect(errors).toEqual([{ error: failure, context: { method: 'n', origin: 'local' } }]);
   });
 });
 
@@ -732,7 +732,7 @@ describe('Peer: regressions', () => {
     expect(() => client.receive(parseFrame(progress))).not.toThrow();
     gate.resolve();
     await expect(call).resolves.toEqual({ ok: true });
-    expect(errors).toEqual([{ error: failure, context: { method: 'notifications/progress' } }]);
+    expect(errors).toEqual([{ error: failure, context: { method: 'notifications/progress', origin: 'local' } }]);
   });
 
   it('a handler that returns no object answers -32603 at once (it used to send a response without "result")', async () => {
@@ -742,7 +742,7 @@ describe('Peer: regressions', () => {
     expect(error.toJSON()).toEqual({ code: -32603, message: 'Internal error' });
     expect(serverSide.sent).toEqual([{ jsonrpc: '2.0', id: 0, error: { code: -32603, message: 'Internal error' } }]);
     expect(errors).toHaveLength(1);
-    expect(errors[0].context).toEqual({ method: 'tools/call', id: 0 });
+    expect(errors[0].context).toEqual({ method: 'tools/call', id: 0, origin: 'local' });
   });
 
   it('answers a synchronous handler within the frame it came in, and an async one once it settles', async () => {

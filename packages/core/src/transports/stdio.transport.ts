@@ -3,16 +3,27 @@
  *
  * Lines are split from raw chunks (no readline: fewer copies). A line longer than
  * `maxMessageBytes` is discarded as it streams in and answered with -32600, so one oversized
- * message cannot exhaust memory. Nothing but protocol is ever written to stdout.
+ * message cannot exhaust memory. Nothing but protocol is ever written to stdout: while it serves
+ * `process.stdout`, `console.log` and the other console methods that write there go to stderr.
+ *
+ * Output is backpressured: while stdout holds more than its high-water mark unwritten, no more
+ * input is read (the client's own pipe fills up instead of the server's memory). Past
+ * `maxBufferedBytes` unread, notifications are dropped and the request they belonged to is
+ * answered with -32011 (client too slow); responses always go out.
  */
 import { isAscii } from 'node:buffer';
+import { Console } from 'node:console';
 import type { Readable, Writable } from 'node:stream';
 import {
+  ErrorCode,
   JsonRpcMessage,
   McpError,
   ParsedFrame,
+  RequestId,
+  SendOptions,
   Transport,
   TransportInfo,
+  isResponse,
   parseFrame,
   serialize,
 } from '@hermes-mcp/protocol';
@@ -25,10 +36,59 @@ export interface StdioTransportOptions {
   output?: Writable;
   /** The largest message accepted, in bytes (default 4 MiB). */
   maxMessageBytes?: number;
+  /**
+   * The most output the client may leave unread, in bytes (default 4 MiB): past it,
+   * notifications are dropped and the requests they belong to are answered with -32011. Input is
+   * not read while the output is over its high-water mark, whatever this limit.
+   */
+  maxBufferedBytes?: number;
+  /**
+   * While serving `process.stdout`, send what `console.log`, `info`, `debug`, `dir`, `dirxml`,
+   * `table`, `count`, `group` and `time*` write to stderr instead, so a stray log line cannot
+   * corrupt the protocol stream (default true).
+   */
+  redirectConsole?: boolean;
+  /**
+   * `McpApp.listen()` only: end the process once stdin closed and the requests in flight were
+   * answered (at most the app's `shutdownGracePeriod` later) if it does not end by itself within a
+   * second (default true). Turn it off when the process serves something else too.
+   */
+  exitOnClose?: boolean;
+  /**
+   * `McpApp.listen()` only: on SIGTERM or SIGINT, shut down gracefully (requests in flight are
+   * answered, within the grace period), then exit (default true).
+   */
+  handleSignals?: boolean;
 }
 
 /** Default limit of one message: 4 MiB. */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/** Default limit of the output a client may leave unread, per stream: 4 MiB. */
+export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
+
+/** The console methods that write to stdout. */
+const STDOUT_CONSOLE_METHODS = ['log', 'info', 'debug', 'dir', 'dirxml', 'table', 'count', 'countReset', 'group', 'groupCollapsed', 'groupEnd', 'time', 'timeLog', 'timeEnd'] as const;
+
+type ConsoleMethod = (typeof STDOUT_CONSOLE_METHODS)[number];
+
+/**
+ * Points the console's stdout methods at stderr until the returned function puts them back (only
+ * if nobody replaced them meanwhile).
+ */
+function redirectConsoleToStderr(): () => void {
+  const stderrConsole = new Console({ stdout: process.stderr, stderr: process.stderr });
+  const saved = new Map<ConsoleMethod, unknown>();
+  const target = console as unknown as Record<ConsoleMethod, unknown>;
+  for (const method of STDOUT_CONSOLE_METHODS) {
+    saved.set(method, target[method]);
+    target[method] = (stderrConsole[method] as (...args: unknown[]) => void).bind(stderrConsole);
+  }
+  const installed = new Map(STDOUT_CONSOLE_METHODS.map((m) => [m, target[m]]));
+  return () => {
+    for (const [method, original] of saved) if (target[method] === installed.get(method)) target[method] = original;
+  };
+}
 
 const NEWLINE = 0x0a;
 const RESOLVED = Promise.resolve();
@@ -40,19 +100,30 @@ export class StdioTransport implements Transport {
   onclose?: () => void;
   oninputend?: () => void;
   onerror?: (error: Error) => void;
+  onabort?: (requestId: RequestId, error: McpError) => void;
 
   private readonly input: Readable;
   private readonly output: Writable;
   private readonly maxBytes: number;
+  private readonly maxBuffered: number;
+  private readonly redirect: boolean;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
   private discarding = false;
   private closed = false;
+  /** True while input is paused until the output drains. */
+  private inputPaused = false;
+  /** Puts the console back, while it is redirected. */
+  private restoreConsole?: () => void;
+  /** Notifications dropped because the client did not read. */
+  private dropped = 0;
 
   constructor(options: StdioTransportOptions = {}) {
     this.input = options.input ?? process.stdin;
     this.output = options.output ?? process.stdout;
     this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    this.redirect = options.redirectConsole ?? true;
     this.info = Object.freeze({ kind: 'stdio', pid: process.pid });
   }
 
@@ -61,11 +132,27 @@ export class StdioTransport implements Transport {
     this.input.on('end', this.onEnd);
     this.input.on('error', this.onError);
     this.output.on('error', this.onError);
+    if (this.redirect && this.output === process.stdout) this.restoreConsole = redirectConsoleToStderr();
     return RESOLVED;
   }
 
-  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+  /** Bytes written and not yet taken by the client (queued here or in the output stream). */
+  get bufferedBytes(): number {
+    return this.outbox.length + this.output.writableLength;
+  }
+
+  /** Notifications dropped so far because the client left too much output unread. */
+  get droppedCount(): number {
+    return this.dropped;
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed) return RESOLVED;
+    // Responses always go out (one per request, and no more requests are read meanwhile); what a
+    // handler sends besides them is dropped once the client fell too far behind.
+    if (this.outbox.length + this.output.writableLength > this.maxBuffered && !Array.isArray(message) && !isResponse(message)) {
+      return this.overflow(message, options?.relatedRequestId);
+    }
     // The answers to one chunk of input (sent while it is handled, or in the promise callbacks
     // after it) leave together in one or two writes, so pipelined clients get many per syscall; a
     // next tick rather than setImmediate, so a lone answer does not wait for the loop's check phase
@@ -80,13 +167,40 @@ export class StdioTransport implements Transport {
   private readonly flush = (): void => {
     const text = this.outbox;
     this.outbox = '';
-    if (text !== '' && !this.closed) this.output.write(text);
+    if (text === '' || this.closed) return;
+    // Over the high-water mark: read no more requests until the client has read the answers.
+    if (!this.output.write(text) && !this.inputPaused) {
+      this.inputPaused = true;
+      this.input.pause();
+      this.output.once('drain', this.onDrain);
+    }
   };
+
+  private readonly onDrain = (): void => {
+    this.inputPaused = false;
+    if (!this.closed) this.input.resume();
+  };
+
+  /** A message the client has no room for: dropped, and its request answered with -32011. */
+  private overflow(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): Promise<void> {
+    this.dropped++;
+    const error = new McpError(
+      ErrorCode.ClientTooSlow,
+      `Request cancelled: the client left more than ${this.maxBuffered} bytes of output unread (maxBufferedBytes)`,
+      { maxBufferedBytes: this.maxBuffered },
+    );
+    if (relatedRequestId !== undefined) this.onabort?.(relatedRequestId, error);
+    // A request of ours must fail rather than wait for an answer to something never sent.
+    return 'id' in message && 'method' in message ? Promise.reject(error) : RESOLVED;
+  }
 
   close(): Promise<void> {
     if (this.closed) return RESOLVED;
     this.flush();
     this.closed = true;
+    this.restoreConsole?.();
+    this.restoreConsole = undefined;
+    this.output.off('drain', this.onDrain);
     this.input.off('data', this.onData);
     this.input.off('end', this.onEnd);
     this.input.off('error', this.onError);
@@ -183,6 +297,9 @@ export class StdioTransport implements Transport {
   }
 
   private readonly onEnd = (): void => {
+    // A last line without its newline is still a message.
+    if (this.pending.length > 0 || this.discarding) this.take(Buffer.alloc(0), true);
+    if (this.closed) return;
     if (this.oninputend) this.oninputend();
     else void this.close();
   };
