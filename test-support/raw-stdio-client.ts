@@ -31,6 +31,8 @@ export interface RawServerCommand {
   command: string;
   args: string[];
   cwd?: string;
+  /** Added to the environment of the process. */
+  env?: Record<string, string>;
 }
 
 /** Default bound of every wait, in milliseconds. */
@@ -79,9 +81,11 @@ export class RawStdioClient {
   ) {
     const main = server.args.find((a) => a.endsWith('.js'));
     if (main && !existsSync(main)) throw new Error(`${main} does not exist: build first with \`npx tsc -b\``);
-    this.child = spawn(server.command, server.args, { cwd: server.cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    this.child = spawn(server.command, server.args, { cwd: server.cwd, env: server.env && { ...process.env, ...server.env }, stdio: ['pipe', 'pipe', 'pipe'] });
     this.child.stdout.setEncoding('utf8');
     this.child.stderr.setEncoding('utf8');
+    // Writing to a server that exited fails with EPIPE: the exit is what a test looks at.
+    this.child.stdin.on('error', () => undefined);
     this.child.stderr.on('data', (text: string) => (this.stderr += text));
     this.child.stdout.on('data', (text: string) => {
       const parts = (this.partial + text).split('\n');
@@ -98,6 +102,36 @@ export class RawStdioClient {
         resolve({ code, signal });
       });
     });
+  }
+
+  /** The server's process id. */
+  get pid(): number {
+    return this.child.pid!;
+  }
+
+  /** Stops reading the server's stdout (a client that does not read): its pipe fills up. */
+  pauseReading(): void {
+    this.child.stdout.pause();
+  }
+
+  /** Reads the server's stdout again. */
+  resumeReading(): void {
+    this.child.stdout.resume();
+  }
+
+  /** Writes raw text to the server's stdin, as is (no newline added). */
+  writeRaw(text: string): void {
+    this.child.stdin.write(text);
+  }
+
+  /** Ends the server's stdin without waiting for the process. */
+  endInput(): void {
+    this.child.stdin.end();
+  }
+
+  /** Sends a signal to the server. */
+  signal(signal: NodeJS.Signals): void {
+    this.child.kill(signal);
   }
 
   /** Every message the server sent so far, in order. */

@@ -101,7 +101,7 @@ export class EverythingServer {
     const answer = await ctx.elicit('Please tell us about yourself', NameForm);
     if (answer.action !== 'accept') return `no answer: ${answer.action}`;
     const { name, age, color, subscribe } = answer.content;
-    return `Hello ${name}${age !== undefined ? ` (${age})` : ''}, who likes ${color}${subscribe ? ' and news' : ''}`;
+    return `Hello ${name}${age !== undefined && age !== null ? ` (${age})` : ''}, who likes ${color}${subscribe ? ' and news' : ''}`;
   }
 
   @Tool({ description: 'Send the user to a URL (URL elicitation, MCP 2025-11-25)' })

@@ -38,7 +38,7 @@ export class TaskBoard {
   private readonly tasks = new Map<string, Task>();
   private next = 1;
 
-  add(title: string, priority: Task['priority'] = 'normal'): Task {
+  add(title: string, priority: Task['priority']): Task {
     const task: Task = { id: String(this.next++), title, done: false, priority };
     this.tasks.set(task.id, task);
     return task;
@@ -60,7 +60,8 @@ export class TasksServer {
 
   @Tool({ name: 'add_task', description: 'Add a task to the board' })
   addTask(input: AddTaskInput) {
-    return this.board.add(input.title, input.priority);
+    // Optional inputs may be null as well as absent (@IsOptional accepts both): default both.
+    return this.board.add(input.title, input.priority ?? 'normal');
   }
 
   @Tool({ name: 'complete_task', description: 'Mark a task done' })
@@ -73,7 +74,7 @@ export class TasksServer {
 
   @Tool({ name: 'list_tasks', description: 'List the tasks', annotations: { readOnlyHint: true } })
   async listTasks(input: ListInput, ctx: McpContext) {
-    const tasks = this.board.list(input.open);
+    const tasks = this.board.list(input.open === true);
     for (let i = 0; i < tasks.length; i++) {
       await ctx.progress(i + 1, tasks.length, `task ${tasks[i].id}`);
       await sleep(5);

@@ -14,7 +14,9 @@ export class NotesServer {
 
   @Tool({ name: 'add_note', description: 'Save a note and return it', annotations: { destructiveHint: false } })
   addNote(input: AddNoteInput) {
-    return this.notes.add(input.title, input.body, input.tags);
+    // An optional property may arrive as null (class-validator's @IsOptional lets it through, and the
+    // published schema says so): default it here, not with a default parameter (which only covers undefined).
+    return this.notes.add(input.title, input.body, input.tags ?? []);
   }
 
   @Tool({ name: 'search_notes', description: 'Find notes whose title, body or tags contain the query', annotations: { readOnlyHint: true } })

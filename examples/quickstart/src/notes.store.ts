@@ -19,7 +19,7 @@ export class NotesStore {
     this.add('Welcome', 'This note was created when the server started.', ['hello']);
   }
 
-  add(title: string, body: string, tags: string[] = []): Note {
+  add(title: string, body: string, tags: string[]): Note {
     const note: Note = { id: String(this.nextId++), title, body, tags, createdAt: new Date().toISOString() };
     this.notes.set(note.id, note);
     return note;

@@ -33,6 +33,7 @@ import {
   RequestId,
   TransportInfo,
   classifyValue,
+  parseJson,
 } from '@hermes-mcp/protocol';
 import { InMemoryEventStore } from './event-store';
 import { Expected, HttpSessionTransport } from './http-session';
@@ -314,7 +315,10 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     }
     const session = sessions.get(id);
     if (!session || !(session.transport instanceof HttpSessionTransport)) {
-      fail(reply, 404, ErrorCode.InvalidRequest, 'Session not found: it expired or was ended; send "initialize" to start a new one');
+      // While shutting down, a session that ended for it is not "not found": the client should go
+      // elsewhere or come back later, not re-initialize here.
+      if (closing) fail(reply, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
+      else fail(reply, 404, ErrorCode.InvalidRequest, 'Session not found: it expired or was ended; send "initialize" to start a new one');
       return undefined;
     }
     const version = header(request, 'mcp-protocol-version');
@@ -464,6 +468,8 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
 
   await fastify.register(async (scope) => {
     scope.setErrorHandler((error: FastifyError, request, reply) => {
+      // Refused by the body parser (not JSON, or a key that could change prototypes): say why.
+      if (error instanceof McpError) return fail(reply, 400, error.code, error.message);
       switch (error.code) {
         case 'FST_ERR_CTP_BODY_TOO_LARGE':
           return fail(reply, 413, ErrorCode.InvalidRequest, `Payload Too Large: the body exceeds ${settings.bodyLimit} bytes (bodyLimit)`);
@@ -482,6 +488,15 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       }
       request.log.error({ err: error }, 'MCP endpoint failed');
       return fail(reply, 500, ErrorCode.InternalError, 'Internal error');
+    });
+    // JSON bodies are parsed by the protocol's parser: the client learns why a body was refused
+    // (Fastify's own parser says only "not valid JSON", even for a refused "__proto__" key).
+    scope.removeContentTypeParser('application/json');
+    scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+      if (body === '') return done(Object.assign(new Error('the body is empty'), { code: 'FST_ERR_CTP_EMPTY_JSON_BODY', statusCode: 400 }), undefined);
+      const parsed = parseJson(body as string);
+      if (parsed.ok) done(null, parsed.value);
+      else done(parsed.error, undefined);
     });
     // A callback hook, not an async one: it runs on every request, and a promise per request costs.
     scope.addHook('onRequest', (request, reply, done) => {

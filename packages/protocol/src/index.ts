@@ -15,6 +15,7 @@ export {
   isResponse,
   notification,
   parseFrame,
+  parseJson,
   request,
   resultResponse,
   reuseSerialized,

@@ -158,17 +158,58 @@ function invalid(id: RequestId | null, detail: string, response = false): Invali
 }
 
 /**
- * Parses one frame (a line on stdio, a body on HTTP). Arrays are batches; an empty array is an
- * invalid request, as JSON-RPC 2.0 says. Never throws.
+ * Why a parsed value is refused, or undefined: an own `__proto__` key, or a `constructor` key
+ * holding a `prototype`, at any depth. `JSON.parse` keeps them as plain keys, but code that copies
+ * keys onto objects (class-transformer, merges, spreads into instances) would turn them into
+ * prototype changes, so they are refused before anything sees them.
  */
-export function parseFrame(text: string): ParsedFrame {
+function poisoned(value: unknown, depth = 0): string | undefined {
+  if (typeof value !== 'object' || value === null || depth > 512) return undefined;
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = poisoned(item, depth + 1);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (Object.prototype.hasOwnProperty.call(value, '__proto__')) return '"__proto__"';
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const item = record[key];
+    if (key === 'constructor' && typeof item === 'object' && item !== null && Object.prototype.hasOwnProperty.call(item, 'prototype')) return '"constructor" with a "prototype"';
+    const found = poisoned(item, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Parses JSON text, refusing keys that could change prototypes (`__proto__`, and `constructor`
+ * with a `prototype`): -32700 with the parser's reason for text that is not JSON, -32600 naming
+ * the key for a refused one. Never throws.
+ */
+export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: McpError } {
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch (error) {
-    return { kind: 'invalid', error: McpError.parseError((error as Error).message) };
+    return { ok: false, error: McpError.parseError((error as Error).message) };
   }
-  return classifyValue(value);
+  // Only text that can spell one of those keys (plainly or with \u escapes) is searched.
+  if ((text.includes('proto') || text.includes('\\u')) && typeof value === 'object' && value !== null) {
+    const key = poisoned(value);
+    if (key) return { ok: false, error: McpError.invalidRequest(`the message has a ${key} key, which this server refuses (it could change object prototypes)`) };
+  }
+  return { ok: true, value };
+}
+
+/**
+ * Parses one frame (a line on stdio, a body on HTTP). Arrays are batches; an empty array is an
+ * invalid request, as JSON-RPC 2.0 says. Never throws.
+ */
+export function parseFrame(text: string): ParsedFrame {
+  const parsed = parseJson(text);
+  return parsed.ok ? classifyValue(parsed.value) : { kind: 'invalid', error: parsed.error };
 }
 
 /** Like {@link parseFrame}, for a value that is already parsed (e.g. by an HTTP framework). */
