@@ -18,6 +18,13 @@ describe('error catalog', () => {
     for (const [code, name] of codes) expect(ErrorCode[name as string]).toBe(code);
   });
 
+  it('every protocol code the protocol package defines is documented', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { ErrorCode } = require('@hermes-mcp/protocol');
+    const names = [...doc.matchAll(/^\| (-32\d{3}) \| (\w+) \|/gm)].map((m) => m[2]);
+    expect(names.sort()).toEqual(Object.keys(ErrorCode).sort());
+  });
+
   it('HermesError carries its code and prefixes the message with it', () => {
     const error = new HermesError('HERMES_DUPLICATE_NAME', 'the tool "x" is declared twice');
     expect(error.code).toBe('HERMES_DUPLICATE_NAME');

@@ -144,7 +144,11 @@ export class Exchange {
     // A live stream stays resumable after its end: the operating system took the bytes, but a
     // client that dropped the connection meanwhile never read them.
     connection.onClose(() => {
-      if (this.connection === connection) this.connection = undefined;
+      if (this.connection === connection) {
+        this.connection = undefined;
+        // Until the client resumes, events are only stored (the event store is bounded; an outbox is not).
+        this.detached = true;
+      }
       if (connection.overflowed && !this.done) this.owner.overflowed(this);
       if (this.done) this.retire(false);
     });

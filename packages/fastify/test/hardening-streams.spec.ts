@@ -156,6 +156,27 @@ describe('a client that never reads its stream (HTTP, server in its own process)
     socket.destroy();
   });
 
+  it('Streamable HTTP session: a client that vanishes mid-stream leaves nothing growing (its events go to the bounded event store)', async () => {
+    const sessionId = await openSession(server.url);
+    const finished = (await stats(server.url)).floodsFinished as number;
+    const before = Math.max(baseline, rssOf(server.pid));
+    const response = await sessionPost(server.url, sessionId, rpc('gone', 'tools/call', { name: 'flood', arguments: FLOOD, _meta: { progressToken: 'g' } }));
+    const reader = response.body!.getReader();
+    await reader.read();
+    await reader.cancel();
+    let peak = before;
+    await eventually(
+      'the flood to finish',
+      async () => {
+        peak = Math.max(peak, rssOf(server.pid));
+        return ((await stats(server.url)).floodsFinished as number) > finished;
+      },
+      30_000,
+    );
+    expect(peak - before).toBeLessThan(GROWTH_LIMIT);
+    expect((await sessionPost(server.url, sessionId, rpc('after', 'ping'))).status).toBe(200);
+  });
+
   it('refuses a 4 MB progress token (and id) instead of echoing it in every notification', async () => {
     const sessionId = await openSession(server.url);
     const huge = 'x'.repeat(4 * MB - 1024);
@@ -173,13 +194,13 @@ describe('a client that never reads its stream (HTTP, server in its own process)
 });
 
 describe('a client that stops reading stdout (stdio, spawned server)', () => {
-  it('200 000 pings: input is not read while output waits, memory stays bounded, every ping is answered once reading resumes', async () => {
+  it('400 000 pings: input is not read while output waits, memory stays bounded, every ping is answered once reading resumes', async () => {
     const server = spawnStdioFixture({ HERMES_LOG_LEVEL: 'warn' }, 60_000);
     try {
       await server.initialize('2025-11-25');
       const before = rssOf(server.pid);
       server.pauseReading();
-      const total = 200_000;
+      const total = 400_000;
       const chunk = 10_000;
       let peak = before;
       for (let sent = 0; sent < total; sent += chunk) {
