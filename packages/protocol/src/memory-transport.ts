@@ -3,7 +3,8 @@
  * serialised and parsed on the way, exactly as on a wire, and delivered asynchronously (a
  * microtask later), so tests see real framing and real ordering.
  */
-import { JsonRpcMessage, ParsedFrame, parseFrame } from './jsonrpc';
+import type { McpError } from './errors';
+import { JsonRpcMessage, ParsedFrame, RequestId, parseFrame } from './jsonrpc';
 import type { SendOptions, Transport, TransportInfo } from './transport';
 
 /** One end of an in-memory link. */
@@ -13,6 +14,9 @@ export class InMemoryTransport implements Transport {
   onclose?: () => void;
   oninputend?: () => void;
   onerror?: (error: Error) => void;
+  onabort?: (requestId: RequestId, error: McpError) => void;
+  /** Told when an inbound request was cancelled by the other end (nothing to end here). */
+  requestCancelled?: (requestId: RequestId) => void;
   /** The other end, once linked. */
   other?: InMemoryTransport;
   /** True once this end closed. */

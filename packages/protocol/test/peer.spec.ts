@@ -862,3 +862,75 @@ describe('Peer: input end (drain)', () => {
     expect(closed).toBe(true);
   });
 });
+
+describe('Peer: draining, failing and cancelling inbound requests', () => {
+  it('drain: refuses new requests with -32010, answers the running ones, then closes and resolves', async () => {
+    const release = deferred();
+    const { client, server } = await connect(recording(async (request) => (request.method === 'slow' ? (await release.promise, { done: true }) : {})).handlers);
+    const slow = client.request('slow', {});
+    await flush();
+    const drained = server.drain(10_000);
+    expect(server.isDraining).toBe(true);
+    expect(await rejection(client.request('ping', {}))).toMatchObject({ code: ErrorCode.ServerShuttingDown, message: 'Server shutting down: no new requests are taken' });
+    release.resolve();
+    expect(await slow).toEqual({ done: true });
+    await drained;
+    expect(server.inflightCount).toBe(0);
+  });
+
+  it('drain: past its timeout, what still runs is aborted and answered with -32010; a shorter second drain brings the end forward', async () => {
+    let signal!: AbortSignal;
+    const { client, server } = await connect(recording((_request, extra) => {
+      signal = extra.signal;
+      return new Promise(() => undefined);
+    }).handlers);
+    const stuck = client.request('stuck', {});
+    await flush();
+    void server.drain(60_000);
+    const drained = server.drain(20);
+    const error = await rejection(stuck);
+    expect(error).toMatchObject({ code: -32010, message: 'Server shutting down: the request was still running when the grace period ended' });
+    expect(signal.aborted).toBe(true);
+    await drained;
+  });
+
+  it('failInbound: aborts the handler and answers at once with the error; the handler\'s late result is dropped', async () => {
+    const release = deferred();
+    let signal!: AbortSignal;
+    const { client, server } = await connect(recording(async (_request, extra) => {
+      signal = extra.signal;
+      await release.promise;
+      return { late: true };
+    }).handlers);
+    const call = client.request('work', {});
+    await flush();
+    expect(server.failInbound(0, new McpError(ErrorCode.ClientTooSlow, 'too slow'))).toBe(true);
+    expect(await rejection(call)).toMatchObject({ code: -32011, message: 'too slow' });
+    expect(signal.aborted).toBe(true);
+    release.resolve();
+    await flush();
+    expect(server.failInbound(0, new McpError(ErrorCode.ClientTooSlow, 'again'))).toBe(false);
+  });
+
+  it('a transport that can no longer carry a request (onabort) gets it failed through the peer', async () => {
+    const { client, server, serverSide } = await connect(recording(() => new Promise(() => undefined)).handlers);
+    const call = client.request('work', {});
+    await flush();
+    serverSide.onabort!(0, new McpError(ErrorCode.ClientTooSlow, 'the client left too much unread'));
+    expect(await rejection(call)).toMatchObject({ code: -32011 });
+    expect(server.inflightCount).toBe(0);
+  });
+
+  it('tells the transport when a request was cancelled by the other side (requestCancelled)', async () => {
+    const { client, serverSide } = await connect(recording(() => new Promise(() => undefined)).handlers);
+    const cancelled: RequestId[] = [];
+    serverSide.requestCancelled = (id) => void cancelled.push(id);
+    const controller = new AbortController();
+    const call = client.request('work', {}, { signal: controller.signal });
+    await flush();
+    controller.abort('changed my mind');
+    await rejection(call);
+    await flush();
+    expect(cancelled).toEqual([0]);
+  });
+});
