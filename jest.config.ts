@@ -23,7 +23,14 @@ function project(name: string, root: string): Config {
 }
 
 const config: Config = {
-  projects: [project('protocol', 'packages/protocol'), project('core', 'packages/core'), project('fastify', 'packages/fastify'), project('examples', 'examples')],
+  projects: [
+    project('protocol', 'packages/protocol'),
+    project('core', 'packages/core'),
+    project('fastify', 'packages/fastify'),
+    project('examples', 'examples'),
+    // The fuzz suite's jest part (test-support/fixtures/test); `npm run fuzz` runs the full million.
+    project('fixtures', 'test-support/fixtures'),
+  ],
   testTimeout: 30_000,
 };
 

@@ -22,6 +22,7 @@ import {
   RequestId,
   RequestOptions,
   RevisionFeatures,
+  describeValue,
   Root,
   Transport,
   negotiateLegacyVersion,
@@ -284,7 +285,7 @@ export class Connection implements PeerHandlers, RequestChannel {
    */
   private modernRequest(request: JsonRpcRequest, params: Record<string, unknown>, extra: InboundRequestExtra, claim: boolean): Promise<Record<string, unknown>> {
     if (!claim && request.method === 'initialize') {
-      const requested = typeof params.protocolVersion === 'string' ? params.protocolVersion : String(params.protocolVersion);
+      const requested = describeValue(params.protocolVersion);
       throw new McpError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${requested} (this connection speaks MCP 2026-07-28)`, { supported: [...this.engine.modern.supportedVersions], requested });
     }
     const envelope = checkVersion(readEnvelope(params));

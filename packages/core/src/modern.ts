@@ -21,6 +21,7 @@ import {
   RequestId,
   ServerCapabilities,
   TransportInfo,
+  describeValue,
   isModernProtocolVersion,
 } from '@hermes-mcp/protocol';
 import { InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired, isLoggingLevel } from './context';
@@ -171,7 +172,8 @@ const EMPTY_ANSWERS: Record<string, unknown> = Object.freeze({});
 
 /** What a request state is bound to: the method and the tool, prompt or resource it names. */
 function bindOf(request: JsonRpcRequest, params: Record<string, unknown>): string {
-  return `${request.method}\u0000${String(params.name ?? params.uri ?? '')}`;
+  const target = typeof params.name === 'string' ? params.name : typeof params.uri === 'string' ? params.uri : '';
+  return `${request.method}\u0000${target}`;
 }
 
 /** Serves modern-era requests with the server's handler. @internal */
@@ -233,8 +235,10 @@ export class ModernHandler {
     if (request.method === 'subscriptions/listen') return this.listen(request, params, extra, sink);
     const tasksDeclared = isRecord(envelope.capabilities.extensions) && TASKS_EXTENSION in envelope.capabilities.extensions;
     if (TASK_METHODS.has(request.method)) return this.taskMethod(request.method, params, tasksDeclared);
-    const taskSupport = request.method === 'tools/call' && this.handler.taskSupport ? this.handler.taskSupport(String(params.name)) : undefined;
-    if (taskSupport?.mode === 'required' && !tasksDeclared) throw needsTasks(`the tool "${String(params.name)}" runs only as a task`);
+    // A name that is not a string is refused by the handler (-32602); it names no task tool.
+    const toolName = request.method === 'tools/call' && typeof params.name === 'string' ? params.name : undefined;
+    const taskSupport = toolName !== undefined && this.handler.taskSupport ? this.handler.taskSupport(toolName) : undefined;
+    if (taskSupport?.mode === 'required' && !tasksDeclared) throw needsTasks(`the tool "${toolName}" runs only as a task`);
     const channel: RequestChannel = {
       notify: (_id, method, p) => sink.notify(method, p),
       request: () => Promise.reject(McpError.internalError('server→client requests do not exist in MCP 2026-07-28')),
@@ -274,7 +278,7 @@ export class ModernHandler {
         (method === 'notifications/tools/list_changed' && f.toolsListChanged) ||
         (method === 'notifications/prompts/list_changed' && f.promptsListChanged) ||
         (method === 'notifications/resources/list_changed' && f.resourcesListChanged) ||
-        (method === 'notifications/resources/updated' && f.resourceSubscriptions?.includes(String(params.uri)));
+        (method === 'notifications/resources/updated' && typeof params.uri === 'string' && f.resourceSubscriptions?.includes(params.uri));
       if (wanted) listener.send(method, params);
     }
   }
@@ -409,7 +413,7 @@ export class ModernHandler {
   /** Errors as 2026 wants them: an unknown resource is -32602 with its URI. */
   private modernError(error: unknown, params: Record<string, unknown>): unknown {
     if (error instanceof McpError && error.code === ErrorCode.ResourceNotFound) {
-      return McpError.invalidParams(`Resource not found: ${String(params.uri)}`, { uri: params.uri });
+      return McpError.invalidParams(`Resource not found: ${describeValue(params.uri)}`, { uri: params.uri });
     }
     return error;
   }

@@ -226,11 +226,13 @@ export class DecoratedServerHandler implements McpHandler {
     }
     let completers: Readonly<Record<string, CompleteFn>>;
     if (ref.type === 'ref/prompt') {
-      const prompt = this.registry.prompt(String(ref.name));
-      if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${String(ref.name)}`);
+      if (typeof ref.name !== 'string') throw McpError.invalidParams('"ref.name" must be a string');
+      const prompt = this.registry.prompt(ref.name);
+      if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${ref.name}`);
       completers = prompt.completers;
     } else if (ref.type === 'ref/resource') {
-      const uri = String(ref.uri);
+      if (typeof ref.uri !== 'string') throw McpError.invalidParams('"ref.uri" must be a string');
+      const uri = ref.uri;
       const template = this.registry.template(uri);
       if (!template) {
         if (this.registry.resolveResource(uri)) return { completion: { values: [] } };

@@ -6,7 +6,7 @@
  * stops it. Tasks live in this process; their ids are unguessable handles.
  */
 import { randomUUID } from 'node:crypto';
-import { InboundRequest, McpError } from '@hermes-mcp/protocol';
+import { InboundRequest, MAX_ID_LENGTH, McpError } from '@hermes-mcp/protocol';
 import type { AskOptions, InputSource } from './context';
 
 /** The extension's id, as declared in capabilities. */
@@ -120,7 +120,9 @@ export class TaskStore {
   /** The task of that id; -32602 when unknown or expired. */
   get(taskId: unknown): Task {
     const task = typeof taskId === 'string' ? this.tasks.get(taskId) : undefined;
-    if (!task) throw McpError.invalidParams('Failed to retrieve task: Task not found', { taskId });
+    // Echoed only when it is a string (ids are capped like request ids): a client value of any
+    // shape, sent back as is, could be too deep to serialise.
+    if (!task) throw McpError.invalidParams('Failed to retrieve task: Task not found', typeof taskId === 'string' && taskId.length <= MAX_ID_LENGTH ? { taskId } : undefined);
     return task;
   }
 

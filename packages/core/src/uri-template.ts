@@ -16,6 +16,15 @@ export interface UriTemplate {
 
 const EXPRESSION = /\{([+]?)([A-Za-z0-9_.]+)\}/g;
 
+/**
+ * What an expansion can produce (RFC 6570 §3.2): unreserved characters, percent-encoded octets,
+ * and reserved characters — all of them for `{+var}`, all but `/`, `?` and `#` for `{var}` (whose
+ * value is one path segment). A URI with anything else (spaces, quotes, non-ASCII) matches no
+ * template: it is not a URI.
+ */
+const SIMPLE_VALUE = "((?:[A-Za-z0-9\\-._~!$&'()*+,;=:@\\[\\]]|%[0-9A-Fa-f]{2})+)";
+const RESERVED_VALUE = "((?:[A-Za-z0-9\\-._~!$&'()*+,;=:@\\[\\]/?#]|%[0-9A-Fa-f]{2})+?)";
+
 /** True when `uri` contains a `{…}` expression, i.e. it is a template rather than a URI. */
 export function isUriTemplate(uri: string): boolean {
   return uri.includes('{');
@@ -42,7 +51,7 @@ export function compileUriTemplate(template: string): UriTemplate {
       throw new HermesError('HERMES_INVALID_URI_TEMPLATE', `"${template}" uses the variable {${name}} twice`);
     }
     variables.push(name);
-    pattern += escapeRegExp(template.slice(last, match.index)) + (operator === '+' ? '(.+?)' : '([^/?#]+)');
+    pattern += escapeRegExp(template.slice(last, match.index)) + (operator === '+' ? RESERVED_VALUE : SIMPLE_VALUE);
     last = match.index! + whole.length;
   }
   pattern += escapeRegExp(template.slice(last)) + '$';

@@ -311,7 +311,7 @@ export class HttpSessionTransport implements Transport, ExchangeOwner {
     const replay = this.options.eventStore.replayAfter(lastEventId);
     if (!replay) return false;
     const connection = SseConnection.open(reply, {}, this.options.maxBufferedBytes);
-    for (const event of replay.events) connection.write(JSON.stringify(event.message), event.id);
+    for (const event of replay.events) connection.write(serialize(event.message), event.id);
     if (replay.streamId === STANDALONE) {
       this.standalone = connection;
       connection.onClose(() => {
@@ -330,6 +330,16 @@ export class HttpSessionTransport implements Transport, ExchangeOwner {
 
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed) return Promise.resolve();
+    try {
+      this.route(message, options);
+    } catch (error) {
+      // A notification or request that cannot be turned into JSON: its sender's mistake, told to it.
+      return Promise.reject(error);
+    }
+    return Promise.resolve();
+  }
+
+  private route(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): void {
     const responses = Array.isArray(message) ? message : isResponse(message) ? [message] : undefined;
     let exchange: Exchange | undefined;
     if (options?.batch) {
@@ -353,7 +363,6 @@ export class HttpSessionTransport implements Transport, ExchangeOwner {
     } else {
       this.options.onDropped?.(message);
     }
-    return Promise.resolve();
   }
 
   private deliver(exchange: Exchange, message: JsonRpcMessage | JsonRpcMessage[], responses: JsonRpcMessage[] | undefined): void {

@@ -2,7 +2,7 @@
  * The HTTP+SSE transport of MCP 2024-11-05: a GET opens an SSE stream whose first event names the
  * endpoint to POST messages to; every server message travels on that one stream.
  */
-import type { JsonRpcMessage, ParsedFrame, Transport, TransportInfo } from '@hermes-mcp/protocol';
+import { JsonRpcMessage, ParsedFrame, Transport, TransportInfo, serialize } from '@hermes-mcp/protocol';
 import type { SseConnection } from './sse';
 
 /** One legacy HTTP+SSE session's transport. @internal */
@@ -26,7 +26,15 @@ export class LegacySseTransport implements Transport {
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
-    if (!this.closed) this.connection.write(JSON.stringify(message), undefined, 'message');
+    if (this.closed) return Promise.resolve();
+    let data: string;
+    try {
+      data = serialize(message);
+    } catch (error) {
+      // A notification or request that cannot be turned into JSON: its sender's mistake, told to it.
+      return Promise.reject(error);
+    }
+    this.connection.write(data, undefined, 'message');
     return Promise.resolve();
   }
 

@@ -5,6 +5,7 @@
  * headers record; the caller turns a {@link HeaderProblem} into HTTP 400 with JSON-RPC -32020
  * (HeaderMismatch). Never applied to legacy (2025-era) traffic.
  */
+import { describeValue } from '@hermes-mcp/protocol';
 
 /** Request headers as Node gives them: lower-cased names, duplicates of most headers joined. */
 export type HeadersRecord = Record<string, string | string[] | undefined>;
@@ -348,7 +349,7 @@ function valueAt(root: unknown, path: string[]): unknown {
 function mismatch(name: string, header: string, body: unknown): HeaderProblem {
   return {
     message: `Header mismatch: ${name} header value '${printable(header)}' does not match body value ${show(body)}`,
-    data: { mismatch: { header, body } },
+    data: { mismatch: { header, body: echoed(body) } },
   };
 }
 
@@ -359,13 +360,18 @@ function missing(name: string): HeaderProblem {
 function invalid(name: string, header: string, body: unknown, problem: string): HeaderProblem {
   return {
     message: `Header mismatch: ${name} header value '${printable(header)}' is invalid: ${problem}`,
-    data: { mismatch: { header, body } },
+    data: { mismatch: { header, body: echoed(body) } },
   };
+}
+
+/** A body value as echoed in `data`: a primitive as it is; an object or array by its (cut) JSON, never a structure of any depth. */
+function echoed(body: unknown): unknown {
+  return typeof body === 'object' && body !== null ? describeValue(body) : body;
 }
 
 /** A body value in a message: strings quoted like header values, anything else as JSON. */
 function show(value: unknown): string {
-  return typeof value === 'string' ? `'${printable(value)}'` : printable(JSON.stringify(value) ?? String(value));
+  return typeof value === 'string' ? `'${printable(value)}'` : printable(describeValue(value));
 }
 
 /** Control characters escaped, so a message stays on one line whatever the client sent. */

@@ -10,7 +10,7 @@ import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { McpApp } from '@hermes-mcp/core';
 import { checkVersion, readEnvelope } from '@hermes-mcp/core';
-import { ErrorCode, InboundRequest, JsonRpcRequest, McpError, RequestId, TransportInfo, errorResponse, resultResponse } from '@hermes-mcp/protocol';
+import { ErrorCode, InboundRequest, JsonRpcRequest, JsonRpcResponse, McpError, RequestId, TransportInfo, errorResponse, resultResponse, serialize } from '@hermes-mcp/protocol';
 import { HeaderProblem, checkMethodHeader, checkVersionHeader } from './modern-headers';
 import { SseConnection } from './sse';
 
@@ -25,7 +25,7 @@ class ResponseRequest extends InboundRequest {
   finished = false;
   private watching = false;
   /** Writes the answer (set by {@link serveModern} once it can answer). */
-  answer?: (response: object, status: number) => void;
+  answer?: (response: JsonRpcResponse, status: number) => void;
 
   constructor(
     info: TransportInfo,
@@ -108,7 +108,7 @@ export async function serveModern(
   maxBufferedBytes: number,
 ): Promise<FastifyReply> {
   const id: RequestId = message.id;
-  const send = (payload: object, status: number) => reply.code(status).header('content-type', 'application/json').send(JSON.stringify(payload));
+  const send = (payload: JsonRpcResponse, status: number) => reply.code(status).header('content-type', 'application/json').send(serialize(payload));
   let envelope;
   try {
     const read = readEnvelope(message.params);
@@ -140,13 +140,13 @@ export async function serveModern(
     if (inbound.finished) return;
     inbound.finished = true;
     if (stream) {
-      stream.write(JSON.stringify(response), undefined, 'message');
+      stream.write(serialize(response), undefined, 'message');
       stream.end();
     } else if (!reply.raw.destroyed) {
       send(response, status);
     }
   };
-  let response: object;
+  let response: JsonRpcResponse;
   let status = 200;
   try {
     const result = await app.engine.modern.handle(message, envelope, inbound, info, sink);

@@ -34,6 +34,7 @@ import {
   TransportInfo,
   classifyValue,
   parseJson,
+  serialize,
 } from '@hermes-mcp/protocol';
 import { InMemoryEventStore } from './event-store';
 import { Expected, HttpSessionTransport } from './http-session';
@@ -147,14 +148,9 @@ const DEFAULTS = {
 };
 const SUPPORTED_HEADER_VERSIONS: readonly string[] = LEGACY_PROTOCOL_VERSIONS;
 
-/** A JSON-RPC error body with no id (MCP: HTTP-level errors carry none). */
-function errorBody(code: number, message: string, data?: unknown): string {
-  return JSON.stringify({ jsonrpc: '2.0', error: data === undefined ? { code, message } : { code, message, data } });
-}
-
+/** Answers with a JSON-RPC error: with the request's id when it is known, without one otherwise (HTTP-level errors). */
 function fail(reply: FastifyReply, status: number, code: number, message: string, data?: unknown, id?: RequestId): FastifyReply {
-  const body = id === undefined ? errorBody(code, message, data) : JSON.stringify(errorResponse(id, new McpError(code, message, data)));
-  return reply.code(status).header('content-type', 'application/json').send(body);
+  return reply.code(status).header('content-type', 'application/json').send(serialize(errorResponse(id, new McpError(code, message, data))));
 }
 
 /** Which era a POST belongs to (MCP 2026-07-28 §transports): decided by the body, before any session. */
@@ -194,7 +190,8 @@ function eraOf(request: FastifyRequest, frame: ParsedFrame): EraDecision {
   if (m.kind === 'notification' && (hasModernClaim(m.message.params) || modernHeader)) return { kind: 'modern-notification' };
   // Not JSON-RPC, but meant for the modern era: answer with what is wrong (and its id), not with a session error.
   if (m.kind === 'invalid' && (modernHeader || hasModernClaim((request.body as { params?: unknown } | null)?.params))) {
-    return { kind: 'refuse', error: m.error, id: m.id ?? undefined };
+    // A malformed response is never answered with its id: the client would take it for our answer.
+    return { kind: 'refuse', error: m.error, id: m.noReply ? undefined : (m.id ?? undefined) };
   }
   return { kind: 'legacy' };
 }
@@ -227,7 +224,7 @@ function requestsOf(frame: ParsedFrame): Expected & { initialize: boolean; inval
   if (frame.kind === 'single') {
     const m = frame.message;
     if (m.kind === 'request') return { ids: [m.message.id], anonymous: 0, initialize: m.message.method === 'initialize' };
-    if (m.kind === 'invalid' && m.id !== null && !m.response) return { ids: [m.id], anonymous: 0, initialize: false };
+    if (m.kind === 'invalid' && m.id !== null && !m.noReply) return { ids: [m.id], anonymous: 0, initialize: false };
     return { ids: [], anonymous: 0, initialize: false };
   }
   if (frame.kind === 'batch') {
@@ -237,7 +234,7 @@ function requestsOf(frame: ParsedFrame): Expected & { initialize: boolean; inval
       if (m.kind === 'request') {
         if (m.message.method === 'initialize') return { ids: [], anonymous: 0, initialize: false, invalid: '"initialize" must not be part of a batch' };
         ids.push(m.message.id);
-      } else if (m.kind === 'invalid' && !m.response) {
+      } else if (m.kind === 'invalid' && !m.noReply) {
         // Answered with its own id when it had a readable one, with id null otherwise.
         if (m.id !== null) ids.push(m.id);
         else anonymous++;
@@ -246,6 +243,14 @@ function requestsOf(frame: ParsedFrame): Expected & { initialize: boolean; inval
     return { ids, anonymous, initialize: false };
   }
   return { ids: [], anonymous: 0, initialize: false };
+}
+
+/** Parsed bodies whose text could spell a key that is refused (see `parseJson`'s `suspect`). */
+const suspectBodies = new WeakSet<object>();
+
+/** The frame of a parsed body; keys that could change prototypes are looked for only where the text could hold them. */
+function classifyBody(body: unknown): ParsedFrame {
+  return classifyValue(body, typeof body === 'object' && body !== null && suspectBodies.has(body));
 }
 
 async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Promise<void> {
@@ -368,15 +373,17 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     if (!accepts(request, 'application/json') || !accepts(request, 'text/event-stream')) {
       return fail(reply, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list both application/json and text/event-stream');
     }
-    const frame = classifyValue(request.body);
+    const frame = classifyBody(request.body);
     if (frame.kind === 'invalid') return fail(reply, 400, frame.error.code, frame.error.message);
     const era = eraOf(request, frame);
     if (era.kind === 'refuse') return fail(reply, 400, era.error.code, era.error.message, era.error.data, era.id);
     if (era.kind === 'modern') return serveModern(app, request, reply, era.request, checkModernHeaders, settings.maxBufferedBytes);
     if (era.kind === 'modern-notification') return reply.code(202).send();
-    // Not JSON-RPC and no id to answer to: the engine's error would have nowhere to go.
-    if (frame.kind === 'single' && frame.message.kind === 'invalid' && frame.message.id === null) {
-      return fail(reply, 400, frame.message.error.code, frame.message.error.message);
+    // Not JSON-RPC, and no id to answer to or no session to answer in: the engine's error would
+    // have nowhere to go. Answered here, with its id when it has one (never a response's).
+    if (frame.kind === 'single' && frame.message.kind === 'invalid' && (frame.message.id === null || header(request, 'mcp-session-id') === undefined)) {
+      const m = frame.message;
+      return fail(reply, 400, m.error.code, m.error.message, undefined, m.noReply || m.id === null ? undefined : m.id);
     }
     const expected = requestsOf(frame);
     if (expected.invalid) return fail(reply, 400, ErrorCode.InvalidRequest, `Invalid request: ${expected.invalid}`);
@@ -462,7 +469,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       return fail(reply, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
     }
     session.touch();
-    session.transport.onframe?.(classifyValue(request.body), requestInfo(request, session.id));
+    session.transport.onframe?.(classifyBody(request.body), requestInfo(request, session.id));
     return reply.code(202).send('Accepted');
   }
 
@@ -495,8 +502,9 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     scope.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
       if (body === '') return done(Object.assign(new Error('the body is empty'), { code: 'FST_ERR_CTP_EMPTY_JSON_BODY', statusCode: 400 }), undefined);
       const parsed = parseJson(body as string);
-      if (parsed.ok) done(null, parsed.value);
-      else done(parsed.error, undefined);
+      if (!parsed.ok) return done(parsed.error, undefined);
+      if (parsed.suspect) suspectBodies.add(parsed.value as object);
+      done(null, parsed.value);
     });
     // A callback hook, not an async one: it runs on every request, and a promise per request costs.
     scope.addHook('onRequest', (request, reply, done) => {

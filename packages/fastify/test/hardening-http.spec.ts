@@ -216,7 +216,8 @@ describe('12: smaller edges', () => {
   it('a body with a "__proto__" key is refused, saying so (not "not valid JSON")', async () => {
     const response = await sessionPost(url, undefined, '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"__proto__":{"admin":true}}}');
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Invalid request: the message has a "__proto__" key, which this server refuses (it could change object prototypes)' } });
+    // Refused with its id, so a client waiting on it gets its answer.
+    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32600, message: 'Invalid request: the message has a "__proto__" key, which this server refuses (it could change object prototypes)' } });
     const escaped = await sessionPost(url, undefined, '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"\\u005f_proto__":{}}}}');
     expect(await escaped.json()).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/"__proto__" key/) } });
     const notJson = await sessionPost(url, undefined, '{"jsonrpc":');

@@ -46,6 +46,27 @@ export const ErrorCode = {
 /** One of the numeric codes of {@link ErrorCode}, or any other integer a peer sends. */
 export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | number;
 
+/**
+ * A client value as it may appear in an error message: strings as they are, anything else as its
+ * JSON, cut to `max` characters. Never throws, however the value is built (an object whose
+ * `toString` is not a function, nesting deep enough to overflow `JSON.stringify`).
+ *
+ * @example
+ * throw McpError.invalidParams(`Unknown tool: ${describeValue(params.name)}`);
+ */
+export function describeValue(value: unknown, max = 200): string {
+  let text: string;
+  if (typeof value === 'string') text = value;
+  else {
+    try {
+      text = JSON.stringify(value) ?? typeof value;
+    } catch {
+      text = Array.isArray(value) ? 'an array' : typeof value === 'object' && value !== null ? 'an object' : typeof value;
+    }
+  }
+  return text.length > max ? `${text.slice(0, max)}…` : text;
+}
+
 /** The `error` member of a JSON-RPC error response. */
 export interface JsonRpcErrorObject {
   code: number;

@@ -62,11 +62,12 @@ export interface InvalidMessage {
   id: RequestId | null;
   error: McpError;
   /**
-   * True when the message looked like a response (a `result` or `error` member and no `method`).
-   * It must not be answered: an error response echoing its id would be read by the other side as
-   * the answer to its own request with that id.
+   * True when the message must not be answered: it looked like a response (a `result` or `error`
+   * member and no `method`: an error echoing its id would be read by the other side as the answer
+   * to its own request with that id), or it is a notification whose content was refused (JSON-RPC
+   * never answers a notification).
    */
-  response?: true;
+  noReply?: true;
 }
 
 /** A classified single message. */
@@ -111,9 +112,28 @@ function isObject(value: unknown): value is Record<string, unknown> {
 
 /**
  * Decides what a parsed JSON value is. Never throws: a value that is not a valid JSON-RPC message
- * becomes `{ kind: 'invalid' }` with a -32600 error that says what was wrong.
+ * becomes `{ kind: 'invalid' }` with a -32600 error that says what was wrong. With `checkKeys`, a
+ * message holding a key that could change prototypes is refused too (with its id, when readable).
  */
-export function classify(value: unknown): ClassifiedMessage {
+export function classify(value: unknown, checkKeys = false): ClassifiedMessage {
+  const classified = classifyEnvelope(value);
+  if (!checkKeys || classified.kind === 'invalid') return classified;
+  // Refused after the envelope checks, so a message that is invalid anyway is answered as before.
+  const key = forbiddenKey(value);
+  if (key === undefined) return classified;
+  const detail = `the message has a ${key} key, which this server refuses (it could change object prototypes)`;
+  switch (classified.kind) {
+    case 'request':
+      return invalid(classified.message.id, detail);
+    case 'notification':
+      return invalid(null, detail, true);
+    default:
+      return invalid(classified.message.id ?? null, detail, true);
+  }
+}
+
+/** {@link classify} without the key check. */
+function classifyEnvelope(value: unknown): ClassifiedMessage {
   if (!isObject(value)) {
     return invalid(null, 'a JSON-RPC message must be an object');
   }
@@ -151,56 +171,54 @@ export function classify(value: unknown): ClassifiedMessage {
   return invalid(readableId, 'a message needs a "method" (request, notification), a "result" or an "error"');
 }
 
-function invalid(id: RequestId | null, detail: string, response = false): InvalidMessage {
+function invalid(id: RequestId | null, detail: string, noReply = false): InvalidMessage {
   const message: InvalidMessage = { kind: 'invalid', id, error: McpError.invalidRequest(detail) };
-  if (response) message.response = true;
+  if (noReply) message.noReply = true;
   return message;
 }
 
 /**
- * Why a parsed value is refused, or undefined: an own `__proto__` key, or a `constructor` key
+ * Why a parsed message is refused, or undefined: an own `__proto__` key, or a `constructor` key
  * holding a `prototype`, at any depth. `JSON.parse` keeps them as plain keys, but code that copies
  * keys onto objects (class-transformer, merges, spreads into instances) would turn them into
- * prototype changes, so they are refused before anything sees them.
+ * prototype changes, so they are refused before anything sees them. Iterative: client JSON can nest
+ * deeper than the stack.
  */
-function poisoned(value: unknown, depth = 0): string | undefined {
-  if (typeof value !== 'object' || value === null || depth > 512) return undefined;
-  if (Array.isArray(value)) {
-    for (const item of value) {
-      const found = poisoned(item, depth + 1);
-      if (found) return found;
+function forbiddenKey(value: unknown): string | undefined {
+  const pending: unknown[] = [value];
+  while (pending.length > 0) {
+    const node = pending.pop();
+    if (typeof node !== 'object' || node === null) continue;
+    if (Array.isArray(node)) {
+      for (const item of node) if (typeof item === 'object' && item !== null) pending.push(item);
+      continue;
     }
-    return undefined;
-  }
-  if (Object.prototype.hasOwnProperty.call(value, '__proto__')) return '"__proto__"';
-  const record = value as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
-    const item = record[key];
-    if (key === 'constructor' && typeof item === 'object' && item !== null && Object.prototype.hasOwnProperty.call(item, 'prototype')) return '"constructor" with a "prototype"';
-    const found = poisoned(item, depth + 1);
-    if (found) return found;
+    if (Object.prototype.hasOwnProperty.call(node, '__proto__')) return '"__proto__"';
+    const record = node as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const item = record[key];
+      if (typeof item !== 'object' || item === null) continue;
+      if (key === 'constructor' && Object.prototype.hasOwnProperty.call(item, 'prototype')) return '"constructor" with a "prototype"';
+      pending.push(item);
+    }
   }
   return undefined;
 }
 
 /**
- * Parses JSON text, refusing keys that could change prototypes (`__proto__`, and `constructor`
- * with a `prototype`): -32700 with the parser's reason for text that is not JSON, -32600 naming
- * the key for a refused one. Never throws.
+ * Parses JSON text (a leading byte-order mark is ignored, as RFC 8259 allows). `suspect` says
+ * whether the text could spell a key {@link classify} must refuse (`__proto__`, `constructor` with
+ * `prototype`, plainly or with `\\u` escapes): pass it on to {@link classifyValue}. Never throws.
  */
-export function parseJson(text: string): { ok: true; value: unknown } | { ok: false; error: McpError } {
+export function parseJson(text: string): { ok: true; value: unknown; suspect: boolean } | { ok: false; error: McpError } {
+  const json = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    value = JSON.parse(json);
   } catch (error) {
     return { ok: false, error: McpError.parseError((error as Error).message) };
   }
-  // Only text that can spell one of those keys (plainly or with \u escapes) is searched.
-  if ((text.includes('proto') || text.includes('\\u')) && typeof value === 'object' && value !== null) {
-    const key = poisoned(value);
-    if (key) return { ok: false, error: McpError.invalidRequest(`the message has a ${key} key, which this server refuses (it could change object prototypes)`) };
-  }
-  return { ok: true, value };
+  return { ok: true, value, suspect: typeof value === 'object' && value !== null && (json.includes('proto') || json.includes('\\u')) };
 }
 
 /**
@@ -209,16 +227,20 @@ export function parseJson(text: string): { ok: true; value: unknown } | { ok: fa
  */
 export function parseFrame(text: string): ParsedFrame {
   const parsed = parseJson(text);
-  return parsed.ok ? classifyValue(parsed.value) : { kind: 'invalid', error: parsed.error };
+  return parsed.ok ? classifyValue(parsed.value, parsed.suspect) : { kind: 'invalid', error: parsed.error };
 }
 
-/** Like {@link parseFrame}, for a value that is already parsed (e.g. by an HTTP framework). */
-export function classifyValue(value: unknown): ParsedFrame {
+/**
+ * Like {@link parseFrame}, for a value that is already parsed (e.g. by an HTTP framework).
+ * `checkKeys` refuses messages with keys that could change prototypes (see {@link parseJson}'s
+ * `suspect`); leave it off only for values that cannot hold them.
+ */
+export function classifyValue(value: unknown, checkKeys = false): ParsedFrame {
   if (Array.isArray(value)) {
     if (value.length === 0) return { kind: 'invalid', error: McpError.invalidRequest('an empty batch is not a request') };
-    return { kind: 'batch', messages: value.map(classify) };
+    return { kind: 'batch', messages: value.map((m) => classify(m, checkKeys)) };
   }
-  return { kind: 'single', message: classify(value) };
+  return { kind: 'single', message: classify(value, checkKeys) };
 }
 
 /** Builds a success response. */
@@ -274,8 +296,28 @@ export function reuseSerialized<T extends object>(result: T): T {
   return result;
 }
 
-/** JSON text of a message; results marked with {@link reuseSerialized} are not serialised again. */
+/**
+ * JSON text of a message; results marked with {@link reuseSerialized} are not serialised again.
+ *
+ * A response always serialises: one whose result (or error data) cannot be turned into JSON — a
+ * BigInt, a cycle, nesting deep enough to overflow the stack — becomes an error response with the
+ * same id (-32603, or its own code and message without the data), so its request is still
+ * answered. A request or notification that cannot be serialised throws: it is its sender's mistake.
+ */
 export function serialize(message: JsonRpcMessage | JsonRpcMessage[]): string {
+  try {
+    return serializeAsIs(message);
+  } catch (error) {
+    if (Array.isArray(message)) return `[${message.map((m) => serialize(m)).join(',')}]`;
+    if (!('result' in message) && !('error' in message)) throw error;
+    const id = (message as JsonRpcResponse).id;
+    const failed = 'error' in message && typeof message.error?.code === 'number' && typeof message.error.message === 'string';
+    const fallback = failed ? { code: message.error.code, message: message.error.message } : McpError.internalError('Internal error: the answer could not be serialized').toJSON();
+    return JSON.stringify(errorResponse(id, fallback));
+  }
+}
+
+function serializeAsIs(message: JsonRpcMessage | JsonRpcMessage[]): string {
   if (!Array.isArray(message) && 'result' in message) {
     const result = message.result;
     const cached = serialized.get(result);

@@ -403,9 +403,9 @@ export class Peer {
         return undefined;
       }
       case 'invalid':
-        if (message.response) {
+        if (message.noReply) {
           // Never answer a response: the other side would read our error as the answer to its own
-          // request with that id. The request it was meant for fails instead.
+          // request with that id; the request it was meant for fails instead. Nor a notification.
           const entry = message.id === null ? undefined : this.settle(message.id);
           if (entry) entry.reject(message.error);
           else this.report(message.error, { id: message.id }, 'peer');

@@ -319,7 +319,7 @@ describe('classify: regressions', () => {
       { jsonrpc: '2.0', id: 1.5, error: { code: 1, message: 'm' } },
       { jsonrpc: '1.0', id: 2, result: {} },
     ];
-    expect(responses.map((value) => classify(value))).toEqual(responses.map(() => expect.objectContaining({ kind: 'invalid', response: true })));
+    expect(responses.map((value) => classify(value))).toEqual(responses.map(() => expect.objectContaining({ kind: 'invalid', noReply: true })));
     const requests = [
       { jsonrpc: '2.0', id: 6, method: 1 },
       { jsonrpc: '1.0', id: 2, method: 'ping' },
@@ -330,7 +330,7 @@ describe('classify: regressions', () => {
     for (const value of requests) {
       const message = classify(value);
       // Read untyped: type-checking resolves the package to its built dist, which may predate the field.
-      if (message.kind === 'invalid') expect((message as { response?: unknown }).response).toBeUndefined();
+      if (message.kind === 'invalid') expect((message as { noReply?: unknown }).noReply).toBeUndefined();
       else expect(message.kind).toBe('request');
     }
   });
