@@ -26,6 +26,20 @@ describe('compileUriTemplate', () => {
     expect(compileUriTemplate('x://{id}').match('x://%E0%A4%A')).toBeUndefined();
   });
 
+  it.each(['fuzz://file/a b', 'fuzz://file/a`b', 'fuzz://file/"q"', 'fuzz://file/é', 'fuzz://file/a<b>', 'fuzz://file/a\\b', 'fuzz://file/%zz'])(
+    'matches only what an expansion can produce (RFC 6570): %s is not a URI',
+    (uri) => {
+      expect(compileUriTemplate('fuzz://file/{+path}').match(uri)).toBeUndefined();
+      expect(compileUriTemplate('fuzz://file/{name}').match(uri)).toBeUndefined();
+    },
+  );
+
+  it('keeps reserved characters in {+var}, and all but / ? # in {var}; percent-encoded octets decode', () => {
+    expect(compileUriTemplate('x://f/{+p}').match("x://f/a/b?c=d&e=[1]!$'()*+,;:@#frag")).toEqual({ p: "a/b?c=d&e=[1]!$'()*+,;:@#frag" });
+    expect(compileUriTemplate('x://f/{n}').match('x://f/a,b;c=d')).toEqual({ n: 'a,b;c=d' });
+    expect(compileUriTemplate('x://f/{n}').match('x://f/a%20b%C3%A9')).toEqual({ n: 'a bé' });
+  });
+
   it.each(['x://{a', 'x://a}', 'x://{?q}', 'x://{a}/{a}'])('rejects %s at bootstrap', (template) => {
     expect(() => compileUriTemplate(template)).toThrow(HermesError);
   });

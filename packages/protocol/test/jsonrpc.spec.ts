@@ -17,6 +17,7 @@ import {
   resultResponse,
   reuseSerialized,
   serialize,
+  describeValue,
 } from '@hermes-mcp/protocol';
 
 /** The single classified message of a frame; fails the test when the frame is not a single message. */
@@ -350,5 +351,63 @@ describe('serialize', () => {
     expect(JSON.parse(first)).toEqual({ jsonrpc: '2.0', id: 1, result });
     expect(JSON.parse(second)).toEqual({ jsonrpc: '2.0', id: 'two', result });
     expect(first).toBe(JSON.stringify(resultResponse(1, result)));
+  });
+});
+
+describe('serialize: a response always serialises', () => {
+  it('a result that cannot be JSON (BigInt, a cycle) becomes -32603 with the same id', () => {
+    const cycle: Record<string, unknown> = {};
+    cycle.self = cycle;
+    for (const result of [{ n: 10n }, cycle]) {
+      expect(JSON.parse(serialize(resultResponse(7, result as Record<string, unknown>)))).toEqual({
+        jsonrpc: '2.0',
+        id: 7,
+        error: { code: -32603, message: 'Internal error: the answer could not be serialized' },
+      });
+    }
+  });
+
+  it('an error whose data cannot be JSON keeps its code and message, without the data', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = [deep];
+    const text = serialize(errorResponse('x', new McpError(-32602, 'Invalid params: unknown task', { taskId: deep })));
+    expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32602, message: 'Invalid params: unknown task' } });
+  });
+
+  it('a notification that cannot be JSON throws: its sender made it', () => {
+    expect(() => serialize(notification('notifications/message', { data: { n: 1n } }))).toThrow(TypeError);
+  });
+});
+
+describe('describeValue', () => {
+  it('never throws: strings as they are, other values as JSON, cut to a length', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 100_000; i++) deep = { a: deep };
+    expect(describeValue('2025-11-25')).toBe('2025-11-25');
+    expect(describeValue({ toString: 1 })).toBe('{"toString":1}');
+    expect(describeValue(deep)).toBe('an object');
+    expect(describeValue([10n])).toBe('an array');
+    expect(describeValue(undefined)).toBe('undefined');
+    expect(describeValue('x'.repeat(500), 10)).toBe('xxxxxxxxxx…');
+  });
+});
+
+describe('parseFrame: keys that could change prototypes', () => {
+  it('refuses a request holding one at any depth, with its id; a notification or a response is refused without an answer', () => {
+    let deep = '{"__proto__":{}}';
+    for (let i = 0; i < 5_000; i++) deep = `{"a":${deep}}`;
+    for (const params of ['{"__proto__":{"admin":true}}', '{"x":[{"constructor":{"prototype":{}}}]}', '{"\\u005f_proto__":1}', deep]) {
+      expect(single(parseFrame(`{"jsonrpc":"2.0","id":5,"method":"ping","params":${params}}`))).toMatchObject({ kind: 'invalid', id: 5, error: { code: -32600 } });
+    }
+    expect(single(parseFrame('{"jsonrpc":"2.0","method":"notifications/x","params":{"__proto__":{}}}'))).toMatchObject({ kind: 'invalid', id: null, noReply: true });
+    expect(single(parseFrame('{"jsonrpc":"2.0","id":3,"result":{"__proto__":{}}}'))).toMatchObject({ kind: 'invalid', id: 3, noReply: true });
+    // An invalid request is answered as one, whatever keys it holds.
+    expect(single(parseFrame('{"jsonrpc":"1.0","id":4,"method":"ping","params":{"__proto__":{}}}'))).toMatchObject({ kind: 'invalid', id: 4, error: { message: expect.stringMatching(/"jsonrpc"/) } });
+    // "constructor" without "prototype", and "proto" in values, are fine.
+    expect(single(parseFrame('{"jsonrpc":"2.0","id":6,"method":"ping","params":{"constructor":{"name":"x"},"v":"__proto__"}}')).kind).toBe('request');
+  });
+
+  it('ignores a leading byte-order mark', () => {
+    expect(single(parseFrame('\ufeff{"jsonrpc":"2.0","id":1,"method":"ping"}')).kind).toBe('request');
   });
 });
