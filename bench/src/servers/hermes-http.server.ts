@@ -14,7 +14,8 @@ async function main(): Promise<void> {
   tieToRunner();
   const app = Fastify({ logger: false });
   const mcp = McpFactory.create(AddServer, { logger: createLogger({ level: 'silent' }) });
-  await app.register(hermesMcp, { server: mcp, path: '/mcp' });
+  // Every session of the run comes from the runner on 127.0.0.1: one client, as far as the per-client cap can tell.
+  await app.register(hermesMcp, { server: mcp, path: '/mcp', maxSessionsPerClient: Number.MAX_SAFE_INTEGER });
   if (memoryProbeEnabled) app.get(MEMORY_PATH, () => settledMemory());
   await app.listen({ host: '127.0.0.1', port: 0 });
   announce(app.server.address());

@@ -6,48 +6,68 @@
  * answer is JSON when the result is the first thing to send, or an SSE stream when notifications
  * come first (progress, logs, a listen stream). Closing the response cancels the request.
  */
-import type { ServerResponse } from 'node:http';
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { McpApp } from '@hermes-mcp/core';
+import type { McpApp, ModernSink } from '@hermes-mcp/core';
 import { checkVersion, readEnvelope } from '@hermes-mcp/core';
 import { ErrorCode, InboundRequest, JsonRpcRequest, JsonRpcResponse, McpError, RequestId, TransportInfo, errorResponse, resultResponse, serialize } from '@hermes-mcp/protocol';
 import { HeaderProblem, checkMethodHeader, checkVersionHeader } from './modern-headers';
 import { SseConnection } from './sse';
 
 /**
- * A modern request over HTTP, which closing its response before the answer cancels (2026-07-28 has
- * no cancel notification on HTTP). Most handlers never look: the response is watched only once
- * the signal is asked for, and `aborted` checks the response itself, so a request costs no
- * listener of its own.
+ * One modern request over HTTP: its abort side, where its notifications go (its own SSE stream,
+ * opened by the first one), and its answer. Closing the response before the answer cancels it
+ * (2026-07-28 has no cancel notification on HTTP). Most handlers never look: the response is
+ * watched only once the signal is asked for, and `aborted` checks the response itself, so a
+ * request costs no listener, closure or second object of its own.
  */
-class ResponseRequest extends InboundRequest {
+class ResponseRequest extends InboundRequest implements ModernSink {
   /** Set once the answer is being written: closing the response no longer cancels anything. */
   finished = false;
   private watching = false;
-  /** Writes the answer (set by {@link serveModern} once it can answer). */
-  answer?: (response: JsonRpcResponse, status: number) => void;
+  /** The SSE stream, once a notification came before the answer. */
+  private stream?: SseConnection = undefined;
 
   constructor(
     info: TransportInfo,
-    private readonly response: ServerResponse,
+    private readonly reply: FastifyReply,
+    private readonly id: RequestId,
+    private readonly maxBufferedBytes: number,
   ) {
     super(info);
   }
 
-  /** Answers with `error` now (the shutdown's grace period ended); the handler's result is dropped. */
-  fail(error: McpError): void {
-    this.answer?.(errorResponse(this.id, error), statusOf(error));
+  /** ModernSink: a notification of this request goes on its stream (opened now if need be). */
+  async notify(method: string, params: Record<string, unknown>): Promise<void> {
+    if (this.finished || this.aborted) return;
+    // A client that reads nothing gets its stream closed past the limit (which aborts the request).
+    this.stream ??= SseConnection.open(this.reply, {}, this.maxBufferedBytes);
+    this.stream.write(JSON.stringify({ jsonrpc: '2.0', method, params }), undefined, 'message');
   }
 
-  /** The request's id (set by {@link serveModern}). */
-  id: RequestId = 0;
+  /** Writes the answer: the last event of the stream, or the JSON body. Only the first counts. */
+  answer(response: JsonRpcResponse, status: number): void {
+    if (this.finished) return;
+    this.finished = true;
+    const stream = this.stream;
+    if (stream) {
+      stream.write(serialize(response), undefined, 'message');
+      stream.end();
+    } else if (!this.reply.raw.destroyed) {
+      sendJson(this.reply, response, status);
+    }
+  }
+
+  /** Answers with `error` now (the shutdown's grace period ended); the handler's result is dropped. */
+  fail(error: McpError): void {
+    this.answer(errorResponse(this.id, error), statusOf(error));
+  }
 
   override get signal(): AbortSignal {
     const signal = super.signal;
     if (!this.watching) {
       this.watching = true;
       if (this.closedEarly()) this.cancel();
-      else this.response.once('close', () => this.closedEarly() && this.cancel());
+      else this.reply.raw.once('close', () => this.closedEarly() && this.cancel());
     }
     return signal;
   }
@@ -58,12 +78,16 @@ class ResponseRequest extends InboundRequest {
   }
 
   private closedEarly(): boolean {
-    return !this.finished && this.response.destroyed;
+    return !this.finished && this.reply.raw.destroyed;
   }
 
   private cancel(): void {
     this.abort(new McpError(ErrorCode.RequestTimeout, 'the client closed the response'));
   }
+}
+
+function sendJson(reply: FastifyReply, payload: JsonRpcResponse, status: number): FastifyReply {
+  return reply.code(status).header('content-type', 'application/json').send(serialize(payload));
 }
 
 /** The HTTP status an error is sent with in the modern era. */
@@ -108,7 +132,6 @@ export async function serveModern(
   maxBufferedBytes: number,
 ): Promise<FastifyReply> {
   const id: RequestId = message.id;
-  const send = (payload: JsonRpcResponse, status: number) => reply.code(status).header('content-type', 'application/json').send(serialize(payload));
   let envelope;
   try {
     const read = readEnvelope(message.params);
@@ -121,35 +144,15 @@ export async function serveModern(
     if (problem) throw problem;
   } catch (error) {
     const failure = error instanceof McpError ? error : McpError.internalError();
-    return send(errorResponse(id, failure), statusOf(failure));
+    return sendJson(reply, errorResponse(id, failure), statusOf(failure));
   }
 
   const info: TransportInfo = { kind: 'http', headers: request.headers, ip: request.ip, url: request.url };
-  const inbound = new ResponseRequest(info, reply.raw);
-  inbound.id = id;
-  let stream: SseConnection | undefined;
-  const sink = {
-    notify: async (method: string, params: Record<string, unknown>) => {
-      if (inbound.finished || inbound.aborted) return;
-      // A client that reads nothing gets its stream closed past the limit (which aborts the request).
-      stream ??= SseConnection.open(reply, {}, maxBufferedBytes);
-      stream.write(JSON.stringify({ jsonrpc: '2.0', method, params }), undefined, 'message');
-    },
-  };
-  inbound.answer = (response, status) => {
-    if (inbound.finished) return;
-    inbound.finished = true;
-    if (stream) {
-      stream.write(serialize(response), undefined, 'message');
-      stream.end();
-    } else if (!reply.raw.destroyed) {
-      send(response, status);
-    }
-  };
+  const inbound = new ResponseRequest(info, reply, id, maxBufferedBytes);
   let response: JsonRpcResponse;
   let status = 200;
   try {
-    const result = await app.engine.modern.handle(message, envelope, inbound, info, sink);
+    const result = await app.engine.modern.handle(message, envelope, inbound, info, inbound);
     response = resultResponse(id, result);
   } catch (error) {
     if (!(error instanceof McpError)) app.logger.error({ err: error, method: message.method }, 'MCP request failed');

@@ -198,20 +198,39 @@ function eraOf(request: FastifyRequest, frame: ParsedFrame): EraDecision {
 
 /**
  * Whether the Accept header admits `type` (`application/json`, say): a media range that names it,
- * its `type/*`, or `*\/*`, with a weight above zero. Ranges are compared whole, not as substrings.
+ * its `type/*` (`family`), or `*\/*`, with a weight above zero. Ranges are compared whole, not as
+ * substrings, and the header is scanned in place (it is read on every POST).
  */
-function accepts(request: FastifyRequest, type: string): boolean {
+function accepts(request: FastifyRequest, type: string, family: string): boolean {
   const accept = request.headers.accept;
   if (accept === undefined) return false;
-  const slash = type.indexOf('/');
-  const family = type.slice(0, slash + 1) + '*';
-  for (const part of accept.split(',')) {
-    const semi = part.indexOf(';');
-    const range = (semi === -1 ? part : part.slice(0, semi)).trim().toLowerCase();
-    if (range !== type && range !== family && range !== '*/*') continue;
-    if (semi === -1 || !/;\s*q\s*=\s*0(\.0{0,3})?\s*(;|$)/i.test(part)) return true;
+  for (let start = 0; start < accept.length; ) {
+    let end = accept.indexOf(',', start);
+    if (end === -1) end = accept.length;
+    let from = start;
+    while (from < end && isSpace(accept.charCodeAt(from))) from++;
+    let semi = accept.indexOf(';', from);
+    if (semi === -1 || semi > end) semi = end;
+    let to = semi;
+    while (to > from && isSpace(accept.charCodeAt(to - 1))) to--;
+    if ((rangeIs(accept, from, to, type) || rangeIs(accept, from, to, family) || rangeIs(accept, from, to, '*/*')) && !(semi < end && ZERO_WEIGHT.test(accept.slice(semi, end)))) {
+      return true;
+    }
+    start = end + 1;
   }
   return false;
+}
+
+const ZERO_WEIGHT = /;\s*q\s*=\s*0(\.0{0,3})?\s*(;|$)/i;
+
+function isSpace(code: number): boolean {
+  return code === 32 || code === 9;
+}
+
+/** Whether `text[from, to)` is `range` (media types compare case-insensitively). */
+function rangeIs(text: string, from: number, to: number, range: string): boolean {
+  if (to - from !== range.length) return false;
+  return text.startsWith(range, from) || text.slice(from, to).toLowerCase() === range;
 }
 
 function header(request: FastifyRequest, name: string): string | undefined {
@@ -272,6 +291,8 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
   const connectionClosed = (connection: Connection) => idle.connectionClosed(connection);
   const clientKey = options.clientKey ?? ((request: FastifyRequest) => request.ip);
   const gracePeriod = options.shutdownGracePeriod ?? app.engine.gracePeriod;
+  /** Clients told about once that they reached `maxSessionsPerClient` (bounded: cleared when it grows large). */
+  const capped = new Set<string>();
   /** True once the Fastify app began closing: no new sessions or streams. */
   let closing = false;
 
@@ -286,6 +307,12 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       return false;
     }
     if (idle.heldBy(client) >= settings.maxSessionsPerClient) {
+      // Once per client, for the operator: behind a proxy every client may look like one.
+      if (!capped.has(client)) {
+        if (capped.size >= 1024) capped.clear();
+        capped.add(client);
+        log.warn({ client, maxSessionsPerClient: settings.maxSessionsPerClient }, 'a client reached maxSessionsPerClient; behind a proxy, set Fastify\'s trustProxy (or clientKey) so clients are told apart');
+      }
       fail(reply, 429, ErrorCode.InvalidRequest, `Too Many Requests: this client holds its maximum of ${settings.maxSessionsPerClient} sessions (maxSessionsPerClient); end one with DELETE first`);
       return false;
     }
@@ -370,7 +397,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     if (!contentType.toLowerCase().startsWith('application/json')) {
       return fail(reply, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
     }
-    if (!accepts(request, 'application/json') || !accepts(request, 'text/event-stream')) {
+    if (!accepts(request, 'application/json', 'application/*') || !accepts(request, 'text/event-stream', 'text/*')) {
       return fail(reply, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list both application/json and text/event-stream');
     }
     const frame = classifyBody(request.body);
@@ -420,7 +447,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
   }
 
   async function get(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    if (!accepts(request, 'text/event-stream')) {
+    if (!accepts(request, 'text/event-stream', 'text/*')) {
       return fail(reply, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
     }
     const session = sessionOf(request, reply);
@@ -449,7 +476,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
   }
 
   async function legacyOpen(request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> {
-    if (!accepts(request, 'text/event-stream')) return fail(reply, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
+    if (!accepts(request, 'text/event-stream', 'text/*')) return fail(reply, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
     const client = clientKey(request);
     if (!admit(reply, client)) return reply;
     const connection = SseConnection.open(reply, {}, settings.maxBufferedBytes);

@@ -218,7 +218,8 @@ export function parseJson(text: string): { ok: true; value: unknown; suspect: bo
   } catch (error) {
     return { ok: false, error: McpError.parseError((error as Error).message) };
   }
-  return { ok: true, value, suspect: typeof value === 'object' && value !== null && (json.includes('proto') || json.includes('\\u')) };
+  // `__proto__` and `prototype` spelled out, or anything spelled with escapes ("protocolVersion" is no suspect).
+  return { ok: true, value, suspect: typeof value === 'object' && value !== null && (json.includes('__proto__') || json.includes('prototype') || json.includes('\\u')) };
 }
 
 /**
