@@ -9,77 +9,12 @@
  * is empty (that is what a priming event looks like).
  */
 
-/** One event as written. */
-export interface SseEvent {
-  /** The `id` field, when the event had one. */
-  id?: string;
-  /** The `event` field, when the event had one (absent means "message"). */
-  event?: string;
-  /** The `retry` field, when the event had a valid one. */
-  retry?: number;
-  /** The `data` lines joined with "\n" ("" when there were none or they were empty). */
-  data: string;
-}
+import { SseEvent, SseParser } from './fixtures/src/fuzz/sse';
+
+export { SseEvent, SseParser };
 
 /** How long a read may wait before it fails, by default. */
 const DEFAULT_WAIT_MS = 5_000;
-
-/** Parses SSE text into events, chunk by chunk. */
-export class SseParser {
-  private buffer = '';
-  private current: { id?: string; event?: string; retry?: number; data: string[]; touched: boolean } = { data: [], touched: false };
-
-  /** Feeds a chunk of text; returns the events it completed. */
-  push(text: string): SseEvent[] {
-    this.buffer += text;
-    const out: SseEvent[] = [];
-    for (;;) {
-      const match = /\r\n|\n|\r/.exec(this.buffer);
-      if (!match) break;
-      // A CR at the very end may be the first half of a CRLF: wait for the next chunk.
-      if (match[0] === '\r' && match.index === this.buffer.length - 1) break;
-      const line = this.buffer.slice(0, match.index);
-      this.buffer = this.buffer.slice(match.index + match[0].length);
-      const event = this.line(line);
-      if (event) out.push(event);
-    }
-    return out;
-  }
-
-  private line(line: string): SseEvent | undefined {
-    if (line === '') {
-      const { id, event, retry, data, touched } = this.current;
-      this.current = { data: [], touched: false };
-      if (!touched) return undefined;
-      const out: SseEvent = { data: data.join('\n') };
-      if (id !== undefined) out.id = id;
-      if (event !== undefined) out.event = event;
-      if (retry !== undefined) out.retry = retry;
-      return out;
-    }
-    if (line.startsWith(':')) return undefined;
-    const colon = line.indexOf(':');
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? '' : line.slice(colon + 1);
-    if (value.startsWith(' ')) value = value.slice(1);
-    this.current.touched = true;
-    switch (field) {
-      case 'data':
-        this.current.data.push(value);
-        break;
-      case 'id':
-        if (!value.includes('\0')) this.current.id = value;
-        break;
-      case 'event':
-        this.current.event = value;
-        break;
-      case 'retry':
-        if (/^\d+$/.test(value)) this.current.retry = Number(value);
-        break;
-    }
-    return undefined;
-  }
-}
 
 /**
  * Reads the events of one SSE response body, one at a time, with bounded waits.
