@@ -17,6 +17,7 @@ export const ERROR_CATALOG = {
   HERMES_INVALID_OPTIONS: 'Decorator or factory options are malformed.',
   HERMES_ALREADY_LISTENING: 'listen() was called on an app that is already listening.',
   HERMES_OUTPUT_INVALID: 'A tool returned structured content that does not match its output class.',
+  HERMES_DUPLICATE_LIBRARY: 'Two copies of reflect-metadata, class-validator, class-transformer or typedi are loaded.',
 } as const;
 
 /** A stable code from {@link ERROR_CATALOG}. */

@@ -9,6 +9,7 @@ import { CursorCodec } from './cursor';
 import { Connection, ConnectionOptions, Engine } from './engine';
 import type { CacheHints } from './modern';
 import { HermesError } from './errors';
+import { assertSingleCopies } from './interop/single-copy';
 import { McpHandler, NotificationContext, isMcpHandler } from './handler';
 import { Logger, createLogger } from './logger';
 import type { PromptOptions, ResourceOptions, ToolOptions } from './metadata/options';
@@ -279,6 +280,7 @@ export class McpFactory {
    * {@link McpHandler}. Fails here — not on the first request — when something is wrong.
    */
   static create(target: Constructor | McpHandler, options: McpAppOptions = {}): McpApp {
+    assertSingleCopies();
     const logger = options.logger ?? createLogger();
     if (isMcpHandler(target)) return new McpApp(target, undefined, options, logger);
     if (typeof target !== 'function') {
