@@ -6,7 +6,7 @@ const tsJest: Config['transform'] = {
 
 /** Tests import the packages by name; map them to their sources so no build is needed for unit tests. */
 const moduleNameMapper = {
-  '^@hermes-mcp/(protocol|core|fastify)$': '<rootDir>/packages/$1/src/index.ts',
+  '^@hermes-mcp/(protocol|core|fastify|testing)$': '<rootDir>/packages/$1/src/index.ts',
 };
 
 function project(name: string, root: string): Config {
@@ -27,6 +27,9 @@ const config: Config = {
     project('protocol', 'packages/protocol'),
     project('core', 'packages/core'),
     project('fastify', 'packages/fastify'),
+    project('testing', 'packages/testing'),
+    // Also runs the template's own tests (template/test) against the sources, before anyone scaffolds it.
+    project('create-hermes-mcp', 'packages/create-hermes-mcp'),
     project('examples', 'examples'),
     // The fuzz suite's jest part (test-support/fixtures/test); `npm run fuzz` runs the full million.
     project('fixtures', 'test-support/fixtures'),

@@ -18,6 +18,19 @@ export function defaultContainer(): DependencyContainer {
 }
 
 /**
+ * A container of its own: classes registered with `@Service()` are built anew in it the first time
+ * it is asked for them, so their instances are not shared with the global container or any other
+ * (a test's server gets fresh services). Not kept in typedi's list of containers: it is garbage
+ * once unused.
+ *
+ * @example
+ * const app = McpFactory.create(NotesServer, { container: isolatedContainer('notes-test') });
+ */
+export function isolatedContainer(name: string): DependencyContainer {
+  return new ContainerInstance(name);
+}
+
+/**
  * Builds (or returns the existing) instance of `cls`, with constructor injection. A class that was
  * never registered with `@Service()` is registered here, so `@McpServer` and component classes need
  * no second decorator; their own dependencies still need `@Service()` (typedi's rule).

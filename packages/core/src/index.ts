@@ -27,6 +27,7 @@ export type { ElicitationSchema } from './schema/elicitation-schema';
 export type { McpHandler, NotificationContext } from './handler';
 export { isMcpHandler } from './handler';
 export { McpApp, McpFactory } from './factory';
+export { isolatedContainer } from './container';
 export type { Constructor, DependencyContainer } from './container';
 export type { McpAppOptions, NotificationListener, RegisteredHandle, RuntimeHandler } from './factory';
 export { Engine, Connection } from './engine';

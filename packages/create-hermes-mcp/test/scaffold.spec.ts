@@ -1,0 +1,38 @@
+/**
+ * scaffold() writes the template with the name and the Hermes versions filled in, and refuses to
+ * write into a folder that is not empty. (scripts/package-tests.mjs installs a scaffolded project
+ * from the packed tarballs and runs its npm test and npm start.)
+ */
+import { mkdtempSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { scaffold } from '../src/scaffold';
+
+describe('scaffold', () => {
+  const base = mkdtempSync(path.join(tmpdir(), 'create-hermes-mcp-'));
+
+  it('writes a project: name and versions filled in, no placeholder left, .gitignore restored', () => {
+    const result = scaffold({ directory: path.join(base, 'My Weather Server'), hermes: { testing: 'file:/tmp/testing.tgz' } });
+    expect(result.name).toBe('my-weather-server');
+    expect(result.files.sort()).toEqual(
+      ['.gitignore', 'README.md', 'jest.config.js', 'package.json', 'scripts/dev.mjs', 'src/main.ts', 'src/server.ts', 'test/server.spec.ts', 'tsconfig.json'].sort(),
+    );
+    const pkg = JSON.parse(readFileSync(path.join(result.directory, 'package.json'), 'utf8'));
+    expect(pkg.name).toBe('my-weather-server');
+    expect(pkg.dependencies['@hermes-mcp/core']).toBe('^0.1.0');
+    expect(pkg.devDependencies['@hermes-mcp/testing']).toBe('file:/tmp/testing.tgz');
+    expect(pkg.scripts).toMatchObject({ start: expect.any(String), test: 'jest', dev: expect.any(String) });
+    const tsconfig = JSON.parse(readFileSync(path.join(result.directory, 'tsconfig.json'), 'utf8'));
+    expect(tsconfig.compilerOptions).toMatchObject({ experimentalDecorators: true, emitDecoratorMetadata: true });
+    for (const file of result.files) expect({ file, placeholder: /\{\{/.test(readFileSync(path.join(result.directory, file), 'utf8')) }).toEqual({ file, placeholder: false });
+    expect(readFileSync(path.join(result.directory, 'src/server.ts'), 'utf8')).toContain("name: 'my-weather-server'");
+  });
+
+  it('refuses a folder that is not empty, and writes nothing there', () => {
+    const taken = path.join(base, 'taken');
+    mkdirSync(taken);
+    writeFileSync(path.join(taken, 'keep.txt'), 'mine');
+    expect(() => scaffold({ directory: taken })).toThrow(/exists and is not empty/);
+    expect(readFileSync(path.join(taken, 'keep.txt'), 'utf8')).toBe('mine');
+  });
+});
