@@ -1,0 +1,274 @@
+// `npm run test:packages`: Hermes as someone else's project uses it. Packs every package, then,
+// in folders outside the repository:
+//
+// 1. consumer: installs the tarballs (real copies, no links) and the peers from the registry, writes
+//    the files the README shows (a server with a nested DTO and constructor injection, a stdio
+//    main, a Fastify main) with the README's tsconfig, compiles them as CommonJS and again as an
+//    ES module project (`nodenext`), runs each over stdio and over HTTP, and drives them with the
+//    official SDK client;
+// 2. folder install: installs core from its folder (a link, as `npm install <folder>` and
+//    `npm link` do) and checks that bootstrap refuses the second copies of the libraries with
+//    HERMES_DUPLICATE_LIBRARY instead of failing later with a misleading error;
+// 3. scaffolder: `create-hermes-mcp` from its tarball writes a project that uses the tarballs; its
+//    `npm test` and `npm start` must work.
+//
+// Needs the registry (or npm's cache) for the peers; takes a minute or two. `--keep` leaves the
+// folders for a look.
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const repo = fileURLToPath(new URL('..', import.meta.url));
+const keep = process.argv.includes('--keep');
+const work = mkdtempSync(path.join(tmpdir(), 'hermes-packages-'));
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+const PACKAGES = ['protocol', 'core', 'fastify', 'testing', 'create-hermes-mcp'];
+const rootPackage = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8'));
+const versionOf = (name) => rootPackage.devDependencies[name];
+
+function step(text) {
+  process.stdout.write(`\n[packages] ${text}\n`);
+}
+
+function run(command, args, cwd, options = {}) {
+  return execFileSync(command, args, { cwd, stdio: options.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8', env: { ...process.env, ...options.env } });
+}
+
+function install(cwd) {
+  run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], cwd);
+}
+
+function check(condition, what) {
+  if (!condition) throw new Error(`check failed: ${what}`);
+}
+
+/** The code blocks of the README that follow a `<!-- consumer: NAME -->` marker, by name. */
+function readmeBlocks() {
+  const readme = readFileSync(path.join(repo, 'README.md'), 'utf8');
+  const blocks = new Map();
+  for (const match of readme.matchAll(/<!-- consumer: ([^>]+?) -->\s*```\w*\n([\s\S]*?)```/g)) blocks.set(match[1].trim(), match[2]);
+  for (const name of ['tsconfig cjs', 'tsconfig esm', 'src/weather.server.ts', 'src/main.ts', 'src/http.ts', 'test/weather.spec.ts', 'jest.config.cjs']) check(blocks.has(name), `README has the block "${name}"`);
+  return blocks;
+}
+
+async function main() {
+  step(`building, then packing into ${work}`);
+  run(process.execPath, [path.join(repo, 'node_modules/typescript/bin/tsc'), '-b'], repo);
+  const tarballs = {};
+  const packDir = path.join(work, 'tarballs');
+  mkdirSync(packDir);
+  for (const name of PACKAGES) {
+    const [packed] = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', packDir, '--loglevel=error'], path.join(repo, 'packages', name), { capture: true }));
+    tarballs[name] = path.join(packDir, packed.filename);
+    const files = packed.files.map((f) => f.path);
+    check(files.includes('LICENSE') && files.includes('README.md') && files.includes('package.json'), `${name}: the tarball has LICENSE, README.md and package.json`);
+    check(!files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.endsWith('.tsbuildinfo')), `${name}: the tarball has no sources, tests or build info`);
+    process.stdout.write(`  ${packed.filename}: ${files.length} files, ${(packed.size / 1024).toFixed(0)} KiB\n`);
+  }
+  const file = (name) => `file:${tarballs[name]}`;
+
+  step('consumer: installing the tarballs and the peers from the registry');
+  const consumer = path.join(work, 'consumer');
+  mkdirSync(consumer);
+  writeFileSync(
+    path.join(consumer, 'package.json'),
+    JSON.stringify(
+      {
+        name: 'hermes-consumer',
+        private: true,
+        dependencies: {
+          '@hermes-mcp/core': file('core'),
+          '@hermes-mcp/fastify': file('fastify'),
+          '@hermes-mcp/protocol': file('protocol'),
+          '@hermes-mcp/testing': file('testing'),
+          'class-transformer': versionOf('class-transformer'),
+          'class-validator': versionOf('class-validator'),
+          fastify: versionOf('fastify'),
+          'reflect-metadata': versionOf('reflect-metadata'),
+          typedi: versionOf('typedi'),
+        },
+        devDependencies: {
+          '@modelcontextprotocol/sdk': versionOf('@modelcontextprotocol/sdk'),
+          '@types/jest': versionOf('@types/jest'),
+          '@types/node': versionOf('@types/node'),
+          jest: versionOf('jest'),
+          'ts-jest': versionOf('ts-jest'),
+          typescript: versionOf('typescript'),
+        },
+      },
+      null,
+      2,
+    ),
+  );
+  install(consumer);
+  const blocks = readmeBlocks();
+  for (const mode of ['cjs', 'esm']) {
+    step(`consumer (${mode === 'cjs' ? 'CommonJS' : 'ES modules, nodenext'}): the README's files, compiled with its tsconfig`);
+    const dir = path.join(consumer, mode);
+    mkdirSync(path.join(dir, 'src'), { recursive: true });
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `hermes-consumer-${mode}`, private: true, type: mode === 'cjs' ? 'commonjs' : 'module' }, null, 2));
+    writeFileSync(path.join(dir, 'tsconfig.json'), blocks.get(`tsconfig ${mode}`));
+    for (const name of ['src/weather.server.ts', 'src/main.ts', 'src/http.ts']) writeFileSync(path.join(dir, name), blocks.get(name));
+    run(process.execPath, [path.join(consumer, 'node_modules/typescript/bin/tsc'), '-p', dir], dir);
+    await drive(consumer, dir, mode);
+  }
+
+  step("consumer: the README's test, with jest (ts-jest) and @hermes-mcp/testing");
+  const tested = path.join(consumer, 'cjs');
+  mkdirSync(path.join(tested, 'test'));
+  writeFileSync(path.join(tested, 'test/weather.spec.ts'), blocks.get('test/weather.spec.ts'));
+  writeFileSync(path.join(tested, 'jest.config.cjs'), blocks.get('jest.config.cjs'));
+  run(process.execPath, [path.join(consumer, 'node_modules/jest/bin/jest.js'), '--ci'], tested);
+
+  step('folder install: core linked from its folder must be refused with HERMES_DUPLICATE_LIBRARY');
+  const linked = path.join(work, 'linked');
+  mkdirSync(path.join(linked, 'dist'), { recursive: true });
+  writeFileSync(
+    path.join(linked, 'package.json'),
+    JSON.stringify(
+      {
+        name: 'hermes-linked',
+        private: true,
+        dependencies: {
+          '@hermes-mcp/core': `file:${path.join(repo, 'packages/core')}`,
+          '@hermes-mcp/protocol': `file:${path.join(repo, 'packages/protocol')}`,
+          'class-transformer': versionOf('class-transformer'),
+          'class-validator': versionOf('class-validator'),
+          'reflect-metadata': versionOf('reflect-metadata'),
+          typedi: versionOf('typedi'),
+        },
+      },
+      null,
+      2,
+    ),
+  );
+  install(linked);
+  for (const name of ['weather.server.js', 'main.js']) writeFileSync(path.join(linked, 'dist', name), readFileSync(path.join(consumer, 'cjs/dist', name)));
+  const refused = await runToExit(process.execPath, [path.join(linked, 'dist/main.js')], linked);
+  check(refused.code === 1, `the linked install exits with 1 (got ${refused.code})`);
+  check(/HERMES_DUPLICATE_LIBRARY: .* is loaded twice: .* at .*node_modules.* and .* at .*node_modules/.test(refused.stderr), `the linked install names both copies; stderr:\n${refused.stderr}`);
+  check(/--install-links/.test(refused.stderr), 'the message says how to fix it');
+  process.stdout.write(`  refused: ${refused.stderr.split('\n').find((l) => /^\w*Error: HERMES_DUPLICATE_LIBRARY/.test(l.trim()))?.trim().slice(0, 240)}…\n`);
+
+  step('scaffolder: npm create hermes-mcp, from its tarball');
+  const tool = path.join(work, 'create');
+  mkdirSync(tool);
+  writeFileSync(path.join(tool, 'package.json'), JSON.stringify({ name: 'create-tool', private: true, dependencies: { 'create-hermes-mcp': file('create-hermes-mcp') } }, null, 2));
+  install(tool);
+  const bin = path.join(tool, 'node_modules/.bin/create-hermes-mcp');
+  run(bin, [path.join(work, 'my-server'), '--hermes-core', file('core'), '--hermes-testing', file('testing')], work);
+  const project = path.join(work, 'my-server');
+  // The core and testing tarballs depend on @hermes-mcp/protocol at its version: point it at its tarball too.
+  const generated = JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8'));
+  generated.overrides = { '@hermes-mcp/protocol': file('protocol'), '@hermes-mcp/core': file('core') };
+  writeFileSync(path.join(project, 'package.json'), JSON.stringify(generated, null, 2));
+  install(project);
+  step('scaffolder: the project\'s npm test');
+  run(npm, ['test'], project);
+  step('scaffolder: the project\'s npm start answers an MCP client on stdio');
+  await driveStdio(consumer, npm, ['start', '--silent'], project, ['greet', 'greet_all'], { name: 'greet', arguments: { person: { name: 'Ada', language: 'es' } } }, 'Hola, Ada!');
+  step('all package checks passed');
+}
+
+/** Runs a command to its end; resolves with its exit code and output. */
+function runToExit(command, args, cwd) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.end();
+    child.on('exit', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+/** Imports the SDK from the consumer project (it is not a dependency of this script). */
+async function sdk(consumer) {
+  const load = (name) => import(pathToFileURL(path.join(consumer, 'node_modules/@modelcontextprotocol/sdk/dist/esm', name)).href);
+  const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([load('client/index.js'), load('client/stdio.js'), load('client/streamableHttp.js')]);
+  return { Client, StdioClientTransport, StreamableHTTPClientTransport };
+}
+
+/** Checks what every README server must do, through a connected SDK client. */
+async function exercise(client, where) {
+  const tools = (await client.listTools()).tools;
+  const forecast = tools.find((t) => t.name === 'forecast');
+  check(forecast && tools.some((t) => t.name === 'trip'), `${where}: tools/list has forecast and trip`);
+  check(JSON.stringify(forecast.inputSchema).includes('"minLength":2') && forecast.inputSchema.required?.includes('place'), `${where}: the nested DTO's schema is published (${JSON.stringify(forecast.inputSchema)})`);
+  const progress = [];
+  const result = await client.callTool({ name: 'forecast', arguments: { place: { city: 'Paris' }, days: 2 } }, undefined, { onprogress: (p) => progress.push(p) });
+  check(result.structuredContent?.city === 'Paris' && result.structuredContent?.days === 2 && result.structuredContent?.tempC === 21, `${where}: forecast answers through the injected service (${JSON.stringify(result)})`);
+  // The SDK client handles a response at once and a notification a microtask later: let it catch up.
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  check(progress.length === 1, `${where}: forecast reports progress`);
+  const invalid = await client.callTool({ name: 'forecast', arguments: { place: { city: 'P' } } });
+  check(invalid.isError === true && /place\.city/.test(invalid.content[0].text), `${where}: a nested field that fails validation is named (${JSON.stringify(invalid)})`);
+  const missing = await client.callTool({ name: 'forecast', arguments: {} });
+  check(missing.isError === true && /place/.test(missing.content[0].text), `${where}: a missing nested object is refused (@IsDefined)`);
+  const trip = await client.callTool({ name: 'trip', arguments: { stops: [{ city: 'Paris' }, { city: 'Lima' }] } });
+  check(trip.content[0].text === 'Paris → Lima', `${where}: an array of nested objects (${JSON.stringify(trip)})`);
+  const city = await client.readResource({ uri: 'weather://city/Lima' });
+  check(city.contents[0].text === 'Weather page of Lima', `${where}: the resource template`);
+  const prompt = await client.getPrompt({ name: 'plan', arguments: { name: 'Lima' } });
+  check(prompt.messages[0].content.text === 'Plan a trip to Lima', `${where}: the prompt`);
+  process.stdout.write(`  ${where}: tools/list, tools/call (nested, invalid, missing, arrays), resources/read, prompts/get: ok\n`);
+}
+
+async function drive(consumer, dir, mode) {
+  const { Client, StdioClientTransport, StreamableHTTPClientTransport } = await sdk(consumer);
+  // stdio: the SDK client spawns the server, as a desktop client does.
+  const stdio = new Client({ name: 'consumer-test', version: '1.0.0' });
+  const transport = new StdioClientTransport({ command: process.execPath, args: [path.join(dir, 'dist/main.js')], cwd: dir, stderr: 'pipe' });
+  await stdio.connect(transport);
+  await exercise(stdio, `${mode} over stdio`);
+  await stdio.close();
+  // HTTP: the Fastify main on a free port (Fastify's logger says which).
+  const server = spawn(process.execPath, [path.join(dir, 'dist/http.js')], { cwd: dir, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  try {
+    const url = await new Promise((resolve, reject) => {
+      let out = '';
+      const timer = setTimeout(() => reject(new Error(`the HTTP server did not say where it listens:\n${out}`)), 15_000);
+      server.stdout.on('data', (d) => {
+        out += d;
+        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      });
+      server.on('exit', (code) => reject(new Error(`the HTTP server exited with ${code}:\n${out}`)));
+    });
+    const http = new Client({ name: 'consumer-test', version: '1.0.0' });
+    await http.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+    await exercise(http, `${mode} over HTTP (Fastify)`);
+    await http.close();
+  } finally {
+    server.kill();
+  }
+}
+
+/** Spawns a stdio server with `command`, connects the SDK client, lists tools and calls one. */
+async function driveStdio(consumer, command, args, cwd, toolNames, call, text) {
+  const { Client, StdioClientTransport } = await sdk(consumer);
+  const client = new Client({ name: 'scaffold-test', version: '1.0.0' });
+  await client.connect(new StdioClientTransport({ command, args, cwd, stderr: 'pipe' }));
+  const tools = (await client.listTools()).tools.map((t) => t.name);
+  for (const name of toolNames) check(tools.includes(name), `the scaffolded server lists ${name} (${tools})`);
+  const result = await client.callTool(call);
+  check(result.content[0].text === text, `the scaffolded server answers ${call.name} (${JSON.stringify(result)})`);
+  await client.close();
+  process.stdout.write(`  npm start: tools/list and tools/call over stdio: ok\n`);
+}
+
+main().then(
+  () => {
+    if (!keep) rmSync(work, { recursive: true, force: true });
+  },
+  (error) => {
+    process.stderr.write(`\n[packages] FAILED: ${error instanceof Error ? error.stack : String(error)}\n[packages] the folders are kept in ${work}\n`);
+    process.exit(1);
+  },
+);
