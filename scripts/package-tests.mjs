@@ -44,12 +44,14 @@ function check(condition, what) {
   if (!condition) throw new Error(`check failed: ${what}`);
 }
 
-/** The code blocks of the README that follow a `<!-- consumer: NAME -->` marker, by name. */
+/** The code blocks of the README and docs/ that follow a `<!-- consumer: NAME -->` marker, by name. */
 function readmeBlocks() {
-  const readme = readFileSync(path.join(repo, 'README.md'), 'utf8');
   const blocks = new Map();
-  for (const match of readme.matchAll(/<!-- consumer: ([^>]+?) -->\s*```\w*\n([\s\S]*?)```/g)) blocks.set(match[1].trim(), match[2]);
-  for (const name of ['tsconfig cjs', 'tsconfig esm', 'src/weather.server.ts', 'src/main.ts', 'src/http.ts', 'test/weather.spec.ts', 'jest.config.cjs']) check(blocks.has(name), `README has the block "${name}"`);
+  for (const doc of ['README.md', 'docs/http.md']) {
+    const text = readFileSync(path.join(repo, doc), 'utf8');
+    for (const match of text.matchAll(/<!-- consumer: ([^>]+?) -->\s*```\w*\n([\s\S]*?)```/g)) blocks.set(match[1].trim(), match[2]);
+  }
+  for (const name of ['tsconfig cjs', 'tsconfig esm', 'src/weather.server.ts', 'src/main.ts', 'src/http.ts', 'test/weather.spec.ts', 'jest.config.cjs', 'src/http-app.ts']) check(blocks.has(name), `README has the block "${name}"`);
   return blocks;
 }
 
@@ -110,7 +112,7 @@ async function main() {
     mkdirSync(path.join(dir, 'src'), { recursive: true });
     writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `hermes-consumer-${mode}`, private: true, type: mode === 'cjs' ? 'commonjs' : 'module' }, null, 2));
     writeFileSync(path.join(dir, 'tsconfig.json'), blocks.get(`tsconfig ${mode}`));
-    for (const name of ['src/weather.server.ts', 'src/main.ts', 'src/http.ts']) writeFileSync(path.join(dir, name), blocks.get(name));
+    for (const name of ['src/weather.server.ts', 'src/main.ts', 'src/http.ts', 'src/http-app.ts']) writeFileSync(path.join(dir, name), blocks.get(name));
     run(process.execPath, [path.join(consumer, 'node_modules/typescript/bin/tsc'), '-p', dir], dir);
     await drive(consumer, dir, mode);
   }
@@ -225,28 +227,30 @@ async function drive(consumer, dir, mode) {
   await stdio.connect(transport);
   await exercise(stdio, `${mode} over stdio`);
   await stdio.close();
-  // HTTP: the Fastify main on a free port (Fastify's logger says which).
-  const server = spawn(process.execPath, [path.join(dir, 'dist/http.js')], { cwd: dir, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  try {
-    const url = await new Promise((resolve, reject) => {
-      let out = '';
-      const timer = setTimeout(() => reject(new Error(`the HTTP server did not say where it listens:\n${out}`)), 15_000);
-      server.stdout.on('data', (d) => {
-        out += d;
-        const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-        if (match) {
-          clearTimeout(timer);
-          resolve(match[1]);
-        }
+  // HTTP: the Fastify mains (the README's and docs/http.md's) on a free port (Fastify's logger says which).
+  for (const main of ['http.js', 'http-app.js']) {
+    const server = spawn(process.execPath, [path.join(dir, 'dist', main)], { cwd: dir, env: { ...process.env, PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise((resolve, reject) => {
+        let out = '';
+        const timer = setTimeout(() => reject(new Error(`${main} did not say where it listens:\n${out}`)), 15_000);
+        server.stdout.on('data', (d) => {
+          out += d;
+          const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+          if (match) {
+            clearTimeout(timer);
+            resolve(match[1]);
+          }
+        });
+        server.on('exit', (code) => reject(new Error(`${main} exited with ${code}:\n${out}`)));
       });
-      server.on('exit', (code) => reject(new Error(`the HTTP server exited with ${code}:\n${out}`)));
-    });
-    const http = new Client({ name: 'consumer-test', version: '1.0.0' });
-    await http.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
-    await exercise(http, `${mode} over HTTP (Fastify)`);
-    await http.close();
-  } finally {
-    server.kill();
+      const http = new Client({ name: 'consumer-test', version: '1.0.0' });
+      await http.connect(new StreamableHTTPClientTransport(new URL(`${url}/mcp`)));
+      await exercise(http, `${mode} over HTTP (Fastify, ${main})`);
+      await http.close();
+    } finally {
+      server.kill();
+    }
   }
 }
 
