@@ -15,6 +15,7 @@ import { Logger, createLogger } from './logger';
 import type { PromptOptions, ResourceOptions, ToolOptions } from './metadata/options';
 import { ListKind, Registry } from './registry';
 import { register, scanServer } from './scanner';
+import type { SchemaWarning } from './schema/schema-builder';
 import { DecoratedServerHandler } from './server-handler';
 import { StdioTransport, StdioTransportOptions } from './transports/stdio.transport';
 import type { ValidateOptions } from './validation/validator';
@@ -221,7 +222,8 @@ export class McpApp {
   private addRuntime(kind: 'tool' | 'prompt' | 'resource', options: (ToolOptions | PromptOptions | ResourceOptions) & { name: string }, input: Constructor | undefined, handler: RuntimeHandler): void {
     const registry = this.decorated();
     if (typeof handler !== 'function') throw new HermesError('HERMES_INVALID_OPTIONS', `add${kind[0].toUpperCase()}${kind.slice(1)}: the handler must be a function.`);
-    register(registry, kind, options, { owner: `runtime ${kind} "${options.name}"`, call: handler as (input: unknown, ctx: unknown) => unknown, inputClass: input });
+    const warnings = register(registry, kind, options, { owner: `runtime ${kind} "${options.name}"`, call: handler as (input: unknown, ctx: unknown) => unknown, inputClass: input });
+    logSchemaWarnings(this.logger, warnings);
   }
 
   private handle(kind: 'tool' | 'prompt' | 'resource', key: string): RegisteredHandle {
@@ -268,6 +270,11 @@ export class McpApp {
   }
 }
 
+/** Logs what the schema builder noticed about input classes (a likely mistake, not an error). */
+function logSchemaWarnings(logger: Logger, warnings: readonly SchemaWarning[]): void {
+  for (const warning of warnings) logger.warn({ code: warning.code, class: warning.className, property: warning.property }, warning.message);
+}
+
 /**
  * Creates MCP apps.
  *
@@ -289,7 +296,8 @@ export class McpFactory {
     const pageSize = options.pageSize ?? 100;
     if (!Number.isInteger(pageSize) || pageSize < 1) throw new HermesError('HERMES_INVALID_OPTIONS', '`pageSize` must be a positive integer.');
     const registry = new Registry(pageSize, new CursorCodec(options.cursorSecret));
-    const { options: serverOptions } = scanServer(target, options.container ?? defaultContainer(), registry);
+    const { options: serverOptions, warnings } = scanServer(target, options.container ?? defaultContainer(), registry);
+    logSchemaWarnings(logger, warnings);
     const handler = new DecoratedServerHandler(registry, serverOptions, options.validation);
     return new McpApp(handler, registry, { ...options, cache: options.cache ?? serverOptions.cache }, logger);
   }

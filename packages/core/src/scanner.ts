@@ -12,7 +12,7 @@ import type { HandlerKind, HandlerMetadata, McpServerOptions, PromptOptions, Res
 import { completersFor } from './completion';
 import { compose, middlewareOf, resolveMiddleware } from './middleware';
 import { Invocation, PromptDefinition, Registry, ToolDefinition } from './registry';
-import { buildObjectSchema, emptyObjectSchema, promptArgumentsFor } from './schema/schema-builder';
+import { SchemaWarning, buildObjectSchema, emptyObjectSchema, promptArgumentsFor, schemaWarningsFor } from './schema/schema-builder';
 import { compileUriTemplate, isUriTemplate } from './uri-template';
 
 /** Names MCP 2025-11-25 recommends for tools: 1–128 of `A-Z a-z 0-9 _ - .`. */
@@ -30,6 +30,11 @@ export function serverOptionsOf(cls: Function): McpServerOptions | undefined {
 export interface ScanResult {
   options: McpServerOptions;
   instances: unknown[];
+  /**
+   * What the input and output classes declare that is legal but rarely meant (see
+   * {@link SchemaWarning}), once per class and property: the caller logs each at `warn`.
+   */
+  warnings: SchemaWarning[];
 }
 
 /** Scans a `@McpServer` class and its components into `registry`. @internal */
@@ -46,6 +51,7 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
   }
   const serverMiddleware = resolveMiddleware(options.use ?? [], container, serverClass.name);
   const classes = [serverClass, ...(options.components ?? [])];
+  const warnings = new Map<string, SchemaWarning>();
   const instances = classes.map((cls) => {
     if (typeof cls !== 'function') {
       throw new HermesError('HERMES_INVALID_OPTIONS', `@McpServer on ${serverClass.name}: every entry of \`components\` must be a class.`);
@@ -59,11 +65,13 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
       const invocation = invocationOf(cls, instance as object, meta.method, explicit, meta.kind, meta.kind === 'tool' ? 'input' : meta.kind === 'prompt' ? 'args' : 'params', lenient);
       const middleware = [...classMiddleware, ...resolveMiddleware(middlewareOf(cls, meta.method), container, invocation.owner)];
       const wrapped: Invocation = { ...invocation, call: compose(middleware, invocation.call as (input: unknown, ctx: McpContext) => unknown) as Invocation['call'] };
-      register(registry, meta.kind, { ...meta.options, name: meta.options.name ?? meta.method } as never, wrapped);
+      for (const warning of register(registry, meta.kind, { ...meta.options, name: meta.options.name ?? meta.method } as never, wrapped)) {
+        warnings.set(`${warning.code} ${warning.className}.${warning.property}`, warning);
+      }
     }
     return instance;
   });
-  return { options, instances };
+  return { options, instances, warnings: [...warnings.values()] };
 }
 
 /** The handler metadata of a class and its base classes; a subclass's method wins. */
@@ -81,17 +89,29 @@ function handlersOf(cls: Function): HandlerMetadata[] {
 
 /**
  * Adds one handler to the registry from its decorator options and how to call it; used by the
- * scanner and by the app's runtime `add*` methods alike. @internal
+ * scanner and by the app's runtime `add*` methods alike. Returns the warnings about the classes
+ * whose schemas it built (a tool's input and output, a prompt's arguments), for the caller to log.
+ * @internal
  */
-export function register(registry: Registry, kind: HandlerKind, options: (ToolOptions | ResourceOptions | PromptOptions) & { name: string }, invocation: Invocation): void {
+export function register(registry: Registry, kind: HandlerKind, options: (ToolOptions | ResourceOptions | PromptOptions) & { name: string }, invocation: Invocation): SchemaWarning[] {
   switch (kind) {
-    case 'tool':
-      return registry.addTool(toolDefinition(options as ToolOptions & { name: string }, invocation));
+    case 'tool': {
+      const tool = toolDefinition(options as ToolOptions & { name: string }, invocation);
+      registry.addTool(tool);
+      return warningsOf((options as ToolOptions).inputSchema === undefined ? invocation.inputClass : undefined, tool.outputClass);
+    }
     case 'resource':
-      return registerResource(registry, options as ResourceOptions & { name: string }, invocation);
+      registerResource(registry, options as ResourceOptions & { name: string }, invocation);
+      return [];
     case 'prompt':
-      return registry.addPrompt(promptDefinition(options as PromptOptions & { name: string }, invocation));
+      registry.addPrompt(promptDefinition(options as PromptOptions & { name: string }, invocation));
+      return warningsOf(invocation.inputClass);
   }
+}
+
+/** The schema warnings of these classes (whose schemas are built already). */
+function warningsOf(...classes: Array<Function | undefined>): SchemaWarning[] {
+  return classes.flatMap((cls) => (cls ? schemaWarningsFor(cls) : []));
 }
 
 function toolDefinition(options: ToolOptions & { name: string }, invocation: Invocation): ToolDefinition {

@@ -16,6 +16,7 @@
  */
 import 'reflect-metadata';
 import { HermesError } from '../errors';
+import { isIso8601Pattern } from './iso8601';
 import { buildObjectSchema, deepFreeze, isSchema } from './schema-builder';
 
 /** The revisions with form elicitation whose restricted schema this file knows. */
@@ -298,6 +299,9 @@ function field(ctx: Context, schema: Schema): ElicitationField {
         ...labels,
         ...pick(schema, ['minLength', 'maxLength'], 'number'),
         ...(typeof schema.format === 'string' && FORMATS.has(schema.format) && { format: schema.format }),
+        // @IsDateString/@IsISO8601 publish validator.js's whole grammar as a pattern, which a form
+        // cannot show: it asks for a date-time, one of the forms the server takes.
+        ...(schema.format === undefined && isIso8601Pattern(schema.pattern) && { format: 'date-time' }),
         ...defaultOf(isString),
       } as ElicitationStringField;
     case 'number':

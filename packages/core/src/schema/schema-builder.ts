@@ -4,52 +4,100 @@
  *
  * class-validator-jsonschema walks the decorators; this file corrects it wherever its output would
  * accept what class-validator refuses or refuse what it accepts (see FIXED_CONVERTERS and
- * classSchema), puts nested classes under `$defs`, and caches one frozen schema per class. It runs
- * at bootstrap, never on the hot path.
+ * classSchema; a property's rules are combined by conjoin.ts so that all of them hold), puts
+ * nested classes under `$defs`, and caches one frozen schema per class. Where validator.js's
+ * grammar differs from a JSON Schema format (ISO 8601 dates, IPv6 zones, host names, base64...),
+ * the schema spells the grammar out as a pattern (iso8601.ts, validator-patterns.ts). It runs at
+ * bootstrap, never on the hot path; it also notes rules that are legal but rarely meant
+ * ({@link schemaWarningsFor}), for the bootstrap to log.
  *
- * Known, documented gaps (class-validator is more lenient than the declared shape, and the schema
- * follows the declared shape): `each: true` validators also accept a single non-array value,
- * `@ValidateNested()` also accepts an array (of arrays...) of objects where one object is
- * declared, and `@IsEnum` of a numeric enum also accepts the member names. Formats (email, uri,
- * date-time) are checked by validator.js on one side and by the client's JSON Schema library on
- * the other, which differ on edge cases. Custom validators cannot be described at all.
+ * Known, documented gaps, each listed with the values it covers in
+ * test/schema/decorator-agreement.spec.ts, which checks every converted decorator both ways:
+ * - class-validator is more lenient than the declared shape, and the schema follows the shape:
+ *   `each: true` validators also accept a single non-array value, `@ValidateNested()` also
+ *   accepts an array (of arrays...) where one object is declared, `@IsEnum` of a numeric enum also
+ *   accepts the member names, `@Type(() => Date)` takes whatever V8's Date parser takes;
+ * - formats email and uri are checked by validator.js on one side and by the client's JSON Schema
+ *   library on the other, which differ on edge cases;
+ * - what JSON Schema cannot say: checksums (credit card, ISBN, ISIN), phone numbers, currency
+ *   amounts, JSON text, UTF-8 byte lengths, `@ValidateIf` conditions, custom validators, `@Matches`
+ *   flags (and a `@Matches` expression without `u` reads a character beyond the BMP as two);
+ *   validator.js does not count a variation selector (U+FE0F) in a length; `@IsDate()` without
+ *   `@Type(() => Date)` takes no JSON at all (the schema says what a Date is in JSON).
  */
 import 'reflect-metadata';
 import {
+  ARRAY_CONTAINS,
+  ARRAY_NOT_CONTAINS,
   CONTAINS,
+  EQUALS,
+  IS_ALPHA,
+  IS_ALPHANUMERIC,
   IS_BASE64,
+  IS_BOOLEAN_STRING,
+  IS_BYTE_LENGTH,
   IS_CREDIT_CARD,
   IS_CURRENCY,
+  IS_DATE,
   IS_DATE_STRING,
   IS_DIVISIBLE_BY,
   IS_EMPTY,
   IS_ENUM,
+  IS_FQDN,
+  IS_HEX_COLOR,
+  IS_HEXADECIMAL,
   IS_IN,
   IS_IP,
   IS_ISBN,
   IS_ISIN,
   IS_ISO8601,
   IS_JSON,
+  IS_LOWERCASE,
   IS_MOBILE_PHONE,
+  IS_MONGO_ID,
   IS_NEGATIVE,
   IS_NOT_EMPTY,
+  IS_NOT_EMPTY_OBJECT,
+  IS_NOT_IN,
+  IS_NUMBER_STRING,
   IS_POSITIVE,
+  IS_SURROGATE_PAIR,
+  IS_UPPERCASE,
   IS_URL,
   IS_UUID,
+  IS_VARIABLE_WIDTH,
   MATCHES,
   MAX,
+  MAX_DATE,
   MIN,
+  MIN_DATE,
   NOT_CONTAINS,
+  NOT_EQUALS,
   ValidationError,
   ValidationTypes,
 } from 'class-validator';
+import type { MetadataStorage } from 'class-validator';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import type { JsonSchemaObject, PromptArgument } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
-import { Converter, ConversionOptions, conversionOptions, convertClass } from './class-properties';
+import { Converter, ConversionOptions, conversionOptions, convertClass, defaultConverterTypes } from './class-properties';
 import { descriptionOf } from './description.decorator';
 import { fastMetadataStorage, validateObjectSync } from './metadata-lookup';
+import { Iso8601Options, iso8601Pattern } from './iso8601';
 import { probeInstance } from './probe-instance';
+import {
+  ASTRAL,
+  Base64Options,
+  FULL_WIDTH,
+  FqdnOptions,
+  HALF_WIDTH,
+  NumericOptions,
+  base64Pattern,
+  fqdnPattern,
+  ipv6Pattern,
+  letterPattern,
+  numericPattern,
+} from './validator-patterns';
 import { transformerStorage } from '../transformer-storage';
 import { failingProperties, planOf } from '../validation/fast-path';
 
@@ -64,6 +112,8 @@ export const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema
 type Schema = Record<string, unknown>;
 
 const cache = new WeakMap<Function, JsonSchemaObject>();
+/** The warnings found while building a root class's schema (its nested classes' included). */
+const warningsOf = new WeakMap<Function, readonly SchemaWarning[]>();
 const EMPTY_OBJECT = deepFreeze({ type: 'object' as const, properties: {} });
 
 /**
@@ -95,6 +145,39 @@ export function buildObjectSchema(cls: Function): JsonSchemaObject {
   return schema;
 }
 
+/**
+ * Something in a class's rules that is legal but rarely meant, found while its schema is built; the
+ * bootstrap logs it (see the scanner). `className.property` is where it is declared.
+ */
+export interface SchemaWarning {
+  /**
+   * `HERMES_OPTIONAL_NESTED`: `@ValidateNested()` without `@IsDefined()` or `@IsOptional()`, and
+   * no other rule that refuses a missing value: class-validator accepts the input without it.
+   * `HERMES_DATE_WITHOUT_TYPE`: `@IsDate()` (`@MinDate`, `@MaxDate`) without `@Type(() => Date)`:
+   * JSON has no dates, so no input passes.
+   */
+  readonly code: 'HERMES_OPTIONAL_NESTED' | 'HERMES_DATE_WITHOUT_TYPE';
+  readonly className: string;
+  readonly property: string;
+  /** One line saying what happens and how to fix it, for a log. */
+  readonly message: string;
+}
+
+/**
+ * The warnings about `cls` and every class nested in it (`$defs`), found when its schema is built
+ * (which this does if it was not). Call it once per input or output class at bootstrap and log
+ * each one.
+ *
+ * @example
+ * for (const warning of schemaWarningsFor(ForecastInput)) logger.warn({ code: warning.code }, warning.message);
+ * // "Order.address: @ValidateNested() without @IsDefined() or @IsOptional() lets the input leave it out ..."
+ * @internal
+ */
+export function schemaWarningsFor(cls: Function): readonly SchemaWarning[] {
+  buildObjectSchema(cls);
+  return warningsOf.get(cls) ?? [];
+}
+
 /** The schema of a tool without parameters: `{ type: 'object', properties: {} }` (frozen). */
 export function emptyObjectSchema(): JsonSchemaObject {
   return EMPTY_OBJECT;
@@ -115,6 +198,16 @@ export function promptArgumentsFor(cls: Function): PromptArgument[] {
     const description = (property as Schema).description;
     return { name, ...(typeof description === 'string' && { description }), required: required.has(name) };
   });
+}
+
+/**
+ * Every rule type the builder has a converter for: class-validator-jsonschema's, ours, nested
+ * classes and custom validators. Any other rule type is converted as a custom validator.
+ *
+ * @internal
+ */
+export function convertedRuleTypes(): string[] {
+  return [...new Set([...defaultConverterTypes, ...Object.keys(FIXED_CONVERTERS), ValidationTypes.NESTED_VALIDATION, ValidationTypes.CUSTOM_VALIDATION])];
 }
 
 /**
@@ -153,19 +246,22 @@ function build(root: Function): JsonSchemaObject {
   };
   // The fast storage answers as class-validator's own does, without a scan of every decorated class.
   const options = conversionOptions(converters, fastMetadataStorage());
-  const top = classSchema(root, options);
+  const warnings: SchemaWarning[] = [];
+  const top = classSchema(root, options, warnings);
   const defs: Record<string, Schema> = {};
   // A Map iterates over entries added while iterating: classes found in $defs get theirs too.
-  for (const [cls, name] of names) defs[name] = cls === root ? top : classSchema(cls, options);
+  for (const [cls, name] of names) defs[name] = cls === root ? top : classSchema(cls, options, warnings);
+  warningsOf.set(root, Object.freeze(uniqueWarnings(warnings)));
   return (names.size > 0 ? { ...top, $defs: defs } : top) as JsonSchemaObject;
 }
 
 /** One class: class-validator-jsonschema's properties, finished with what class-validator accepts. */
-function classSchema(cls: Function, options: ConversionOptions): Schema {
+function classSchema(cls: Function, options: ConversionOptions, warnings: SchemaWarning[]): Schema {
   // `type` is recomputed (a class is an object), and `required` comes from the probe.
   const { properties: found, type: _type, ...rest } = convertClass(cls, options);
   const raw = (found ?? {}) as Record<string, Schema>;
   const facts = probe(cls, Object.keys(raw));
+  warnings.push(...warningsAbout(cls, options.classValidatorMetadataStorage as MetadataStorage, facts));
   const properties: Record<string, Schema> = {};
   for (const [name, schema] of Object.entries(raw)) {
     let property = withTypes(schema);
@@ -229,6 +325,65 @@ function probe(cls: Function, names: string[]): Facts {
   return facts;
 }
 
+const DATE_RULES = new Set<string>([IS_DATE, MIN_DATE, MAX_DATE]);
+
+/**
+ * What a class's rules do that their author rarely means:
+ * - `@ValidateNested()` alone lets the input leave the property out: class-validator skips nested
+ *   validation of `undefined` (and only refuses `null`). Most people expect it required. No warning
+ *   when another rule refuses a missing value (the probe says so), or `@IsOptional()`/`@ValidateIf`
+ *   says it may be absent.
+ * - `@IsDate()` (`@MinDate`, `@MaxDate`) without `@Type(() => Date)`: the JSON value stays a string
+ *   or number, never a Date, so every input is refused.
+ */
+function warningsAbout(cls: Function, storage: MetadataStorage, facts: Facts): SchemaWarning[] {
+  const rules = new Map<string, ValidationMetadata[]>();
+  for (const meta of storage.getTargetValidationMetadatas(cls, '', true, false)) {
+    const list = rules.get(meta.propertyName);
+    if (list) list.push(meta);
+    else rules.set(meta.propertyName, [meta]);
+  }
+  const out: SchemaWarning[] = [];
+  for (const [property, metas] of rules) {
+    const nested = metas.find((meta) => meta.type === ValidationTypes.NESTED_VALIDATION);
+    if (nested && !facts.required.has(property) && !metas.some((meta) => meta.type === ValidationTypes.CONDITIONAL_VALIDATION)) {
+      const className = (nested.target as Function).name || cls.name;
+      out.push({
+        code: 'HERMES_OPTIONAL_NESTED',
+        className,
+        property,
+        message:
+          `${className}.${property}: @ValidateNested() without @IsDefined() or @IsOptional() lets the input leave it out ` +
+          `(class-validator skips nested validation of a missing value; it only refuses null). ` +
+          `Add @IsDefined() to require it, or @IsOptional() to say it may be absent.`,
+      });
+    }
+    const dateRule = (meta: ValidationMetadata) =>
+      meta.constraintCls ? storage.getTargetValidatorConstraints(meta.constraintCls).find((constraint) => DATE_RULES.has(constraint.name))?.name : undefined;
+    const date = metas.find((meta) => dateRule(meta) !== undefined);
+    if (date && nestedClassOf(cls, property) !== Date) {
+      const className = (date.target as Function).name || cls.name;
+      const rule = dateRule(date)!;
+      const decorator = `@${rule[0].toUpperCase()}${rule.slice(1)}()`;
+      out.push({
+        code: 'HERMES_DATE_WITHOUT_TYPE',
+        className,
+        property,
+        message:
+          `${className}.${property}: ${decorator} without @Type(() => Date) refuses every input: JSON has no dates, and the value stays a string. ` +
+          `Add @Type(() => Date) (class-transformer) to turn an ISO 8601 string into a Date, or take the string with @IsDateString().`,
+      });
+    }
+  }
+  return out;
+}
+
+function uniqueWarnings(warnings: SchemaWarning[]): SchemaWarning[] {
+  const seen = new Map<string, SchemaWarning>();
+  for (const warning of warnings) seen.set(`${warning.code} ${warning.className}.${warning.property}`, warning);
+  return [...seen.values()];
+}
+
 function failing(errors: ValidationError[]): Set<string> {
   return new Set(errors.map((error) => error.property).filter((name): name is string => typeof name === 'string'));
 }
@@ -239,7 +394,12 @@ function failing(errors: ValidationError[]): Set<string> {
  */
 const FIXED_CONVERTERS: Record<string, Converter> = {
   // isIn takes any listed value whatever its type; the original drops mixed-type lists entirely.
-  [IS_IN]: (meta) => ({ enum: [...(meta.constraints[0] as unknown[])] }),
+  [IS_IN]: (meta) => listedValues(meta.constraints[0] as unknown[]),
+  // The original drops mixed-type lists (and null) and then accepts every value.
+  [IS_NOT_IN]: (meta) => unlistedValues(meta.constraints[0] as unknown[]),
+  // The original says nothing of null (then accepts every value) and refuses nothing for objects.
+  [EQUALS]: (meta) => listedValues([meta.constraints[0]]),
+  [NOT_EQUALS]: (meta) => unlistedValues([meta.constraints[0]]),
   // The original lists a numeric enum's reverse-mapped names as values and calls every enum a string.
   [IS_ENUM]: (meta) => ({ enum: enumValues(meta.constraints[0] as object) }),
   // No `type` here: lodash.merge lets the last decorator's `type` win, so `@Min(1) @IsInt()` came out
@@ -248,7 +408,7 @@ const FIXED_CONVERTERS: Record<string, Converter> = {
   [MAX]: (meta) => ({ maximum: meta.constraints[0] }),
   [IS_POSITIVE]: { exclusiveMinimum: 0 },
   [IS_NEGATIVE]: { exclusiveMaximum: 0 },
-  [IS_DIVISIBLE_BY]: (meta) => ({ multipleOf: meta.constraints[0] }),
+  [IS_DIVISIBLE_BY]: (meta) => divisibleBySchema(meta.constraints[0]),
   // isNotEmpty is no string check: it refuses '', null and undefined, nothing else.
   [IS_NOT_EMPTY]: { not: { enum: ['', null] } },
   // The original uses OpenAPI's `nullable`, which JSON Schema does not have.
@@ -260,25 +420,163 @@ const FIXED_CONVERTERS: Record<string, Converter> = {
   // "url" is not a JSON Schema format.
   [IS_URL]: { type: 'string', format: 'uri' },
   [IS_UUID]: (meta) => uuidSchema(meta.constraints[0]),
-  // The original pattern demands fractional seconds, refusing "2024-05-01T10:00:00Z".
-  [IS_DATE_STRING]: { type: 'string', format: 'date-time' },
-  [IS_ISO8601]: { type: 'string', format: 'date-time' },
-  // Without a version isIP takes both families; the original says ipv4 only.
-  [IS_IP]: (meta) => {
-    const version = String(meta.constraints[0] ?? '');
-    return version === '4' || version === '6'
-      ? { type: 'string', format: `ipv${version}` }
-      : { type: 'string', anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] };
-  },
+  // Not format "date-time", which refuses most of what validator.js accepts (a date alone, week and
+  // ordinal dates, reduced precision...): its own grammar, spelled out (see iso8601.ts).
+  [IS_DATE_STRING]: (meta) => ({ type: 'string', pattern: iso8601Pattern(isoOptions(meta.constraints[0])) }),
+  [IS_ISO8601]: (meta) => ({ type: 'string', pattern: iso8601Pattern(isoOptions(meta.constraints[0])) }),
+  [IS_IP]: (meta) => ipSchema(meta.constraints[0]),
+  // Format "hostname" takes `localhost`, one-letter and numeric top-level domains, and refuses IDNs.
+  [IS_FQDN]: (meta) => ({ type: 'string', pattern: fqdnPattern((meta.constraints[0] ?? {}) as FqdnOptions) }),
+  // `contentEncoding` is an annotation: the pattern is what validator.js checks.
+  [IS_BASE64]: (meta) => base64Schema((meta.constraints[0] ?? {}) as Base64Options),
+  // The original has en-US letters for every locale.
+  [IS_ALPHA]: (meta) => stringPattern(letterPattern('alpha', localeOf(meta.constraints[0]))),
+  [IS_ALPHANUMERIC]: (meta) => stringPattern(letterPattern('alphanumeric', localeOf(meta.constraints[0]))),
+  // The original refuses decimals ("1.5") and takes what `no_symbols` refuses ("+1").
+  [IS_NUMBER_STRING]: (meta) => stringPattern(numericPattern((meta.constraints[0] ?? {}) as NumericOptions)),
+  // validator.js's strict booleans: '1' and '0' too.
+  [IS_BOOLEAN_STRING]: { type: 'string', enum: ['true', 'false', '1', '0'] },
+  // Four and eight digits (with alpha) too.
+  [IS_HEX_COLOR]: { type: 'string', pattern: '^#?(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$' },
+  // A `0x` or `0h` prefix too (either case).
+  [IS_HEXADECIMAL]: { type: 'string', pattern: '^(?:0[xXhH])?[0-9a-fA-F]+$' },
+  // isMongoId is isHexadecimal of length 24: the prefix counts.
+  [IS_MONGO_ID]: { type: 'string', pattern: '^(?:0[xXhH][0-9a-fA-F]{22}|[0-9a-fA-F]{24})$' },
+  // `str === str.toLowerCase()`: no character that lowercasing changes (the Unicode property is
+  // exactly that set; the tests check it against toLowerCase for every code point).
+  [IS_LOWERCASE]: { type: 'string', pattern: '^\\P{Changes_When_Lowercased}*$' },
+  [IS_UPPERCASE]: { type: 'string', pattern: '^\\P{Changes_When_Uppercased}*$' },
+  // A pair of UTF-16 surrogates is one code point beyond the BMP, which is what a pattern sees.
+  [IS_SURROGATE_PAIR]: { type: 'string', pattern: `[${ASTRAL}]` },
+  // A full-width and a half-width character, in either order.
+  [IS_VARIABLE_WIDTH]: { type: 'string', pattern: `${FULL_WIDTH}[\\s\\S]*${HALF_WIDTH}|${HALF_WIDTH}[\\s\\S]*${FULL_WIDTH}` },
+  [IS_BYTE_LENGTH]: (meta) => byteLengthSchema(meta.constraints[0], meta.constraints[1]),
+  [IS_DATE]: dateSchema,
+  [MIN_DATE]: dateSchema,
+  [MAX_DATE]: dateSchema,
+  // The original returns nothing (any array) when a value is null or not a primitive.
+  [ARRAY_CONTAINS]: (meta) => arrayContainsSchema(meta.constraints[0] as unknown[]),
+  [ARRAY_NOT_CONTAINS]: (meta) => arrayNotContainsSchema(meta.constraints[0] as unknown[]),
+  [IS_NOT_EMPTY_OBJECT]: (meta) => notEmptyObjectSchema(meta.constraints[0] as { nullable?: boolean } | undefined),
   // Not JSON Schema formats (strict validators refuse unknown ones): the type stays, class-validator checks the rest.
-  [IS_BASE64]: { type: 'string', contentEncoding: 'base64' },
   [IS_CREDIT_CARD]: { type: 'string' },
   [IS_CURRENCY]: { type: 'string' },
   [IS_ISBN]: { type: 'string' },
   [IS_ISIN]: { type: 'string' },
-  [IS_JSON]: { type: 'string' },
+  [IS_JSON]: { type: 'string', contentMediaType: 'application/json' },
   [IS_MOBILE_PHONE]: { type: 'string' },
 };
+
+/** A schema no value passes (a rule nothing JSON can carry satisfies). */
+const NEVER: Schema = { not: {} };
+
+/** A JSON value `===` can find: objects never equal a fresh input, and NaN, Infinity, undefined are not JSON. */
+function isJsonPrimitive(value: unknown): value is string | number | boolean | null {
+  return value === null || typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value));
+}
+
+/** One of these values, as `===` finds them. */
+function listedValues(values: unknown[]): Schema {
+  const found = Array.isArray(values) ? values.filter(isJsonPrimitive) : [];
+  return found.length > 0 ? { enum: [...new Set(found)] } : NEVER;
+}
+
+/** None of these values, as `===` finds them. */
+function unlistedValues(values: unknown[]): Schema {
+  const found = Array.isArray(values) ? values.filter(isJsonPrimitive) : [];
+  return found.length > 0 ? { not: { enum: [...new Set(found)] } } : {};
+}
+
+function isoOptions(options: unknown): Iso8601Options {
+  const given = (typeof options === 'object' && options !== null ? options : {}) as Iso8601Options;
+  return { strict: given.strict === true, strictSeparator: given.strictSeparator === true };
+}
+
+function localeOf(locale: unknown): string | undefined {
+  return typeof locale === 'string' ? locale : undefined;
+}
+
+/** A string matching `pattern`; a string, when the pattern cannot be said (class-validator checks the rest). */
+function stringPattern(pattern: string | undefined): Schema {
+  return pattern === undefined ? { type: 'string' } : { type: 'string', pattern };
+}
+
+/**
+ * isDivisibleBy is `value % parseInt(divisor, 10) === 0`: the divisor's integer part, and never
+ * true when that is 0 (`@IsDivisibleBy(0.5)`). The original takes the divisor as it is.
+ */
+function divisibleBySchema(divisor: unknown): Schema {
+  const whole = typeof divisor === 'number' ? parseInt(String(divisor), 10) : NaN;
+  return whole !== 0 && Number.isFinite(whole) ? { multipleOf: Math.abs(whole) } : { type: 'number', ...NEVER };
+}
+
+/**
+ * isIP: version 4, 6 or either. validator.js's IPv6 takes a zone (`fe80::1%eth0`), which format
+ * "ipv6" refuses, so IPv6 is a pattern; format "ipv4" is the same as validator.js's.
+ */
+function ipSchema(version: unknown): Schema {
+  const v = version === undefined || version === null || version === '' || version === 0 ? 'any' : String(version);
+  if (v === '4') return { type: 'string', format: 'ipv4' };
+  if (v === '6') return { type: 'string', pattern: ipv6Pattern() };
+  if (v === 'any') return { type: 'string', anyOf: [{ format: 'ipv4' }, { pattern: ipv6Pattern() }] };
+  return { type: 'string', ...NEVER }; // validator.js knows no other version
+}
+
+function base64Schema(options: Base64Options): Schema {
+  const urlSafe = options.urlSafe === true;
+  return { type: 'string', ...(!urlSafe && { contentEncoding: 'base64' }), pattern: base64Pattern(options) };
+}
+
+/**
+ * isByteLength counts UTF-8 bytes (and refuses lone surrogates), which no keyword counts. What
+ * can be said: a character is one to four bytes, so at most `max` characters and at least
+ * `min / 4`. class-validator checks the bytes.
+ */
+function byteLengthSchema(min: unknown, max: unknown): Schema {
+  const low = typeof min === 'number' && min > 0 ? Math.ceil(min / 4) : 0;
+  return { type: 'string', ...(low > 0 && { minLength: low }), ...(typeof max === 'number' && max >= 0 && { maxLength: Math.floor(max) }) };
+}
+
+/**
+ * isDate (and minDate/maxDate) want a Date instance, which JSON has not: only class-transformer's
+ * `@Type(() => Date)` makes one from the input (`new Date(value)`). The schema says what a Date is
+ * in JSON, an ISO 8601 date or date-time (what an output carries once serialised); without
+ * `@Type`, no input passes, which the bootstrap warns about (see schemaWarningsFor).
+ */
+function dateSchema(meta: ValidationMetadata): Schema {
+  const bound = meta.constraints?.[0];
+  // A bound given as a function (`@MaxDate(() => new Date())`) is worked out at validation time;
+  // the original called toJSON() on it and failed.
+  const described = (meta.type === MIN_DATE || meta.type === MAX_DATE) && bound instanceof Date && !isNaN(bound.getTime());
+  return {
+    ...(described && { description: `${meta.type === MIN_DATE ? 'After' : 'Before'} ${bound.toJSON()}` }),
+    oneOf: [
+      { format: 'date', type: 'string' },
+      { format: 'date-time', type: 'string' },
+    ],
+  };
+}
+
+/** arrayContains: every value is in the array (by `===`, so objects never are). */
+function arrayContainsSchema(values: unknown[]): Schema {
+  if (!Array.isArray(values)) return { type: 'array' };
+  if (!values.every(isJsonPrimitive)) return { type: 'array', ...NEVER };
+  const distinct = [...new Set(values)];
+  return distinct.length > 0 ? { type: 'array', allOf: distinct.map((value) => ({ contains: { const: value } })) } : { type: 'array' };
+}
+
+/** arrayNotContains: no value is in the array (objects never are). */
+function arrayNotContainsSchema(values: unknown[]): Schema {
+  const found = Array.isArray(values) ? [...new Set(values.filter(isJsonPrimitive))] : [];
+  return found.length > 0 ? { type: 'array', items: { not: { enum: found } } } : { type: 'array' };
+}
+
+/** isNotEmptyObject: an own key; with `nullable: false`, a value that is not null. */
+function notEmptyObjectSchema(options: { nullable?: boolean } | undefined): Schema {
+  return options?.nullable === false
+    ? { type: 'object', minProperties: 1, not: { additionalProperties: { type: 'null' } } }
+    : { type: 'object', minProperties: 1 };
+}
 
 /**
  * `@ValidateNested()`: a `$ref` to the class `@Type` names, registered for `$defs`. The original
@@ -346,17 +644,27 @@ const HEX = (n: number) => `[0-9a-fA-F]{${n}}`;
 
 /**
  * Format "uuid" takes any version (and a `urn:uuid:` prefix); validator.js takes versions 1–8 with
- * the RFC variant, plus the nil and max UUIDs, or one given version: its regex, spelled out.
+ * the RFC variant, plus the nil and max UUIDs, or the version(s) given: its expressions, spelled
+ * out. The format stays beside the pattern: everything the pattern takes, it takes too.
  */
 function uuidSchema(version: unknown): Schema {
+  const versions = Array.isArray(version) ? version : [version];
+  const found = versions.map(uuidAlternative).filter((alternative): alternative is string => alternative !== undefined);
+  if (found.length === 0) return { type: 'string', ...NEVER }; // no version validator.js knows
+  return { type: 'string', format: 'uuid', pattern: `^(?:${[...new Set(found)].join('|')})$` };
+}
+
+function uuidAlternative(version: unknown): string | undefined {
   const v = version === undefined || version === null ? 'all' : String(version);
   const shaped = (digit: string) => `${HEX(8)}-${HEX(4)}-${digit}${HEX(3)}-[89abAB]${HEX(3)}-${HEX(12)}`;
-  if (/^[1-8]$/.test(v)) return { type: 'string', format: 'uuid', pattern: `^${shaped(v)}$` };
-  if (v === 'all') {
-    const nilOrMax = '0{8}-0{4}-0{4}-0{4}-0{12}|[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12}';
-    return { type: 'string', format: 'uuid', pattern: `^(?:${shaped('[1-8]')}|${nilOrMax})$` };
-  }
-  return { type: 'string', format: 'uuid' };
+  const nil = '0{8}-0{4}-0{4}-0{4}-0{12}';
+  const max = '[fF]{8}-[fF]{4}-[fF]{4}-[fF]{4}-[fF]{12}';
+  if (/^[1-8]$/.test(v)) return shaped(v);
+  if (v === 'all') return `${shaped('[1-8]')}|${nil}|${max}`;
+  if (v === 'nil') return nil;
+  if (v === 'max') return max;
+  if (v === 'loose') return `${HEX(8)}-${HEX(4)}-${HEX(4)}-${HEX(4)}-${HEX(12)}`;
+  return undefined;
 }
 
 function escapeRegExp(text: string): string {

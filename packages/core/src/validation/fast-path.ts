@@ -119,7 +119,13 @@ export function fastValidate<T extends object>(cls: new () => T, plan: FastPlan,
     if (copy === INVALID) return undefined;
     instance[key] = copy;
   }
-  for (const property of plan.properties) if (verdict(plan, property, instance) !== PASS) return undefined;
+  try {
+    for (const property of plan.properties) if (verdict(plan, property, instance) !== PASS) return undefined;
+  } catch {
+    // A rule that throws (validator.js's isEmail or isByteLength on a lone surrogate, isNumber's
+    // maxDecimalPlaces on 1e-7): the general path reports the input as unreadable.
+    return undefined;
+  }
   return instance as T;
 }
 

@@ -43,7 +43,9 @@ import {
 } from 'class-validator';
 import { HermesError } from '../../src/errors';
 import { Description, JSONSchema } from '../../src/schema/description.decorator';
+import { iso8601Pattern } from '../../src/schema/iso8601';
 import { JSON_SCHEMA_2020_12, buildObjectSchema, emptyObjectSchema, promptArgumentsFor } from '../../src/schema/schema-builder';
+import { base64Pattern, ipv6Pattern } from '../../src/schema/validator-patterns';
 import { validateInput } from '../../src/validation/validator';
 
 // ---------------------------------------------------------------------------------------------
@@ -150,8 +152,8 @@ class Search {
 //   enum also takes the member names ('Low').
 // - formats are checked by validator.js on one side, ajv-formats on the other: @IsEmail takes
 //   quoted local parts and refuses one-letter TLDs; @IsUrl takes 'example.com' (no scheme) and
-//   refuses 'localhost' and non-http schemes; @IsDateString takes dates without time or zone,
-//   week dates and impossible days (Feb 30); @Length counts a variation selector as nothing.
+//   refuses 'localhost' and non-http schemes; @Length counts a variation selector as nothing.
+// decorator-agreement.spec.ts checks every decorator this way, with its exceptions listed.
 
 type Row = [label: string, input: unknown, valid: boolean];
 interface Case {
@@ -194,6 +196,13 @@ const TABLE: Case[] = [
       ['id not a UUID', { ...profile, id: 'abc' }, false],
       ['id a UUID of version 0', { ...profile, id: '123e4567-e89b-02d3-a456-426614174000' }, false],
       ['born not a date', { ...profile, born: 'yesterday' }, false],
+      // @IsDateString is validator.js's ISO 8601, not RFC 3339's date-time.
+      ['born a date alone', { ...profile, born: '1990-04-01' }, true],
+      ['born a time without zone', { ...profile, born: '1990-04-01T08:30' }, true],
+      ['born a week date', { ...profile, born: '1990-W13-7' }, true],
+      ['born an impossible day (not strict)', { ...profile, born: '1990-02-30' }, true],
+      ['born with a lowercase t', { ...profile, born: '1990-04-01t08:30:00Z' }, false],
+      ['born with a leap second', { ...profile, born: '1990-12-31T23:59:60Z' }, false],
       ['unit not listed', { ...profile, unit: 'k' }, false],
     ],
   },
@@ -372,7 +381,6 @@ describe('known divergences (kept out of the table)', () => {
   class Formats {
     @IsOptional() @IsEmail() email?: string;
     @IsOptional() @IsUrl() url?: string;
-    @IsOptional() @IsDateString() at?: string;
     @IsOptional() @MaxLength(1) char?: string;
     @IsOptional() @IsString() word?: string;
   }
@@ -388,9 +396,6 @@ describe('known divergences (kept out of the table)', () => {
     ['@IsUrl takes a URL without scheme', Formats, { url: 'example.com' }, { schema: false, classValidator: true }],
     ['@IsUrl refuses localhost', Formats, { url: 'http://localhost:3000' }, { schema: true, classValidator: false }],
     ['@IsUrl refuses other schemes', Formats, { url: 'mailto:ann@example.com' }, { schema: true, classValidator: false }],
-    ['@IsDateString takes a date alone', Formats, { at: '2024-01-02' }, { schema: false, classValidator: true }],
-    ['@IsDateString takes a time without zone', Formats, { at: '2024-01-02T10:00:00' }, { schema: false, classValidator: true }],
-    ['@IsDateString takes an impossible day', Formats, { at: '2024-02-30T10:00:00Z' }, { schema: false, classValidator: true }],
     ['@Length ignores a variation selector', Formats, { char: '❤️' }, { schema: false, classValidator: true }],
   ];
 
@@ -414,7 +419,7 @@ describe('buildObjectSchema: structure', () => {
     expect(p.handle).toMatchObject({ type: 'string', minLength: 3, maxLength: 8, pattern: '^[a-z0-9_]+$' });
     expect(p.email).toEqual({ type: 'string', format: 'email' });
     expect(p.homepage).toEqual({ anyOf: [{ type: 'string', format: 'uri' }, { type: 'null' }] });
-    expect(p.born).toEqual({ anyOf: [{ type: 'string', format: 'date-time' }, { type: 'null' }] });
+    expect(p.born).toEqual({ anyOf: [{ type: 'string', pattern: iso8601Pattern() }, { type: 'null' }] });
     expect(p.unit).toEqual({ anyOf: [{ enum: ['c', 'f'], type: 'string' }, { type: 'null' }] });
   });
 
@@ -564,9 +569,9 @@ describe('buildObjectSchema: structure', () => {
     const schema = buildObjectSchema(Sink);
     expect(() => strictAjv().compile(schema)).not.toThrow();
     const p = props(Sink);
-    expect(p.ip).toEqual({ type: 'string', anyOf: [{ format: 'ipv4' }, { format: 'ipv6' }] });
-    expect(p.ip6).toEqual({ type: 'string', format: 'ipv6' });
-    expect(p.data).toEqual({ type: 'string', contentEncoding: 'base64' });
+    expect(p.ip).toEqual({ type: 'string', anyOf: [{ format: 'ipv4' }, { pattern: ipv6Pattern() }] });
+    expect(p.ip6).toEqual({ type: 'string', pattern: ipv6Pattern() });
+    expect(p.data).toEqual({ type: 'string', contentEncoding: 'base64', pattern: base64Pattern() });
     expect(p.card).toEqual({ type: 'string' });
     expect(p.blank).toEqual({ enum: ['', null] });
     expect(p.dotted).toEqual({ type: 'string', pattern: 'a\\.b' });
@@ -574,7 +579,7 @@ describe('buildObjectSchema: structure', () => {
     expect(p.caseless).toEqual({ type: 'string' });
     expect(p.fromString).toEqual({ type: 'string', pattern: '^b-c$' });
     expect(p.letters).toEqual({ type: 'string', pattern: '^\\p{L}+$' });
-    expect(p.when).toEqual({ type: 'string', format: 'date-time' });
+    expect(p.when).toEqual({ type: 'string', pattern: iso8601Pattern() });
     expect(p.five).toEqual({ type: 'number', multipleOf: 5 });
     expect(p.v4).toMatchObject({ type: 'string', format: 'uuid' });
     expect(schema.required).not.toContain('blank'); // @IsEmpty takes a missing value

@@ -1,0 +1,641 @@
+/**
+ * Decorator by decorator, both directions: for every class-validator rule the schema builder has a
+ * converter for, a class with one property using it, and many values — hand-picked edge cases and
+ * fast-check samples (fixed seeds) — each checked twice: does class-validator accept it
+ * (`validateInput`, the server's own path), and does the published schema accept it (Ajv 2020-12,
+ * strict, with ajv-formats' full formats)? The two answers must be the same.
+ *
+ * Where they cannot be, the exception is listed on the row, with its reason and the exact values
+ * it covers (a predicate), so it stays visible and bounded: a mismatch no exception covers fails,
+ * and so does an exception no value needs any more.
+ *
+ * A completeness check compares the rows with the converters the builder uses: a newly mapped
+ * rule without a row fails here.
+ */
+import 'reflect-metadata';
+import Ajv2020 from 'ajv/dist/2020';
+import addFormats from 'ajv-formats';
+import { Type } from 'class-transformer';
+import {
+  Allow,
+  ArrayContains,
+  ArrayMaxSize,
+  ArrayMinSize,
+  ArrayNotContains,
+  ArrayNotEmpty,
+  ArrayUnique,
+  Contains,
+  Equals,
+  IsAlpha,
+  IsAlphanumeric,
+  IsArray,
+  IsAscii,
+  IsBase64,
+  IsBoolean,
+  IsBooleanString,
+  IsByteLength,
+  IsCreditCard,
+  IsCurrency,
+  IsDate,
+  IsDateString,
+  IsDefined,
+  IsDivisibleBy,
+  IsEmail,
+  IsEmpty,
+  IsEnum,
+  IsFQDN,
+  IsFullWidth,
+  IsHalfWidth,
+  IsHexColor,
+  IsHexadecimal,
+  IsIn,
+  IsInt,
+  IsIP,
+  IsISBN,
+  IsISIN,
+  IsISO8601,
+  IsJSON,
+  IsLowercase,
+  IsMilitaryTime,
+  IsMobilePhone,
+  IsMongoId,
+  IsMultibyte,
+  IsNegative,
+  IsNotEmpty,
+  IsNotEmptyObject,
+  IsNotIn,
+  IsNumber,
+  IsNumberString,
+  IsObject,
+  IsOptional,
+  IsPositive,
+  IsString,
+  IsSurrogatePair,
+  IsUppercase,
+  IsUrl,
+  IsUUID,
+  IsVariableWidth,
+  Length,
+  Matches,
+  Max,
+  MaxDate,
+  MaxLength,
+  Min,
+  MinDate,
+  MinLength,
+  NotContains,
+  NotEquals,
+  Validate,
+  ValidateIf,
+  ValidateNested,
+  ValidatorConstraint,
+  ValidatorConstraintInterface,
+  getMetadataStorage,
+} from 'class-validator';
+import fc from 'fast-check';
+import { buildObjectSchema, convertedRuleTypes } from '../../src/schema/schema-builder';
+import { validateInput } from '../../src/validation/validator';
+
+// ---------------------------------------------------------------------------------------------
+// Values. MISSING leaves the property out of the input.
+
+const MISSING = Symbol('missing');
+const SEED = 8601;
+const sample = <T>(arbitrary: fc.Arbitrary<T>, numRuns: number, seed = SEED): T[] => fc.sample(arbitrary, { seed, numRuns });
+
+/** Every row gets these: each JSON type, the usual suspects, and random JSON. */
+const ANY: unknown[] = [
+  MISSING, null, true, false, 0, -0, 1, -1, 2, 1.5, -2.5, 1e21, 2 ** 53, -1e-7, Number.MAX_VALUE,
+  '', ' ', 'a', 'A', 'abc', '0', '1', 'true', 'null', '😀', '\uFE0F',
+  [], [1], ['a'], [null], [[]], [{}], {}, { a: 1 }, { value: 'x' }, { a: null },
+  ...sample(fc.jsonValue({ maxDepth: 2 }), 40),
+];
+
+const CHARS = [
+  'a', 'Z', '0', '9', '_', '-', '.', ' ', '\t', '\n', '\u00A0', '\u3000', 'é', 'É', 'ß', 'İ', 'ı', 'Σ', 'ς', 'ǅ', 'ﬀ', 'µ',
+  '１', 'Ａ', 'ｱ', '\uFF61', '\uFFE8', '😀', '\uD83D', '\uDE00', '\uFE0E', '\uFE0F', '\u200D', '@', '#', '/', '+', '=', '%', '~',
+];
+const STRINGS: unknown[] = [
+  ...CHARS,
+  'abc', 'ABC', 'Abc', 'abc1', 'a b', 'a.b', 'a\uFE0F', '❤️', '❤️❤️', '😀😀', 'a\uD800', 'x'.repeat(40),
+  ...sample(fc.string({ unit: fc.constantFrom(...CHARS), maxLength: 6 }), 60),
+  ...sample(fc.string({ unit: 'grapheme', maxLength: 5 }), 20),
+  ...sample(fc.string({ unit: 'binary', maxLength: 4 }), 20),
+];
+
+const NUMBERS: unknown[] = [
+  -3, -2, -1, -0.5, 0, 0.5, 1, 2, 3, 2.5, 4.5, 6, 7.5, 9, 10, 11, 15, 1e-7, 1e300, -1e300, 2 ** 31, 2 ** 53 + 2, 1e21, 3e21,
+  Number.MIN_VALUE, Number.EPSILON, 0.1, 0.3, 1 / 3,
+  ...sample(fc.integer({ min: -20, max: 20 }), 20),
+  ...sample(fc.integer(), 10),
+  ...sample(fc.double({ noNaN: true, noDefaultInfinity: true }), 30),
+];
+
+const ARRAYS: unknown[] = [
+  [], [1], [1, 1], [1, 2], ['a'], ['a', 'a'], ['a', 'b'], ['a', 1], [null], [null, null], [true, 'true'], [1, '1'],
+  [{ a: 1 }, { a: 1 }], [[1], [1]], [{}, {}], ['a', 'b', 'c'], [0, -0], ['a', null],
+  ...sample(fc.array(fc.oneof(fc.constantFrom('a', 'b', 1, 2, null, true, false, ''), fc.jsonValue({ maxDepth: 1 })), { maxLength: 4 }), 40),
+];
+
+const OBJECTS: unknown[] = [
+  {}, { a: 1 }, { a: null }, { a: null, b: null }, { a: null, b: 0 }, { '': '' }, { a: [] }, { a: {} },
+  ...sample(fc.dictionary(fc.string({ maxLength: 3 }), fc.oneof(fc.constant(null), fc.jsonValue({ maxDepth: 1 })), { maxKeys: 3 }), 30),
+];
+
+const mutations = (base: fc.Arbitrary<string>, alphabet: string[]): fc.Arbitrary<string> =>
+  fc
+    .tuple(base, fc.nat(40), fc.constantFrom('', ...alphabet), fc.boolean())
+    .map(([text, at, insert, replace]) => text.slice(0, at) + insert + text.slice(at + (replace ? 1 : 0)));
+
+/** ISO 8601 look-alikes: valid and broken pieces in any order, then mutated. */
+const ISO_PIECES = [
+  '', '+', '-', '1997', '2000', '1900', '2004', '0000', '0031', '0400', '19970', '-', '-', 'W', 'W01', 'W53', 'W54', '-3', '7', ':', ':',
+  '.', ',', 'T', 'T', 't', ' ', '\t', '\u3000', 'Z', 'z', '+02', '-05:30', '+0530', '24:00', '00', '01', '02', '12', '13', '29', '30',
+  '31', '32', '23', '24', '59', '60', '360', '366', '365', '123', '135', '130', '001', '5', '45',
+];
+const isoLike = fc.array(fc.constantFrom(...ISO_PIECES), { maxLength: 8 }).map((pieces) => pieces.join(''));
+const ISO_STRINGS: unknown[] = [
+  '1997', '+1997', '-0001', '1997-01', '199701', '199701T10', '1997-01-01', '19970101', '1997-W01', '1997W013', '1997-W01-3', '1997-123',
+  '1997123', '1997-360', '1997-366', '2000-366', '1997-01-01T10', '1997-01-01T10:30', '1997-01-01T1030', '1997-01-01T10:30:45',
+  '1997-01-01T103045', '1997-01-01T10:3045', '1997-01-01T10:30:45.5Z', '1997-01-01T10:30,5+02', '1997-01-01T10.5:30', '1997-01-01T24:00',
+  '1997-01-01T24:00:30', '1997-01-01 10:00', '1997-01-01\t10:00', '1997-01-01t10:00', '1997-01-01T', '1997-01-01T30', '1997-01-01TZ',
+  '2024-05-01T10:00:00Z', '2024-05-01T10:00:00.250+02:00', '2023-02-29', '2024-02-29', '1900-02-29', '2000-02-29', '2023-02-30',
+  '2023-04-31', '0031-12-01', '+1997-135', '1997-135', '1997-135\u3000', '1997-01-01T10:00:60', '1997-13-01', 'yesterday',
+  ...sample(isoLike, 150),
+  ...sample(mutations(isoLike, ['0', '1', ':', '-', 'T', ' ', '.', '５']), 60),
+];
+
+const HEX = '0123456789abcdefABCDEFxhXH'.split('');
+const hexString = (maxLength: number) => fc.string({ unit: fc.constantFrom(...HEX), maxLength });
+
+// ---------------------------------------------------------------------------------------------
+// The table.
+
+/**
+ * A documented mismatch: `when` says which values it covers; `schema` what the published schema
+ * answers for them (class-validator answering the opposite). Every exception must be needed.
+ */
+interface Exception {
+  reason: string;
+  when: (value: unknown) => boolean;
+  schema: 'accepts' | 'refuses' | 'either';
+}
+
+interface Row {
+  /** The rule type (converter key) the row covers. */
+  rule: string;
+  label: string;
+  /** Applied to the property `value`, as written top to bottom. */
+  decorators: PropertyDecorator[];
+  /** The property's declared type (`design:type`). */
+  type?: Function;
+  values: unknown[];
+  exceptions?: Exception[];
+  /** The values include some class-validator accepts and some it refuses, unless the rule takes no JSON value, or every one. */
+  takes?: 'nothing' | 'everything';
+  /** Declared on a parent class (which class-validator-jsonschema converts, rather than our one pass). */
+  inherited?: boolean;
+}
+
+let classes = 0;
+/** A class with one property, `value`, decorated as a TypeScript class would be (on its parent if `inherited`). */
+function classOf(label: string, decorators: PropertyDecorator[], type?: Function, inherited = false): new () => object {
+  const name = `${label.replace(/[^A-Za-z0-9]/g, '')}_${++classes}`;
+  const cls = { [name]: class {} }[name];
+  if (type) Reflect.defineMetadata('design:type', type, cls.prototype, 'value');
+  for (const decorator of [...decorators].reverse()) decorator(cls.prototype, 'value');
+  return inherited ? { [`${name}_child`]: class extends cls {} }[`${name}_child`] : cls;
+}
+
+const isString = (value: unknown): value is string => typeof value === 'string';
+const isEqual = (expected: unknown) => (value: unknown) => value === expected;
+const oneOfThese = (...values: unknown[]) => (value: unknown) => values.includes(value);
+
+/** The schema says "a string"; class-validator checks what JSON Schema cannot say. */
+const checkedByServer = (what: string): Exception => ({
+  reason: `${what} cannot be said in JSON Schema: the schema takes any string, class-validator checks the rest`,
+  schema: 'accepts',
+  when: isString,
+});
+
+/** validator.js's isLength does not count U+FE0E/U+FE0F after a character; JSON Schema counts every code point. */
+const VARIATION_SELECTORS: Exception = {
+  reason:
+    'a variation selector (U+FE0E, U+FE0F) after a character counts for nothing in validator.js (❤️ is one character) and for one in ' +
+    'minLength/maxLength; kept as minLength/maxLength, which every client and form reads, rather than an unreadable pattern',
+  schema: 'either',
+  when: (value) => isString(value) && /[^\uFE0E\uFE0F][\uFE0E\uFE0F]/.test(value),
+};
+
+/** `each: true` checks a lone value as it would an element; the schema follows the declared array. */
+const EACH_TAKES_ONE: Exception = {
+  reason: 'class-validator applies an `each: true` rule to a lone value as to an element; the schema follows the declared array',
+  schema: 'refuses',
+  when: (value) => !Array.isArray(value),
+};
+
+/** Ajv divides (floating point) to check multipleOf; class-validator's `%` is exact, as JSON Schema means it. */
+const AJV_MULTIPLE_OF: Exception = {
+  reason: "Ajv checks multipleOf by division: past 2^53 every quotient looks whole (past 1e21 it misreads the exponent), and a quotient that underflows to 0 passes; class-validator's % is exact, as the specification means it",
+  schema: 'either',
+  when: (value) => typeof value === 'number' && (Math.abs(value) >= 2 ** 53 || (value !== 0 && Math.abs(value) < 1e-300)),
+};
+
+/** Enum member names of numeric members: class-validator takes them (Object.keys of the enum object). */
+const ENUM_NAMES: Exception = {
+  reason: "class-validator also takes the names of numeric members ('Low' for Level.Low = 0), which the reverse mapping puts among the enum object's values; the schema follows the declared type",
+  schema: 'refuses',
+  when: oneOfThese('Low', 'High', 'B'),
+};
+
+/** @ValidateNested() descends into arrays (of arrays) wherever it finds them. */
+const NESTED_ARRAYS: Exception = {
+  reason: '@ValidateNested() also validates each element of an array (of arrays) given for one object; the schema follows the declared shape',
+  schema: 'refuses',
+  when: Array.isArray,
+};
+
+/** An ISO 8601 date or RFC 3339 date-time whose day exists: what formats "date" and "date-time" take. */
+const ISO_DATE = /^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:[Tt][0-9]{2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]+)?(?:[zZ]|[+-][0-9]{2}:[0-9]{2}))?$/;
+const isIsoDate = (value: unknown): boolean => {
+  if (!isString(value) || !ISO_DATE.test(value)) return false;
+  const day = value.slice(0, 10);
+  return !isNaN(Date.parse(day)) && new Date(day).toISOString().startsWith(day);
+};
+/** What V8's Date takes and an ISO 8601 date or date-time is not. */
+const DATE_PARSER: Exception = {
+  reason:
+    "@Type(() => Date) builds `new Date(value)`, and V8's parser takes numbers, booleans, arrays, 'May 1, 2024' and impossible days " +
+    '(rolled over), which no schema can describe; the schema publishes what a Date is in JSON: an ISO 8601 date or date-time',
+  schema: 'refuses',
+  when: (value) => !isIsoDate(value),
+};
+const NO_DATE_IN_JSON: Exception = {
+  reason:
+    'without @Type(() => Date) the input stays a string and @IsDate() refuses every input (JSON has no dates); the schema says what a Date ' +
+    'is in JSON, which an output carries, and the bootstrap warns about the input class',
+  schema: 'accepts',
+  when: isString,
+};
+
+const ROWS: Row[] = [];
+const row = (rule: string, label: string, decorators: PropertyDecorator[], values: unknown[], more: Partial<Row> = {}) =>
+  ROWS.push({ rule, label, decorators, values, ...more });
+
+// --- formats
+row('isEmail', '@IsEmail()', [IsEmail()], [...STRINGS, 'ann@example.com', '"john doe"@example.com', 'ann@example.c', 'ann@localhost', ...sample(fc.emailAddress(), 60)], {
+  type: String,
+  exceptions: [
+    { reason: 'format "email" (ajv-formats) has no quoted local part; validator.js takes one', schema: 'refuses', when: isEqual('"john doe"@example.com') },
+    { reason: 'validator.js wants a top-level domain of two letters or more; format "email" takes one', schema: 'accepts', when: isEqual('ann@example.c') },
+  ],
+});
+row('isUrl', '@IsUrl()', [IsUrl()], [...STRINGS, 'https://example.com/a?b=1', 'example.com', 'http://localhost:3000', 'mailto:ann@example.com', ...sample(fc.webUrl(), 60)], {
+  type: String,
+  exceptions: [
+    { reason: 'validator.js takes a URL without scheme; format "uri" (RFC 3986) needs one', schema: 'refuses', when: isEqual('example.com') },
+    { reason: 'validator.js wants http(s)/ftp and a top-level domain; format "uri" takes any scheme and host', schema: 'accepts', when: oneOfThese('http://localhost:3000', 'mailto:ann@example.com') },
+  ],
+});
+row('isUuid', '@IsUUID()', [IsUUID()], [...STRINGS, ...sample(fc.uuid(), 30), ...sample(fc.uuid({ version: [1, 4, 7] }), 20), 'urn:uuid:123e4567-e89b-42d3-a456-426614174000', '00000000-0000-0000-0000-000000000000', 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF'], { type: String });
+row('isUuid', "@IsUUID('4')", [IsUUID('4')], [...sample(fc.uuid(), 30), ...sample(fc.uuid({ version: 4 }), 20), '123E4567-E89B-42D3-A456-426614174000']);
+row('isUuid', "@IsUUID('loose')", [IsUUID('loose')], [...sample(fc.uuid(), 30), 'urn:uuid:123e4567-e89b-42d3-a456-426614174000', '123e4567-e89b-02d3-0456-426614174000']);
+row('isUuid', "@IsUUID(['4', '7'])", [IsUUID(['4', '7'])], [...sample(fc.uuid(), 30), ...sample(fc.uuid({ version: [4, 7] }), 20)]);
+row('isDateString', '@IsDateString()', [IsDateString()], [...ISO_STRINGS, ...STRINGS], { type: String });
+row('isDateString', '@IsDateString({ strict: true })', [IsDateString({ strict: true })], ISO_STRINGS);
+row('isIso8601', '@IsISO8601()', [IsISO8601()], [...ISO_STRINGS, ...STRINGS]);
+row('isIso8601', '@IsISO8601({ strict: true, strictSeparator: true })', [IsISO8601({ strict: true, strictSeparator: true })], ISO_STRINGS);
+const IPS = ['1.2.3.4', '255.255.255.255', '256.1.1.1', '01.2.3.4', '::1', '::', 'fe80::1%eth0', 'fe80::1%', '::ffff:1.2.3.4', '1:2:3:4:5:6:7:8', '1:2:3:4:5:6:7:8:9', ...sample(fc.ipV4(), 20), ...sample(fc.ipV4Extended(), 20), ...sample(fc.ipV6(), 40)];
+row('isIp', '@IsIP()', [IsIP()], [...STRINGS, ...IPS]);
+row('isIp', "@IsIP('4')", [IsIP('4')], IPS);
+row('isIp', "@IsIP('6')", [IsIP('6')], IPS);
+row('isIp', '@IsIP(4)', [IsIP(4)], IPS);
+const HOSTS = [
+  'example.com', 'localhost', 'a_b.com', 'bücher.de', 'example.c', 'example.123', '-a.com', 'a-.com', `${'a'.repeat(63)}.com`, `${'a'.repeat(64)}.com`,
+  'ｅxample.com', 'example.com.', '*.example.com', 'a..com', '.com', 'xn--bcher-kva.example', 'a.xn--p1ai', 'a.xn--', 'a.b\u3000c', 'a\u3000b.com', '123', '1.23',
+  'a.1b', 'a.b-', 'a.ü', 'a.😀', 'a.b_c',
+  ...sample(fc.domain(), 40),
+  ...sample(mutations(fc.domain(), ['.', '-', '_', '*', '1', 'a', 'ü', '\u3000', 'ｅ', '😀']), 60),
+];
+const FQDN_OPTIONS = [
+  { require_tld: false },
+  { allow_underscores: true, allow_trailing_dot: true, allow_wildcard: true },
+  { allow_numeric_tld: true },
+  { require_tld: false, allow_numeric_tld: true, ignore_max_length: true },
+];
+for (const options of FQDN_OPTIONS) row('isFqdn', `@IsFQDN(${JSON.stringify(options)})`, [IsFQDN(options)], HOSTS);
+row('isFqdn', '@IsFQDN()', [IsFQDN()], [...STRINGS, ...HOSTS, `${'a'.repeat(62)}😀.com`], {
+  exceptions: [
+    {
+      reason: 'validator.js counts a label in UTF-16 units (a character beyond the BMP counts twice against the 63); a pattern counts characters',
+      schema: 'accepts',
+      when: (value) => isString(value) && value.split('.').some((label) => label.length > 63 && [...label].length <= 63),
+    },
+  ],
+});
+const BASE64 = ['', 'QQ==', 'QUI=', 'QUJD', 'QUJDRA', 'QUJDRA==', 'QUJD=', 'QU=D', '=', '====', 'Q===', 'a+/b', 'a-_b', 'a-_b==', ...sample(fc.base64String(), 30), ...sample(fc.string({ unit: fc.constantFrom('A', 'b', '0', '+', '/', '-', '_', '='), maxLength: 9 }), 60)];
+row('isBase64', '@IsBase64()', [IsBase64()], [...STRINGS, ...BASE64]);
+row('isBase64', '@IsBase64({ urlSafe: true })', [IsBase64({ urlSafe: true })], BASE64);
+row('isBase64', '@IsBase64({ urlSafe: true, padding: true })', [IsBase64({ urlSafe: true, padding: true })], BASE64);
+row('isMongoId', '@IsMongoId()', [IsMongoId()], [...STRINGS, '507f1f77bcf86cd799439011', '0x07f1f77bcf86cd79943901', '0H07f1f77bcf86cd79943901', ...sample(hexString(26), 40), ...sample(fc.string({ unit: fc.constantFrom(...HEX), minLength: 22, maxLength: 26 }), 40)]);
+row('isHexColor', '@IsHexColor()', [IsHexColor()], [...STRINGS, '#fff', 'fff', '#ffff', '#ffffff', '#ffffff80', '#fffff', '#ggg', ...sample(fc.string({ unit: fc.constantFrom('#', 'a', 'F', '0', 'g'), maxLength: 10 }), 60)]);
+row('isHexadecimal', '@IsHexadecimal()', [IsHexadecimal()], [...STRINGS, 'ff', '0x1F', '0h1f', '0X', 'x1', ...sample(hexString(5), 60)]);
+row('isMilitaryTime', '@IsMilitaryTime()', [IsMilitaryTime()], [...STRINGS, '00:00', '23:59', '2359', '24:00', '7:00', ...sample(fc.string({ unit: fc.constantFrom('0', '1', '2', '3', '5', '9', ':'), maxLength: 6 }), 60)]);
+row('isCreditCard', '@IsCreditCard()', [IsCreditCard()], [...STRINGS, '4111111111111111', '4111111111111112', '4111 1111 1111 1111'], { exceptions: [checkedByServer("A card number's Luhn checksum")] });
+row('isCurrency', '@IsCurrency()', [IsCurrency()], [...STRINGS, '$10.00', '10', '-$1,000.50', '1.5.5'], { exceptions: [checkedByServer('The amount grammar (symbol, separators, options)')] });
+row('isIsbn', '@IsISBN()', [IsISBN()], [...STRINGS, '9780306406157', '9780306406158', '0306406152'], { exceptions: [checkedByServer("An ISBN's checksum")] });
+row('isIsin', '@IsISIN()', [IsISIN()], [...STRINGS, 'US0378331005', 'US0378331006'], { exceptions: [checkedByServer("An ISIN's checksum")] });
+row('isJson', '@IsJSON()', [IsJSON()], [...STRINGS, '{}', '[1]', '1', 'null', '{"a":', '"x"'], { exceptions: [checkedByServer('Whether a string parses as a JSON object or array (nesting is not regular)')] });
+row('isMobilePhone', '@IsMobilePhone()', [IsMobilePhone()], [...STRINGS, '+14155552671', '0612345678', '12'], { exceptions: [checkedByServer("Every locale's phone number grammar")] });
+
+// --- strings
+row('isString', '@IsString()', [IsString()], STRINGS);
+row('isLength', '@Length(2, 3)', [Length(2, 3)], STRINGS, { exceptions: [VARIATION_SELECTORS] });
+row('minLength', '@MinLength(2)', [MinLength(2)], STRINGS, { exceptions: [VARIATION_SELECTORS] });
+row('maxLength', '@MaxLength(2)', [MaxLength(2)], STRINGS, { exceptions: [VARIATION_SELECTORS] });
+row('matches', '@Matches(/^[a-z0-9_]+$/)', [Matches(/^[a-z0-9_]+$/)], STRINGS);
+row('matches', "@Matches('^b-c$')", [Matches('^b-c$')], [...STRINGS, 'b-c', 'b-cc']);
+row('matches', '@Matches(/^.{1,2}$/)', [Matches(/^.{1,2}$/)], STRINGS, {
+  exceptions: [
+    {
+      reason:
+        'a regular expression without the `u` flag sees a character beyond the BMP as two (`.` takes half of it); a JSON Schema pattern ' +
+        'is matched by code point (Ajv uses `u`), and no pattern can take half a character',
+      schema: 'either',
+      when: (value) => isString(value) && /[\u{10000}-\u{10FFFF}]/u.test(value),
+    },
+  ],
+});
+row('matches', '@Matches(/^a/i)', [Matches(/^a/i)], STRINGS, {
+  exceptions: [{ reason: 'JSON Schema patterns have no flags: with `i`, `m` or `s` the pattern is left out', schema: 'accepts', when: isString }],
+});
+row('contains', "@Contains('a.b')", [Contains('a.b')], [...STRINGS, 'a.b', 'xa.by', 'aXb']);
+row('notContains', "@NotContains('a')", [NotContains('a')], STRINGS);
+row('isAlpha', '@IsAlpha()', [IsAlpha()], STRINGS);
+row('isAlpha', "@IsAlpha('de-DE')", [IsAlpha('de-DE')], [...STRINGS, 'Straße', 'STRASSE', 'Ä', 'Ⓐ']);
+/** A locale validator.js has and its type declarations do not list. */
+const locale = (name: string) => name as Parameters<typeof IsAlpha>[0];
+row('isAlpha', "@IsAlpha('ko-KR')", [IsAlpha(locale('ko-KR'))], [...STRINGS, '한국어', 'ㄱ']);
+row('isAlpha', "@IsAlpha('hi-IN')", [IsAlpha(locale('hi-IN'))], [...STRINGS, 'हिन्दी', '\u0972'], { exceptions: [checkedByServer("This locale's letters (two classes in a row)")] });
+row('isAlphanumeric', "@IsAlphanumeric('ru-RU')", [IsAlphanumeric('ru-RU')], [...STRINGS, 'Ёж1', 'ё', 'abc']);
+row('isAlphanumeric', '@IsAlphanumeric()', [IsAlphanumeric()], STRINGS);
+row('isAscii', '@IsAscii()', [IsAscii()], [...STRINGS, '\u007F', '\u0080', '\u0000']);
+row('isLowercase', '@IsLowercase()', [IsLowercase()], STRINGS);
+row('isUppercase', '@IsUppercase()', [IsUppercase()], STRINGS);
+row('isFullWidth', '@IsFullWidth()', [IsFullWidth()], STRINGS);
+row('isHalfWidth', '@IsHalfWidth()', [IsHalfWidth()], STRINGS);
+row('isVariableWidth', '@IsVariableWidth()', [IsVariableWidth()], STRINGS);
+row('isMultibyte', '@IsMultibyte()', [IsMultibyte()], STRINGS);
+row('isSurrogatePair', '@IsSurrogatePair()', [IsSurrogatePair()], STRINGS);
+row('isByteLength', '@IsByteLength(2, 4)', [IsByteLength(2, 4)], STRINGS, {
+  exceptions: [
+    {
+      reason: 'UTF-8 bytes cannot be counted by a keyword: the schema bounds the characters (1 to 4 bytes each), class-validator the bytes',
+      schema: 'accepts',
+      when: (value) => isString(value) && (/[\uD800-\uDFFF]/u.test(value) || Buffer.byteLength(value) < 2 || Buffer.byteLength(value) > 4),
+    },
+  ],
+});
+const NUMERIC = ['1', '+1', '-1', '1.5', '.5', '5.', '1e5', '١', '1,5', ...sample(fc.string({ unit: fc.constantFrom('0', '9', '.', ',', '+', '-', 'e'), maxLength: 5 }), 60)];
+row('isNumberString', '@IsNumberString()', [IsNumberString()], [...STRINGS, ...NUMERIC]);
+row('isNumberString', '@IsNumberString({ no_symbols: true })', [IsNumberString({ no_symbols: true })], NUMERIC);
+row('isNumberString', "@IsNumberString({ locale: 'de-DE' })", [IsNumberString({ locale: 'de-DE' })], NUMERIC);
+row('isBooleanString', '@IsBooleanString()', [IsBooleanString()], [...STRINGS, 'true', 'false', '1', '0', 'TRUE', 'yes']);
+row('isNotEmpty', '@IsNotEmpty()', [IsNotEmpty()], STRINGS);
+row('isEmpty', '@IsEmpty()', [IsEmpty()], STRINGS);
+
+// --- numbers
+row('isNumber', '@IsNumber()', [IsNumber()], NUMBERS);
+row('isNumber', '@IsNumber({ maxDecimalPlaces: 1 })', [IsNumber({ maxDecimalPlaces: 1 })], NUMBERS, {
+  exceptions: [
+    {
+      reason: 'decimal places cannot be said in JSON Schema (multipleOf 0.1 fails on binary fractions): the schema takes any number',
+      schema: 'accepts',
+      when: (value) => typeof value === 'number' && (String(value).split('.')[1]?.length ?? 0) > 1 || (typeof value === 'number' && /e-/.test(String(value))),
+    },
+  ],
+});
+row('isInt', '@IsInt()', [IsInt()], NUMBERS);
+row('min', '@Min(1)', [Min(1)], NUMBERS);
+row('min', '@Min(-0.5)', [Min(-0.5)], NUMBERS);
+row('max', '@Max(10)', [Max(10)], NUMBERS);
+row('isPositive', '@IsPositive()', [IsPositive()], NUMBERS);
+row('isNegative', '@IsNegative()', [IsNegative()], NUMBERS);
+row('isDivisibleBy', '@IsDivisibleBy(3)', [IsDivisibleBy(3)], NUMBERS, { exceptions: [AJV_MULTIPLE_OF] });
+row('isDivisibleBy', '@IsDivisibleBy(2.5)', [IsDivisibleBy(2.5)], NUMBERS, { exceptions: [AJV_MULTIPLE_OF] });
+row('isDivisibleBy', '@IsDivisibleBy(0.5)', [IsDivisibleBy(0.5)], NUMBERS, { takes: 'nothing' }); // parseInt(0.5) is 0
+
+// --- arrays
+row('isArray', '@IsArray()', [IsArray()], ARRAYS);
+row('arrayMinSize', '@ArrayMinSize(2)', [ArrayMinSize(2)], ARRAYS);
+row('arrayMaxSize', '@ArrayMaxSize(2)', [ArrayMaxSize(2)], ARRAYS);
+row('arrayNotEmpty', '@ArrayNotEmpty()', [ArrayNotEmpty()], ARRAYS);
+row('arrayUnique', '@ArrayUnique()', [ArrayUnique()], ARRAYS, {
+  exceptions: [
+    {
+      reason: 'class-validator compares items with ===, so two equal objects or arrays are distinct; uniqueItems compares them by value',
+      schema: 'refuses',
+      when: (value) => Array.isArray(value) && value.some((a, i) => typeof a === 'object' && a !== null && value.some((b, j) => j > i && JSON.stringify(a) === JSON.stringify(b))),
+    },
+  ],
+});
+row('arrayContains', "@ArrayContains(['a', 1])", [ArrayContains(['a', 1])], ARRAYS);
+row('arrayContains', '@ArrayContains([null, true])', [ArrayContains([null, true])], ARRAYS);
+row('arrayNotContains', "@ArrayNotContains(['a', 1])", [ArrayNotContains(['a', 1])], ARRAYS);
+row('arrayNotContains', "@ArrayNotContains([null, 'b'])", [ArrayNotContains([null, 'b'])], ARRAYS);
+row('isString', '@IsArray() @IsString({ each: true })', [IsArray(), IsString({ each: true })], [...ARRAYS, ...STRINGS], { type: Array });
+row('isString', '@IsString({ each: true })', [IsString({ each: true })], [...ARRAYS, ...STRINGS], { type: Array, exceptions: [EACH_TAKES_ONE] });
+row('maxLength', '@IsArray() @MaxLength(1, { each: true })', [IsArray(), MaxLength(1, { each: true })], ARRAYS, { type: Array });
+row('isIn', "@IsArray() @IsIn(['a', 1], { each: true })", [IsArray(), IsIn(['a', 1], { each: true })], ARRAYS, { type: Array });
+row('isInt', '@IsArray() @ArrayMinSize(1) @IsInt({ each: true }) @Min(0, { each: true })', [IsArray(), ArrayMinSize(1), IsInt({ each: true }), Min(0, { each: true })], [...ARRAYS, ...NUMBERS], { type: Array });
+
+// --- booleans
+row('isBoolean', '@IsBoolean()', [IsBoolean()], ANY);
+
+// --- enums and lists
+enum Color {
+  Red = 'red',
+  Green = 'green',
+}
+enum Level {
+  Low,
+  High,
+}
+enum Mixed {
+  A = 'a',
+  B = 2,
+}
+const ENUM_VALUES = ['red', 'green', 'Red', 'blue', 0, 1, 2, '0', '1', 'Low', 'High', 'a', 'A', 'B'];
+row('isEnum', '@IsEnum(Color)', [IsEnum(Color)], ENUM_VALUES);
+row('isEnum', '@IsEnum(Level)', [IsEnum(Level)], ENUM_VALUES, { exceptions: [ENUM_NAMES] });
+row('isEnum', '@IsEnum(Mixed)', [IsEnum(Mixed)], ENUM_VALUES, { exceptions: [ENUM_NAMES] });
+const LISTED = ['a', 'b', 1, '1', 2, true, false, null, 0, 'A'];
+row('isIn', "@IsIn(['a', 1, true, null])", [IsIn(['a', 1, true, null])], LISTED);
+row('isIn', "@IsIn(['a', 'b'])", [IsIn(['a', 'b'])], LISTED);
+row('isNotIn', "@IsNotIn(['a', 'b'])", [IsNotIn(['a', 'b'])], LISTED);
+row('isNotIn', "@IsNotIn(['a', 1, null])", [IsNotIn(['a', 1, null])], LISTED);
+
+// --- dates
+const DATES = ['2024-05-01', '2024-05-01T10:00:00Z', '2023-12-31', '2023-06-01T10:00:00+02:00', '2024-02-30', 'May 1, 2024', '2024', 'not a date', 1714557600000, 0, true, [2024], 8.64e15, 8.64e15 + 1];
+row('isDate', '@IsDate()', [IsDate()], DATES, { type: Date, takes: 'nothing', exceptions: [NO_DATE_IN_JSON] });
+row('isDate', '@Type(() => Date) @IsDate()', [Type(() => Date), IsDate()], DATES, { type: Date, exceptions: [DATE_PARSER] });
+row('minDate', '@MinDate(2024-01-01)', [MinDate(new Date('2024-01-01T00:00:00Z'))], DATES, { type: Date, takes: 'nothing', exceptions: [NO_DATE_IN_JSON] });
+row('maxDate', '@MaxDate(() => 2024-01-01)', [MaxDate(() => new Date('2024-01-01T00:00:00Z'))], DATES, { type: Date, takes: 'nothing', exceptions: [NO_DATE_IN_JSON] });
+row('minDate', '@Type(() => Date) @MinDate(2024-01-01)', [Type(() => Date), MinDate(new Date('2024-01-01T00:00:00Z'))], DATES, {
+  type: Date,
+  exceptions: [
+    DATE_PARSER,
+    {
+      reason: 'a bound on a date cannot be said in JSON Schema (it is in the description): the schema takes any date, class-validator checks the bound',
+      schema: 'accepts',
+      when: (value) => isString(value) && Date.parse(value) < Date.parse('2024-01-01T00:00:00Z'),
+    },
+  ],
+});
+
+// --- objects
+class Address {
+  @IsString() city!: string;
+}
+row('isObject', '@IsObject()', [IsObject()], OBJECTS);
+row('isNotEmptyObject', '@IsNotEmptyObject()', [IsNotEmptyObject()], OBJECTS);
+row('isNotEmptyObject', '@IsNotEmptyObject({ nullable: false })', [IsNotEmptyObject({ nullable: false })], OBJECTS);
+const ADDRESSES = [{ city: 'Paris' }, { city: 1 }, {}, { city: 'Paris', zip: 1 }, [{ city: 'Paris' }], [], [[{ city: 'Paris' }]], 'Paris'];
+row('nestedValidation', '@ValidateNested() @Type(() => Address)', [ValidateNested(), Type(() => Address)], ADDRESSES, { type: Address, exceptions: [NESTED_ARRAYS] });
+row('nestedValidation', '@IsArray() @ValidateNested({ each: true }) @Type(() => Address)', [IsArray(), ValidateNested({ each: true }), Type(() => Address)], [...ADDRESSES, [{ city: 'Paris' }, { city: 'Lima' }], [{ city: 'Paris' }, null]], {
+  type: Array,
+  exceptions: [{ ...NESTED_ARRAYS, when: (value) => Array.isArray(value) && value.some(Array.isArray) }],
+});
+
+// --- presence, equality
+row('conditionalValidation', '@IsOptional() @IsString()', [IsOptional(), IsString()], STRINGS);
+row('conditionalValidation', "@ValidateIf(o => o.value !== 'skip') @IsInt()", [ValidateIf((o: { value?: unknown }) => o.value !== 'skip'), IsInt()], [...NUMBERS, 'skip'], {
+  exceptions: [{ reason: "@ValidateIf's condition is code: the schema has the rules, as if it always held", schema: 'refuses', when: isEqual('skip') }],
+});
+row('isDefined', '@IsDefined()', [IsDefined()], STRINGS);
+row('whitelistValidation', '@Allow()', [Allow()], STRINGS, { takes: 'everything' });
+row('equals', "@Equals('a')", [Equals('a')], LISTED);
+row('equals', '@Equals(null)', [Equals(null)], LISTED);
+row('equals', '@Equals(1)', [Equals(1)], LISTED);
+row('notEquals', "@NotEquals('a')", [NotEquals('a')], LISTED);
+row('notEquals', '@NotEquals(null)', [NotEquals(null)], LISTED);
+
+// --- custom validators
+@ValidatorConstraint({ name: 'isEven' })
+class IsEven implements ValidatorConstraintInterface {
+  validate(value: unknown) {
+    return typeof value === 'number' && value % 2 === 0;
+  }
+}
+row('customValidation', '@Validate(IsEven)', [Validate(IsEven)], NUMBERS, {
+  type: Number,
+  exceptions: [{ reason: 'a custom validator is code: the schema has the declared type only', schema: 'accepts', when: (value) => typeof value === 'number' }],
+});
+
+// --- combinations: two rules on one property must both hold (the schemas were deep-merged, so one
+// rule's keyword could replace another's)
+const WORDS = [...STRINGS, 'a b', 'ab', 'abc', 'b', 'c', 'a', 'abcdef', 'ba', '2024-05-01', '1997-W01', '0123e4567-e89b-42d3-a456-426614174000'];
+row('isNotEmpty', '@IsDefined() @IsNotEmpty()', [IsDefined(), IsNotEmpty()], WORDS);
+row('notContains', "@IsString() @IsNotEmpty() @NotContains(' ')", [IsString(), IsNotEmpty(), NotContains(' ')], WORDS);
+row('notContains', "@IsOptional() @IsNotEmpty() @NotContains(' ')", [IsOptional(), IsNotEmpty(), NotContains(' ')], WORDS);
+row('notContains', "@IsNotEmpty() @NotContains(' ') on a parent class", [IsString(), IsNotEmpty(), NotContains(' ')], WORDS, { inherited: true });
+row('isUuid', "@IsUUID('4') @Matches(/^0/)", [IsUUID('4'), Matches(/^0/)], [...sample(fc.uuid({ version: 4 }), 40), '023e4567-e89b-42d3-a456-426614174000']);
+row('maxLength', '@Length(2, 10) @MaxLength(5)', [Length(2, 10), MaxLength(5)], WORDS, { exceptions: [VARIATION_SELECTORS] });
+row('maxLength', '@MaxLength(5) @Length(2, 10)', [MaxLength(5), Length(2, 10)], WORDS, { exceptions: [VARIATION_SELECTORS] });
+row('isInt', '@IsNumber() @IsInt()', [IsNumber(), IsInt()], NUMBERS);
+row('isInt', '@IsInt() @IsNumber() on a parent class', [IsInt(), IsNumber()], NUMBERS, { inherited: true });
+row('contains', "@Matches(/^a/) @Contains('b')", [Matches(/^a/), Contains('b')], WORDS);
+row('isNotIn', "@IsIn(['a', 'b', 'c']) @IsNotIn(['b'])", [IsIn(['a', 'b', 'c']), IsNotIn(['b'])], WORDS);
+row('isIn', "@IsIn(['a', 'b']) @IsIn(['b', 'c'])", [IsIn(['a', 'b']), IsIn(['b', 'c'])], WORDS);
+row('isDateString', '@IsDateString() @Matches(/^2/)', [IsDateString(), Matches(/^2/)], [...WORDS, ...ISO_STRINGS]);
+row('isInt', '@IsString() @IsInt()', [IsString(), IsInt()], [...WORDS, ...NUMBERS], { takes: 'nothing' });
+row('arrayContains', "@ArrayContains(['a']) @ArrayNotContains(['b'])", [ArrayContains(['a']), ArrayNotContains(['b'])], ARRAYS);
+row('min', '@Min(1) @Min(3) @Max(10) @Max(8)', [Min(1), Min(3), Max(10), Max(8)], NUMBERS);
+
+// ---------------------------------------------------------------------------------------------
+
+function strictAjv(): Ajv2020 {
+  const ajv = new Ajv2020({ strict: true, allErrors: true });
+  addFormats(ajv);
+  return ajv;
+}
+
+const ajv = strictAjv();
+
+interface Seen {
+  value: unknown;
+  classValidator: boolean;
+  schema: boolean;
+}
+
+function describeValue(value: unknown): string {
+  if (value === MISSING) return '(missing)';
+  if (typeof value === 'number' && Object.is(value, -0)) return '-0';
+  return JSON.stringify(value);
+}
+
+/** Which exceptions of which rows some value needed: `label` + reason. */
+const used = new Set<string>();
+
+describe('every decorator: the published schema accepts exactly what class-validator accepts', () => {
+
+  describe.each(ROWS.map((r) => [r.label, r] as const))('%s', (_label, r) => {
+    const cls = classOf(r.label, r.decorators, r.type, r.inherited);
+    const values = [...ANY, ...r.values];
+
+    it('has the rule it covers', () => {
+      const types = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).flatMap((meta) => {
+        const constraints = meta.constraintCls ? getMetadataStorage().getTargetValidatorConstraints(meta.constraintCls) : [];
+        return [meta.type, ...constraints.map((constraint) => constraint.name)];
+      });
+      expect(types).toContain(r.rule);
+    });
+
+    it('agrees on every value', () => {
+      const schema = buildObjectSchema(cls);
+      const check = ajv.compile(schema);
+      const unexplained: Seen[] = [];
+      const verdicts = new Set<boolean>();
+      for (const value of values) {
+        const input = value === MISSING ? {} : { value };
+        const seen: Seen = { value, classValidator: validateInput(cls, input).ok, schema: check(input) };
+        if (value !== MISSING) verdicts.add(seen.classValidator);
+        if (seen.classValidator === seen.schema) continue;
+        const exception = r.exceptions?.find((e) => (e.schema === 'either' || (e.schema === 'accepts') === seen.schema) && e.when(value));
+        if (exception) used.add(`${r.label}: ${exception.reason}`);
+        else unexplained.push(seen);
+      }
+      const report = unexplained.map((seen) => `${describeValue(seen.value)}: class-validator ${seen.classValidator}, schema ${seen.schema}`);
+      expect([...verdicts].sort()).toEqual(r.takes === 'nothing' ? [false] : r.takes === 'everything' ? [true] : [false, true]);
+      if (report.length > 0) {
+        const property = JSON.stringify(schema.properties?.value);
+        throw new Error(`${report.length} value(s) judged differently; the property's schema is ${property}\n${report.slice(0, 12).join('\n')}`);
+      }
+    });
+  });
+});
+
+describe('the exceptions', () => {
+  it('are all still needed (each covers at least one value of its row)', () => {
+    const stale = ROWS.flatMap((r) => (r.exceptions ?? []).map((e) => `${r.label}: ${e.reason}`)).filter((key) => !used.has(key));
+    expect(stale).toEqual([]);
+  });
+});
+
+describe('a rule that throws', () => {
+  it('makes the input refused, never the call throw (validator.js throws on a lone surrogate, isNumber on 1e-7)', () => {
+    const email = classOf('ThrowingEmail', [IsEmail()]);
+    const decimals = classOf('ThrowingDecimals', [IsNumber({ maxDecimalPlaces: 1 })]);
+    for (const [cls, value] of [[email, 'ann\uD800@example.com'], [decimals, 1e-7]] as const) {
+      expect(() => validateInput(cls, { value })).not.toThrow();
+      expect(validateInput(cls, { value })).toEqual({ ok: false, issues: [{ path: '', constraints: { unreadable: 'the input could not be read or checked' } }] });
+    }
+  });
+});
+
+describe('completeness', () => {
+  it('has a row for every rule the schema builder converts', () => {
+    const covered = new Set(ROWS.map((r) => r.rule));
+    expect(convertedRuleTypes().filter((rule) => !covered.has(rule)).sort()).toEqual([]);
+  });
+});

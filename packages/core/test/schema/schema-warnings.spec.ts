@@ -1,0 +1,130 @@
+/**
+ * Bootstrap warnings: rules that are legal but rarely meant, found while a class's schema is built
+ * (schemaWarningsFor) and gathered by the scanner for every tool and prompt (ScanResult.warnings),
+ * for the factory to log.
+ */
+import 'reflect-metadata';
+import { Type } from 'class-transformer';
+import { IsArray, IsDate, IsDefined, IsNotEmptyObject, IsOptional, IsString, MaxDate, ValidateIf, ValidateNested } from 'class-validator';
+import { McpServer, Prompt, Tool } from '@hermes-mcp/core';
+import { DependencyContainer, defaultContainer } from '../../src/container';
+import { CursorCodec } from '../../src/cursor';
+import { Registry } from '../../src/registry';
+import { scanServer } from '../../src/scanner';
+import { schemaWarningsFor } from '../../src/schema/schema-builder';
+import { validateInput } from '../../src/validation/validator';
+
+class Address {
+  @IsString() city!: string;
+}
+
+class Order {
+  @ValidateNested() @Type(() => Address) shipping!: Address;
+  @IsDefined() @ValidateNested() @Type(() => Address) billing!: Address;
+  @IsOptional() @ValidateNested() @Type(() => Address) pickup?: Address;
+  @ValidateIf((order: Order) => order.billing !== undefined) @ValidateNested() @Type(() => Address) returns?: Address;
+  // Another rule refuses a missing value: nothing to say.
+  @IsNotEmptyObject() @ValidateNested() @Type(() => Address) invoice!: Address;
+  @IsArray() @ValidateNested({ each: true }) @Type(() => Address) stops!: Address[];
+  @ValidateNested({ each: true }) @Type(() => Address) alternates!: Address[];
+}
+
+const NESTED_MESSAGE = (where: string) =>
+  `${where}: @ValidateNested() without @IsDefined() or @IsOptional() lets the input leave it out ` +
+  `(class-validator skips nested validation of a missing value; it only refuses null). ` +
+  `Add @IsDefined() to require it, or @IsOptional() to say it may be absent.`;
+
+describe('schemaWarningsFor', () => {
+  it('warns about @ValidateNested() that class-validator lets be missing, naming the class, the property and the fix', () => {
+    expect(schemaWarningsFor(Order)).toEqual([
+      { code: 'HERMES_OPTIONAL_NESTED', className: 'Order', property: 'shipping', message: NESTED_MESSAGE('Order.shipping') },
+      { code: 'HERMES_OPTIONAL_NESTED', className: 'Order', property: 'alternates', message: NESTED_MESSAGE('Order.alternates') },
+    ]);
+  });
+
+  it('says what class-validator does: the input without the property passes', () => {
+    const full = { billing: { city: 'a' }, invoice: { city: 'b' }, stops: [] };
+    expect(validateInput(Order, full).ok).toBe(true);
+    expect(validateInput(Order, { ...full, shipping: null }).ok).toBe(false);
+    expect(validateInput(Order, { ...full, billing: undefined }).ok).toBe(false);
+  });
+
+  it('covers nested classes and names the class that declares the property', () => {
+    class Base {
+      @ValidateNested() @Type(() => Address) home!: Address;
+    }
+    class Person extends Base {
+      @IsString() name!: string;
+    }
+    class Team {
+      @IsDefined() @ValidateNested() @Type(() => Person) lead!: Person;
+    }
+    expect(schemaWarningsFor(Team).map((w) => [w.className, w.property])).toEqual([['Base', 'home']]);
+  });
+
+  it('warns about dates that JSON cannot carry without @Type(() => Date)', () => {
+    class Meeting {
+      @IsDate() at!: Date;
+      @Type(() => Date) @IsDate() ends!: Date;
+      @IsOptional() @MaxDate(() => new Date()) booked?: Date;
+    }
+    expect(schemaWarningsFor(Meeting)).toEqual([
+      {
+        code: 'HERMES_DATE_WITHOUT_TYPE',
+        className: 'Meeting',
+        property: 'at',
+        message:
+          'Meeting.at: @IsDate() without @Type(() => Date) refuses every input: JSON has no dates, and the value stays a string. ' +
+          'Add @Type(() => Date) (class-transformer) to turn an ISO 8601 string into a Date, or take the string with @IsDateString().',
+      },
+      expect.objectContaining({ code: 'HERMES_DATE_WITHOUT_TYPE', property: 'booked', message: expect.stringMatching(/^Meeting\.booked: @MaxDate\(\) without/) }),
+    ]);
+    expect(validateInput(Meeting, { at: '2024-05-01T10:00:00Z', ends: '2024-05-01T11:00:00Z' }).ok).toBe(false);
+  });
+
+  it('has nothing to say about ordinary classes', () => {
+    expect(schemaWarningsFor(Address)).toEqual([]);
+  });
+});
+
+describe('scanServer: warnings for the factory to log', () => {
+  const scan = (cls: Function, container: DependencyContainer = defaultContainer()) =>
+    scanServer(cls as new () => unknown, container, new Registry(100, new CursorCodec()));
+
+  it('gathers the warnings of tool inputs and outputs and prompt arguments, once per class and property', () => {
+    class Result {
+      @ValidateNested() @Type(() => Address) where!: Address;
+    }
+    class Args {
+      @ValidateNested() @Type(() => Address) near!: Address;
+    }
+    @McpServer({ name: 'w', version: '1' })
+    class Server {
+      @Tool() place(_order: Order) {
+        return 'ok';
+      }
+      @Tool() again(_order: Order) {
+        return 'ok';
+      }
+      @Tool({ output: Result }) locate(_address: Address) {
+        return { where: { city: 'x' } };
+      }
+      @Prompt() suggest(_args: Args) {
+        return 'x';
+      }
+    }
+    const { warnings } = scan(Server);
+    expect(warnings.map((w) => `${w.className}.${w.property}`)).toEqual(['Order.shipping', 'Order.alternates', 'Result.where', 'Args.near']);
+    expect(warnings.every((w) => w.message.includes('Add @IsDefined() to require it, or @IsOptional() to say it may be absent.'))).toBe(true);
+  });
+
+  it('has none for a server without such rules', () => {
+    @McpServer({ name: 'q', version: '1' })
+    class Quiet {
+      @Tool() echo(input: Address) {
+        return input.city;
+      }
+    }
+    expect(scan(Quiet).warnings).toEqual([]);
+  });
+});
