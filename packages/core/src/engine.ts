@@ -23,6 +23,8 @@ import {
   RequestOptions,
   RevisionFeatures,
   describeValue,
+  isRecord,
+  LOGGING_LEVELS,
   Root,
   Transport,
   negotiateLegacyVersion,
@@ -34,6 +36,7 @@ import { CacheHints, ModernHandler, checkVersion, hasModernClaim, readEnvelope }
 import { RequestStateCodec } from './request-state';
 import { shapeCapabilities, shapeImplementation } from './shape';
 import { withTimeout } from './timeout';
+import { methodSpec } from './methods';
 
 /** Options of the engine. */
 export interface EngineOptions {
@@ -73,10 +76,6 @@ export interface ConnectionOptions {
    * `closed.then(…)` for owners of many connections: one function for all, no promise each.
    */
   onclose?: (connection: Connection) => void;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
@@ -250,26 +249,14 @@ export class Connection implements PeerHandlers, RequestChannel {
       if (claim || this.era === 'modern') return this.modernRequest(request, params, extra, claim);
       this.era = 'legacy';
     }
-    switch (request.method) {
-      case 'initialize':
-        return this.initialize(params);
-      case 'ping':
-        return {};
-    }
+    const spec = methodSpec(request.method);
     const session = this.session;
-    if (!session) {
-      throw new McpError(ErrorCode.InvalidRequest, `Server not initialized: send "initialize" before "${request.method}"`);
-    }
     const handler = this.engine.handler;
-    switch (request.method) {
-      case 'logging/setLevel':
-        if (handler.capabilities.logging) return this.setLevel(params);
-        break;
-      case 'resources/subscribe':
-      case 'resources/unsubscribe':
-        if (handler.capabilities.resources?.subscribe) return this.subscribe(request.method, params);
-        break;
+    // The connection's own methods; one whose capability the server lacks is the handler's to refuse.
+    if (spec?.owner === 'connection' && (session || spec.beforeInitialize) && (!spec.capability || spec.capability(handler.capabilities))) {
+      return spec.serve(this, params, request.method);
     }
+    if (!session) throw new McpError(ErrorCode.InvalidRequest, `Server not initialized: send "initialize" before "${request.method}"`);
     const meta = isRecord(params._meta) ? params._meta : undefined;
     const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: meta }, session, extra.transportInfo ?? this.transport.info, extra, this, this.log);
     const limit = this.engine.options.handlerTimeout;
@@ -348,7 +335,8 @@ export class Connection implements PeerHandlers, RequestChannel {
     };
   }
 
-  private initialize(params: Record<string, unknown>): InitializeResult {
+  /** `initialize`. @internal Called through the method table, as are `setLevel` and `subscribe`. */
+  initialize(params: Record<string, unknown>): InitializeResult {
     if (this.session) throw McpError.invalidRequest('"initialize" was already received on this connection');
     if (typeof params.protocolVersion !== 'string') throw McpError.invalidParams('"protocolVersion" must be a string');
     if (!isRecord(params.capabilities)) throw McpError.invalidParams('"capabilities" must be an object');
@@ -379,15 +367,17 @@ export class Connection implements PeerHandlers, RequestChannel {
     return result;
   }
 
-  private setLevel(params: Record<string, unknown>): Record<string, unknown> {
+  /** `logging/setLevel`. @internal */
+  setLevel(params: Record<string, unknown>): Record<string, unknown> {
     if (!isLoggingLevel(params.level)) {
-      throw McpError.invalidParams('"level" must be one of debug, info, notice, warning, error, critical, alert, emergency');
+      throw McpError.invalidParams(`"level" must be one of ${LOGGING_LEVELS.join(', ')}`);
     }
     this.level = params.level;
     return {};
   }
 
-  private subscribe(method: string, params: Record<string, unknown>): Record<string, unknown> {
+  /** `resources/subscribe` and `resources/unsubscribe`. @internal */
+  subscribe(method: string, params: Record<string, unknown>): Record<string, unknown> {
     if (typeof params.uri !== 'string' || params.uri === '') throw McpError.invalidParams('"uri" must be a non-empty string');
     if (method === 'resources/subscribe') (this.subscriptions ??= new Set()).add(params.uri);
     else this.subscriptions?.delete(params.uri);

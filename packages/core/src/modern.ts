@@ -23,6 +23,7 @@ import {
   TransportInfo,
   describeValue,
   isModernProtocolVersion,
+  isRecord,
 } from '@hermes-mcp/protocol';
 import { InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired, isLoggingLevel } from './context';
 import type { McpHandler } from './handler';
@@ -30,6 +31,7 @@ import type { Logger } from './logger';
 import type { RequestStateCodec } from './request-state';
 import { toCallToolResult } from './normalize';
 import { TASKS_EXTENSION, TaskInputs, TaskOptions, TaskStartedSignal, TaskStore } from './tasks';
+import { MethodSpec, methodSpec } from './methods';
 import { withTimeout } from './timeout';
 
 /** Caching hints of cacheable results (`ttlMs`, `cacheScope`). */
@@ -63,26 +65,7 @@ export interface Listener {
   end(): void;
 }
 
-const METHODS = new Set([
-  'server/discover',
-  'tools/list',
-  'tools/call',
-  'prompts/list',
-  'prompts/get',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'completion/complete',
-  'subscriptions/listen',
-]);
-const TASK_METHODS = new Set(['tasks/get', 'tasks/update', 'tasks/cancel']);
-const CACHEABLE = new Set(['server/discover', 'tools/list', 'prompts/list', 'resources/list', 'resources/templates/list', 'resources/read']);
-const ROUNDS = new Set(['tools/call', 'prompts/get', 'resources/read']);
 const SUPPORTED: string[] = [...MODERN_PROTOCOL_VERSIONS];
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function status(error: McpError, httpStatus: number): McpError {
   error.httpStatus = httpStatus;
@@ -142,9 +125,20 @@ export function checkVersion(envelope: ReturnType<typeof readEnvelope>): Envelop
   return envelope as Envelope;
 }
 
-/** -32601 (HTTP 404) for a method the modern era does not have. */
-export function checkMethod(method: string): void {
-  if (!METHODS.has(method) && !TASK_METHODS.has(method)) throw status(new McpError(ErrorCode.MethodNotFound, 'Method not found', { method }), 404);
+/** The method's table entry; -32601 (HTTP 404) for a method the modern era does not have. */
+export function checkMethod(method: string): MethodSpec {
+  const spec = methodSpec(method);
+  if (!spec?.modern) throw status(new McpError(ErrorCode.MethodNotFound, 'Method not found', { method }), 404);
+  return spec;
+}
+
+/** One modern request as the methods of the modern era's own receive it. @internal */
+export interface ModernCall {
+  readonly request: JsonRpcRequest;
+  readonly params: Record<string, unknown>;
+  readonly envelope: Envelope;
+  readonly extra: InboundRequestExtra;
+  readonly sink: ModernSink;
 }
 
 /** Options of the modern handler. @internal */
@@ -217,24 +211,23 @@ export class ModernHandler {
    * request's notifications (progress, logs; listen streams).
    */
   async handle(request: JsonRpcRequest, envelope: Envelope, extra: InboundRequestExtra, transport: TransportInfo, sink: ModernSink): Promise<Record<string, unknown>> {
-    checkMethod(request.method);
+    const spec = checkMethod(request.method);
     if (this.draining) throw status(McpError.shuttingDown('no new requests are taken'), 503);
     this.inFlight.add(extra);
     try {
-      return await this.dispatch(request, envelope, extra, transport, sink);
+      return await this.dispatch(spec, request, envelope, extra, transport, sink);
     } finally {
       this.inFlight.delete(extra);
       if (this.draining && this.inFlight.size === 0) this.drained?.();
     }
   }
 
-  private async dispatch(request: JsonRpcRequest, envelope: Envelope, extra: InboundRequestExtra, transport: TransportInfo, sink: ModernSink): Promise<Record<string, unknown>> {
-    const params = request.params ?? {};
-    const session: SessionInfo = { era: 'modern', protocolVersion: envelope.version, clientInfo: envelope.clientInfo, clientCapabilities: envelope.capabilities };
-    if (request.method === 'server/discover') return this.complete(request.method, this.discover());
-    if (request.method === 'subscriptions/listen') return this.listen(request, params, extra, sink);
+  private async dispatch(spec: MethodSpec, request: JsonRpcRequest, envelope: Envelope, extra: InboundRequestExtra, transport: TransportInfo, sink: ModernSink): Promise<Record<string, unknown>> {
+    const params = request.params ?? EMPTY_ANSWERS;
     const tasksDeclared = isRecord(envelope.capabilities.extensions) && TASKS_EXTENSION in envelope.capabilities.extensions;
-    if (TASK_METHODS.has(request.method)) return this.taskMethod(request.method, params, tasksDeclared);
+    if (spec.extension === 'tasks' && !tasksDeclared) throw needsTasks(`${request.method} belongs to the tasks extension`);
+    if (spec.owner === 'modern') return this.complete(spec, await spec.serve(this, { request, params, envelope, extra, sink }));
+    const session: SessionInfo = { era: 'modern', protocolVersion: envelope.version, clientInfo: envelope.clientInfo, clientCapabilities: envelope.capabilities };
     // A name that is not a string is refused by the handler (-32602); it names no task tool.
     const toolName = request.method === 'tools/call' && typeof params.name === 'string' ? params.name : undefined;
     const taskSupport = toolName !== undefined && this.handler.taskSupport ? this.handler.taskSupport(toolName) : undefined;
@@ -244,13 +237,13 @@ export class ModernHandler {
       request: () => Promise.reject(McpError.internalError('server→client requests do not exist in MCP 2026-07-28')),
       logLevel: () => envelope.logLevel,
     };
-    if (taskSupport?.start === 'auto' && tasksDeclared) return this.startTask(request, params, envelope, session, transport, channel);
-    const round = ROUNDS.has(request.method) ? this.openRound(request, params) : undefined;
+    if (taskSupport?.start === 'auto' && tasksDeclared) return this.startTask(spec, request, params, envelope, session, transport, channel);
+    const round = spec.rounds ? this.openRound(request, params) : undefined;
     // A `manual` task tool asks its questions through MRTR first, then `ctx.runAsTask` starts the task.
     const starter =
       taskSupport?.start === 'manual' && tasksDeclared
         ? <T>(work: (ctx: McpContext) => Promise<T>): never => {
-            throw new TaskStartedSignal(this.startTask(request, params, envelope, session, transport, channel, work as (ctx: McpContext) => Promise<unknown>));
+            throw new TaskStartedSignal(this.startTask(spec, request, params, envelope, session, transport, channel, work as (ctx: McpContext) => Promise<unknown>));
           }
         : undefined;
     const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, this.options.logger, undefined, round?.round, starter);
@@ -267,7 +260,7 @@ export class ModernHandler {
     }
     // A handler that swallowed the signal still asked: its outcome does not count.
     if (round?.round.asked) return this.inputRequired(round);
-    return this.complete(request.method, result);
+    return this.complete(spec, result);
   }
 
   /** Sends a list change or resource update to the listen streams that asked for it. */
@@ -325,6 +318,7 @@ export class ModernHandler {
 
   /** Runs a task-capable tool as a task: the handle goes back at once, the work goes on. */
   private startTask(
+    spec: MethodSpec,
     request: JsonRpcRequest,
     params: Record<string, unknown>,
     envelope: Envelope,
@@ -337,27 +331,31 @@ export class ModernHandler {
     const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, task.controller, channel, this.options.logger, undefined, new TaskInputs(task));
     // Auto: the whole call is the task. Manual: the work handed to ctx.runAsTask is, shaped like the tool's result.
     const run = work ? async () => toCallToolResult(await work(ctx)) : async () => this.handler.handleRequest(ctx);
-    this.tasks.run(task, async () => this.complete(request.method, await run()));
-    return { ...this.tasks.view(task), resultType: 'task', _meta: { [META_KEYS.serverInfo]: this.handler.serverInfo } };
+    this.tasks.run(task, async () => this.complete(spec, await run()));
+    return { ...this.tasks.view(task), resultType: 'task', _meta: this.serverMeta };
   }
 
-  /** `tasks/get`, `tasks/update`, `tasks/cancel`. */
-  private taskMethod(method: string, params: Record<string, unknown>, declared: boolean): Record<string, unknown> {
-    if (!declared) throw needsTasks(`${method} belongs to the tasks extension`);
-    const task = this.tasks.get(params.taskId);
-    const meta = { [META_KEYS.serverInfo]: this.handler.serverInfo };
-    if (method === 'tasks/get') return { ...this.tasks.view(task), resultType: 'complete', _meta: meta };
-    if (method === 'tasks/update') {
-      if (!isRecord(params.inputResponses)) throw McpError.invalidParams('"inputResponses" must be an object of answers by key');
-      this.tasks.update(task, params.inputResponses);
-    } else {
-      this.tasks.cancel(task);
-    }
-    return { resultType: 'complete', _meta: meta };
+  /** `tasks/get`. @internal Called through the method table. */
+  taskGet(call: ModernCall): Record<string, unknown> {
+    return this.tasks.view(this.tasks.get(call.params.taskId));
   }
 
-  /** `server/discover`. */
-  private discover(): Record<string, unknown> {
+  /** `tasks/update`: answers to the questions of a task waiting for input. @internal */
+  taskUpdate(call: ModernCall): Record<string, unknown> {
+    const task = this.tasks.get(call.params.taskId);
+    if (!isRecord(call.params.inputResponses)) throw McpError.invalidParams('"inputResponses" must be an object of answers by key');
+    this.tasks.update(task, call.params.inputResponses);
+    return {};
+  }
+
+  /** `tasks/cancel`. @internal */
+  taskCancel(call: ModernCall): Record<string, unknown> {
+    this.tasks.cancel(this.tasks.get(call.params.taskId));
+    return {};
+  }
+
+  /** `server/discover`. @internal Called through the method table. */
+  discover(): Record<string, unknown> {
     const capabilities: ServerCapabilities = { ...this.handler.capabilities };
     delete capabilities.tasks;
     if (this.handler.taskSupport) capabilities.extensions = { ...(isRecord(capabilities.extensions) ? capabilities.extensions : {}), [TASKS_EXTENSION]: {} };
@@ -367,12 +365,12 @@ export class ModernHandler {
   }
 
   /** Stamps a complete result: `resultType`, cache hints where the method is cacheable, `serverInfo`. */
-  private complete(method: string, result: Record<string, unknown>): Record<string, unknown> {
+  private complete(spec: MethodSpec, result: Record<string, unknown>): Record<string, unknown> {
     // Copied key by key: V8 makes a spread copy that then gains properties several times slower to build and to serialise.
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(result)) out[key] = result[key];
     out.resultType = typeof result.resultType === 'string' ? result.resultType : 'complete';
-    if (CACHEABLE.has(method)) {
+    if (spec.cacheable) {
       if (!Number.isSafeInteger(out.ttlMs) || (out.ttlMs as number) < 0) out.ttlMs = this.options.cache.ttlMs;
       if (out.cacheScope !== 'public' && out.cacheScope !== 'private') out.cacheScope = this.options.cache.cacheScope;
     }
@@ -406,7 +404,7 @@ export class ModernHandler {
       resultType: 'input_required',
       inputRequests: open.round.pending,
       requestState: this.options.states.seal(kept, bindOf(open.request, open.params), open.number),
-      _meta: { [META_KEYS.serverInfo]: this.handler.serverInfo },
+      _meta: this.serverMeta,
     };
   }
 
@@ -418,8 +416,8 @@ export class ModernHandler {
     return error;
   }
 
-  /** `subscriptions/listen`: acknowledges, then streams the asked-for changes until the client goes. */
-  private async listen(request: JsonRpcRequest, params: Record<string, unknown>, extra: InboundRequestExtra, sink: ModernSink): Promise<Record<string, unknown>> {
+  /** `subscriptions/listen`: acknowledges, then streams the asked-for changes until the client goes. @internal */
+  async listen({ request, params, extra, sink }: ModernCall): Promise<Record<string, unknown>> {
     const asked = params.notifications;
     if (!isRecord(asked)) throw McpError.invalidParams('"notifications" must be an object saying which notifications to send');
     const caps = this.handler.capabilities;
@@ -440,7 +438,7 @@ export class ModernHandler {
         send: (method, p) => void sink.notify(method, { ...p, _meta: { ...(isRecord(p._meta) ? p._meta : {}), ...tag } }).catch(() => undefined),
         end: () => {
           this.listeners.delete(listener);
-          resolve({ resultType: 'complete', _meta: { ...tag, [META_KEYS.serverInfo]: this.handler.serverInfo } });
+          resolve({ _meta: tag });
         },
       };
       this.listeners.add(listener);

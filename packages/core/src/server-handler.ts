@@ -10,6 +10,7 @@ import {
   REVISIONS,
   RevisionFeatures,
   ServerCapabilities,
+  isRecord,
   isThenable,
   reuseSerialized,
 } from '@hermes-mcp/protocol';
@@ -22,14 +23,11 @@ import { CompleteFn, complete } from './completion';
 import type { Invocation, Page, Registry, ToolDefinition } from './registry';
 import { TaskStart, TaskStartedSignal, TaskSupport } from './tasks';
 import { withTimeout } from './timeout';
+import { methodSpec } from './methods';
 import { shapeCallToolResult, shapeContents, shapeMessages } from './shape';
 import { ValidateOptions, ValidationIssue, ValidationResult, formatIssues, validateInputAsync as validateInput, validateInputNow } from './validation/validator';
 
 type Params = Record<string, unknown>;
-
-function isRecord(value: unknown): value is Params {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 function stringParam(params: Params, key: string): string {
   const value = params[key];
@@ -90,36 +88,38 @@ export class DecoratedServerHandler implements McpHandler {
     return tool?.task ? { mode: tool.task, start: tool.taskStart ?? 'auto' } : undefined;
   }
 
+  /** Answers a request through its entry of the method table (methods.ts). */
   handleRequest(ctx: McpContext): Promise<Record<string, unknown>> | Record<string, unknown> {
-    const params = ctx.request.params;
-    const features = REVISIONS[ctx.session.protocolVersion];
-    switch (ctx.request.method) {
-      case 'tools/list':
-        return listResult('tools', this.registry.listTools(features, params.cursor));
-      case 'tools/call':
-        return this.callTool(params, ctx, features);
-      case 'resources/list':
-        return listResult('resources', this.registry.listResources(features, params.cursor));
-      case 'resources/templates/list':
-        return listResult('resourceTemplates', this.registry.listTemplates(features, params.cursor));
-      case 'resources/read':
-        return this.readResource(params, ctx, features);
-      case 'prompts/list':
-        return listResult('prompts', this.registry.listPrompts(features, params.cursor));
-      case 'prompts/get':
-        return this.getPrompt(params, ctx, features);
-      case 'completion/complete':
-        return this.complete(params, ctx);
-      default:
-        throw McpError.methodNotFound(ctx.request.method);
-    }
+    const spec = methodSpec(ctx.request.method);
+    if (spec?.owner !== 'server' || (spec.capability && !spec.capability(this.capabilities))) throw McpError.methodNotFound(ctx.request.method);
+    return spec.serve(this, ctx.request.params, ctx, REVISIONS[ctx.session.protocolVersion]);
+  }
+
+  /** `tools/list`. @internal Called through the method table, as are the methods below. */
+  listTools(params: Params, features: RevisionFeatures): Record<string, unknown> {
+    return listResult('tools', this.registry.listTools(features, params.cursor));
+  }
+
+  /** `resources/list`. @internal */
+  listResources(params: Params, features: RevisionFeatures): Record<string, unknown> {
+    return listResult('resources', this.registry.listResources(features, params.cursor));
+  }
+
+  /** `resources/templates/list`. @internal */
+  listTemplates(params: Params, features: RevisionFeatures): Record<string, unknown> {
+    return listResult('resourceTemplates', this.registry.listTemplates(features, params.cursor));
+  }
+
+  /** `prompts/list`. @internal */
+  listPrompts(params: Params, features: RevisionFeatures): Record<string, unknown> {
+    return listResult('prompts', this.registry.listPrompts(features, params.cursor));
   }
 
   /**
-   * A tool call: synchronous from end to end when the validation and the handler are (the common
-   * case), so it costs no promise; a promise as soon as either has to be awaited.
+   * `tools/call`: synchronous from end to end when the validation and the handler are (the common
+   * case), so it costs no promise; a promise as soon as either has to be awaited. @internal
    */
-  private callTool(params: Params, ctx: McpContext, features: RevisionFeatures): Promise<CallToolResult> | CallToolResult {
+  callTool(params: Params, ctx: McpContext, features: RevisionFeatures): Promise<CallToolResult> | CallToolResult {
     const name = stringParam(params, 'name');
     const tool = this.registry.tool(name);
     if (!tool) throw McpError.invalidParams(`Unknown tool: ${name}`);
@@ -188,7 +188,8 @@ export class DecoratedServerHandler implements McpHandler {
     return { content: [{ type: 'text', text: `Tool "${tool.name}" failed with an internal error.` }], isError: true };
   }
 
-  private async readResource(params: Params, ctx: McpContext, features: RevisionFeatures): Promise<Record<string, unknown>> {
+  /** `resources/read`. @internal */
+  async readResource(params: Params, ctx: McpContext, features: RevisionFeatures): Promise<Record<string, unknown>> {
     const uri = stringParam(params, 'uri');
     const found = this.registry.resolveResource(uri);
     if (!found) throw McpError.resourceNotFound(uri);
@@ -204,7 +205,8 @@ export class DecoratedServerHandler implements McpHandler {
     return { ...result, contents: result.contents.map((c) => shapeContents(c, features)) };
   }
 
-  private async getPrompt(params: Params, ctx: McpContext, features: RevisionFeatures): Promise<Record<string, unknown>> {
+  /** `prompts/get`. @internal */
+  async getPrompt(params: Params, ctx: McpContext, features: RevisionFeatures): Promise<Record<string, unknown>> {
     const name = stringParam(params, 'name');
     const prompt = this.registry.prompt(name);
     if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
@@ -217,7 +219,8 @@ export class DecoratedServerHandler implements McpHandler {
     return { ...result, messages: shapeMessages(result.messages, features) };
   }
 
-  private async complete(params: Params, ctx: McpContext): Promise<Record<string, unknown>> {
+  /** `completion/complete`. @internal */
+  async complete(params: Params, ctx: McpContext): Promise<Record<string, unknown>> {
     const ref = params.ref;
     const argument = params.argument;
     if (!isRecord(ref) || typeof ref.type !== 'string') throw McpError.invalidParams('"ref" must be an object with a "type"');

@@ -11,6 +11,7 @@ export {
   classifyValue,
   errorResponse,
   isNotification,
+  isRecord,
   isRequest,
   isResponse,
   notification,

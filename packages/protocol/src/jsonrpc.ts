@@ -106,7 +106,8 @@ function progressTokenProblem(params: Record<string, unknown> | undefined): stri
   return `the progress token (params._meta.progressToken) must be ${ID_RULE}`;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/** True for a plain JSON object (not null, not an array): what `params`, `result` and `_meta` must be. */
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
@@ -134,7 +135,7 @@ export function classify(value: unknown, checkKeys = false): ClassifiedMessage {
 
 /** {@link classify} without the key check. */
 function classifyEnvelope(value: unknown): ClassifiedMessage {
-  if (!isObject(value)) {
+  if (!isRecord(value)) {
     return invalid(null, 'a JSON-RPC message must be an object');
   }
   const id = 'id' in value ? value.id : undefined;
@@ -145,7 +146,7 @@ function classifyEnvelope(value: unknown): ClassifiedMessage {
   }
   if ('method' in value) {
     if (typeof value.method !== 'string') return invalid(readableId, 'the "method" member must be a string');
-    if (value.params !== undefined && !isObject(value.params)) {
+    if (value.params !== undefined && !isRecord(value.params)) {
       return invalid(readableId, 'the "params" member must be an object when present (MCP uses named params)');
     }
     if (id === undefined) return { kind: 'notification', message: value as unknown as JsonRpcNotification };
@@ -156,12 +157,12 @@ function classifyEnvelope(value: unknown): ClassifiedMessage {
   }
   if ('result' in value) {
     if (!isId(id)) return invalid(null, 'a response must carry the id of its request', true);
-    if (!isObject(value.result)) return invalid(readableId, 'the "result" member must be an object', true);
+    if (!isRecord(value.result)) return invalid(readableId, 'the "result" member must be an object', true);
     return { kind: 'result', message: value as unknown as JsonRpcResultResponse };
   }
   if ('error' in value) {
     const error = value.error;
-    if (!isObject(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
+    if (!isRecord(error) || typeof error.code !== 'number' || typeof error.message !== 'string') {
       return invalid(readableId, 'the "error" member must be an object with a numeric code and a message', true);
     }
     // An absent id is how 2026-07-28 answers a request whose id could not be read.

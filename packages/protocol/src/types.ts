@@ -282,23 +282,6 @@ export const LOGGING_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'c
 /** One MCP logging level. */
 export type LoggingLevel = (typeof LOGGING_LEVELS)[number];
 
-/** The methods a client may call on a server, per the legacy revisions. */
-export const CLIENT_REQUEST_METHODS = [
-  'initialize',
-  'ping',
-  'tools/list',
-  'tools/call',
-  'resources/list',
-  'resources/templates/list',
-  'resources/read',
-  'resources/subscribe',
-  'resources/unsubscribe',
-  'prompts/list',
-  'prompts/get',
-  'completion/complete',
-  'logging/setLevel',
-] as const;
-
 /** Protocol revision as seen by a message (re-exported for convenience). */
 export type { ProtocolVersion };
 
