@@ -27,12 +27,15 @@ import {
   LOGGING_LEVELS,
   Root,
   Transport,
+  TransportInfo,
   negotiateLegacyVersion,
 } from '@hermes-mcp/protocol';
 import { McpContext, RequestChannel, SessionInfo, isLoggingLevel } from './context';
 import type { McpHandler, NotificationContext } from './handler';
 import { LazyChildLogger, Logger } from './logger';
-import { CacheHints, ModernHandler, checkVersion, hasModernClaim, readEnvelope } from './modern';
+import { CacheHints, ModernHandler, ModernSink, admitModern } from './modern';
+import { decideEra } from './era';
+import type { HeadersRecord } from './http/headers';
 import { RequestStateCodec } from './request-state';
 import { shapeCapabilities, shapeImplementation } from './shape';
 import { withTimeout } from './timeout';
@@ -84,7 +87,7 @@ const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unkno
 export class Engine {
   private readonly live = new Set<Connection>();
   /** Serves modern-era (2026-07-28) requests, on any transport. */
-  readonly modern: ModernHandler;
+  private readonly modern: ModernHandler;
 
   constructor(
     readonly handler: McpHandler,
@@ -112,6 +115,33 @@ export class Engine {
   /** The open connections. */
   get connections(): ReadonlySet<Connection> {
     return this.live;
+  }
+
+  /**
+   * Answers one modern-era (2026-07-28) request, whatever carries it: checked in the spec's order
+   * ({@link admitModern}: `headers` are the HTTP request's, for the header checks; none on a
+   * stream), then handled. `sink` receives the request's notifications. Throws an `McpError`
+   * (with its `httpStatus`) for a refused request.
+   */
+  serveModern(request: JsonRpcRequest, headers: HeadersRecord | undefined, extra: InboundRequestExtra, transport: TransportInfo, sink: ModernSink): Promise<Record<string, unknown>> {
+    const admitted = admitModern(request, headers, this.inputSchemaOf);
+    return this.modern.handle(request, admitted, extra, transport, sink);
+  }
+
+  /** A tool's input schema, for its `Mcp-Param-*` headers. */
+  private readonly inputSchemaOf = (tool: string): object | undefined => this.handler.inputSchemaOf?.(tool);
+
+  /** Open `subscriptions/listen` streams. */
+  get listenStreams(): number {
+    return this.modern.listenerCount;
+  }
+
+  /**
+   * Shuts down what no connection owns — modern requests in flight (over HTTP) and listen
+   * streams — gracefully: see {@link ModernHandler.drain}. {@link drain} does it and more.
+   */
+  drainStateless(gracePeriod: number = this.gracePeriod): Promise<void> {
+    return this.modern.drain(gracePeriod);
   }
 
   /** Forgets a connection that is gone. @internal Called by the connection itself. */
@@ -245,8 +275,9 @@ export class Connection implements PeerHandlers, RequestChannel {
   onRequest(request: JsonRpcRequest, extra: InboundRequestExtra): Promise<Record<string, unknown>> | Record<string, unknown> {
     const params = request.params ?? EMPTY;
     if (this.era !== 'legacy') {
-      const claim = hasModernClaim(params);
-      if (claim || this.era === 'modern') return this.modernRequest(request, params, extra, claim);
+      const era = decideEra(request.method, params, { pinned: this.era === 'modern' ? 'modern' : undefined });
+      if (era instanceof McpError) throw era;
+      if (era === 'modern') return this.modernRequest(request, extra);
       this.era = 'legacy';
     }
     const spec = methodSpec(request.method);
@@ -267,23 +298,19 @@ export class Connection implements PeerHandlers, RequestChannel {
   }
 
   /**
-   * A modern-era request on this connection (stdio): checked envelope first; a valid one other
-   * than `server/discover` pins the connection to the modern era.
+   * A modern-era request on this connection (stdio): a valid one other than `server/discover`
+   * pins the connection to the modern era.
    */
-  private modernRequest(request: JsonRpcRequest, params: Record<string, unknown>, extra: InboundRequestExtra, claim: boolean): Promise<Record<string, unknown>> {
-    if (!claim && request.method === 'initialize') {
-      const requested = describeValue(params.protocolVersion);
-      throw new McpError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${requested} (this connection speaks MCP 2026-07-28)`, { supported: [...this.engine.modern.supportedVersions], requested });
-    }
-    const envelope = checkVersion(readEnvelope(params));
+  private modernRequest(request: JsonRpcRequest, extra: InboundRequestExtra): Promise<Record<string, unknown>> {
+    const id = request.id;
+    const pending = this.engine.serveModern(request, undefined, extra, extra.transportInfo ?? this.transport.info, {
+      notify: (method, p) => this.peer.notify(method, p, id),
+    });
     if (request.method !== 'server/discover' && this.era !== 'modern') {
       this.era = 'modern';
       this.peer.unreadableId = undefined;
     }
-    const id = request.id;
-    return this.engine.modern.handle(request, envelope, extra, extra.transportInfo ?? this.transport.info, {
-      notify: (method, p) => this.peer.notify(method, p, id),
-    });
+    return pending;
   }
 
   onNotification(notification: JsonRpcNotification): void | Promise<void> {

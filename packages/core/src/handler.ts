@@ -41,6 +41,11 @@ export interface McpHandler {
   handleRequest(ctx: McpContext): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Whether a tool runs as a task (MCP 2026-07-28 tasks extension), and when it starts; undefined: never. */
   taskSupport?(toolName: string): { mode: TaskSupport; start: TaskStart } | undefined;
+  /**
+   * A tool's `inputSchema`, for the `Mcp-Param-*` headers its `x-mcp-header` declarations ask of
+   * MCP 2026-07-28 HTTP requests; undefined: no header checks for that tool.
+   */
+  inputSchemaOf?(toolName: string): object | undefined;
   /** Receives client notifications other than the lifecycle and correlation ones. */
   handleNotification?(notification: JsonRpcNotification, ctx: NotificationContext): void | Promise<void>;
 }

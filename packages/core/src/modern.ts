@@ -32,6 +32,7 @@ import type { RequestStateCodec } from './request-state';
 import { toCallToolResult } from './normalize';
 import { TASKS_EXTENSION, TaskInputs, TaskOptions, TaskStartedSignal, TaskStore } from './tasks';
 import { MethodSpec, methodSpec } from './methods';
+import { HeaderParam, HeaderProblem, HeadersRecord, checkMethodHeader, checkParamHeaders, checkStandardHeaders, checkVersionHeader, headerParamsOf } from './http/headers';
 import { withTimeout } from './timeout';
 
 /** Caching hints of cacheable results (`ttlMs`, `cacheScope`). */
@@ -70,11 +71,6 @@ const SUPPORTED: string[] = [...MODERN_PROTOCOL_VERSIONS];
 function status(error: McpError, httpStatus: number): McpError {
   error.httpStatus = httpStatus;
   return error;
-}
-
-/** True when the params carry a modern envelope claim (`_meta` with a protocol version key). */
-export function hasModernClaim(params: unknown): boolean {
-  return isRecord(params) && isRecord(params._meta) && META_KEYS.protocolVersion in params._meta;
 }
 
 /** -32021 (HTTP 400): the request did not declare the tasks extension. */
@@ -130,6 +126,54 @@ export function checkMethod(method: string): MethodSpec {
   const spec = methodSpec(method);
   if (!spec?.modern) throw status(new McpError(ErrorCode.MethodNotFound, 'Method not found', { method }), 404);
   return spec;
+}
+
+/** A modern request that passed every check: its method's table entry and its envelope. @internal */
+export interface Admitted {
+  readonly spec: MethodSpec;
+  readonly envelope: Envelope;
+}
+
+/** The `x-mcp-header` declarations of each tool's input schema, read once per schema. */
+const paramHeaders = new WeakMap<object, HeaderParam[]>();
+
+/**
+ * Checks a modern request in the order the spec and the conformance suite give, the one sequence
+ * for every transport: the envelope (-32602); over HTTP (`headers`), the headers that contradict
+ * it (-32020, before the version: a body naming an unknown version under
+ * `MCP-Protocol-Version: 2026-07-28` is a mismatch); the version (-32022); over HTTP the required
+ * headers, `Mcp-Name` and the tool's `Mcp-Param-*` (-32020); the method (-32601, HTTP 404).
+ * `inputSchemaOf` finds a tool's input schema for its `x-mcp-header` declarations.
+ */
+export function admitModern(request: JsonRpcRequest, headers: HeadersRecord | undefined, inputSchemaOf?: (tool: string) => object | undefined): Admitted {
+  const read = readEnvelope(request.params);
+  if (headers) {
+    const contradiction = checkVersionHeader(headers, read.version) ?? checkMethodHeader(headers, request.method);
+    if (contradiction) throw headerMismatch(contradiction);
+  }
+  const envelope = checkVersion(read);
+  if (headers) {
+    const problem = checkStandardHeaders(headers, request, envelope.version) ?? checkToolParamHeaders(headers, request, inputSchemaOf);
+    if (problem) throw headerMismatch(problem);
+  }
+  return { spec: checkMethod(request.method), envelope };
+}
+
+/** For `tools/call`, the `Mcp-Param-*` headers the tool declares; an unknown tool gets its -32602 in-band later. */
+function checkToolParamHeaders(headers: HeadersRecord, request: JsonRpcRequest, inputSchemaOf?: (tool: string) => object | undefined): HeaderProblem | undefined {
+  const params = request.params;
+  if (request.method !== 'tools/call' || typeof params?.name !== 'string' || !inputSchemaOf) return undefined;
+  const schema = inputSchemaOf(params.name);
+  if (!schema) return undefined;
+  let declared = paramHeaders.get(schema);
+  if (!declared) paramHeaders.set(schema, (declared = headerParamsOf(schema)));
+  if (declared.length === 0) return undefined;
+  return checkParamHeaders(headers, declared, isRecord(params.arguments) ? params.arguments : {});
+}
+
+/** -32020 (HTTP 400): a header disagrees with the body, is malformed, or is missing. */
+export function headerMismatch(problem: HeaderProblem): McpError {
+  return status(new McpError(ErrorCode.HeaderMismatch, problem.message, problem.data), 400);
 }
 
 /** One modern request as the methods of the modern era's own receive it. @internal */
@@ -210,8 +254,7 @@ export class ModernHandler {
    * Answers one modern request whose envelope was read and version checked. `sink` receives the
    * request's notifications (progress, logs; listen streams).
    */
-  async handle(request: JsonRpcRequest, envelope: Envelope, extra: InboundRequestExtra, transport: TransportInfo, sink: ModernSink): Promise<Record<string, unknown>> {
-    const spec = checkMethod(request.method);
+  async handle(request: JsonRpcRequest, { spec, envelope }: Admitted, extra: InboundRequestExtra, transport: TransportInfo, sink: ModernSink): Promise<Record<string, unknown>> {
     if (this.draining) throw status(McpError.shuttingDown('no new requests are taken'), 503);
     this.inFlight.add(extra);
     try {

@@ -88,6 +88,10 @@ export class DecoratedServerHandler implements McpHandler {
     return tool?.task ? { mode: tool.task, start: tool.taskStart ?? 'auto' } : undefined;
   }
 
+  inputSchemaOf(toolName: string): object | undefined {
+    return this.registry.tool(toolName)?.descriptor.inputSchema;
+  }
+
   /** Answers a request through its entry of the method table (methods.ts). */
   handleRequest(ctx: McpContext): Promise<Record<string, unknown>> | Record<string, unknown> {
     const spec = methodSpec(ctx.request.method);

@@ -234,7 +234,7 @@ it('serves the v2 client in 2026-07-28 and the v1 client in 2025-11-25 on one en
   // ---- Goodbye: the client ends one listen, the server's shutdown ends another -------------------
   await subscription.close();
   expect(await subscription.closed).toBe('local');
-  await eventually('the server to let the closed listen stream go', () => app.engine.modern.listenerCount === 0);
+  await eventually('the server to let the closed listen stream go', () => app.engine.listenStreams === 0);
   await legacyTransport.terminateSession();
   await legacy.close();
   const lastListen = await modern.listen({ promptsListChanged: true });

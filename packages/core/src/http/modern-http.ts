@@ -6,12 +6,14 @@
  * answer is JSON when the result is the first thing to send, or an SSE stream when notifications
  * come first (progress, logs, a listen stream). Closing the response cancels the request.
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { McpApp, ModernSink } from '@hermes-mcp/core';
-import { checkVersion, readEnvelope } from '@hermes-mcp/core';
 import { ErrorCode, InboundRequest, JsonRpcRequest, JsonRpcResponse, McpError, RequestId, TransportInfo, errorResponse, resultResponse, serialize } from '@hermes-mcp/protocol';
-import { HeaderProblem, checkMethodHeader, checkVersionHeader } from './modern-headers';
+import type { Engine } from '../engine';
+import type { Logger } from '../logger';
+import type { ModernSink } from '../modern';
+import type { HttpRequest, HttpResponse } from './exchange';
 import { SseConnection } from './sse';
+
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
 
 /**
  * One modern request over HTTP: its abort side, where its notifications go (its own SSE stream,
@@ -29,7 +31,7 @@ class ResponseRequest extends InboundRequest implements ModernSink {
 
   constructor(
     info: TransportInfo,
-    private readonly reply: FastifyReply,
+    private readonly response: HttpResponse,
     private readonly id: RequestId,
     private readonly maxBufferedBytes: number,
   ) {
@@ -40,7 +42,7 @@ class ResponseRequest extends InboundRequest implements ModernSink {
   async notify(method: string, params: Record<string, unknown>): Promise<void> {
     if (this.finished || this.aborted) return;
     // A client that reads nothing gets its stream closed past the limit (which aborts the request).
-    this.stream ??= SseConnection.open(this.reply, {}, this.maxBufferedBytes);
+    this.stream ??= SseConnection.open(this.response, {}, this.maxBufferedBytes);
     this.stream.write(JSON.stringify({ jsonrpc: '2.0', method, params }), undefined, 'message');
   }
 
@@ -52,8 +54,8 @@ class ResponseRequest extends InboundRequest implements ModernSink {
     if (stream) {
       stream.write(serialize(response), undefined, 'message');
       stream.end();
-    } else if (!this.reply.raw.destroyed) {
-      sendJson(this.reply, response, status);
+    } else if (!this.response.aborted) {
+      this.response.send(status, JSON_HEADERS, serialize(response));
     }
   }
 
@@ -67,7 +69,7 @@ class ResponseRequest extends InboundRequest implements ModernSink {
     if (!this.watching) {
       this.watching = true;
       if (this.closedEarly()) this.cancel();
-      else this.reply.raw.once('close', () => this.closedEarly() && this.cancel());
+      else this.response.onClose(() => this.closedEarly() && this.cancel());
     }
     return signal;
   }
@@ -78,7 +80,7 @@ class ResponseRequest extends InboundRequest implements ModernSink {
   }
 
   private closedEarly(): boolean {
-    return !this.finished && this.reply.raw.destroyed;
+    return !this.finished && this.response.aborted;
   }
 
   private cancel(): void {
@@ -86,12 +88,8 @@ class ResponseRequest extends InboundRequest implements ModernSink {
   }
 }
 
-function sendJson(reply: FastifyReply, payload: JsonRpcResponse, status: number): FastifyReply {
-  return reply.code(status).header('content-type', 'application/json').send(serialize(payload));
-}
-
 /** The HTTP status an error is sent with in the modern era. */
-function statusOf(error: McpError): number {
+export function statusOf(error: McpError): number {
   if (error.httpStatus !== undefined) return error.httpStatus;
   switch (error.code) {
     case ErrorCode.HeaderMismatch:
@@ -109,58 +107,25 @@ function statusOf(error: McpError): number {
   }
 }
 
-/** -32020 (HTTP 400): a header disagrees with the body, is malformed, or is missing. */
-export function headerMismatch(problem: HeaderProblem): McpError {
-  const error = new McpError(ErrorCode.HeaderMismatch, problem.message, problem.data);
-  error.httpStatus = 400;
-  return error;
-}
-
 /**
- * The remaining header checks (required headers, Mcp-Name, Mcp-Param-*), run once the envelope's
- * `version` is known to be served.
+ * Answers one modern-era request: checked and handled by the engine (one sequence for every
+ * transport), answered as JSON, or as an SSE stream once a notification comes first. Every error
+ * echoes the request's id, with the HTTP status of its code. @internal
  */
-export type HeaderCheck = (request: FastifyRequest, message: JsonRpcRequest, version: string) => McpError | undefined;
-
-/** Answers one modern-era request. @internal */
-export async function serveModern(
-  app: McpApp,
-  request: FastifyRequest,
-  reply: FastifyReply,
-  message: JsonRpcRequest,
-  checkHeaders: HeaderCheck,
-  maxBufferedBytes: number,
-): Promise<FastifyReply> {
+export async function serveModern(engine: Engine, logger: Logger, request: HttpRequest, response: HttpResponse, message: JsonRpcRequest, maxBufferedBytes: number): Promise<void> {
   const id: RequestId = message.id;
-  let envelope;
-  try {
-    const read = readEnvelope(message.params);
-    // Headers that contradict the body come before the version check: a body naming an unknown
-    // version under `MCP-Protocol-Version: 2026-07-28` is a mismatch (-32020), not -32022.
-    const contradiction = checkVersionHeader(request.headers, read.version) ?? checkMethodHeader(request.headers, message.method);
-    if (contradiction) throw headerMismatch(contradiction);
-    envelope = checkVersion(read);
-    const problem = checkHeaders(request, message, envelope.version);
-    if (problem) throw problem;
-  } catch (error) {
-    const failure = error instanceof McpError ? error : McpError.internalError();
-    return sendJson(reply, errorResponse(id, failure), statusOf(failure));
-  }
-
   const info: TransportInfo = { kind: 'http', headers: request.headers, ip: request.ip, url: request.url };
-  const inbound = new ResponseRequest(info, reply, id, maxBufferedBytes);
-  let response: JsonRpcResponse;
+  const inbound = new ResponseRequest(info, response, id, maxBufferedBytes);
+  let answer: JsonRpcResponse;
   let status = 200;
   try {
-    const result = await app.engine.modern.handle(message, envelope, inbound, info, inbound);
-    response = resultResponse(id, result);
+    answer = resultResponse(id, await engine.serveModern(message, request.headers, inbound, info, inbound));
   } catch (error) {
-    if (!(error instanceof McpError)) app.logger.error({ err: error, method: message.method }, 'MCP request failed');
+    if (!(error instanceof McpError)) logger.error({ err: error, method: message.method }, 'MCP request failed');
     const failure = error instanceof McpError ? error : McpError.internalError();
-    response = errorResponse(id, failure);
+    answer = errorResponse(id, failure);
     status = statusOf(failure);
   }
-  if (inbound.finished || (inbound.aborted && reply.raw.destroyed)) return reply;
-  inbound.answer(response, status);
-  return reply;
+  if (inbound.finished || (inbound.aborted && response.aborted)) return;
+  inbound.answer(answer, status);
 }

@@ -5,7 +5,8 @@
  * headers record; the caller turns a {@link HeaderProblem} into HTTP 400 with JSON-RPC -32020
  * (HeaderMismatch). Never applied to legacy (2025-era) traffic.
  */
-import { describeValue } from '@hermes-mcp/protocol';
+import { describeValue, isRecord } from '@hermes-mcp/protocol';
+import { methodSpec } from '../methods';
 
 /** Request headers as Node gives them: lower-cased names, duplicates of most headers joined. */
 export type HeadersRecord = Record<string, string | string[] | undefined>;
@@ -110,27 +111,15 @@ export function checkMethodHeader(headers: HeadersRecord, method: string): Heade
 }
 
 /**
- * Which body field `Mcp-Name` mirrors, per method: the core methods (SEP-2243) and the tasks
- * extension's (SEP-2663). Other methods carry no `Mcp-Name`.
- */
-const NAME_SOURCE: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
-
-/**
  * The standard headers of a modern request, checked against its body; the first problem found,
  * in this order:
  * 1. `MCP-Protocol-Version` present and different from `protocolVersion` ({@link checkVersionHeader});
  * 2. `MCP-Protocol-Version` missing;
  * 3. `Mcp-Method` missing;
  * 4. `Mcp-Method` different from `body.method` ({@link checkMethodHeader});
- * 5. for `tools/call` and `prompts/get` (`params.name`), `resources/read` (`params.uri`) and
- *    `tasks/get|update|cancel` (`params.taskId`), when the body carries that value as a string:
+ * 5. for the methods whose table entry names the field `Mcp-Name` mirrors (`tools/call` and
+ *    `prompts/get`: `params.name`; `resources/read`: `params.uri`; `tasks/get|update|cancel`:
+ *    `params.taskId`), when the body carries that value as a string:
  *    `Mcp-Name` missing, not decodable ({@link decodeHeaderValue}), or different from it.
  *
  * A body without the source value passes (params validation refuses it later, in-band). Header
@@ -156,7 +145,7 @@ export function checkStandardHeaders(
   const methodMismatch = checkMethodHeader(headers, body.method);
   if (methodMismatch) return methodMismatch;
 
-  const field = Object.hasOwn(NAME_SOURCE, body.method) ? NAME_SOURCE[body.method] : undefined;
+  const field = methodSpec(body.method)?.nameField;
   const expected = field !== undefined ? body.params?.[field] : undefined;
   if (typeof expected !== 'string') return undefined;
   return checkDecoded('Mcp-Name', headerValue(headers, 'mcp-name'), expected, (decoded) => decoded === expected);
@@ -178,11 +167,11 @@ export function headerParamsOf(inputSchema: object): HeaderParam[] {
   const visit = (node: Record<string, unknown>, path: string[]): void => {
     const header = node[X_MCP_HEADER];
     if (path.length > 0 && typeof header === 'string' && isParamType(node.type)) found.push({ path, header, type: node.type });
-    if (isObject(node.properties)) {
-      for (const [name, child] of Object.entries(node.properties)) if (isObject(child)) visit(child, [...path, name]);
+    if (isRecord(node.properties)) {
+      for (const [name, child] of Object.entries(node.properties)) if (isRecord(child)) visit(child, [...path, name]);
     }
   };
-  if (isObject(inputSchema)) visit(inputSchema, []);
+  if (isRecord(inputSchema)) visit(inputSchema, []);
   return found;
 }
 
@@ -219,7 +208,7 @@ export function validateHeaderDeclarations(inputSchema: object): string[] {
   const problems: string[] = [];
   const seen = new Map<string, string>(); // lower-cased name → where it was first declared
   const visit = (node: unknown, where: string, reachable: boolean): void => {
-    if (!isObject(node)) return;
+    if (!isRecord(node)) return;
     if (X_MCP_HEADER in node) {
       const at = where || '<root>';
       const name = node[X_MCP_HEADER];
@@ -246,7 +235,7 @@ export function validateHeaderDeclarations(inputSchema: object): string[] {
         problems.push(`${at}: ${label} is on a property of type ${type}; only string, integer and boolean are allowed${hint}`);
       }
     }
-    if (isObject(node.properties)) {
+    if (isRecord(node.properties)) {
       for (const [name, child] of Object.entries(node.properties)) visit(child, `${where}${where ? '.' : ''}properties.${name}`, reachable);
     }
     for (const keyword of UNREACHABLE) {
@@ -254,7 +243,7 @@ export function validateHeaderDeclarations(inputSchema: object): string[] {
       if (sub === undefined) continue;
       const prefix = `${where}${where ? '.' : ''}${keyword}`;
       if (Array.isArray(sub)) sub.forEach((branch, i) => visit(branch, `${prefix}[${i}]`, false));
-      else if (NAMED_SUBSCHEMAS.has(keyword) && isObject(sub)) for (const [key, branch] of Object.entries(sub)) visit(branch, `${prefix}.${key}`, false);
+      else if (NAMED_SUBSCHEMAS.has(keyword) && isRecord(sub)) for (const [key, branch] of Object.entries(sub)) visit(branch, `${prefix}.${key}`, false);
       else visit(sub, prefix, false);
     }
   };
@@ -340,7 +329,7 @@ function trimOws(value: string): string {
 function valueAt(root: unknown, path: string[]): unknown {
   let node = root;
   for (const key of path) {
-    if (!isObject(node) || !Object.hasOwn(node, key)) return undefined;
+    if (!isRecord(node) || !Object.hasOwn(node, key)) return undefined;
     node = node[key];
   }
   return node;
@@ -383,6 +372,3 @@ function isParamType(type: unknown): type is HeaderParamType {
   return type === 'string' || type === 'integer' || type === 'boolean' || type === 'number';
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}

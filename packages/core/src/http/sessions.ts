@@ -3,12 +3,12 @@
  * of a timer, closures and a promise per session), how many each client holds, and eviction of
  * the longest-idle session when the server is full.
  */
-import type { Connection } from '@hermes-mcp/core';
+import type { Connection } from '../engine';
 import { MAX_TIMER_DELAY } from '@hermes-mcp/protocol';
-import type { HttpSessionTransport } from './http-session';
-import type { LegacySseTransport } from './legacy-sse';
-import type { HttpSession } from './plugin';
+import type { HttpSession } from './endpoint';
 import type { SessionStore } from './session-store';
+import type { HttpSseTransport } from './sse-2024';
+import type { StreamableHttpTransport } from './streamable';
 
 /**
  * One session as the plugin keeps it. It is also a link of its {@link IdleSessions} list, so an
@@ -24,7 +24,7 @@ export class LiveSession implements HttpSession {
 
   constructor(
     readonly id: string,
-    readonly transport: HttpSessionTransport | LegacySseTransport,
+    readonly transport: StreamableHttpTransport | HttpSseTransport,
     readonly connection: Connection,
     private readonly idle: IdleSessions,
     /** The client that opened it (`clientKey`), counted toward `maxSessionsPerClient`. */
@@ -121,7 +121,7 @@ export class IdleSessions {
 
   /** The connection of a session is gone, however it ended (`ConnectionOptions.onclose`). */
   connectionClosed(connection: Connection): void {
-    const id = (connection.transport as HttpSessionTransport | LegacySseTransport).sessionId;
+    const id = (connection.transport as StreamableHttpTransport | HttpSseTransport).sessionId;
     const session = this.store.get(id);
     if (session instanceof LiveSession && session.connection === connection) this.forget(session);
     else this.store.delete(id);

@@ -2,7 +2,7 @@
  * DNS-rebinding protection: the Host and Origin headers must name this server. On by default,
  * allowing loopback names (any port); give lists to serve other names.
  */
-import type { FastifyRequest } from 'fastify';
+import type { HeadersRecord } from './headers';
 
 /** Which Host and Origin values are accepted. */
 export interface OriginPolicy {
@@ -27,9 +27,9 @@ function hostname(host: string): string {
 }
 
 /** Why the request is refused, or undefined when it may go on. @internal */
-export function checkOrigin(request: FastifyRequest, policy: OriginPolicy): string | undefined {
+export function checkOrigin(headers: HeadersRecord, policy: OriginPolicy): string | undefined {
   if (policy.allowedHosts !== false) {
-    const host = request.headers.host;
+    const host = single(headers.host);
     if (!host) return 'the Host header is missing';
     const allowed = policy.allowedHosts ?? LOOPBACK;
     const name = hostname(host);
@@ -37,7 +37,7 @@ export function checkOrigin(request: FastifyRequest, policy: OriginPolicy): stri
       return `the Host "${host}" is not allowed (allowedHosts)`;
     }
   }
-  const origin = request.headers.origin;
+  const origin = single(headers.origin);
   if (origin !== undefined && policy.allowedOrigins !== false) {
     if (policy.allowedOrigins) {
       if (!policy.allowedOrigins.includes(origin)) return `the Origin "${origin}" is not allowed (allowedOrigins)`;
@@ -54,4 +54,8 @@ export function checkOrigin(request: FastifyRequest, policy: OriginPolicy): stri
     }
   }
   return undefined;
+}
+
+function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }

@@ -5,8 +5,8 @@
 import { JsonRpcMessage, ParsedFrame, Transport, TransportInfo, serialize } from '@hermes-mcp/protocol';
 import type { SseConnection } from './sse';
 
-/** One legacy HTTP+SSE session's transport. @internal */
-export class LegacySseTransport implements Transport {
+/** The transport of one HTTP+SSE session (MCP 2024-11-05). @internal */
+export class HttpSseTransport implements Transport {
   readonly info: TransportInfo;
   onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
   onclose?: () => void;

@@ -1,85 +1,67 @@
 /**
- * One Server-Sent Events connection: writes events to a raw Node response. Fastify is told to let
- * go of the reply (`hijack`) once a stream starts; the headers Fastify hooks set (CORS, say) are
- * carried over.
+ * One Server-Sent Events connection: writes events to the streaming body of an HTTP response
+ * (whatever the adapter: {@link HttpStream}).
  *
  * A client that does not read its stream cannot make the server buffer without end: once more
  * than `maxBufferedBytes` wait unread, the next write closes the connection instead
  * ({@link SseConnection.overflowed}), and its owner decides what that means (a request's stream:
  * the request is cancelled; the session's GET stream: it ends and can be resumed).
  */
-import type { ServerResponse } from 'node:http';
-import type { FastifyReply } from 'fastify';
+import type { HttpResponse, HttpStream } from './exchange';
 
 /** Default limit of what one stream may hold unread: 4 MiB. */
 export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
+/** The headers of every SSE response. */
+const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  'x-accel-buffering': 'no',
+});
+
 /** Writes SSE events on one HTTP response. @internal */
 export class SseConnection {
   private ended = false;
-  private readonly closeListeners: Array<() => void> = [];
   /** True when the connection was closed because its client left too much unread. */
   overflowed = false;
 
   private constructor(
-    private readonly raw: ServerResponse,
+    private readonly raw: HttpStream,
     private readonly maxBuffered: number,
   ) {
-    raw.on('close', () => {
-      this.ended = true;
-      for (const listener of this.closeListeners.splice(0)) listener();
-    });
+    raw.onClose(() => (this.ended = true));
   }
 
   /**
-   * Starts an SSE response on `reply` (status 200), keeping the headers already set on it. The
-   * connection closes when more than `maxBufferedBytes` wait unread.
+   * Starts an SSE response (status 200) with `headers` besides the SSE ones. The connection closes
+   * when more than `maxBufferedBytes` wait unread.
    */
-  static open(reply: FastifyReply, headers: Record<string, string> = {}, maxBufferedBytes = DEFAULT_MAX_BUFFERED_BYTES): SseConnection {
-    const raw = SseConnection.head(reply, headers);
-    raw.flushHeaders();
-    return new SseConnection(raw, maxBufferedBytes);
+  static open(response: HttpResponse, headers: Record<string, string> = {}, maxBufferedBytes = DEFAULT_MAX_BUFFERED_BYTES): SseConnection {
+    return new SseConnection(response.stream({ ...headers, ...SSE_HEADERS }), maxBufferedBytes);
   }
 
   /**
    * Answers with a stream whose every event is already known: headers and events go out in one
    * write, with a Content-Length, and the response ends.
    */
-  static whole(reply: FastifyReply, headers: Record<string, string>, events: string): SseConnection {
-    const raw = SseConnection.head(reply, { ...headers, 'content-length': String(Buffer.byteLength(events)) });
-    const connection = new SseConnection(raw, Infinity);
-    raw.end(events);
-    return connection;
-  }
-
-  private static head(reply: FastifyReply, headers: Record<string, string>): ServerResponse {
-    reply.hijack();
-    const raw = reply.raw;
-    const inherited = reply.getHeaders() as Record<string, string | number | string[]>;
-    raw.writeHead(200, {
-      ...inherited,
-      ...headers,
-      'content-type': 'text/event-stream',
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-    return raw;
+  static whole(response: HttpResponse, headers: Record<string, string>, events: string): SseConnection {
+    return new SseConnection(response.stream({ ...headers, ...SSE_HEADERS }, events), Infinity);
   }
 
   /** True once everything written was handed to the operating system (the response finished, not cut). */
   get delivered(): boolean {
-    return this.raw.writableFinished;
+    return this.raw.delivered;
   }
 
   /** True once the response ended, from either side. */
   get closed(): boolean {
-    return this.ended || this.raw.writableEnded || this.raw.destroyed;
+    return this.ended || this.raw.closed;
   }
 
   /** Bytes written and not yet taken by the operating system. */
   get bufferedBytes(): number {
-    return this.raw.writableLength;
+    return this.raw.bufferedBytes;
   }
 
   /** Writes an already formatted frame. */
@@ -101,7 +83,7 @@ export class SseConnection {
    * event goes out whatever its size; a backlog past the limit is what closes the stream.
    */
   private hasRoom(): boolean {
-    if (this.raw.writableLength <= this.maxBuffered) return true;
+    if (this.raw.bufferedBytes <= this.maxBuffered) return true;
     this.overflowed = true;
     this.ended = true;
     this.raw.destroy();
@@ -127,6 +109,6 @@ export class SseConnection {
   /** Runs `listener` once when the connection closes (immediately if it already did). */
   onClose(listener: () => void): void {
     if (this.closed) listener();
-    else this.closeListeners.push(listener);
+    else this.raw.onClose(listener);
   }
 }

@@ -8,7 +8,6 @@
  * goes to the session's GET stream. SSE events are numbered per stream and kept in the event store,
  * so a client that loses a stream resumes it with `Last-Event-ID` and misses nothing.
  */
-import type { FastifyReply } from 'fastify';
 import {
   ErrorCode,
   JsonRpcMessage,
@@ -24,6 +23,7 @@ import {
   serialize,
 } from '@hermes-mcp/protocol';
 import type { EventStore } from './event-store';
+import type { HttpResponse } from './exchange';
 import { SseConnection } from './sse';
 
 /** How an exchange answers its POST. @internal */
@@ -110,15 +110,15 @@ export class Exchange {
    * event ids from that response only, so it has nothing to resume from. Otherwise the connection
    * stays open for what comes.
    */
-  respond(reply: FastifyReply, headers: Record<string, string>): void {
+  respond(response: HttpResponse, headers: Record<string, string>): void {
     if (this.done && !this.detached) {
       this.attached = true;
-      const connection = SseConnection.whole(reply, headers, this.outbox.join(''));
+      const connection = SseConnection.whole(response, headers, this.outbox.join(''));
       this.outbox.length = 0;
       connection.onClose(() => this.retire(connection.delivered));
       return;
     }
-    this.attach(SseConnection.open(reply, headers, this.owner.maxBufferedBytes));
+    this.attach(SseConnection.open(response, headers, this.owner.maxBufferedBytes));
   }
 
   /** Attaches the SSE connection the handler opened, and writes what waited for it. */
@@ -197,8 +197,8 @@ export class Exchange {
   }
 }
 
-/** Options of an {@link HttpSessionTransport}. @internal */
-export interface HttpSessionTransportOptions {
+/** Options of an {@link StreamableHttpTransport}. @internal */
+export interface StreamableHttpTransportOptions {
   sessionId: string;
   eventStore: EventStore;
   /** Milliseconds a client should wait before reconnecting a closed stream (`retry`). */
@@ -220,7 +220,7 @@ export interface Expected {
 const STANDALONE = 'get';
 
 /** The transport of one Streamable HTTP session. @internal */
-export class HttpSessionTransport implements Transport, ExchangeOwner {
+export class StreamableHttpTransport implements Transport, ExchangeOwner {
   readonly info: TransportInfo;
   onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
   onclose?: () => void;
@@ -238,7 +238,7 @@ export class HttpSessionTransport implements Transport, ExchangeOwner {
   private closed = false;
   private nextStream = 0;
 
-  constructor(private readonly options: HttpSessionTransportOptions) {
+  constructor(private readonly options: StreamableHttpTransportOptions) {
     this.info = Object.freeze({ kind: 'http', sessionId: options.sessionId });
   }
 
@@ -292,8 +292,8 @@ export class HttpSessionTransport implements Transport, ExchangeOwner {
   }
 
   /** Opens the session's GET stream for messages unrelated to any request. */
-  openStandalone(reply: FastifyReply, priming: boolean): SseConnection {
-    const connection = SseConnection.open(reply, {}, this.options.maxBufferedBytes);
+  openStandalone(response: HttpResponse, priming: boolean): SseConnection {
+    const connection = SseConnection.open(response, {}, this.options.maxBufferedBytes);
     this.standalone = connection;
     this.standaloneOpened = true;
     if (priming) connection.prime(this.options.eventStore.mark(STANDALONE), this.options.retryMs);
@@ -307,10 +307,10 @@ export class HttpSessionTransport implements Transport, ExchangeOwner {
    * Resumes a stream from `Last-Event-ID`: replays what came after it on that stream, then keeps
    * the connection for what is still to come. False when the id is unknown.
    */
-  resume(reply: FastifyReply, lastEventId: string): boolean {
+  resume(response: HttpResponse, lastEventId: string): boolean {
     const replay = this.options.eventStore.replayAfter(lastEventId);
     if (!replay) return false;
-    const connection = SseConnection.open(reply, {}, this.options.maxBufferedBytes);
+    const connection = SseConnection.open(response, {}, this.options.maxBufferedBytes);
     for (const event of replay.events) connection.write(serialize(event.message), event.id);
     if (replay.streamId === STANDALONE) {
       this.standalone = connection;

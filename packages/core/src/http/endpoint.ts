@@ -1,0 +1,496 @@
+/**
+ * MCP over HTTP, whatever the HTTP server: one endpoint that answers every route of the
+ * transports, for every adapter (the Fastify plugin, the Web-standard handler).
+ *
+ * - `POST {path}`, `GET {path}`, `DELETE {path}`: Streamable HTTP. MCP 2025-03-26 … 2025-11-25
+ *   with sessions, JSON or SSE answers and resumable streams; MCP 2026-07-28 stateless, one POST
+ *   per request, decided per POST by the one era rule (era.ts).
+ * - `GET {path}/sse` + `POST {path}/messages?sessionId=…`: the HTTP+SSE transport of 2024-11-05.
+ *
+ * An adapter parses the JSON body with the protocol's `parseJson`, checks its size, and hands
+ * core an {@link HttpRequest} and an {@link HttpResponse}; everything else — the Host/Origin
+ * check, media types, the era, headers, sessions and their limits, status codes, shutdown — is here.
+ */
+import { randomBytes } from 'node:crypto';
+import {
+  ErrorCode,
+  JsonRpcMessage,
+  JsonRpcRequest,
+  McpError,
+  ParsedFrame,
+  RequestId,
+  TransportInfo,
+  classifyValue,
+  errorResponse,
+  LEGACY_PROTOCOL_VERSIONS,
+  serialize,
+} from '@hermes-mcp/protocol';
+import type { Connection } from '../engine';
+import { decideEra } from '../era';
+import { HermesError } from '../errors';
+import type { McpApp } from '../factory';
+import type { Logger } from '../logger';
+import { accepts, headerOf } from './accept';
+import { InMemoryEventStore } from './event-store';
+import type { HttpRequest, HttpResponse } from './exchange';
+import { HeadersRecord, validateHeaderDeclarations } from './headers';
+import { serveModern } from './modern-http';
+import { OriginPolicy, checkOrigin } from './origin';
+import { InMemorySessionStore, SessionStore } from './session-store';
+import { IdleSessions, LiveSession } from './sessions';
+import { DEFAULT_MAX_BUFFERED_BYTES, SseConnection } from './sse';
+import { HttpSseTransport } from './sse-2024';
+import { Expected, StreamableHttpTransport } from './streamable';
+
+/** Options of an {@link HttpEndpoint}: what MCP over HTTP lets an operator tune. */
+export interface HttpEndpointOptions extends OriginPolicy {
+  /** Where the MCP endpoint is mounted (default `/mcp`). */
+  path?: string;
+  /** A session with no request for this many milliseconds is ended (default 30 minutes). */
+  sessionIdleTimeout?: number;
+  /**
+   * Most sessions at once (default 10 000). At the limit, a new session replaces the one idle
+   * longest (that has no request in flight); only when every session is busy does it get 503.
+   */
+  maxSessions?: number;
+  /**
+   * Most sessions one client may hold at once (default 1 000); one more gets 429. Clients are told
+   * apart by {@link clientKey}.
+   */
+  maxSessionsPerClient?: number;
+  /**
+   * Which client a request comes from, for `maxSessionsPerClient` (default: its `ip`, as the
+   * adapter trusts it). Return a user or tenant id to count per account instead.
+   */
+  clientKey?: (request: HttpRequest) => string;
+  /**
+   * Most bytes one SSE stream may hold unread before it is closed (default 4 MiB). A request's
+   * stream that falls that far behind ends and its request is cancelled (answered with -32011
+   * for a client that resumes); the session stays. A 2024-11-05 HTTP+SSE session has one stream,
+   * so it ends.
+   */
+  maxBufferedBytes?: number;
+  /**
+   * On close, how long requests in flight may take to finish before they are answered with
+   * -32010, in milliseconds (default: the app's `shutdownGracePeriod`, 5 000).
+   */
+  shutdownGracePeriod?: number;
+  /** Largest request body in bytes; larger gets 413 (default 4 MiB). Enforced by the adapter. */
+  bodyLimit?: number;
+  /** Milliseconds a client waits before reconnecting a closed SSE stream (`retry`, default 1000). */
+  retryMs?: number;
+  /** Events kept per session for resumption (default 1000). */
+  eventStoreLimit?: number;
+  /** Where sessions are kept (default: in memory). */
+  sessionStore?: SessionStore<HttpSession>;
+  /** Serve the 2024-11-05 HTTP+SSE transport at `{path}/sse` and `{path}/messages` (default true). */
+  legacySse?: boolean;
+}
+
+/** A live session: its transport and its engine connection. */
+export interface HttpSession {
+  readonly id: string;
+  readonly transport: StreamableHttpTransport | HttpSseTransport;
+  readonly connection: Connection;
+  /** Restarts the idle clock. @internal */
+  touch(): void;
+  /** Ends the session: in-flight requests are aborted, streams closed. */
+  close(): Promise<void>;
+  /**
+   * Ends the session gracefully: new requests are refused with -32010, those in flight get
+   * `gracePeriod` ms to finish (then -32010), then streams close.
+   */
+  drain(gracePeriod: number): Promise<void>;
+}
+
+/**
+ * The options of a Streamable HTTP session's transport. `onDropped` is a method, not a closure per
+ * session: the transport calls it on these options, so the session id comes from `this`.
+ */
+class SessionTransportOptions {
+  /** The session's events, kept for resumption (its store allocates nothing before the first). */
+  readonly eventStore: InMemoryEventStore;
+
+  constructor(
+    readonly sessionId: string,
+    eventStoreLimit: number,
+    readonly retryMs: number,
+    readonly maxBufferedBytes: number,
+    private readonly log: Logger,
+  ) {
+    this.eventStore = new InMemoryEventStore(eventStoreLimit);
+  }
+
+  /** Logs a message that had no stream to go to. */
+  onDropped(message: JsonRpcMessage | JsonRpcMessage[]): void {
+    this.log.debug({ sessionId: this.sessionId, message }, 'no stream for a message; dropped');
+  }
+}
+
+const MINUTE = 60_000;
+/** The defaults of {@link HttpEndpointOptions}. */
+export const HTTP_DEFAULTS = Object.freeze({
+  path: '/mcp',
+  sessionIdleTimeout: 30 * MINUTE,
+  maxSessions: 10_000,
+  maxSessionsPerClient: 1_000,
+  bodyLimit: 4 * 1024 * 1024,
+  retryMs: 1000,
+  eventStoreLimit: 1000,
+  maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES,
+});
+const SUPPORTED_HEADER_VERSIONS: readonly string[] = LEGACY_PROTOCOL_VERSIONS;
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** Answers with a JSON-RPC error: with the request's id when it is known, without one otherwise (HTTP-level errors). */
+export function sendError(response: HttpResponse, status: number, code: number, message: string, data?: unknown, id?: RequestId): void {
+  response.send(status, JSON_HEADERS, serialize(errorResponse(id, new McpError(code, message, data))));
+}
+
+/** What a frame needs answered (request ids, batch members without one), and whether it is an `initialize`. */
+function requestsOf(frame: ParsedFrame): Expected & { initialize: boolean; invalid?: string } {
+  if (frame.kind === 'single') {
+    const m = frame.message;
+    if (m.kind === 'request') return { ids: [m.message.id], anonymous: 0, initialize: m.message.method === 'initialize' };
+    if (m.kind === 'invalid' && m.id !== null && !m.noReply) return { ids: [m.id], anonymous: 0, initialize: false };
+    return { ids: [], anonymous: 0, initialize: false };
+  }
+  if (frame.kind === 'batch') {
+    const ids: RequestId[] = [];
+    let anonymous = 0;
+    for (const m of frame.messages) {
+      if (m.kind === 'request') {
+        if (m.message.method === 'initialize') return { ids: [], anonymous: 0, initialize: false, invalid: '"initialize" must not be part of a batch' };
+        ids.push(m.message.id);
+      } else if (m.kind === 'invalid' && !m.noReply) {
+        // Answered with its own id when it had a readable one, with id null otherwise.
+        if (m.id !== null) ids.push(m.id);
+        else anonymous++;
+      }
+    }
+    return { ids, anonymous, initialize: false };
+  }
+  return { ids: [], anonymous: 0, initialize: false };
+}
+
+/** Which era a POST belongs to: decided by the body and the version header, before any session. */
+type PostEra = { kind: 'legacy' } | { kind: 'modern'; request: JsonRpcRequest } | { kind: 'modern-notification' } | { kind: 'refuse'; error: McpError; id?: RequestId };
+
+function eraOfPost(request: HttpRequest, frame: ParsedFrame): PostEra {
+  const header = headerOf(request.headers, 'mcp-protocol-version');
+  if (frame.kind === 'batch') {
+    const claimed = frame.messages.some((m) => (m.kind === 'request' || m.kind === 'notification') && decideEra(m.message.method, m.message.params, {}) === 'modern');
+    if (claimed) return { kind: 'refuse', error: McpError.invalidRequest('JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later') };
+    return { kind: 'legacy' };
+  }
+  if (frame.kind !== 'single') return { kind: 'legacy' };
+  const m = frame.message;
+  if (m.kind === 'request' || m.kind === 'notification') {
+    const era = decideEra(m.message.method, m.message.params, { header });
+    if (era instanceof McpError) return { kind: 'refuse', error: era, id: m.kind === 'request' ? m.message.id : undefined };
+    if (era === 'legacy') return { kind: 'legacy' };
+    return m.kind === 'request' ? { kind: 'modern', request: m.message } : { kind: 'modern-notification' };
+  }
+  // Not JSON-RPC, but meant for the modern era: answer with what is wrong (and its id), not with a session error.
+  if (m.kind === 'invalid' && decideEra('', (request.body as { params?: unknown } | null)?.params, { header }) === 'modern') {
+    // A malformed response is never answered with its id: the client would take it for our answer.
+    return { kind: 'refuse', error: m.error, id: m.noReply ? undefined : (m.id ?? undefined) };
+  }
+  return { kind: 'legacy' };
+}
+
+function isError(message: JsonRpcMessage | JsonRpcMessage[]): boolean {
+  return !Array.isArray(message) && 'error' in message;
+}
+
+/** Serves one MCP app over HTTP, for any adapter. */
+export class HttpEndpoint {
+  /** The path the endpoint is mounted at, without a trailing slash. */
+  readonly path: string;
+  /** The settings in force (the options over {@link HTTP_DEFAULTS}). */
+  readonly settings: Required<Pick<HttpEndpointOptions, keyof typeof HTTP_DEFAULTS>>;
+  private readonly sessions: SessionStore<HttpSession>;
+  private readonly idle: IdleSessions;
+  private readonly log: Logger;
+  private readonly clientKey: (request: HttpRequest) => string;
+  private readonly gracePeriod: number;
+  /** Clients told about once that they reached `maxSessionsPerClient` (bounded: cleared when it grows large). */
+  private readonly capped = new Set<string>();
+  /** True once closing began: no new sessions or streams. */
+  private closing = false;
+  /** One function for every connection: the session is found again by its id. */
+  private readonly connectionClosed = (connection: Connection): void => this.idle.connectionClosed(connection);
+
+  constructor(
+    /** The app served. */
+    readonly app: McpApp,
+    private readonly options: HttpEndpointOptions = {},
+  ) {
+    const settings = { ...HTTP_DEFAULTS };
+    for (const key of Object.keys(HTTP_DEFAULTS) as Array<keyof typeof HTTP_DEFAULTS>) {
+      const value = options[key];
+      if (value !== undefined) (settings as Record<string, unknown>)[key] = value;
+    }
+    this.settings = settings;
+    this.path = settings.path.endsWith('/') && settings.path.length > 1 ? settings.path.slice(0, -1) : settings.path;
+    // Clients drop tools whose `x-mcp-header` declarations are malformed: refuse to start instead.
+    for (const tool of app.registry?.allTools() ?? []) {
+      const problems = validateHeaderDeclarations(tool.descriptor.inputSchema);
+      if (problems.length > 0) {
+        throw new HermesError('HERMES_INVALID_OPTIONS', `${tool.owner}: the x-mcp-header declarations of "${tool.name}" are invalid: ${problems.join('; ')}`);
+      }
+    }
+    this.sessions = options.sessionStore ?? new InMemorySessionStore<HttpSession>();
+    this.log = app.logger.child({ mcp: this.path });
+    this.idle = new IdleSessions(this.sessions, settings.sessionIdleTimeout, this.log);
+    this.clientKey = options.clientKey ?? ((request: HttpRequest) => request.ip ?? 'unknown');
+    this.gracePeriod = options.shutdownGracePeriod ?? app.engine.gracePeriod;
+  }
+
+  /** Whether the 2024-11-05 HTTP+SSE routes are served (`legacySse`). */
+  get servesSse(): boolean {
+    return this.options.legacySse !== false;
+  }
+
+  /** The live sessions. */
+  get sessionCount(): number {
+    return this.sessions.size;
+  }
+
+  /**
+   * Serves any request: the Host/Origin check, then the route by method and path (`{path}`,
+   * `{path}/sse`, `{path}/messages`). 404 off the endpoint's paths, 405 for other methods.
+   */
+  async handle(request: HttpRequest, response: HttpResponse): Promise<void> {
+    if (this.refuseOrigin(request, response)) return;
+    const query = request.url.indexOf('?');
+    const pathname = query === -1 ? request.url : request.url.slice(0, query);
+    const route = pathname === this.path ? 'mcp' : this.servesSse && pathname === `${this.path}/sse` ? 'sse' : this.servesSse && pathname === `${this.path}/messages` ? 'messages' : undefined;
+    if (route === undefined) return sendError(response, 404, ErrorCode.InvalidRequest, `Not Found: MCP is served at ${this.path}`);
+    const allowed = route === 'mcp' ? ['GET', 'POST', 'DELETE'] : route === 'sse' ? ['GET'] : ['POST'];
+    if (!allowed.includes(request.method)) {
+      return response.send(405, { ...JSON_HEADERS, allow: allowed.join(', ') }, serialize(errorResponse(undefined, McpError.invalidRequest(`Method Not Allowed: ${request.method} ${pathname} (allowed: ${allowed.join(', ')})`))));
+    }
+    if (route === 'sse') return this.openSse(request, response);
+    if (route === 'messages') return this.postMessage(request, response);
+    if (request.method === 'POST') return this.post(request, response);
+    if (request.method === 'GET') return this.get(request, response);
+    return this.delete(request, response);
+  }
+
+  /** The Host/Origin check (DNS rebinding): answers 403 and returns true when the request is refused. */
+  refuseOrigin(request: HttpRequest, response: HttpResponse): boolean {
+    const problem = this.originProblem(request.headers);
+    if (problem) this.forbid(response, problem);
+    return problem !== undefined;
+  }
+
+  /** Why the Host or Origin header is refused (see {@link OriginPolicy}), or undefined. */
+  originProblem(headers: HeadersRecord): string | undefined {
+    return checkOrigin(headers, this.options);
+  }
+
+  /** Answers 403 for an {@link originProblem}. */
+  forbid(response: HttpResponse, problem: string): void {
+    sendError(response, 403, ErrorCode.InvalidRequest, `Forbidden: ${problem}`);
+  }
+
+  /** `POST {path}`: a message, a batch (2025-03-26), or a modern request. */
+  async post(request: HttpRequest, response: HttpResponse): Promise<void> {
+    const contentType = headerOf(request.headers, 'content-type') ?? '';
+    if (!contentType.toLowerCase().startsWith('application/json')) {
+      return sendError(response, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
+    }
+    if (!accepts(request.headers, 'application/json', 'application/*') || !accepts(request.headers, 'text/event-stream', 'text/*')) {
+      return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list both application/json and text/event-stream');
+    }
+    const frame = classifyValue(request.body, request.bodySuspect === true);
+    if (frame.kind === 'invalid') return sendError(response, 400, frame.error.code, frame.error.message);
+    const era = eraOfPost(request, frame);
+    if (era.kind === 'refuse') return sendError(response, 400, era.error.code, era.error.message, era.error.data, era.id);
+    if (era.kind === 'modern') return serveModern(this.app.engine, this.app.logger, request, response, era.request, this.settings.maxBufferedBytes);
+    if (era.kind === 'modern-notification') return response.send(202, NO_HEADERS);
+    const sessionId = headerOf(request.headers, 'mcp-session-id');
+    // Not JSON-RPC, and no id to answer to or no session to answer in: the engine's error would
+    // have nowhere to go. Answered here, with its id when it has one (never a response's).
+    if (frame.kind === 'single' && frame.message.kind === 'invalid' && (frame.message.id === null || sessionId === undefined)) {
+      const m = frame.message;
+      return sendError(response, 400, m.error.code, m.error.message, undefined, m.noReply || m.id === null ? undefined : m.id);
+    }
+    const expected = requestsOf(frame);
+    if (expected.invalid) return sendError(response, 400, ErrorCode.InvalidRequest, `Invalid request: ${expected.invalid}`);
+    // An initialize that names a session belongs to that session (which refuses a second one).
+    const initialize = expected.initialize && sessionId === undefined;
+    let session: HttpSession | undefined;
+    if (initialize) {
+      const client = this.clientKey(request);
+      if (!this.admit(response, client)) return;
+      const { eventStoreLimit, retryMs, maxBufferedBytes } = this.settings;
+      session = await this.openSession(client, (id) => new StreamableHttpTransport(new SessionTransportOptions(id, eventStoreLimit, retryMs, maxBufferedBytes, this.log)));
+    } else {
+      session = this.sessionOf(request, response);
+      if (!session) return;
+    }
+    if (frame.kind === 'batch' && !session.connection.acceptBatch()) {
+      // The engine refuses it with an error that has no id, so no exchange would ever be answered.
+      return sendError(response, 400, ErrorCode.InvalidRequest, 'Invalid request: JSON-RPC batches are not supported by the negotiated protocol revision (only 2025-03-26 has them)');
+    }
+    const transport = session.transport as StreamableHttpTransport;
+    const exchange = transport.receive(frame, expected, this.requestInfo(request, session.id), this.priming(session));
+    if (!exchange) return response.send(202, NO_HEADERS);
+    const decision = await exchange.decision;
+    if (decision.kind === 'closed') return sendError(response, 404, ErrorCode.InvalidRequest, 'Session ended before the request was answered');
+    const sessionHeader: Record<string, string> = initialize ? { 'mcp-session-id': session.id } : {};
+    if (decision.kind === 'sse') return exchange.respond(response, sessionHeader);
+    if (initialize && isError(decision.message)) {
+      void session.close();
+      return response.send(200, JSON_HEADERS, decision.body);
+    }
+    response.send(200, initialize ? { ...sessionHeader, ...JSON_HEADERS } : JSON_HEADERS, decision.body);
+  }
+
+  /** `GET {path}`: the session's standalone SSE stream, or a stream resumed with `Last-Event-ID`. */
+  async get(request: HttpRequest, response: HttpResponse): Promise<void> {
+    if (!accepts(request.headers, 'text/event-stream', 'text/*')) {
+      return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
+    }
+    const session = this.sessionOf(request, response);
+    if (!session) return;
+    const transport = session.transport as StreamableHttpTransport;
+    const lastEventId = headerOf(request.headers, 'last-event-id');
+    if (lastEventId !== undefined) {
+      if (!transport.resume(response, lastEventId)) {
+        sendError(response, 400, ErrorCode.InvalidRequest, `Bad Request: Last-Event-ID "${lastEventId}" is unknown here (evicted, or from another session)`);
+      }
+      return;
+    }
+    if (this.closing) return sendError(response, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
+    if (transport.hasStandaloneStream) {
+      return sendError(response, 409, ErrorCode.InvalidRequest, 'Conflict: this session already has a GET stream open');
+    }
+    transport.openStandalone(response, this.priming(session));
+  }
+
+  /** `DELETE {path}`: ends the session. */
+  async delete(request: HttpRequest, response: HttpResponse): Promise<void> {
+    const session = this.sessionOf(request, response);
+    if (!session) return;
+    await session.close();
+    response.send(200, NO_HEADERS);
+  }
+
+  /** `GET {path}/sse`: opens a 2024-11-05 HTTP+SSE session; its first event names where to POST. */
+  async openSse(request: HttpRequest, response: HttpResponse): Promise<void> {
+    if (!accepts(request.headers, 'text/event-stream', 'text/*')) return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
+    const client = this.clientKey(request);
+    if (!this.admit(response, client)) return;
+    const connection = SseConnection.open(response, {}, this.settings.maxBufferedBytes);
+    const session = await this.openSession(client, (id) => new HttpSseTransport(id, connection));
+    connection.write(`${this.path}/messages?sessionId=${encodeURIComponent(session.id)}`, undefined, 'endpoint');
+  }
+
+  /** `POST {path}/messages?sessionId=…`: a message of a 2024-11-05 HTTP+SSE session. */
+  async postMessage(request: HttpRequest, response: HttpResponse): Promise<void> {
+    const id = sessionIdOf(request.url);
+    const session = id ? this.sessions.get(id) : undefined;
+    if (!session || !(session.transport instanceof HttpSseTransport)) {
+      return sendError(response, 404, ErrorCode.InvalidRequest, 'Session not found: open a stream with GET {path}/sse first');
+    }
+    const contentType = headerOf(request.headers, 'content-type') ?? '';
+    if (!contentType.toLowerCase().startsWith('application/json')) {
+      return sendError(response, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
+    }
+    session.touch();
+    session.transport.onframe?.(classifyValue(request.body, request.bodySuspect === true), this.requestInfo(request, session.id));
+    response.send(202, NO_HEADERS, 'Accepted');
+  }
+
+  /**
+   * Shuts down gracefully: no new sessions or streams (503, -32010); modern requests and listen
+   * streams end; requests in flight get the grace period, then every session closes.
+   */
+  async close(): Promise<void> {
+    this.closing = true;
+    await Promise.all([this.app.engine.drainStateless(this.gracePeriod), ...[...this.sessions.values()].map((s) => s.drain(this.gracePeriod))]);
+  }
+
+  /**
+   * Whether a new session may open for this request's client; answers 503 (shutting down, or
+   * full of busy sessions) or 429 (this client holds its maximum) when not. At `maxSessions`, the
+   * session idle longest makes room.
+   */
+  private admit(response: HttpResponse, client: string): boolean {
+    if (this.closing) {
+      sendError(response, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
+      return false;
+    }
+    const { maxSessions, maxSessionsPerClient } = this.settings;
+    if (this.idle.heldBy(client) >= maxSessionsPerClient) {
+      // Once per client, for the operator: behind a proxy every client may look like one.
+      if (!this.capped.has(client)) {
+        if (this.capped.size >= 1024) this.capped.clear();
+        this.capped.add(client);
+        this.log.warn({ client, maxSessionsPerClient }, "a client reached maxSessionsPerClient; behind a proxy, set your server's trust of proxies (Fastify's trustProxy) or clientKey so clients are told apart");
+      }
+      sendError(response, 429, ErrorCode.InvalidRequest, `Too Many Requests: this client holds its maximum of ${maxSessionsPerClient} sessions (maxSessionsPerClient); end one with DELETE first`);
+      return false;
+    }
+    if (this.sessions.size >= maxSessions && !this.idle.evictIdlest()) {
+      sendError(response, 503, ErrorCode.InternalError, `Service Unavailable: this server holds its maximum of ${maxSessions} sessions (maxSessions), all busy; try again later`);
+      return false;
+    }
+    return true;
+  }
+
+  private async openSession(client: string, makeTransport: (id: string) => StreamableHttpTransport | HttpSseTransport): Promise<HttpSession> {
+    const id = randomBytes(24).toString('base64url');
+    const transport = makeTransport(id);
+    // The session's child logger (bound to its id) is made when the session first logs.
+    const connection = await this.app.connect(transport, { sessionId: id, logger: this.log, loggerBindings: { sessionId: id }, onclose: this.connectionClosed });
+    const session = new LiveSession(id, transport, connection, this.idle, client);
+    // Closed while connecting (a legacy SSE stream cut at once): nothing to keep.
+    if (!connection.isClosed) this.idle.add(session);
+    return session;
+  }
+
+  private requestInfo(request: HttpRequest, sessionId: string): TransportInfo {
+    return { kind: 'http', sessionId, headers: request.headers, ip: request.ip, url: request.url };
+  }
+
+  /** The session named by the request's header: 400 without one, 404 for an unknown one. */
+  private sessionOf(request: HttpRequest, response: HttpResponse): HttpSession | undefined {
+    const id = headerOf(request.headers, 'mcp-session-id');
+    if (!id) {
+      sendError(response, 400, ErrorCode.InvalidRequest, 'Bad Request: the Mcp-Session-Id header is required (send "initialize" first to get one)');
+      return undefined;
+    }
+    const session = this.sessions.get(id);
+    if (!session || !(session.transport instanceof StreamableHttpTransport)) {
+      // While shutting down, a session that ended for it is not "not found": the client should go
+      // elsewhere or come back later, not re-initialize here.
+      if (this.closing) sendError(response, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
+      else sendError(response, 404, ErrorCode.InvalidRequest, 'Session not found: it expired or was ended; send "initialize" to start a new one');
+      return undefined;
+    }
+    const version = headerOf(request.headers, 'mcp-protocol-version');
+    if (version !== undefined && !SUPPORTED_HEADER_VERSIONS.includes(version)) {
+      sendError(response, 400, ErrorCode.InvalidRequest, `Bad Request: unsupported MCP-Protocol-Version "${version}" (supported: ${SUPPORTED_HEADER_VERSIONS.join(', ')})`);
+      return undefined;
+    }
+    session.touch();
+    return session;
+  }
+
+  private priming(session: HttpSession): boolean {
+    const version = session.connection.sessionInfo?.protocolVersion;
+    return version !== undefined && version >= '2025-11-25';
+  }
+}
+
+/** The `sessionId` query parameter of a URL. */
+function sessionIdOf(url: string): string | undefined {
+  const query = url.indexOf('?');
+  if (query === -1) return undefined;
+  return new URLSearchParams(url.slice(query + 1)).get('sessionId') ?? undefined;
+}

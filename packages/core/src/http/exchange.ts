@@ -1,0 +1,58 @@
+/**
+ * What an HTTP adapter hands core, and what core answers through: a request (method, URL, headers,
+ * the parsed body) and a response that can be sent whole or streamed. Fastify, the Web-standard
+ * handler and any other server implement {@link HttpResponse}; everything MCP says about HTTP is
+ * core's ({@link HttpEndpoint}).
+ */
+import type { HeadersRecord } from './headers';
+
+/** One HTTP request, as an adapter hands it to core. */
+export interface HttpRequest {
+  /** `GET`, `POST`, `DELETE`, … */
+  readonly method: string;
+  /** The path and query, as received (`/mcp/messages?sessionId=…`). */
+  readonly url: string;
+  /** The headers, names lower-cased. */
+  readonly headers: HeadersRecord;
+  /** The client's address, as the adapter sees it (behind a proxy: as it trusts it). */
+  readonly ip?: string;
+  /** The JSON body, parsed with the protocol's `parseJson` (POST only). */
+  readonly body?: unknown;
+  /** `parseJson`'s `suspect`: the body's text could hold a key that changes prototypes. */
+  readonly bodySuspect?: boolean;
+  /** The adapter's own request object (a `FastifyRequest`, a `Request`), for hooks such as `clientKey`. */
+  readonly native?: unknown;
+}
+
+/** The response to one {@link HttpRequest}. */
+export interface HttpResponse {
+  /** Sends the whole response and ends it. */
+  send(status: number, headers: Readonly<Record<string, string>>, body?: string): void;
+  /**
+   * Starts a streaming response, status 200 with these headers, sent at once. With `whole`, the
+   * stream's every byte is known: it goes out in one write with a Content-Length, and ends.
+   */
+  stream(headers: Readonly<Record<string, string>>, whole?: string): HttpStream;
+  /** True once the client closed the connection before the response was complete. */
+  readonly aborted: boolean;
+  /** Runs `listener` once when the response is over, complete or cut (at once if it is). */
+  onClose(listener: () => void): void;
+}
+
+/** The body of a streaming response. */
+export interface HttpStream {
+  /** Writes a chunk (ignored once closed). */
+  write(chunk: string): void;
+  /** Ends the response normally. */
+  end(): void;
+  /** Cuts the connection (a client that left too much unread). */
+  destroy(): void;
+  /** Bytes written and not yet taken by the client's connection. */
+  readonly bufferedBytes: number;
+  /** True once the response ended, from either side. */
+  readonly closed: boolean;
+  /** True once everything written was handed on and the response finished normally. */
+  readonly delivered: boolean;
+  /** Runs `listener` once when the stream closes, from either side (at once if it did). */
+  onClose(listener: () => void): void;
+}

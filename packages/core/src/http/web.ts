@@ -1,0 +1,244 @@
+/**
+ * The Web-standard adapter: `(request: Request) => Promise<Response>`, for every server built on
+ * the Fetch API's types — Hono, Next.js route handlers, Bun.serve, Deno.serve, workers, or Node
+ * behind an adapter. The same {@link HttpEndpoint} as the Fastify plugin answers; this file only
+ * turns a `Request` into an {@link HttpRequest} (reading the body within `bodyLimit`) and answers
+ * through a `Response`, streamed with a `ReadableStream` for SSE.
+ */
+import { ErrorCode, parseJson } from '@hermes-mcp/protocol';
+import type { Constructor } from '../container';
+import { McpApp, McpAppOptions, McpFactory } from '../factory';
+import type { McpHandler } from '../handler';
+import { HttpEndpoint, HttpEndpointOptions, sendError } from './endpoint';
+import type { HttpRequest, HttpResponse, HttpStream } from './exchange';
+import type { HeadersRecord } from './headers';
+
+/** Options of {@link createWebHandler}. */
+export interface WebHandlerOptions extends HttpEndpointOptions {
+  /** Options for `McpFactory.create` when the server is not an app yet. */
+  appOptions?: McpAppOptions;
+  /**
+   * The client's address, for `maxSessionsPerClient` and logs (a `Request` does not carry one;
+   * e.g. `(request) => request.headers.get('x-forwarded-for') ?? undefined` behind your proxy).
+   */
+  clientIp?: (request: Request) => string | undefined;
+}
+
+/** A Web-standard MCP handler, with the endpoint behind it and its graceful close. */
+export interface WebHandler {
+  (request: Request): Promise<Response>;
+  /** The endpoint answering (its sessions, settings). */
+  readonly endpoint: HttpEndpoint;
+  /** Shuts down gracefully (see {@link HttpEndpoint.close}); call it before your server stops. */
+  close(): Promise<void>;
+}
+
+/**
+ * Serves a Hermes MCP server from any Fetch-API server.
+ *
+ * @example
+ * const mcp = createWebHandler(WeatherServer, { path: '/mcp' });
+ * Bun.serve({ port: 3000, fetch: mcp });                    // Bun
+ * export const POST = mcp, GET = mcp, DELETE = mcp;         // a Next.js route handler
+ * app.all('/mcp/*', (c) => mcp(c.req.raw));                 // Hono
+ */
+export function createWebHandler(server: Constructor | McpHandler | McpApp, options: WebHandlerOptions = {}): WebHandler {
+  const app = server instanceof McpApp ? server : McpFactory.create(server, options.appOptions);
+  const endpoint = new HttpEndpoint(app, options);
+  const bodyLimit = endpoint.settings.bodyLimit;
+  const handler = async (request: Request): Promise<Response> => {
+    const response = new WebResponse(request.signal);
+    const url = new URL(request.url);
+    const headers: Record<string, string> = {};
+    request.headers.forEach((value, name) => (headers[name] = value));
+    const read = request.method === 'POST' ? await readBody(request, headers, bodyLimit, response) : NO_BODY;
+    if (read === undefined) return response.response;
+    const http: HttpRequest = { method: request.method, url: url.pathname + url.search, headers: headers as HeadersRecord, ip: options.clientIp?.(request), body: read.body, bodySuspect: read.suspect };
+    endpoint.handle(http, response).catch((error: unknown) => {
+      app.logger.error({ err: error }, 'MCP endpoint failed');
+      if (!response.started) sendError(response, 500, ErrorCode.InternalError, 'Internal error');
+    });
+    return response.response;
+  };
+  return Object.assign(handler, { endpoint, close: () => endpoint.close() });
+}
+
+const NO_BODY = { body: undefined, suspect: false };
+const encoder = new TextEncoder();
+
+/**
+ * The body of a POST, parsed: undefined (and the response sent: 413, 400) when it is too large,
+ * empty or not JSON. A body that is not declared JSON is left for the endpoint to refuse (415).
+ */
+async function readBody(request: Request, headers: Record<string, string>, limit: number, response: HttpResponse): Promise<{ body: unknown; suspect: boolean } | undefined> {
+  const tooLarge = () => sendError(response, 413, ErrorCode.InvalidRequest, `Payload Too Large: the body exceeds ${limit} bytes (bodyLimit)`);
+  const declared = Number(headers['content-length']);
+  if (declared > limit) return void tooLarge();
+  if (!(headers['content-type'] ?? '').toLowerCase().startsWith('application/json') || !request.body) {
+    await request.body?.cancel();
+    return NO_BODY;
+  }
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel();
+      return void tooLarge();
+    }
+    chunks.push(value);
+  }
+  const text = new TextDecoder().decode(chunks.length === 1 ? chunks[0] : concat(chunks, size));
+  if (text === '') return void sendError(response, 400, ErrorCode.InvalidRequest, 'Bad Request: the body is empty');
+  const parsed = parseJson(text);
+  if (!parsed.ok) return void sendError(response, 400, parsed.error.code, parsed.error.message);
+  return { body: parsed.value, suspect: parsed.suspect };
+}
+
+function concat(chunks: Uint8Array[], size: number): Uint8Array {
+  const all = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    all.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return all;
+}
+
+/** An {@link HttpResponse} that becomes a `Response`: whole, or streamed through a `ReadableStream`. */
+class WebResponse implements HttpResponse {
+  /** The `Response`, once the endpoint decided how to answer. */
+  readonly response: Promise<Response>;
+  /** True once the endpoint answered (the `Response` exists). */
+  started = false;
+  private resolve!: (response: Response) => void;
+  private readonly listeners: Array<() => void> = [];
+  private over = false;
+  private body?: WebStream = undefined;
+
+  constructor(private readonly signal: AbortSignal) {
+    this.response = new Promise((resolve) => (this.resolve = resolve));
+    signal.addEventListener('abort', () => this.finish(), { once: true });
+  }
+
+  send(status: number, headers: Readonly<Record<string, string>>, body?: string): void {
+    if (this.started) return;
+    this.started = true;
+    this.resolve(new Response(status === 202 || status === 204 ? null : (body ?? null), { status, headers }));
+    queueMicrotask(() => this.finish());
+  }
+
+  stream(headers: Readonly<Record<string, string>>, whole?: string): HttpStream {
+    this.started = true;
+    if (whole !== undefined) {
+      const bytes = encoder.encode(whole);
+      this.resolve(new Response(bytes, { status: 200, headers: { ...headers, 'content-length': String(bytes.byteLength) } }));
+      const done = new WebStream(() => this.finish());
+      done.end();
+      return done;
+    }
+    const stream = new WebStream(() => this.finish());
+    this.body = stream;
+    this.resolve(new Response(stream.readable, { status: 200, headers }));
+    return stream;
+  }
+
+  get aborted(): boolean {
+    return this.signal.aborted || (this.body?.cancelled ?? false);
+  }
+
+  onClose(listener: () => void): void {
+    if (this.over) listener();
+    else this.listeners.push(listener);
+  }
+
+  /** The response is over: complete, cut by the client, or destroyed. */
+  private finish(): void {
+    if (this.over) return;
+    this.over = true;
+    this.body?.cut();
+    for (const listener of this.listeners.splice(0)) listener();
+  }
+}
+
+/** The streamed body of a {@link WebResponse}: what is enqueued and not yet read counts as buffered. */
+class WebStream implements HttpStream {
+  readonly readable: ReadableStream<Uint8Array>;
+  /** True once the client stopped reading (the `Response` body was cancelled). */
+  cancelled = false;
+  private controller!: ReadableStreamDefaultController<Uint8Array>;
+  private ended = false;
+  private endedNormally = false;
+  private readonly listeners: Array<() => void> = [];
+
+  constructor(private readonly onOver: () => void) {
+    this.readable = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          this.controller = controller;
+        },
+        cancel: () => {
+          this.cancelled = true;
+          this.close();
+        },
+      },
+      { highWaterMark: 0, size: (chunk) => chunk.byteLength },
+    );
+  }
+
+  write(chunk: string): void {
+    if (!this.ended) this.controller.enqueue(encoder.encode(chunk));
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.endedNormally = true;
+    this.controller.close();
+    this.close();
+  }
+
+  destroy(): void {
+    if (this.ended) return;
+    this.controller.error(new Error('the client left too much of the stream unread'));
+    this.close();
+  }
+
+  /** The response ended from outside (the request was aborted). */
+  cut(): void {
+    if (this.ended) return;
+    this.cancelled = true;
+    try {
+      this.controller.error(new Error('the client went away'));
+    } catch {
+      // already closed
+    }
+    this.close();
+  }
+
+  get bufferedBytes(): number {
+    return this.ended ? 0 : -(this.controller.desiredSize ?? 0);
+  }
+
+  get closed(): boolean {
+    return this.ended;
+  }
+
+  get delivered(): boolean {
+    return this.endedNormally && !this.cancelled;
+  }
+
+  onClose(listener: () => void): void {
+    if (this.ended) listener();
+    else this.listeners.push(listener);
+  }
+
+  private close(): void {
+    if (this.ended) return;
+    this.ended = true;
+    for (const listener of this.listeners.splice(0)) listener();
+    this.onOver();
+  }
+}
