@@ -6,6 +6,8 @@
 //    waits until it answers.
 // 3. Runs the suite once per entry of RUNS, streaming its output; `npm run conformance -- <args>`
 //    runs it once with <args> instead (e.g. `-- --suite all`, `-- --scenario tools-list`).
+//    All of it once per adapter of ADAPTERS: the Fastify plugin and the Web-standard handler
+//    (`CONFORMANCE_ADAPTERS=web` picks one).
 // 4. Stops the server. Exits 0 when every run exited 0; otherwise with the first failing run's code.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -29,6 +31,9 @@ const RUNS = [
   { label: '2025-11-25', args: ['--requirements', '2025-11-25'] },
   { label: '2026-07-28', args: ['--requirements', '2026-07-28'] },
 ];
+
+/** The HTTP adapters the server runs on, one server each (`ADAPTER` of the conformance server). */
+const ADAPTERS = (process.env.CONFORMANCE_ADAPTERS ?? 'fastify,web').split(',').filter(Boolean);
 
 const isWindows = process.platform === 'win32';
 
@@ -84,10 +89,10 @@ function build() {
  * Starts the server with PORT=0 (the OS picks a free port; no race with other processes), reads
  * the URL it prints, and waits until it answers HTTP.
  */
-async function startServer() {
+async function startServer(adapter) {
   const child = spawn(process.execPath, [SERVER], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0' },
+    env: { ...process.env, PORT: '0', ADAPTER: adapter },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.pipe(process.stderr);
@@ -156,18 +161,22 @@ async function main() {
   const node = nodeBinary();
   const entry = suiteEntry();
   build();
-  const { child, url } = await startServer();
-  const stop = () => stopServer(child).finally(() => process.exit(130));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
   const results = [];
-  try {
-    for (const { label, args } of runs) {
-      log(`running ${SUITE.name}@${SUITE.version} against ${url}: ${label}`);
-      results.push({ label, code: await runSuite(node, entry, url, args) });
+  for (const adapter of ADAPTERS) {
+    const { child, url } = await startServer(adapter);
+    const stop = () => stopServer(child).finally(() => process.exit(130));
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+    try {
+      for (const { label, args } of runs) {
+        log(`running ${SUITE.name}@${SUITE.version} against ${url} (${adapter}): ${label}`);
+        results.push({ label: `${adapter}: ${label}`, code: await runSuite(node, entry, url, args) });
+      }
+    } finally {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      await stopServer(child);
     }
-  } finally {
-    await stopServer(child);
   }
   for (const { label, code } of results) log(`${code === 0 ? 'passed' : 'FAILED'}: ${label} (exit ${code})`);
   return results.find((r) => r.code !== 0)?.code ?? 0;

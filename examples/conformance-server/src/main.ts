@@ -1,7 +1,9 @@
 import 'reflect-metadata';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
 import { Container } from 'typedi';
-import { McpFactory } from '@hermes-mcp/core';
+import { McpApp, McpFactory, createLogger, createWebHandler, toNodeListener } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { ConformanceServer, Running, WATCHED_URI, Watched } from './conformance.server';
 
@@ -9,31 +11,67 @@ import { ConformanceServer, Running, WATCHED_URI, Watched } from './conformance.
 const WATCH_INTERVAL_MS = 3_000;
 
 /**
- * Starts Fastify on 127.0.0.1 (port from `PORT`, default 3001; `PORT=0` picks a free one) with the
- * conformance server mounted at /mcp, and prints the endpoint's URL on stderr.
+ * Starts the conformance server on 127.0.0.1 (port from `PORT`, default 3001; `PORT=0` picks a
+ * free one) with MCP at /mcp, and prints the endpoint's URL on stderr. `ADAPTER=web` serves it
+ * through the Web-standard handler behind Node's HTTP server; otherwise through the Fastify plugin.
  */
 async function main(): Promise<void> {
-  const fastify = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'warn' } });
-  const mcp = McpFactory.create(ConformanceServer, { logger: fastify.log });
-  Container.get(Running).app = mcp;
-  await fastify.register(hermesMcp, { server: mcp, path: '/mcp' });
-  const address = await fastify.listen({ host: '127.0.0.1', port: Number(process.env.PORT ?? 3001) });
+  const port = Number(process.env.PORT ?? 3001);
+  const level = process.env.LOG_LEVEL ?? 'warn';
+  const served = process.env.ADAPTER === 'web' ? await serveWeb(port, level) : await serveFastify(port, level);
+  Container.get(Running).app = served.app;
 
   const watched = Container.get(Watched);
   const timer = setInterval(() => {
     watched.revision++;
-    mcp.notifyResourceUpdated(WATCHED_URI);
+    served.app.notifyResourceUpdated(WATCHED_URI);
   }, WATCH_INTERVAL_MS);
   timer.unref();
 
-  process.stderr.write(`Hermes conformance server: MCP over Streamable HTTP at ${address}/mcp\n`);
+  process.stderr.write(`Hermes conformance server (${served.adapter}): MCP over Streamable HTTP at ${served.address}/mcp\n`);
   const stop = async () => {
     clearInterval(timer);
-    await fastify.close();
+    await served.close();
     process.exit(0);
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);
+}
+
+/** What a running adapter gives back. */
+interface Served {
+  adapter: string;
+  app: McpApp;
+  address: string;
+  close(): Promise<void>;
+}
+
+/** The Fastify plugin. */
+async function serveFastify(port: number, level: string): Promise<Served> {
+  const fastify = Fastify({ logger: { level } });
+  const app = McpFactory.create(ConformanceServer, { logger: fastify.log });
+  await fastify.register(hermesMcp, { server: app, path: '/mcp' });
+  const address = await fastify.listen({ host: '127.0.0.1', port });
+  return { adapter: 'fastify', app, address, close: () => fastify.close() };
+}
+
+/** The Web-standard handler behind Node's HTTP server. */
+async function serveWeb(port: number, level: string): Promise<Served> {
+  const app = McpFactory.create(ConformanceServer, { logger: createLogger({ level }) });
+  const handler = createWebHandler(app, { path: '/mcp' });
+  const server = createServer(toNodeListener(handler));
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
+  const address = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return {
+    adapter: 'web',
+    app,
+    address,
+    close: async () => {
+      await handler.close();
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
 
 main().catch((error) => {

@@ -37,7 +37,7 @@ export type { MethodSpec } from './methods';
 export { HttpEndpoint, HTTP_DEFAULTS, sendError } from './http/endpoint';
 export type { HttpEndpointOptions, HttpSession } from './http/endpoint';
 export type { HttpRequest, HttpResponse, HttpStream } from './http/exchange';
-export { NodeHttpStream } from './http/node';
+export { NodeHttpStream, toNodeListener } from './http/node';
 export { createWebHandler } from './http/web';
 export type { WebHandler, WebHandlerOptions } from './http/web';
 export type { OriginPolicy } from './http/origin';
