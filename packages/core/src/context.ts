@@ -26,6 +26,7 @@ import {
   TransportInfo,
 } from '@hermes-mcp/protocol';
 import type { Constructor } from './container';
+import type { HttpEndpointOptions } from './http/endpoint';
 import type { Logger } from './logger';
 import { elicitationSchemaFor } from './schema/elicitation-schema';
 import { formatIssues, validateInputAsync } from './validation/validator';
@@ -58,8 +59,15 @@ export interface SessionInfo {
 
 /** Verified caller identity, when an auth layer put one there. Never holds the raw token. */
 export interface AuthInfo {
+  /** Who the caller is (a token's `sub`). */
   readonly subject?: string;
+  /** The OAuth client acting for the caller (`client_id`, `azp`). */
+  readonly clientId?: string;
+  /** What the caller may do. */
   readonly scopes: readonly string[];
+  /** When the credential expires, in seconds since the epoch (a token's `exp`). */
+  readonly expiresAt?: number;
+  /** Other claims worth a guard's look (tenant, roles). */
   readonly claims?: Readonly<Record<string, unknown>>;
 }
 
@@ -222,13 +230,19 @@ export class McpContext {
     private readonly extra: InboundRequestExtra,
     private readonly channel: RequestChannel,
     private readonly baseLog: Logger,
-    /** Verified caller identity, if any. */
-    readonly auth?: AuthInfo,
     /** Where a modern-era request's questions are answered (MRTR round or task). @internal */
     readonly round?: InputSource,
     /** Starts the task of a `taskStart: 'manual'` tool (modern era, tasks declared). @internal */
     private readonly taskStarter?: <T>(work: (ctx: McpContext) => Promise<T>) => never,
   ) {}
+
+  /**
+   * The caller's verified identity, as the HTTP adapter's `authenticate` hook gave it (see
+   * {@link HttpEndpointOptions.authenticate}); undefined for anonymous callers and on stdio.
+   */
+  get auth(): AuthInfo | undefined {
+    return this.transport.auth as AuthInfo | undefined;
+  }
 
   /** Aborted on cancellation, disconnect, timeout or shutdown. */
   get signal(): AbortSignal {

@@ -37,6 +37,7 @@ import { CacheHints, ModernHandler, ModernSink, admitModern } from './modern';
 import { decideEra } from './era';
 import type { HeadersRecord } from './http/headers';
 import { RequestStateCodec } from './request-state';
+import type { TaskOptions } from './tasks';
 import { shapeCapabilities, shapeImplementation } from './shape';
 import { withTimeout } from './timeout';
 import { methodSpec } from './methods';
@@ -53,6 +54,8 @@ export interface EngineOptions {
   requestStateSecret?: string;
   /** Caching hints of cacheable modern results (default `{ ttlMs: 0, cacheScope: 'private' }`). */
   cache?: CacheHints;
+  /** Task lifetimes and poll hints (tasks extension). */
+  tasks?: TaskOptions;
   /**
    * When shutting down (or when a stdio client closes its input), how long requests in flight may
    * take to finish before they are answered with -32010, in milliseconds (default 5 000).
@@ -98,6 +101,7 @@ export class Engine {
       states: new RequestStateCodec(options.requestStateSecret),
       cache: { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.cacheScope ?? 'private' },
       handlerTimeout: options.handlerTimeout,
+      tasks: options.tasks,
     });
   }
 

@@ -8,6 +8,7 @@ import { Constructor, DependencyContainer, defaultContainer } from './container'
 import { CursorCodec } from './cursor';
 import { Connection, ConnectionOptions, Engine } from './engine';
 import type { CacheHints } from './modern';
+import type { TaskOptions } from './tasks';
 import { HermesError } from './errors';
 import { assertSingleCopies } from './interop/single-copy';
 import { McpHandler, NotificationContext, isMcpHandler } from './handler';
@@ -46,6 +47,8 @@ export interface McpAppOptions {
   requestStateSecret?: string;
   /** Caching hints of cacheable MCP 2026-07-28 results (default `{ ttlMs: 0, cacheScope: 'private' }`). */
   cache?: CacheHints;
+  /** Task lifetimes and poll hints (MCP 2026-07-28 tasks extension). */
+  tasks?: TaskOptions;
   /**
    * How long requests in flight may take to finish when the app shuts down (`close()`, a Fastify
    * app closing, SIGTERM or the end of stdin on stdio), in milliseconds; those still running are
@@ -108,6 +111,7 @@ export class McpApp {
       handlerTimeout: options.handlerTimeout,
       requestStateSecret: options.requestStateSecret,
       cache: options.cache,
+      tasks: options.tasks,
       shutdownGracePeriod: options.shutdownGracePeriod,
     });
     if (registry) registry.onChange = (kind) => this.listChanged(kind);

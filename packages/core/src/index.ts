@@ -34,7 +34,7 @@ export type { Engine, Connection } from './engine';
 export type { CacheHints } from './modern';
 export { allMethods, methodSpec } from './methods';
 export type { MethodSpec } from './methods';
-export { HttpEndpoint, HTTP_DEFAULTS, sendError } from './http/endpoint';
+export { HttpEndpoint, HttpError, HTTP_DEFAULTS, sendError } from './http/endpoint';
 export type { HttpEndpointOptions, HttpSession } from './http/endpoint';
 export type { HttpRequest, HttpResponse, HttpStream } from './http/exchange';
 export { NodeHttpStream, toNodeListener } from './http/node';

@@ -289,7 +289,7 @@ export class ModernHandler {
             throw new TaskStartedSignal(this.startTask(spec, request, params, envelope, session, transport, channel, work as (ctx: McpContext) => Promise<unknown>));
           }
         : undefined;
-    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, this.options.logger, undefined, round?.round, starter);
+    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, this.options.logger, round?.round, starter);
     let result: Record<string, unknown>;
     try {
       result = await withTimeout(ctx, this.options.handlerTimeout, () => this.handler.handleRequest(ctx), (error) => {
@@ -371,7 +371,7 @@ export class ModernHandler {
     work?: (ctx: McpContext) => Promise<unknown>,
   ): Record<string, unknown> {
     const task = this.tasks.create();
-    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, task.controller, channel, this.options.logger, undefined, new TaskInputs(task));
+    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, task.controller, channel, this.options.logger, new TaskInputs(task));
     // Auto: the whole call is the task. Manual: the work handed to ctx.runAsTask is, shaped like the tool's result.
     const run = work ? async () => toCallToolResult(await work(ctx)) : async () => this.handler.handleRequest(ctx);
     this.tasks.run(task, async () => this.complete(spec, await run()));

@@ -186,7 +186,11 @@ export class DecoratedServerHandler implements McpHandler {
 
   private toolFailure(tool: ToolDefinition, error: unknown, ctx: McpContext): CallToolResult {
     if (error instanceof McpError || isInputRequired(error) || error instanceof TaskStartedSignal) throw error;
-    if (error instanceof ToolError) return { content: [{ type: 'text', text: error.message }], isError: true };
+    if (error instanceof ToolError) {
+      const result: CallToolResult = { content: [{ type: 'text', text: error.message }], isError: true };
+      if (error.details) result.structuredContent = error.details;
+      return result;
+    }
     // A handler stopped by its abort (cancelled, timed out, task cancelled) did not fail: no error log.
     if (!ctx.signal.aborted) ctx.log.error({ err: error, tool: tool.name }, `tool ${tool.owner} failed`);
     return { content: [{ type: 'text', text: `Tool "${tool.name}" failed with an internal error.` }], isError: true };

@@ -45,12 +45,32 @@ export interface HermesMcpOptions extends Omit<HttpEndpointOptions, 'clientKey'>
 const suspectBodies = new WeakSet<object>();
 
 /**
- * An {@link HttpResponse} over a Fastify reply: whole responses go through Fastify (its hooks,
- * serializers, logging); a stream takes the raw response over (`hijack`), keeping the headers
- * Fastify hooks already set (CORS, say).
+ * One Fastify request and its reply as core reads and answers them: the {@link HttpRequest} and
+ * the {@link HttpResponse} in one object (one allocation per request). Whole responses go through
+ * Fastify (its hooks, serializers, logging); a stream takes the raw response over (`hijack`),
+ * keeping the headers Fastify hooks already set (CORS, say).
  */
-class FastifyResponse implements HttpResponse {
-  constructor(private readonly reply: FastifyReply) {}
+class FastifyExchange implements HttpRequest, HttpResponse {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: FastifyRequest['headers'];
+  readonly ip: string;
+  readonly body: unknown;
+  readonly bodySuspect: boolean;
+
+  constructor(
+    /** The Fastify request (`native` for hooks such as `clientKey`). */
+    readonly native: FastifyRequest,
+    private readonly reply: FastifyReply,
+  ) {
+    const body = native.body;
+    this.method = native.method;
+    this.url = native.url;
+    this.headers = native.headers;
+    this.ip = native.ip;
+    this.body = body;
+    this.bodySuspect = typeof body === 'object' && body !== null && suspectBodies.has(body);
+  }
 
   send(status: number, headers: Readonly<Record<string, string>>, body?: string): void {
     this.reply.code(status).headers(headers).send(body);
@@ -83,34 +103,21 @@ class FastifyResponse implements HttpResponse {
   }
 }
 
-/** The request as core reads it. */
-function httpRequest(request: FastifyRequest): HttpRequest {
-  const body = request.body;
-  return {
-    method: request.method,
-    url: request.url,
-    headers: request.headers,
-    ip: request.ip,
-    body,
-    bodySuspect: typeof body === 'object' && body !== null && suspectBodies.has(body),
-    native: request,
-  };
-}
-
 async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Promise<void> {
   const app = options.server instanceof McpApp ? options.server : McpFactory.create(options.server, { logger: fastify.log, ...options.appOptions });
   const clientKey = options.clientKey;
   const endpoint = new HttpEndpoint(app, { ...options, clientKey: clientKey && ((request) => clientKey(request.native as FastifyRequest)) });
   const { path } = endpoint;
   const { bodyLimit } = endpoint.settings;
-  const route = (serve: (request: HttpRequest, response: HttpResponse) => Promise<void>) => async (request: FastifyRequest, reply: FastifyReply) => {
-    await serve.call(endpoint, httpRequest(request), new FastifyResponse(reply));
-    return reply;
+  // The endpoint's promise is the handler's: it resolves once the reply was sent or hijacked.
+  const route = (serve: (request: HttpRequest, response: HttpResponse) => Promise<void>) => (request: FastifyRequest, reply: FastifyReply) => {
+    const exchange = new FastifyExchange(request, reply);
+    return serve.call(endpoint, exchange, exchange);
   };
 
   await fastify.register(async (scope) => {
     scope.setErrorHandler((error: FastifyError, request, reply) => {
-      const response = new FastifyResponse(reply);
+      const response = new FastifyExchange(request, reply);
       // Refused by the body parser (not JSON, or a key that could change prototypes): say why.
       if (error instanceof McpError) return sendError(response, 400, error.code, error.message);
       switch (error.code) {
@@ -145,7 +152,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     // A callback hook, not an async one: it runs on every request, and a promise per request costs.
     scope.addHook('onRequest', (request, reply, done) => {
       const problem = endpoint.originProblem(request.headers);
-      if (problem) endpoint.forbid(new FastifyResponse(reply), problem);
+      if (problem) endpoint.forbid(new FastifyExchange(request, reply), problem);
       else done();
     });
     scope.post(path, { bodyLimit }, route(endpoint.post));

@@ -25,6 +25,7 @@ import {
   LEGACY_PROTOCOL_VERSIONS,
   serialize,
 } from '@hermes-mcp/protocol';
+import type { AuthInfo } from '../context';
 import type { Connection } from '../engine';
 import { decideEra } from '../era';
 import { HermesError } from '../errors';
@@ -85,7 +86,36 @@ export interface HttpEndpointOptions extends OriginPolicy {
   sessionStore?: SessionStore<HttpSession>;
   /** Serve the 2024-11-05 HTTP+SSE transport at `{path}/sse` and `{path}/messages` (default true). */
   legacySse?: boolean;
+  /**
+   * Who is calling, checked on every request of every route before anything else but the
+   * Host/Origin check. Return the caller's {@link AuthInfo} (handlers see it as `ctx.auth`), or
+   * undefined for an anonymous caller; throw an {@link HttpError} to refuse the request with its
+   * status and headers (401 with `WWW-Authenticate`, say). Any other error answers 500.
+   */
+  authenticate?: (request: HttpRequest) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
 }
+
+/**
+ * Refuses an HTTP request with a status, headers and a message (sent as a JSON-RPC error with
+ * `code`, default -32600): what {@link HttpEndpointOptions.authenticate} throws to say no.
+ */
+export class HttpError extends Error {
+  constructor(
+    /** The HTTP status (401, 403, …). */
+    readonly status: number,
+    message: string,
+    /** Response headers (`WWW-Authenticate`, …). */
+    readonly headers: Readonly<Record<string, string>> = {},
+    /** The JSON-RPC error code of the body. */
+    readonly code: number = ErrorCode.InvalidRequest,
+  ) {
+    super(message);
+    this.name = 'HttpError';
+  }
+}
+
+/** What {@link HttpEndpoint.authenticate} gives back for a refused request. */
+const REFUSED = Symbol('refused');
 
 /** A live session: its transport and its engine connection. */
 export interface HttpSession {
@@ -305,11 +335,13 @@ export class HttpEndpoint {
     if (!accepts(request.headers, 'application/json', 'application/*') || !accepts(request.headers, 'text/event-stream', 'text/*')) {
       return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list both application/json and text/event-stream');
     }
+    const auth = this.options.authenticate ? await this.authenticate(request, response) : undefined;
+    if (auth === REFUSED) return;
     const frame = classifyValue(request.body, request.bodySuspect === true);
     if (frame.kind === 'invalid') return sendError(response, 400, frame.error.code, frame.error.message);
     const era = eraOfPost(request, frame);
     if (era.kind === 'refuse') return sendError(response, 400, era.error.code, era.error.message, era.error.data, era.id);
-    if (era.kind === 'modern') return serveModern(this.app.engine, this.app.logger, request, response, era.request, this.settings.maxBufferedBytes);
+    if (era.kind === 'modern') return serveModern(this.app.engine, this.app.logger, request, response, era.request, this.settings.maxBufferedBytes, auth);
     if (era.kind === 'modern-notification') return response.send(202, NO_HEADERS);
     const sessionId = headerOf(request.headers, 'mcp-session-id');
     // Not JSON-RPC, and no id to answer to or no session to answer in: the engine's error would
@@ -337,7 +369,7 @@ export class HttpEndpoint {
       return sendError(response, 400, ErrorCode.InvalidRequest, 'Invalid request: JSON-RPC batches are not supported by the negotiated protocol revision (only 2025-03-26 has them)');
     }
     const transport = session.transport as StreamableHttpTransport;
-    const exchange = transport.receive(frame, expected, this.requestInfo(request, session.id), this.priming(session));
+    const exchange = transport.receive(frame, expected, this.requestInfo(request, session.id, auth), this.priming(session));
     if (!exchange) return response.send(202, NO_HEADERS);
     const decision = await exchange.decision;
     if (decision.kind === 'closed') return sendError(response, 404, ErrorCode.InvalidRequest, 'Session ended before the request was answered');
@@ -355,6 +387,7 @@ export class HttpEndpoint {
     if (!accepts(request.headers, 'text/event-stream', 'text/*')) {
       return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
     }
+    if (this.options.authenticate && (await this.authenticate(request, response)) === REFUSED) return;
     const session = this.sessionOf(request, response);
     if (!session) return;
     const transport = session.transport as StreamableHttpTransport;
@@ -374,6 +407,7 @@ export class HttpEndpoint {
 
   /** `DELETE {path}`: ends the session. */
   async delete(request: HttpRequest, response: HttpResponse): Promise<void> {
+    if (this.options.authenticate && (await this.authenticate(request, response)) === REFUSED) return;
     const session = this.sessionOf(request, response);
     if (!session) return;
     await session.close();
@@ -383,6 +417,7 @@ export class HttpEndpoint {
   /** `GET {path}/sse`: opens a 2024-11-05 HTTP+SSE session; its first event names where to POST. */
   async openSse(request: HttpRequest, response: HttpResponse): Promise<void> {
     if (!accepts(request.headers, 'text/event-stream', 'text/*')) return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
+    if (this.options.authenticate && (await this.authenticate(request, response)) === REFUSED) return;
     const client = this.clientKey(request);
     if (!this.admit(response, client)) return;
     const connection = SseConnection.open(response, {}, this.settings.maxBufferedBytes);
@@ -392,6 +427,8 @@ export class HttpEndpoint {
 
   /** `POST {path}/messages?sessionId=…`: a message of a 2024-11-05 HTTP+SSE session. */
   async postMessage(request: HttpRequest, response: HttpResponse): Promise<void> {
+    const auth = this.options.authenticate ? await this.authenticate(request, response) : undefined;
+    if (auth === REFUSED) return;
     const id = sessionIdOf(request.url);
     const session = id ? this.sessions.get(id) : undefined;
     if (!session || !(session.transport instanceof HttpSseTransport)) {
@@ -402,7 +439,7 @@ export class HttpEndpoint {
       return sendError(response, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
     }
     session.touch();
-    session.transport.onframe?.(classifyValue(request.body, request.bodySuspect === true), this.requestInfo(request, session.id));
+    session.transport.onframe?.(classifyValue(request.body, request.bodySuspect === true), this.requestInfo(request, session.id, auth));
     response.send(202, NO_HEADERS, 'Accepted');
   }
 
@@ -454,8 +491,28 @@ export class HttpEndpoint {
     return session;
   }
 
-  private requestInfo(request: HttpRequest, sessionId: string): TransportInfo {
-    return { kind: 'http', sessionId, headers: request.headers, ip: request.ip, url: request.url };
+  private requestInfo(request: HttpRequest, sessionId: string, auth: AuthInfo | undefined): TransportInfo {
+    return auth === undefined
+      ? { kind: 'http', sessionId, headers: request.headers, ip: request.ip, url: request.url }
+      : { kind: 'http', sessionId, headers: request.headers, ip: request.ip, url: request.url, auth };
+  }
+
+  /**
+   * Runs the `authenticate` hook: the caller's identity, undefined for an anonymous one, or
+   * {@link REFUSED} once the request was answered (the hook's {@link HttpError}, or 500).
+   */
+  private async authenticate(request: HttpRequest, response: HttpResponse): Promise<AuthInfo | undefined | typeof REFUSED> {
+    try {
+      return await this.options.authenticate!(request);
+    } catch (error) {
+      if (error instanceof HttpError) {
+        response.send(error.status, { ...error.headers, ...JSON_HEADERS }, serialize(errorResponse(undefined, new McpError(error.code, error.message))));
+      } else {
+        this.log.error({ err: error }, 'the authenticate hook failed');
+        sendError(response, 500, ErrorCode.InternalError, 'Internal error: the request could not be authenticated');
+      }
+      return REFUSED;
+    }
   }
 
   /** The session named by the request's header: 400 without one, 404 for an unknown one. */

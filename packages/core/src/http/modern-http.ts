@@ -7,6 +7,7 @@
  * come first (progress, logs, a listen stream). Closing the response cancels the request.
  */
 import { ErrorCode, InboundRequest, JsonRpcRequest, JsonRpcResponse, McpError, RequestId, TransportInfo, errorResponse, resultResponse, serialize } from '@hermes-mcp/protocol';
+import type { AuthInfo } from '../context';
 import type { Engine } from '../engine';
 import type { Logger } from '../logger';
 import type { ModernSink } from '../modern';
@@ -112,9 +113,17 @@ export function statusOf(error: McpError): number {
  * transport), answered as JSON, or as an SSE stream once a notification comes first. Every error
  * echoes the request's id, with the HTTP status of its code. @internal
  */
-export async function serveModern(engine: Engine, logger: Logger, request: HttpRequest, response: HttpResponse, message: JsonRpcRequest, maxBufferedBytes: number): Promise<void> {
+export async function serveModern(
+  engine: Engine,
+  logger: Logger,
+  request: HttpRequest,
+  response: HttpResponse,
+  message: JsonRpcRequest,
+  maxBufferedBytes: number,
+  auth?: AuthInfo,
+): Promise<void> {
   const id: RequestId = message.id;
-  const info: TransportInfo = { kind: 'http', headers: request.headers, ip: request.ip, url: request.url };
+  const info: TransportInfo = auth === undefined ? { kind: 'http', headers: request.headers, ip: request.ip, url: request.url } : { kind: 'http', headers: request.headers, ip: request.ip, url: request.url, auth };
   const inbound = new ResponseRequest(info, response, id, maxBufferedBytes);
   let answer: JsonRpcResponse;
   let status = 200;

@@ -1,0 +1,146 @@
+/**
+ * The `authenticate` extension point, on both HTTP adapters (the Fastify plugin and the
+ * Web-standard handler behind Node's HTTP server): it runs on every route before anything else but
+ * the Host/Origin check; what it returns is `ctx.auth` in both eras and on the 2024-11-05
+ * transport; an HttpError it throws is answered with its status and headers; any other error is
+ * a 500 and is logged. Also `ToolError.details`, sent as `structuredContent`.
+ */
+import 'reflect-metadata';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { IsString } from 'class-validator';
+import Fastify from 'fastify';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { AuthInfo, HttpEndpointOptions, HttpError, HttpRequest, McpContext, McpServer, Tool, ToolError, createWebHandler, toNodeListener } from '@hermes-mcp/core';
+import { hermesMcp } from '@hermes-mcp/fastify';
+import { ACCEPT_BOTH, capturingLogger, messagesOf, modernPost, rpc } from '../../../test-support/hardening';
+
+class NoteInput {
+  @IsString() text!: string;
+}
+
+@McpServer({ name: 'auth-test', version: '1.0.0' })
+class WhoAmI {
+  @Tool({ description: 'Who the caller is' })
+  whoami(ctx: McpContext) {
+    return { subject: ctx.auth?.subject ?? 'anonymous', scopes: [...(ctx.auth?.scopes ?? [])] };
+  }
+
+  @Tool({ description: 'Refuses with details' })
+  refuse(input: NoteInput) {
+    throw new ToolError(`not allowed: ${input.text}`, { reason: 'policy', text: input.text });
+  }
+}
+
+/** Bearer tokens this test knows: `alice` reads and writes, `bob` reads, `boom` breaks the hook. */
+const authenticate: NonNullable<HttpEndpointOptions['authenticate']> = async (request: HttpRequest): Promise<AuthInfo | undefined> => {
+  const header = request.headers.authorization;
+  if (header === undefined) return undefined;
+  const token = String(header).replace(/^Bearer /, '');
+  if (token === 'alice') return { subject: 'alice', scopes: ['notes:read', 'notes:write'] };
+  if (token === 'bob') return { subject: 'bob', scopes: ['notes:read'] };
+  if (token === 'boom') throw new Error('the token service is down');
+  throw new HttpError(401, 'Unauthorized: unknown token', { 'www-authenticate': 'Bearer error="invalid_token"' });
+};
+
+interface Running {
+  url: string;
+  close(): Promise<void>;
+}
+
+const { logger, lines } = capturingLogger('error');
+
+const adapters: Record<string, () => Promise<Running>> = {
+  async fastify() {
+    const app = Fastify({ logger: false });
+    await app.register(hermesMcp, { server: WhoAmI, path: '/mcp', authenticate, appOptions: { logger } });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    return { url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`, close: () => app.close() };
+  },
+  async web() {
+    const handler = createWebHandler(WhoAmI, { path: '/mcp', authenticate, appOptions: { logger } });
+    const server: Server = createServer(toNodeListener(handler));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
+      close: async () => {
+        await handler.close();
+        server.closeAllConnections();
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+      },
+    };
+  },
+};
+
+describe.each(Object.keys(adapters))('authenticate on the %s adapter', (adapter) => {
+  let running: Running;
+  beforeAll(async () => (running = await adapters[adapter]()));
+  afterAll(() => running.close());
+
+  it('gives handlers ctx.auth over Streamable HTTP, per request, and nothing to anonymous callers', async () => {
+    const client = new Client({ name: 'alice', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(running.url), { requestInit: { headers: { authorization: 'Bearer alice' } } }));
+    try {
+      expect((await client.callTool({ name: 'whoami', arguments: {} })).structuredContent).toEqual({ subject: 'alice', scopes: ['notes:read', 'notes:write'] });
+    } finally {
+      await client.close();
+    }
+    const anonymous = new Client({ name: 'anon', version: '1' });
+    await anonymous.connect(new StreamableHTTPClientTransport(new URL(running.url)));
+    try {
+      expect((await anonymous.callTool({ name: 'whoami', arguments: {} })).structuredContent).toEqual({ subject: 'anonymous', scopes: [] });
+    } finally {
+      await anonymous.close();
+    }
+  });
+
+  it('gives ctx.auth to 2026-07-28 requests and over the 2024-11-05 HTTP+SSE transport', async () => {
+    const modern = await modernPost(running.url, 1, 'tools/call', { name: 'whoami', arguments: {} }, {
+      headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'whoami', authorization: 'Bearer bob' },
+    });
+    expect(modern.status).toBe(200);
+    expect(await messagesOf(modern)).toEqual([expect.objectContaining({ id: 1, result: expect.objectContaining({ structuredContent: { subject: 'bob', scopes: ['notes:read'] } }) })]);
+
+    const headers = { authorization: 'Bearer bob' };
+    const client = new Client({ name: 'bob-sse', version: '1' });
+    await client.connect(new SSEClientTransport(new URL(`${running.url}/sse`), { requestInit: { headers }, eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) } }));
+    try {
+      expect((await client.callTool({ name: 'whoami', arguments: {} })).structuredContent).toEqual({ subject: 'bob', scopes: ['notes:read'] });
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('answers an HttpError with its status and headers on every route, and a broken hook with 500', async () => {
+    const bad = { authorization: 'Bearer mallory', 'content-type': 'application/json', accept: ACCEPT_BOTH };
+    const post = await fetch(running.url, { method: 'POST', headers: bad, body: JSON.stringify(rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'm', version: '1' } })) });
+    expect(post.status).toBe(401);
+    expect(post.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
+    expect(await post.json()).toMatchObject({ error: { code: -32600, message: 'Unauthorized: unknown token' } });
+    for (const [method, path] of [['GET', ''], ['DELETE', ''], ['GET', '/sse']] as const) {
+      const refused = await fetch(`${running.url}${path}`, { method, headers: { ...bad, accept: 'text/event-stream', 'mcp-session-id': 'x' } });
+      expect([method, path, refused.status]).toEqual([method, path, 401]);
+      await refused.text();
+    }
+    const messages = await fetch(`${running.url}/messages?sessionId=x`, { method: 'POST', headers: bad, body: JSON.stringify(rpc(1, 'ping')) });
+    expect(messages.status).toBe(401);
+    const before = lines.length;
+    const broken = await fetch(running.url, { method: 'POST', headers: { ...bad, authorization: 'Bearer boom' }, body: JSON.stringify(rpc(1, 'ping')) });
+    expect(broken.status).toBe(500);
+    expect(await broken.json()).toMatchObject({ error: { code: -32603 } });
+    expect(lines.slice(before).some((line) => line.msg === 'the authenticate hook failed')).toBe(true);
+  });
+
+  it('sends ToolError.details as structuredContent', async () => {
+    const client = new Client({ name: 'details', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(running.url)));
+    try {
+      const result = await client.callTool({ name: 'refuse', arguments: { text: 'that' } });
+      expect(result).toMatchObject({ isError: true, content: [{ type: 'text', text: 'not allowed: that' }], structuredContent: { reason: 'policy', text: 'that' } });
+    } finally {
+      await client.close();
+    }
+  });
+});
