@@ -6,6 +6,7 @@
 import 'reflect-metadata';
 import type { SessionInfo } from './context';
 import { buildObjectSchema } from './schema/schema-builder';
+import { COMPLETE } from './metadata/keys';
 
 /** What a completion function knows besides the partial value. */
 export interface CompletionContext {
@@ -21,7 +22,6 @@ export interface CompletionContext {
  */
 export type CompleteFn = (value: string, ctx: CompletionContext) => readonly string[] | Promise<readonly string[]>;
 
-const COMPLETE = 'hermes:complete';
 
 /**
  * Gives a prompt argument or template variable a completion function.

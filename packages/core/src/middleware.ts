@@ -7,6 +7,7 @@ import 'reflect-metadata';
 import { Constructor, DependencyContainer, instantiate } from './container';
 import type { McpContext } from './context';
 import { HermesError } from './errors';
+import { USE } from './metadata/keys';
 
 /** A middleware function. */
 export type Middleware = (ctx: McpContext, next: () => Promise<unknown>) => unknown;
@@ -19,7 +20,6 @@ export interface McpMiddleware {
 /** A middleware function or class. */
 export type MiddlewareLike = Middleware | Constructor<McpMiddleware>;
 
-const USE = 'hermes:use';
 
 /**
  * Wraps every handler of a class, or one method, in middleware.

@@ -10,6 +10,12 @@ import type { JsonRpcMessage, ParsedFrame, RequestId } from './jsonrpc';
 export interface TransportInfo {
   /** `stdio`, `http`, `memory`, … */
   kind: string;
+  /**
+   * Streamable HTTP only (MCP 2025-11-25, "SSE polling"): ends the connection of this request's
+   * SSE stream without ending the stream; the client reconnects after `retryMs` and resumes from
+   * its last event id, and the response still comes. Absent on other transports.
+   */
+  closeStream?: (retryMs?: number) => void;
   /** Anything transport-specific (headers, remote address, pid, …). */
   [key: string]: unknown;
 }

@@ -1,11 +1,11 @@
 import 'reflect-metadata';
+import { DESCRIPTION } from '../metadata/keys';
 
 /**
  * Our own metadata key, not class-validator-jsonschema's: `@JSONSchema` keeps one object per
  * property, so a `@Description` written on top of it would erase (or be erased by) a `@JSONSchema`
  * on the same property. Stored apart, both apply.
  */
-const DESCRIPTION = Symbol('hermes:description');
 
 /**
  * Describes a property (or a whole class) for the model: the text becomes `description` in the

@@ -18,6 +18,7 @@ import 'reflect-metadata';
 import { HermesError } from '../errors';
 import { isIso8601Pattern } from './iso8601';
 import { buildObjectSchema, deepFreeze, isSchema } from './schema-builder';
+import { ENUM_TITLES } from '../metadata/keys';
 
 /** The revisions with form elicitation whose restricted schema this file knows. */
 export type ElicitationRevision = '2025-06-18' | '2025-11-25';
@@ -121,7 +122,6 @@ interface EnumTitlesMetadata {
  * Our own key, beside `@Description`'s (metadata/keys.ts holds the string keys of the decorators
  * the scanner reads; these two only matter to the schema files).
  */
-const ENUM_TITLES = Symbol('hermes:enum-titles');
 
 /**
  * Gives each value of a choice (`@IsIn`, `@IsEnum`, or either with `{ each: true }` on an array)
