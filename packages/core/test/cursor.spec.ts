@@ -1,5 +1,5 @@
 import { McpError } from '@hermes-mcp/protocol';
-import { CursorCodec } from '../src/cursor';
+import { CursorCodec } from '../src/bootstrap/cursor';
 
 describe('CursorCodec', () => {
   const codec = new CursorCodec('secret');

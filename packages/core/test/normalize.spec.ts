@@ -1,7 +1,7 @@
 import { REVISIONS } from '@hermes-mcp/protocol';
 import { audio, embedded, image, resourceLink, text } from '@hermes-mcp/core';
-import { toCallToolResult, toGetPromptResult, toReadResourceResult } from '../src/normalize';
-import { shapeCallToolResult, shapeTool } from '../src/shape';
+import { toCallToolResult, toGetPromptResult, toReadResourceResult } from '../src/results/normalize';
+import { shapeCallToolResult, shapeTool } from '../src/results/shape';
 
 describe('return normalisation', () => {
   it('turns tool return values into CallToolResults', () => {

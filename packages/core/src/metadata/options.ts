@@ -3,11 +3,11 @@
  * resolved definitions (see registry.ts) once, at bootstrap.
  */
 import type { Annotations, Icon, JsonSchemaObject, Meta, ToolAnnotations } from '@hermes-mcp/protocol';
-import type { CompleteFn } from '../completion';
-import type { Constructor } from '../container';
-import type { MiddlewareLike } from '../middleware';
-import type { CacheHints } from '../modern';
-import type { TaskStart, TaskSupport } from '../tasks';
+import type { CompleteFn } from '../bootstrap/completion';
+import type { Constructor } from '../bootstrap/container';
+import type { MiddlewareLike } from '../engine/middleware';
+import type { CacheHints } from '../engine/modern';
+import type { TaskStart, TaskSupport } from '../engine/tasks';
 
 /** Options of `@McpServer`. */
 export interface McpServerOptions {

@@ -1,6 +1,6 @@
 /** The in-memory event store: ids, replay, forgetting, and the per-session limit. */
 import type { JsonRpcMessage } from '@hermes-mcp/protocol';
-import { InMemoryEventStore } from '../../src/http/event-store';
+import { InMemoryEventStore } from '../../src/transports/http/event-store';
 
 const note = (n: number): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: n } });
 const progressOf = (events: Array<{ message: JsonRpcMessage | JsonRpcMessage[] }>) => events.map((e) => ((e.message as unknown as { params: { progress: number } }).params.progress));

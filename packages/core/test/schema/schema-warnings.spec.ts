@@ -7,10 +7,10 @@ import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { IsArray, IsDate, IsDefined, IsNotEmptyObject, IsOptional, IsString, MaxDate, ValidateIf, ValidateNested } from 'class-validator';
 import { McpServer, Prompt, Tool } from '@hermes-mcp/core';
-import { DependencyContainer, defaultContainer } from '../../src/container';
-import { CursorCodec } from '../../src/cursor';
-import { Registry } from '../../src/registry';
-import { scanServer } from '../../src/scanner';
+import { DependencyContainer, defaultContainer } from '../../src/bootstrap/container';
+import { CursorCodec } from '../../src/bootstrap/cursor';
+import { Registry } from '../../src/bootstrap/registry';
+import { scanServer } from '../../src/bootstrap/scanner';
 import { schemaWarningsFor } from '../../src/schema/schema-builder';
 import { validateInput } from '../../src/validation/validator';
 

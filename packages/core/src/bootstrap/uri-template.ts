@@ -2,7 +2,7 @@
  * URI templates for resources: RFC 6570 simple (`{var}`) and reserved (`{+var}`) expansion, which
  * is what MCP resource templates use in practice. Compiled once at bootstrap into a RegExp.
  */
-import { HermesError } from './errors';
+import { HermesError } from '../errors';
 
 /** A compiled template: its variable names and a matcher. */
 export interface UriTemplate {

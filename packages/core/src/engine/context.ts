@@ -25,11 +25,11 @@ import {
   Root,
   TransportInfo,
 } from '@hermes-mcp/protocol';
-import type { Constructor } from './container';
-import type { HttpEndpointOptions } from './http/endpoint';
-import type { Logger } from './logger';
-import { elicitationSchemaFor } from './schema/elicitation-schema';
-import { formatIssues, validateInputAsync } from './validation/validator';
+import type { Constructor } from '../bootstrap/container';
+import type { HttpEndpointOptions } from '../transports/http/endpoint';
+import type { Logger } from '../logger';
+import { elicitationSchemaFor } from '../schema/elicitation-schema';
+import { formatIssues, validateInputAsync } from '../validation/validator';
 
 /** The request being handled. */
 export interface RequestInfo {

@@ -16,9 +16,9 @@
  */
 import type { RevisionFeatures, ServerCapabilities } from '@hermes-mcp/protocol';
 import type { McpContext } from './context';
-import type { Connection } from './engine';
+import type { Connection } from './connection';
 import type { ModernCall, ModernHandler } from './modern';
-import type { DecoratedServerHandler } from './server-handler';
+import type { DecoratedServerHandler } from './decorated-server';
 
 type Params = Record<string, unknown>;
 type Answer = Promise<Record<string, unknown>> | Record<string, unknown>;

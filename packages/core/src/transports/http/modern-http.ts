@@ -7,10 +7,10 @@
  * come first (progress, logs, a listen stream). Closing the response cancels the request.
  */
 import { ErrorCode, InboundRequest, JsonRpcRequest, JsonRpcResponse, McpError, RequestId, TransportInfo, errorResponse, resultResponse, serialize } from '@hermes-mcp/protocol';
-import type { AuthInfo } from '../context';
-import type { Engine } from '../engine';
-import type { Logger } from '../logger';
-import type { ModernSink } from '../modern';
+import type { AuthInfo } from '../../engine/context';
+import type { Engine } from '../../engine/engine';
+import type { Logger } from '../../logger';
+import type { ModernSink } from '../../engine/modern';
 import type { HttpRequest, HttpResponse } from './exchange';
 import { SseConnection } from './sse';
 

@@ -6,9 +6,9 @@
  * through a `Response`, streamed with a `ReadableStream` for SSE.
  */
 import { ErrorCode, parseJson } from '@hermes-mcp/protocol';
-import type { Constructor } from '../container';
-import { McpApp, McpAppOptions, McpFactory } from '../factory';
-import type { McpHandler } from '../handler';
+import type { Constructor } from '../../bootstrap/container';
+import { McpApp, McpAppOptions, McpFactory } from '../../bootstrap/factory';
+import type { McpHandler } from '../../engine/mcp-handler';
 import { HttpEndpoint, HttpEndpointOptions, sendError } from './endpoint';
 import type { HttpRequest, HttpResponse, HttpStream } from './exchange';
 import type { HeadersRecord } from './headers';

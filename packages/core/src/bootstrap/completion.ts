@@ -4,9 +4,9 @@
  * a property with a fixed set of values (`@IsIn`, `@IsEnum`) completes by itself.
  */
 import 'reflect-metadata';
-import type { SessionInfo } from './context';
-import { buildObjectSchema } from './schema/schema-builder';
-import { COMPLETE } from './metadata/keys';
+import type { SessionInfo } from '../engine/context';
+import { buildObjectSchema } from '../schema/schema-builder';
+import { COMPLETE } from '../metadata/keys';
 
 /** What a completion function knows besides the partial value. */
 export interface CompletionContext {

@@ -3,7 +3,7 @@
  * of a timer, closures and a promise per session), how many each client holds, and eviction of
  * the longest-idle session when the server is full.
  */
-import type { Connection } from '../engine';
+import type { Connection } from '../../engine/connection';
 import { MAX_TIMER_DELAY } from '@hermes-mcp/protocol';
 import type { HttpSession } from './endpoint';
 import type { SessionStore } from './session-store';

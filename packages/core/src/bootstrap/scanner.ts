@@ -5,14 +5,14 @@
 import 'reflect-metadata';
 import type { JsonSchemaObject, Prompt, Resource, ResourceTemplate, Tool } from '@hermes-mcp/protocol';
 import { Constructor, DependencyContainer, instantiate } from './container';
-import { McpContext } from './context';
-import { HermesError } from './errors';
-import { CTX_PARAM, HANDLERS, SERVER_OPTIONS } from './metadata/keys';
-import type { HandlerKind, HandlerMetadata, McpServerOptions, PromptOptions, ResourceOptions, ToolOptions } from './metadata/options';
+import { McpContext } from '../engine/context';
+import { HermesError } from '../errors';
+import { CTX_PARAM, HANDLERS, SERVER_OPTIONS } from '../metadata/keys';
+import type { HandlerKind, HandlerMetadata, McpServerOptions, PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
 import { completersFor } from './completion';
-import { compose, middlewareOf, resolveMiddleware } from './middleware';
+import { compose, middlewareOf, resolveMiddleware } from '../engine/middleware';
 import { Invocation, PromptDefinition, Registry, ToolDefinition } from './registry';
-import { SchemaWarning, buildObjectSchema, emptyObjectSchema, promptArgumentsFor, schemaWarningsFor } from './schema/schema-builder';
+import { SchemaWarning, buildObjectSchema, emptyObjectSchema, promptArgumentsFor, schemaWarningsFor } from '../schema/schema-builder';
 import { compileUriTemplate, isUriTemplate } from './uri-template';
 
 /** Names MCP 2025-11-25 recommends for tools: 1–128 of `A-Z a-z 0-9 _ - .`. */

@@ -15,17 +15,17 @@ import {
   reuseSerialized,
 } from '@hermes-mcp/protocol';
 import { McpContext, isInputRequired } from './context';
-import { HermesError, ToolError } from './errors';
-import type { McpHandler } from './handler';
-import type { McpServerOptions } from './metadata/options';
-import { toCallToolResult, toGetPromptResult, toReadResourceResult } from './normalize';
-import { CompleteFn, complete } from './completion';
-import type { Invocation, Page, Registry, ToolDefinition } from './registry';
+import { HermesError, ToolError } from '../errors';
+import type { McpHandler } from './mcp-handler';
+import type { McpServerOptions } from '../metadata/options';
+import { toCallToolResult, toGetPromptResult, toReadResourceResult } from '../results/normalize';
+import { CompleteFn, complete } from '../bootstrap/completion';
+import type { Invocation, Page, Registry, ToolDefinition } from '../bootstrap/registry';
 import { TaskStart, TaskStartedSignal, TaskSupport } from './tasks';
 import { withTimeout } from './timeout';
 import { methodSpec } from './methods';
-import { shapeCallToolResult, shapeContents, shapeMessages } from './shape';
-import { ValidateOptions, ValidationIssue, ValidationResult, formatIssues, validateInputAsync as validateInput, validateInputNow } from './validation/validator';
+import { shapeCallToolResult, shapeContents, shapeMessages } from '../results/shape';
+import { ValidateOptions, ValidationIssue, ValidationResult, formatIssues, validateInputAsync as validateInput, validateInputNow } from '../validation/validator';
 
 type Params = Record<string, unknown>;
 

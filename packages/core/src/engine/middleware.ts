@@ -4,10 +4,10 @@
  * handler's return value; a guard is middleware that throws (`ToolError`, `McpError`) instead.
  */
 import 'reflect-metadata';
-import { Constructor, DependencyContainer, instantiate } from './container';
+import { Constructor, DependencyContainer, instantiate } from '../bootstrap/container';
 import type { McpContext } from './context';
-import { HermesError } from './errors';
-import { USE } from './metadata/keys';
+import { HermesError } from '../errors';
+import { USE } from '../metadata/keys';
 
 /** A middleware function. */
 export type Middleware = (ctx: McpContext, next: () => Promise<unknown>) => unknown;

@@ -15,10 +15,10 @@ import type {
 import type { CompleteFn } from './completion';
 import type { Constructor } from './container';
 import type { CursorCodec } from './cursor';
-import type { CacheHints } from './modern';
-import { HermesError } from './errors';
-import { shapePrompt, shapeResource, shapeTool } from './shape';
-import type { TaskStart, TaskSupport } from './tasks';
+import type { CacheHints } from '../engine/modern';
+import { HermesError } from '../errors';
+import { shapePrompt, shapeResource, shapeTool } from '../results/shape';
+import type { TaskStart, TaskSupport } from '../engine/tasks';
 import type { UriTemplate } from './uri-template';
 
 /** How to call one handler. @internal */

@@ -25,12 +25,12 @@ import {
   LEGACY_PROTOCOL_VERSIONS,
   serialize,
 } from '@hermes-mcp/protocol';
-import type { AuthInfo } from '../context';
-import type { Connection } from '../engine';
-import { decideEra } from '../era';
-import { HermesError } from '../errors';
-import type { McpApp } from '../factory';
-import type { Logger } from '../logger';
+import type { AuthInfo } from '../../engine/context';
+import type { Connection } from '../../engine/connection';
+import { decideEra } from '../../engine/era';
+import { HermesError } from '../../errors';
+import type { McpApp } from '../../bootstrap/factory';
+import type { Logger } from '../../logger';
 import { accepts, headerOf } from './accept';
 import { InMemoryEventStore } from './event-store';
 import type { HttpRequest, HttpResponse } from './exchange';

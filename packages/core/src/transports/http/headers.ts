@@ -6,7 +6,7 @@
  * (HeaderMismatch). Never applied to legacy (2025-era) traffic.
  */
 import { describeValue, isRecord } from '@hermes-mcp/protocol';
-import { methodSpec } from '../methods';
+import { methodSpec } from '../../engine/methods';
 
 /** Request headers as Node gives them: lower-cased names, duplicates of most headers joined. */
 export type HeadersRecord = Record<string, string | string[] | undefined>;

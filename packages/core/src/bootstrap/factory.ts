@@ -6,21 +6,22 @@
 import type { JsonRpcNotification, Transport } from '@hermes-mcp/protocol';
 import { Constructor, DependencyContainer, defaultContainer } from './container';
 import { CursorCodec } from './cursor';
-import { Connection, ConnectionOptions, Engine } from './engine';
-import type { CacheHints } from './modern';
-import type { TaskOptions } from './tasks';
-import { HermesError } from './errors';
-import { assertSingleCopies } from './interop/single-copy';
-import { McpHandler, NotificationContext, isMcpHandler } from './handler';
-import { Logger, createLogger } from './logger';
-import type { PromptOptions, ResourceOptions, ToolOptions } from './metadata/options';
+import { Connection, ConnectionOptions } from '../engine/connection';
+import { Engine } from '../engine/engine';
+import type { CacheHints } from '../engine/modern';
+import type { TaskOptions } from '../engine/tasks';
+import { HermesError } from '../errors';
+import { assertSingleCopies } from '../interop/single-copy';
+import { McpHandler, NotificationContext, isMcpHandler } from '../engine/mcp-handler';
+import { Logger, createLogger } from '../logger';
+import type { PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
 import { ListKind, Registry } from './registry';
 import { register, scanServer } from './scanner';
-import type { SchemaWarning } from './schema/schema-builder';
-import { DecoratedServerHandler } from './server-handler';
-import { StdioTransport, StdioTransportOptions } from './transports/stdio.transport';
-import type { ValidateOptions } from './validation/validator';
-import type { McpContext } from './context';
+import type { SchemaWarning } from '../schema/schema-builder';
+import { DecoratedServerHandler } from '../engine/decorated-server';
+import { StdioTransport, StdioTransportOptions } from '../transports/stdio.transport';
+import type { ValidateOptions } from '../validation/validator';
+import type { McpContext } from '../engine/context';
 
 /** Options of {@link McpFactory.create}. */
 export interface McpAppOptions {

@@ -1,0 +1,168 @@
+/**
+ * The engine (the Base): one protocol engine for every transport. A transport hands it a
+ * connection; the engine runs the lifecycle (initialize, version negotiation, ping, logging level,
+ * subscriptions), builds a context per request, and passes the rest to the server's
+ * {@link McpHandler}. It also reaches every connection at once (list changes, resource updates).
+ */
+import {
+  ClientCapabilities,
+  ErrorCode,
+  ErrorContext,
+  Implementation,
+  InboundRequestExtra,
+  InitializeResult,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  LegacyProtocolVersion,
+  LoggingLevel,
+  McpError,
+  Peer,
+  PeerHandlers,
+  REVISIONS,
+  RequestId,
+  RequestOptions,
+  RevisionFeatures,
+  describeValue,
+  isRecord,
+  LOGGING_LEVELS,
+  Root,
+  Transport,
+  TransportInfo,
+  negotiateLegacyVersion,
+} from '@hermes-mcp/protocol';
+import { Connection, ConnectionOptions } from './connection';
+import { McpContext, RequestChannel, SessionInfo, isLoggingLevel } from './context';
+import type { McpHandler, NotificationContext } from './mcp-handler';
+import { LazyChildLogger, Logger } from '../logger';
+import { CacheHints, ModernHandler, ModernSink } from './modern';
+import { admitModern } from './modern-checks';
+import { decideEra } from './era';
+import type { HeadersRecord } from '../transports/http/headers';
+import { RequestStateCodec } from './request-state';
+import type { TaskOptions } from './tasks';
+import { shapeCapabilities, shapeImplementation } from '../results/shape';
+import { withTimeout } from './timeout';
+import { methodSpec } from './methods';
+
+/** Options of the engine. */
+export interface EngineOptions {
+  /** Server-side logger. */
+  logger: Logger;
+  /** Timeout of server→client requests in milliseconds (default 60 000). */
+  requestTimeout?: number;
+  /** Longest time any request handler may run, in milliseconds (default: no limit). */
+  handlerTimeout?: number;
+  /** Secret that seals MRTR `requestState` (2026-07-28); share it across processes (default: random). */
+  requestStateSecret?: string;
+  /** Caching hints of cacheable modern results (default `{ ttlMs: 0, cacheScope: 'private' }`). */
+  cache?: CacheHints;
+  /** Task lifetimes and poll hints (tasks extension). */
+  tasks?: TaskOptions;
+  /**
+   * When shutting down (or when a stdio client closes its input), how long requests in flight may
+   * take to finish before they are answered with -32010, in milliseconds (default 5 000).
+   */
+  shutdownGracePeriod?: number;
+}
+
+/** Default of {@link EngineOptions.shutdownGracePeriod}. */
+export const DEFAULT_SHUTDOWN_GRACE_PERIOD = 5_000;
+
+/** Serves MCP over any number of connections from one handler. */
+export class Engine {
+  private readonly live = new Set<Connection>();
+  /** Serves modern-era (2026-07-28) requests, on any transport. */
+  private readonly modern: ModernHandler;
+
+  constructor(
+    readonly handler: McpHandler,
+    readonly options: EngineOptions,
+  ) {
+    this.modern = new ModernHandler(handler, {
+      logger: options.logger,
+      states: new RequestStateCodec(options.requestStateSecret),
+      cache: { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.cacheScope ?? 'private' },
+      handlerTimeout: options.handlerTimeout,
+      tasks: options.tasks,
+    });
+  }
+
+  /**
+   * Starts serving a legacy-era (initialize-based) connection over `transport`. `options.sessionId`
+   * names it (HTTP sessions); `options.logger` replaces the engine's logger for it.
+   */
+  async connect(transport: Transport, options: ConnectionOptions = {}): Promise<Connection> {
+    const connection = new Connection(this, transport, options);
+    this.live.add(connection);
+    await connection.peer.start();
+    return connection;
+  }
+
+  /** The open connections. */
+  get connections(): ReadonlySet<Connection> {
+    return this.live;
+  }
+
+  /**
+   * Answers one modern-era (2026-07-28) request, whatever carries it: checked in the spec's order
+   * ({@link admitModern}: `headers` are the HTTP request's, for the header checks; none on a
+   * stream), then handled. `sink` receives the request's notifications. Throws an `McpError`
+   * (with its `httpStatus`) for a refused request.
+   */
+  serveModern(request: JsonRpcRequest, headers: HeadersRecord | undefined, extra: InboundRequestExtra, transport: TransportInfo, sink: ModernSink): Promise<Record<string, unknown>> {
+    const admitted = admitModern(request, headers, this.inputSchemaOf);
+    return this.modern.handle(request, admitted, extra, transport, sink);
+  }
+
+  /** A tool's input schema, for its `Mcp-Param-*` headers. */
+  private readonly inputSchemaOf = (tool: string): object | undefined => this.handler.inputSchemaOf?.(tool);
+
+  /** Open `subscriptions/listen` streams. */
+  get listenStreams(): number {
+    return this.modern.listenerCount;
+  }
+
+  /**
+   * Shuts down what no connection owns — modern requests in flight (over HTTP) and listen
+   * streams — gracefully: see {@link ModernHandler.drain}. {@link drain} does it and more.
+   */
+  drainStateless(gracePeriod: number = this.gracePeriod): Promise<void> {
+    return this.modern.drain(gracePeriod);
+  }
+
+  /** Forgets a connection that is gone. @internal Called by the connection itself. */
+  release(connection: Connection): void {
+    this.live.delete(connection);
+  }
+
+  /**
+   * Sends a notification to every initialized legacy connection for which `filter` holds, and to
+   * the modern listen streams that asked for it.
+   */
+  broadcast(method: string, params?: Record<string, unknown>, filter?: (connection: Connection) => boolean): void {
+    this.modern.publish(method, params);
+    for (const connection of this.live) {
+      if (!connection.sessionInfo || (filter && !filter(connection))) continue;
+      connection.peer.notify(method, params).catch((error) => this.options.logger.warn({ err: error, method }, 'could not send a notification'));
+    }
+  }
+
+  /** Tells the connections subscribed to `uri` that the resource changed. */
+  notifyResourceUpdated(uri: string): void {
+    this.broadcast('notifications/resources/updated', { uri }, (c) => c.isSubscribed(uri));
+  }
+
+  /** The grace period of a shutdown, in milliseconds. */
+  get gracePeriod(): number {
+    return this.options.shutdownGracePeriod ?? DEFAULT_SHUTDOWN_GRACE_PERIOD;
+  }
+
+  /**
+   * Shuts down gracefully: no new requests anywhere (-32010), modern listen streams end, requests
+   * in flight get `gracePeriod` ms to finish and are then answered with -32010, then every
+   * connection closes. Resolves once all are closed.
+   */
+  async drain(gracePeriod: number = this.gracePeriod): Promise<void> {
+    await Promise.all([this.modern.drain(gracePeriod), ...[...this.live].map((c) => c.drain(gracePeriod))]);
+  }
+}
