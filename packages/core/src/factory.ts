@@ -10,6 +10,7 @@ import { Connection, ConnectionOptions, Engine } from './engine';
 import type { CacheHints } from './modern';
 import { HermesError } from './errors';
 import { assertSingleCopies } from './interop/single-copy';
+import { reportInterop } from './interop/report';
 import { McpHandler, NotificationContext, isMcpHandler } from './handler';
 import { Logger, createLogger } from './logger';
 import type { PromptOptions, ResourceOptions, ToolOptions } from './metadata/options';
@@ -289,6 +290,7 @@ export class McpFactory {
   static create(target: Constructor | McpHandler, options: McpAppOptions = {}): McpApp {
     assertSingleCopies();
     const logger = options.logger ?? createLogger();
+    reportInterop(logger);
     if (isMcpHandler(target)) return new McpApp(target, undefined, options, logger);
     if (typeof target !== 'function') {
       throw new HermesError('HERMES_NOT_A_SERVER', 'McpFactory.create takes a class decorated with @McpServer or an object implementing McpHandler.');

@@ -39,6 +39,8 @@ export type { ConnectionOptions, EngineOptions } from './engine';
 export { StdioTransport, DEFAULT_MAX_MESSAGE_BYTES } from './transports/stdio.transport';
 export type { StdioTransportOptions } from './transports/stdio.transport';
 export { ERROR_CATALOG, HermesError, ToolError } from './errors';
+export { interopStatus } from './interop/report';
+export type { InteropStatus } from './interop/report';
 export type { HermesErrorCode } from './errors';
 export { audio, embedded, image, resourceLink, text } from './content';
 export { createLogger } from './logger';
