@@ -93,10 +93,14 @@ const madeByRegisterDecorator = new WeakMap<Function, boolean>();
  * @internal
  */
 export function constraintInstance(constraint: ConstraintMetadata): ConstraintMetadata['instance'] {
+  return fast() ? directInstance(constraint) : constraint.instance;
+}
+
+function directInstance(constraint: ConstraintMetadata): ConstraintMetadata['instance'] {
   const cls = constraint.target;
   // Its methods only call the validator object they close over, never `this`: the prototype,
   // which holds them, serves as the instance without building one.
-  return fast() && isMadeByRegisterDecorator(cls) ? cls.prototype : constraint.instance;
+  return isMadeByRegisterDecorator(cls) ? cls.prototype : constraint.instance;
 }
 
 /**
@@ -252,7 +256,7 @@ class DirectConstraint {
   }
 
   get instance(): ConstraintMetadata['instance'] {
-    return constraintInstance(this.constraint);
+    return directInstance(this.constraint);
   }
 }
 
