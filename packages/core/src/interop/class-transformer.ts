@@ -93,12 +93,12 @@ const NOT_METADATA = new Set(['_ancestorsMap']);
 /**
  * True when a field of the storage that is not a known kind may hold something about `cls`: a
  * non-empty map with `cls` or a base class among its keys, or with keys that are not classes; any
- * other non-empty collection or object. Only nothing, or a primitive, says nothing.
+ * other non-empty collection or object. Nothing, a primitive or a function says nothing.
  */
 function unknownKindConcerns(storage: TransformerStorage, cls: Function): boolean {
   for (const [field, value] of Object.entries(storage)) {
     if (KNOWN_KINDS.includes(field) || NOT_METADATA.has(field) || value === undefined || value === null) continue;
-    if (typeof value !== 'object' && typeof value !== 'function') continue;
+    if (typeof value !== 'object') continue; // a flag, a method: not a collection of metadata
     if (value instanceof Map) {
       for (const key of value.keys()) if (typeof key !== 'function' || key === cls || cls.prototype instanceof key) return true;
       continue;

@@ -113,6 +113,9 @@ interface Internals {
 
 let loaded: Internals | string | undefined;
 
+/** Rule types every release's table has had a converter for. */
+const TABLE_KEYS = [ValidationTypes.CUSTOM_VALIDATION, ValidationTypes.NESTED_VALIDATION, ValidationTypes.WHITELIST];
+
 function internals(): Internals | string {
   if (loaded === undefined) {
     try {
@@ -124,7 +127,8 @@ function internals(): Internals | string {
       } as Record<keyof Internals, unknown>;
       /* eslint-enable @typescript-eslint/no-require-imports */
       const converters = found.defaultConverters as Record<string, unknown> | undefined;
-      if (typeof converters !== 'object' || converters === null || !Object.values(converters).every((c) => typeof c === 'function' || (typeof c === 'object' && c !== null))) {
+      const table = typeof converters === 'object' && converters !== null && Object.getPrototypeOf(converters) === Object.prototype;
+      if (!table || !TABLE_KEYS.every((key) => hasOwn(converters, key)) || !Object.values(converters).every((c) => typeof c === 'function' || (typeof c === 'object' && c !== null))) {
         loaded = 'build/defaultConverters no longer exports a table of converters';
       } else if (typeof found.getMetadataSchema !== 'function') {
         loaded = 'build/decorators no longer exports getMetadataSchema()';
