@@ -46,9 +46,13 @@ export function letterPattern(kind: 'alpha' | 'alphanumeric', locale = 'en-US'):
       const units: number[] = [];
       const rejected: number[] = [];
       for (let code = 0; code <= 0xffff; code++) (letters.accepts(String.fromCharCode(code)) ? units : rejected).push(code);
-      // The class, repeated, must be the whole rule: two of its characters pass, one more outside it fails.
+      // The class, repeated, must be the whole rule: two of its characters pass, and no other character
+      // passes beside one of them (as a second class in a row would: hi-IN's `^[...]+[...]*$`).
       const [first, last] = [String.fromCharCode(units[0]), String.fromCharCode(units[units.length - 1])];
-      const whole = units.length > 0 && letters.test(first + last) && (rejected.length === 0 || !letters.test(first + String.fromCharCode(rejected[0])));
+      const whole =
+        units.length > 0 &&
+        letters.test(first + last) &&
+        !rejected.some((code) => letters.test(first + String.fromCharCode(code)) || letters.test(String.fromCharCode(code) + first));
       if (whole && !units.some((code) => code >= SURROGATES.from && code <= SURROGATES.to)) pattern = `^${charClass(units)}${letters.repeat}$`;
     }
     alphaCache.set(key, pattern);
