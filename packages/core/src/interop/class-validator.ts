@@ -30,6 +30,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { canary } from './canary';
 import { InteropStatus, brief, statusOf } from './status';
 
+/** class-validator's types of a rule and of a constraint, from the modules its index does not re-export. */
 export type { ConstraintMetadata, ValidationMetadata };
 
 // ---------------------------------------------------------------------------------------------
