@@ -290,8 +290,8 @@ export class McpFactory {
   static create(target: Constructor | McpHandler, options: McpAppOptions = {}): McpApp {
     assertSingleCopies();
     const logger = options.logger ?? createLogger();
-    reportInterop(logger);
     if (isMcpHandler(target)) return new McpApp(target, undefined, options, logger);
+    reportInterop(logger);
     if (typeof target !== 'function') {
       throw new HermesError('HERMES_NOT_A_SERVER', 'McpFactory.create takes a class decorated with @McpServer or an object implementing McpHandler.');
     }
