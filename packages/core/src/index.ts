@@ -56,6 +56,8 @@ export type { ConnectionOptions } from './engine/connection';
 export { StdioTransport, DEFAULT_MAX_MESSAGE_BYTES } from './transports/stdio.transport';
 export type { StdioTransportOptions } from './transports/stdio.transport';
 export { ERROR_CATALOG, HermesError, ToolError } from './errors';
+export { interopStatus } from './interop/report';
+export type { InteropStatus } from './interop/report';
 export type { HermesErrorCode } from './errors';
 export { audio, embedded, image, resourceLink, text } from './results/content';
 export { createLogger } from './logger';

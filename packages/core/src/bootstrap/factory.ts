@@ -12,6 +12,7 @@ import type { CacheHints } from '../engine/modern';
 import type { TaskOptions } from '../engine/tasks';
 import { HermesError } from '../errors';
 import { assertSingleCopies } from '../interop/single-copy';
+import { reportInterop } from '../interop/report';
 import { McpHandler, NotificationContext, isMcpHandler } from '../engine/mcp-handler';
 import { Logger, createLogger } from '../logger';
 import type { PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
@@ -295,6 +296,7 @@ export class McpFactory {
     assertSingleCopies();
     const logger = options.logger ?? createLogger();
     if (isMcpHandler(target)) return new McpApp(target, undefined, options, logger);
+    reportInterop(logger);
     if (typeof target !== 'function') {
       throw new HermesError('HERMES_NOT_A_SERVER', 'McpFactory.create takes a class decorated with @McpServer or an object implementing McpHandler.');
     }

@@ -1,7 +1,4 @@
 import 'reflect-metadata';
-import { JSONSchema } from 'class-validator-jsonschema';
-// The reader of @JSONSchema's one-object-per-property slot: not re-exported from the package root.
-import { getMetadataSchema } from 'class-validator-jsonschema/build/decorators';
 import { HermesError } from '../errors';
 
 /** RFC 9110 §5.6.2 `token` (1*tchar): what an `x-mcp-header` name must be. */
@@ -17,9 +14,8 @@ const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
  * decorator (others never reach the schema); `number` is not allowed. The name must be an RFC 9110
  * token (letters, digits and `` !#$%&'*+-.^_`|~ ``), unique ignoring case within the tool.
  *
- * It is written through {@link JSONSchema}, which keeps a single value per property: it keeps a
- * `@JSONSchema` written *below* it on the same property, but one written *above* it replaces it —
- * put `@McpHeader` above.
+ * It is kept apart from `@JSONSchema` (which keeps a single value per property), so the two combine
+ * in any order; `@McpHeader` wins over an `x-mcp-header` written with `@JSONSchema`.
  *
  * @throws HermesError `HERMES_INVALID_OPTIONS` when `name` is not a valid header name.
  * @example
@@ -36,16 +32,25 @@ export function McpHeader(name: string): PropertyDecorator {
     if (typeof property === 'symbol') {
       throw new HermesError('HERMES_INVALID_OPTIONS', `@McpHeader on ${where}: a symbol-named property never reaches the JSON Schema.`);
     }
-    const earlier = getMetadataSchema(target, property);
-    JSONSchema(
-      typeof earlier === 'function'
-        ? (source, options) => ({ ...earlier(source, options), [X_MCP_HEADER]: name })
-        : { ...earlier, [X_MCP_HEADER]: name },
-    )(target, property);
+    Reflect.defineMetadata(HEADER, name, target, property);
   };
 }
 
-const X_MCP_HEADER = 'x-mcp-header';
+/** Our own metadata key, as for `@Description`: `@JSONSchema` keeps one value per property. */
+const HEADER = Symbol('hermes:mcp-header');
+
+/** The JSON Schema keyword clients read the header name from. @internal */
+export const X_MCP_HEADER = 'x-mcp-header';
+
+/**
+ * The header name {@link McpHeader} gave a property of `cls` (or of a base class it inherits the
+ * property from).
+ *
+ * @internal
+ */
+export function headerOf(cls: Function, property: string): string | undefined {
+  return Reflect.getMetadata(HEADER, cls.prototype, property);
+}
 
 function headerNameProblem(name: unknown): string | undefined {
   if (typeof name !== 'string' || name.length === 0) return 'the header name must be a non-empty string';

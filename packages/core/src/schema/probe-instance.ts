@@ -3,7 +3,7 @@
  * input (`plainToInstance`), without its per-key metadata look-ups when it has nothing to apply.
  */
 import { plainToInstance } from 'class-transformer';
-import { nothingToTransform } from '../transformer-storage';
+import { nothingToTransform } from '../interop/class-transformer';
 
 /**
  * `plainToInstance(cls, plain)` for a `plain` whose values are all `null` (`{}` included).

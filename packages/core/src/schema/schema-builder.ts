@@ -77,12 +77,10 @@ import {
   ValidationTypes,
 } from 'class-validator';
 import type { MetadataStorage } from 'class-validator';
-import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import type { JsonSchemaObject, PromptArgument } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
-import { Converter, ConversionOptions, conversionOptions, convertClass, defaultConverterTypes } from './class-properties';
+import { Converter, ConversionOptions, conversionOptions, convertClass } from './class-properties';
 import { descriptionOf } from './description.decorator';
-import { fastMetadataStorage, validateObjectSync } from './metadata-lookup';
 import { Iso8601Options, iso8601Pattern } from './iso8601';
 import { probeInstance } from './probe-instance';
 import {
@@ -98,7 +96,10 @@ import {
   letterPattern,
   numericPattern,
 } from './validator-patterns';
-import { transformerStorage } from '../transformer-storage';
+import { transformerMetadata } from '../interop/class-transformer';
+import { type ValidationMetadata, ruleStorage, validateObjectSync } from '../interop/class-validator';
+import { libraryRuleTypes } from '../interop/class-validator-jsonschema';
+import { X_MCP_HEADER, headerOf } from './mcp-header.decorator';
 import { failingProperties, planOf } from '../validation/fast-path';
 
 
@@ -207,7 +208,7 @@ export function promptArgumentsFor(cls: Function): PromptArgument[] {
  * @internal
  */
 export function convertedRuleTypes(): string[] {
-  return [...new Set([...defaultConverterTypes, ...Object.keys(FIXED_CONVERTERS), ValidationTypes.NESTED_VALIDATION, ValidationTypes.CUSTOM_VALIDATION])];
+  return [...new Set([...libraryRuleTypes(), ...Object.keys(FIXED_CONVERTERS), ValidationTypes.NESTED_VALIDATION, ValidationTypes.CUSTOM_VALIDATION])];
 }
 
 /**
@@ -216,7 +217,7 @@ export function convertedRuleTypes(): string[] {
  * @internal
  */
 export function nestedClassOf(target: Function, property: string): Function | undefined {
-  const meta = transformerStorage.findTypeMetadata(target, property);
+  const meta = transformerMetadata().findTypeMetadata(target, property);
   try {
     const type = meta?.typeFunction();
     return typeof type === 'function' ? type : undefined;
@@ -245,7 +246,7 @@ function build(root: Function): JsonSchemaObject {
     [ValidationTypes.CUSTOM_VALIDATION]: declaredType,
   };
   // The fast storage answers as class-validator's own does, without a scan of every decorated class.
-  const options = conversionOptions(converters, fastMetadataStorage());
+  const options = conversionOptions(converters, ruleStorage());
   const warnings: SchemaWarning[] = [];
   const top = classSchema(root, options, warnings);
   const defs: Record<string, Schema> = {};
@@ -268,9 +269,11 @@ function classSchema(cls: Function, options: ConversionOptions, warnings: Schema
     const description = descriptionOf(cls, name);
     if (description !== undefined) property = { ...property, description };
     if (facts.defaults.has(name)) property = { ...property, default: facts.defaults.get(name) };
+    const header = headerOf(cls, name);
+    if (header !== undefined) property = { ...property, [X_MCP_HEADER]: header };
     // A header-mirrored property (`x-mcp-header`) must keep a plain type at the top, where clients
     // look for it; it then refuses null, which a header cannot carry anyway.
-    properties[name] = facts.nullable.has(name) && !('x-mcp-header' in property) ? orNull(property) : property;
+    properties[name] = facts.nullable.has(name) && !(X_MCP_HEADER in property) ? orNull(property) : property;
   }
   const required = Object.keys(properties).filter((name) => facts.required.has(name));
   const description = descriptionOf(cls);

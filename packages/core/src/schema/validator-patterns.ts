@@ -9,34 +9,7 @@
  * and `\d`, `\s`, `\b` and back-references are avoided: other engines read them their own way.
  * The tests check every pattern against validator.js itself.
  */
-import * as path from 'node:path';
-
-// --- validator.js's own tables, where a pattern depends on a locale
-
-interface AlphaTables {
-  alpha: Record<string, RegExp>;
-  alphanumeric: Record<string, RegExp>;
-  decimal: Record<string, string>;
-}
-
-let alphaTables: AlphaTables | null | undefined;
-
-/**
- * validator.js's locale tables (the copy class-validator uses), or undefined if they cannot be
- * found: the patterns that need them are then left out.
- */
-function tables(): AlphaTables | undefined {
-  if (alphaTables === undefined) {
-    try {
-      const from = path.dirname(require.resolve('class-validator'));
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      alphaTables = require(require.resolve('validator/lib/alpha', { paths: [from] })) as AlphaTables;
-    } catch {
-      alphaTables = null;
-    }
-  }
-  return alphaTables ?? undefined;
-}
+import { decimalSeparator, letterClass } from '../interop/validator';
 
 const hex4 = (code: number) => `\\u${code.toString(16).toUpperCase().padStart(4, '0')}`;
 
@@ -68,14 +41,19 @@ export function letterPattern(kind: 'alpha' | 'alphanumeric', locale = 'en-US'):
   let pattern = alphaCache.get(key);
   if (pattern === undefined) {
     pattern = null;
-    const expression = tables()?.[kind][locale];
-    const shape = expression instanceof RegExp && /^i?$/.test(expression.flags) ? /^\^\[(?:[^\]\\]|\\.)*\]([+*])\$$/.exec(expression.source) : null;
-    if (expression instanceof RegExp && shape) {
+    const letters = letterClass(kind, locale);
+    if (letters) {
       const units: number[] = [];
-      for (let code = 0; code <= 0xffff; code++) if (expression.test(String.fromCharCode(code))) units.push(code);
-      if (units.length > 0 && !units.some((code) => code >= SURROGATES.from && code <= SURROGATES.to)) pattern = `^${charClass(units)}${shape[1]}$`;
-    } else if (!tables() && locale === 'en-US') {
-      pattern = kind === 'alpha' ? '^[A-Za-z]+$' : '^[0-9A-Za-z]+$';
+      const rejected: number[] = [];
+      for (let code = 0; code <= 0xffff; code++) (letters.accepts(String.fromCharCode(code)) ? units : rejected).push(code);
+      // The class, repeated, must be the whole rule: two of its characters pass, and no other character
+      // passes beside one of them (as a second class in a row would: hi-IN's `^[...]+[...]*$`).
+      const [first, last] = [String.fromCharCode(units[0]), String.fromCharCode(units[units.length - 1])];
+      const whole =
+        units.length > 0 &&
+        letters.test(first + last) &&
+        !rejected.some((code) => letters.test(first + String.fromCharCode(code)) || letters.test(String.fromCharCode(code) + first));
+      if (whole && !units.some((code) => code >= SURROGATES.from && code <= SURROGATES.to)) pattern = `^${charClass(units)}${letters.repeat}$`;
     }
     alphaCache.set(key, pattern);
   }
@@ -91,7 +69,7 @@ export interface NumericOptions {
 /** The pattern of `isNumeric(str, options)`: digits, or a signed decimal with the locale's separator. */
 export function numericPattern(options: NumericOptions = {}): string | undefined {
   if (options.no_symbols) return '^[0-9]+$';
-  const separator = options.locale ? tables()?.decimal[options.locale] : '.';
+  const separator = options.locale ? decimalSeparator(options.locale) : '.';
   if (typeof separator !== 'string' || [...separator].length !== 1) return undefined;
   const escaped = separator === '.' ? '\\.' : /[A-Za-z0-9,]/.test(separator) ? separator : hex4(separator.charCodeAt(0));
   return `^[+-]?(?:[0-9]*${escaped})?[0-9]+$`;

@@ -14,9 +14,8 @@
  * like a property) leaves it on the general path.
  */
 import { ValidationArguments, ValidationTypes } from 'class-validator';
-import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
-import { fastMetadataStorage } from '../schema/metadata-lookup';
-import { nothingToTransform } from '../transformer-storage';
+import { nothingToTransform } from '../interop/class-transformer';
+import { type ValidationMetadata, ruleStorage } from '../interop/class-validator';
 
 /** One constraint to run on a property: class-validator's own validator instance and arguments. */
 interface Check {
@@ -56,7 +55,7 @@ const NO_PLAN: FastPlan = Object.freeze({ properties: [], known: new Set<string>
 const plans = new WeakMap<Function, FastPlan>();
 
 function makePlan(cls: Function): FastPlan | undefined {
-  const storage = fastMetadataStorage();
+  const storage = ruleStorage();
   // The same lookup class-validator's executor does (no groups, `always` off, strictGroups off).
   const metadatas: ValidationMetadata[] = storage.getTargetValidationMetadatas(cls, '', false, false, undefined);
   if (!nothingToTransform(cls, new Set(metadatas.map((meta) => meta.propertyName)))) return undefined;

@@ -13,7 +13,7 @@ import { ValidationError, ValidatorOptions, ValidationTypes } from 'class-valida
 import { HermesError } from '../errors';
 import { nestedClassOf } from '../schema/schema-builder';
 import { fastValidate, planOf } from './fast-path';
-import { fastMetadataStorage, validateObject, validateObjectSync } from '../schema/metadata-lookup';
+import { ruleStorage, validateObject, validateObjectSync } from '../interop/class-validator';
 
 /**
  * One problem with the input. `path` names the field: `city`, `address.city`, `items[2].name`;
@@ -191,7 +191,7 @@ function pushIssues(out: ValidationIssue[], path: string, error: ValidationError
   const constraints = { ...found };
   const perElement = new Map<number, Record<string, string>>();
   if (cls && Array.isArray(error.value)) {
-    const storage = fastMetadataStorage();
+    const storage = ruleStorage();
     for (const meta of storage.getTargetValidationMetadatas(cls, '', true, false)) {
       if (!meta.each || meta.propertyName !== error.property || meta.type !== ValidationTypes.CUSTOM_VALIDATION || !meta.constraintCls) continue;
       for (const constraint of storage.getTargetValidatorConstraints(meta.constraintCls)) {
@@ -233,7 +233,7 @@ function rulesOf(cls: Function): Rules {
   let rules = rulesCache.get(cls);
   if (!rules) {
     // Not the global storage's own lookup: it scans every decorated class, once per class here.
-    const storage = fastMetadataStorage();
+    const storage = ruleStorage();
     const seen = new Set<Function>();
     let async = false;
     const visit = (target: Function): void => {

@@ -26,7 +26,7 @@ import {
   getMetadataStorage,
   validateSync,
 } from 'class-validator';
-import { constraintInstance, isMadeByRegisterDecorator } from '../../src/schema/metadata-lookup';
+import { constraintInstance, isMadeByRegisterDecorator } from '../../src/interop/class-validator';
 import { failingProperties, fastValidate, planOf } from '../../src/validation/fast-path';
 import { validateInput, validateInputAsync } from '../../src/validation/validator';
 

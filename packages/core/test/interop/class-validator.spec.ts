@@ -23,7 +23,7 @@ import {
   validate,
   validateSync,
 } from 'class-validator';
-import { validateObject, validateObjectSync } from '../../src/schema/metadata-lookup';
+import { validateObject, validateObjectSync } from '../../src/interop/class-validator';
 
 @ValidatorConstraint({ name: 'isEven' })
 class IsEven implements ValidatorConstraintInterface {

@@ -1,0 +1,45 @@
+/**
+ * The status of every library's fast paths, and the one warning a process logs for each library
+ * whose internals Hermes had to stop reading (docs/interop.md).
+ */
+import type { Logger } from '../logger';
+import { classTransformerStatus } from './class-transformer';
+import { classValidatorStatus } from './class-validator';
+import { jsonSchemaStatus } from './class-validator-jsonschema';
+import type { InteropStatus } from './status';
+import { validatorStatus } from './validator';
+
+export type { InteropStatus } from './status';
+
+/**
+ * Which of the fast paths built on library internals are on, and why the others are off (each
+ * library is checked once per process, the first time this or one of its fast paths is needed).
+ * With a library release that moved what Hermes reads, `fast` is false and `reason` says what:
+ * Hermes then uses that library's public API, with the same results, more slowly.
+ *
+ * @example
+ * for (const status of interopStatus()) if (!status.fast) console.warn(status.library, status.reason);
+ */
+export function interopStatus(): InteropStatus[] {
+  return [classValidatorStatus(), classTransformerStatus(), jsonSchemaStatus(), validatorStatus()];
+}
+
+const reported = new Set<string>();
+
+/**
+ * Logs `HERMES_INTEROP_FALLBACK` at warn, once per process and library, for each library whose
+ * fast paths are off. Called by `McpFactory.create`, with the app's logger.
+ *
+ * @internal
+ */
+export function reportInterop(logger: Logger): void {
+  for (const status of interopStatus()) {
+    if (status.fast || reported.has(status.library)) continue;
+    reported.add(status.library);
+    logger.warn(
+      { code: 'HERMES_INTEROP_FALLBACK', library: status.library, version: status.version, reason: status.reason },
+      `HERMES_INTEROP_FALLBACK: ${status.library} ${status.version}: ${status.reason}. Hermes uses its public API instead: ` +
+        `the same schemas and validation, slower bootstrap and validation. Update @hermes-mcp/core, or use the ${status.library} version it was released with.`,
+    );
+  }
+}
