@@ -65,7 +65,7 @@ export function logLinesOf(stderr: string): LogLine[] {
 export function spawnStdioFixture(env: Record<string, string> = {}, waitMs?: number): RawStdioClient & { pid: number } {
   if (!existsSync(FIXTURE.stdio)) throw new Error(`${FIXTURE.stdio} does not exist: build first with \`npx tsc -b\``);
   const client = new RawStdioClient({ command: process.execPath, args: [FIXTURE.stdio], cwd: REPO_ROOT, env }, waitMs);
-  return client as RawStdioClient & { pid: number };
+  return client;
 }
 
 /** The hardening server mounted in Fastify, in a child process on 127.0.0.1. */

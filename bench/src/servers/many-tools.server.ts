@@ -23,7 +23,7 @@ export const TOOL_COUNT = 1000;
 type Decorator = PropertyDecorator & MethodDecorator & ClassDecorator;
 
 function decorateProperty(target: object, key: string, type: Function, ...decorators: PropertyDecorator[]): void {
-  Reflect.decorate([...(decorators as Decorator[]), Reflect.metadata('design:type', type) as Decorator], target, key, undefined);
+  Reflect.decorate([...(decorators as Decorator[]), Reflect.metadata('design:type', type)], target, key, undefined);
 }
 
 /** The server class: tool_0 … tool_999, each taking its own input class (two numbers and an optional note). */
@@ -43,10 +43,10 @@ function buildServerClass(count: number): Function {
     const descriptor = Object.getOwnPropertyDescriptor(proto, name)!;
     const decorated = Reflect.decorate(
       [
-        Tool({ description: `Tool number ${i}: adds two numbers and ${i}` }) as Decorator,
-        Reflect.metadata('design:type', Function) as Decorator,
-        Reflect.metadata('design:paramtypes', [Input]) as Decorator,
-        Reflect.metadata('design:returntype', Number) as Decorator,
+        Tool({ description: `Tool number ${i}: adds two numbers and ${i}` }),
+        Reflect.metadata('design:type', Function),
+        Reflect.metadata('design:paramtypes', [Input]),
+        Reflect.metadata('design:returntype', Number),
       ],
       proto,
       name,
@@ -54,7 +54,7 @@ function buildServerClass(count: number): Function {
     );
     if (decorated) Object.defineProperty(proto, name, decorated);
   }
-  return Reflect.decorate([McpServer({ name: 'bench-many-tools', version: '1.0.0' }) as Decorator], ManyTools) as Function;
+  return Reflect.decorate([McpServer({ name: 'bench-many-tools', version: '1.0.0' })], ManyTools);
 }
 
 async function main(): Promise<void> {

@@ -129,7 +129,7 @@ export class ConformanceServer {
   async reconnection(ctx: McpContext) {
     // Streamable HTTP only: end the POST's SSE connection after the priming event; the client
     // reconnects with Last-Event-ID and receives the result from the event store.
-    const closeStream = ctx.transport.closeStream as ((retryMs?: number) => void) | undefined;
+    const closeStream = ctx.transport.closeStream;
     closeStream?.();
     await sleep(100);
     return 'Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.';

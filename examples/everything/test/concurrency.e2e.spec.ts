@@ -325,7 +325,7 @@ describe('200 overlapping slow calls through the SDK v1 client (2025-11-25)', ()
           },
         })
         .then(
-          (result) => ({ ok: true as const, result: result as RawMessage }),
+          (result) => ({ ok: true as const, result: result }),
           (error: unknown) => ({ ok: false as const, error }),
         );
       // callTool writes the request before it returns, so the cancellation follows it on the wire.
@@ -334,7 +334,7 @@ describe('200 overlapping slow calls through the SDK v1 client (2025-11-25)', ()
     });
     outcomes = await Promise.all(pending);
     await Promise.all(fences);
-    aborted = (await client.callTool({ name: 'cancellations', arguments: {} })) as RawMessage;
+    aborted = (await client.callTool({ name: 'cancellations', arguments: {} }));
 
     // The SDK chose the ids (and uses them as progress tokens); find each call's by its label.
     const idByLabel = new Map<string, MessageId>();

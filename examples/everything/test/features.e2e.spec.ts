@@ -164,12 +164,12 @@ describe.each(LEGACY_REVISIONS)('everything over stdio, revision %s', (revision)
     transport = spawnTransport(revision);
     client = new Client({ name: 'everything-e2e', version: '1.0.0' }, { capabilities: capabilitiesFor(revision) });
     client.setRequestHandler(ElicitRequestSchema, (request) => {
-      side.elicitations.push(request.params as Raw);
-      return side.elicit(request.params as Raw) as ElicitResult;
+      side.elicitations.push(request.params);
+      return side.elicit(request.params);
     });
     client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
-      side.samplings.push(request.params as Raw);
-      return (await side.sample(request.params as Raw, extra.signal)) as CreateMessageResult;
+      side.samplings.push(request.params);
+      return (await side.sample(request.params, extra.signal));
     });
     client.setRequestHandler(ListRootsRequestSchema, () => {
       side.rootsAsked++;

@@ -67,7 +67,7 @@ describe('the everything server on stdio, MCP 2026-07-28, driven by the v2 clien
     transport = new RecordingModernStdioTransport(SERVER);
     client = new Client({ name: 'v2-stdio', version: '2.4.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: MODERN_REVISION } } });
     client.setRequestHandler('elicitation/create', async (request) => {
-      elicitations.push(request.params as Raw);
+      elicitations.push(request.params);
       return { action: 'accept', content: { name: 'Ada', age: 36, color: 'green', subscribe: true } };
     });
     await client.connect(transport);

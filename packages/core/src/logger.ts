@@ -130,6 +130,6 @@ export class LazyChildLogger implements Logger {
   private write(level: LogLevel, args: unknown[]): void {
     if (this.bindings !== undefined && !this.isLevelEnabled(level)) return;
     const logger = this.logger;
-    (logger[level] as (...args: unknown[]) => void).apply(logger, args);
+    Reflect.apply(logger[level], logger, args);
   }
 }

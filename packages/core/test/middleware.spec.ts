@@ -30,7 +30,7 @@ describe('middleware', () => {
     @McpServer({ name: 's', version: '1', components: [Component], use: [mark('server')] })
     class Server {}
     const tool = McpFactory.create(Server, { logger }).registry!.tool('run')!;
-    expect(await tool.call({ text: 'x' }, {} as McpContext)).toBe('x');
+    expect(await tool.call({ text: 'x' }, {})).toBe('x');
     expect(trail).toEqual(['server>', 'component>', 'method>', 'handler', '<method', '<component', '<server']);
   });
 
@@ -56,7 +56,7 @@ describe('middleware', () => {
       }
     }
     const tool = McpFactory.create(Server, { logger }).registry!.tool('when')!;
-    expect(await tool.call(undefined, { assigns: {} } as unknown as McpContext)).toBe('noon');
+    expect(await tool.call(undefined, { assigns: {} })).toBe('noon');
   });
 
   it('lets a guard stop the call by throwing, and refuses next() twice', async () => {

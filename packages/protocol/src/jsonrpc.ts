@@ -151,7 +151,7 @@ function classifyEnvelope(value: unknown): ClassifiedMessage {
     }
     if (id === undefined) return { kind: 'notification', message: value as unknown as JsonRpcNotification };
     if (!isId(id)) return invalid(null, `the "id" member must be ${ID_RULE}`);
-    const tokenProblem = progressTokenProblem(value.params as Record<string, unknown> | undefined);
+    const tokenProblem = progressTokenProblem(value.params);
     if (tokenProblem !== undefined) return invalid(id, tokenProblem);
     return { kind: 'request', message: value as unknown as JsonRpcRequest };
   }
@@ -312,7 +312,7 @@ export function serialize(message: JsonRpcMessage | JsonRpcMessage[]): string {
   } catch (error) {
     if (Array.isArray(message)) return `[${message.map((m) => serialize(m)).join(',')}]`;
     if (!('result' in message) && !('error' in message)) throw error;
-    const id = (message as JsonRpcResponse).id;
+    const id = (message).id;
     const failed = 'error' in message && typeof message.error?.code === 'number' && typeof message.error.message === 'string';
     const fallback = failed ? { code: message.error.code, message: message.error.message } : McpError.internalError('Internal error: the answer could not be serialized').toJSON();
     return JSON.stringify(errorResponse(id, fallback));

@@ -359,7 +359,7 @@ describe('serialize: a response always serialises', () => {
     const cycle: Record<string, unknown> = {};
     cycle.self = cycle;
     for (const result of [{ n: 10n }, cycle]) {
-      expect(JSON.parse(serialize(resultResponse(7, result as Record<string, unknown>)))).toEqual({
+      expect(JSON.parse(serialize(resultResponse(7, result)))).toEqual({
         jsonrpc: '2.0',
         id: 7,
         error: { code: -32603, message: 'Internal error: the answer could not be serialized' },

@@ -326,10 +326,10 @@ class LinkedTestClient implements TestClient {
     const { onElicitation, onSampling, onRoots } = this.options;
     switch (method) {
       case 'elicitation/create':
-        if (onElicitation) return (await onElicitation(params as ElicitationRequest)) as Record<string, unknown>;
+        if (onElicitation) return (await onElicitation(params as ElicitationRequest));
         break;
       case 'sampling/createMessage':
-        if (onSampling) return (await onSampling(params as CreateMessageRequestParams)) as Record<string, unknown>;
+        if (onSampling) return (await onSampling(params as CreateMessageRequestParams));
         break;
       case 'roots/list':
         if (onRoots) return { roots: await onRoots() };

@@ -184,7 +184,7 @@ export class McpApp {
     let set = this.listeners.get(method);
     if (!set) this.listeners.set(method, (set = new Set()));
     set.add(listener);
-    return () => set!.delete(listener);
+    return () => set.delete(listener);
   }
 
   /** The tool of that name, to enable, disable or remove it. */

@@ -64,8 +64,8 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
       const lenient = meta.kind === 'resource' || (meta.options as ToolOptions).inputSchema !== undefined;
       const invocation = invocationOf(cls, instance as object, meta.method, explicit, meta.kind, meta.kind === 'tool' ? 'input' : meta.kind === 'prompt' ? 'args' : 'params', lenient);
       const middleware = [...classMiddleware, ...resolveMiddleware(middlewareOf(cls, meta.method), container, invocation.owner)];
-      const wrapped: Invocation = { ...invocation, call: compose(middleware, invocation.call as (input: unknown, ctx: McpContext) => unknown) as Invocation['call'] };
-      for (const warning of register(registry, meta.kind, { ...meta.options, name: meta.options.name ?? meta.method } as never, wrapped)) {
+      const wrapped: Invocation = { ...invocation, call: compose(middleware, invocation.call) as Invocation['call'] };
+      for (const warning of register(registry, meta.kind, { ...meta.options, name: meta.options.name ?? meta.method }, wrapped)) {
         warnings.set(`${warning.code} ${warning.className}.${warning.property}`, warning);
       }
     }
@@ -104,7 +104,7 @@ export function register(registry: Registry, kind: HandlerKind, options: (ToolOp
       registerResource(registry, options as ResourceOptions & { name: string }, invocation);
       return [];
     case 'prompt':
-      registry.addPrompt(promptDefinition(options as PromptOptions & { name: string }, invocation));
+      registry.addPrompt(promptDefinition(options, invocation));
       return warningsOf(invocation.inputClass);
   }
 }

@@ -52,7 +52,7 @@ export function compileUriTemplate(template: string): UriTemplate {
     }
     variables.push(name);
     pattern += escapeRegExp(template.slice(last, match.index)) + (operator === '+' ? RESERVED_VALUE : SIMPLE_VALUE);
-    last = match.index! + whole.length;
+    last = match.index + whole.length;
   }
   pattern += escapeRegExp(template.slice(last)) + '$';
   const regex = new RegExp(pattern);

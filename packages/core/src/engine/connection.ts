@@ -62,7 +62,7 @@ export interface ConnectionOptions {
   onclose?: (connection: Connection) => void;
 }
 
-const EMPTY: Record<string, unknown> = Object.freeze({}) as Record<string, unknown>;
+const EMPTY: Record<string, unknown> = Object.freeze({});
 
 /**
  * One client connection in the legacy era: its negotiated revision, capabilities, logging level

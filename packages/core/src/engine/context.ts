@@ -322,7 +322,7 @@ export class McpContext {
   async elicit<T extends object>(message: string, form: Constructor<T> | UrlElicitation, options: AskOptions = {}): Promise<ElicitResult<T | undefined>> {
     const version = this.session.protocolVersion;
     const features = REVISIONS[version];
-    const capability = this.session.clientCapabilities.elicitation as { form?: object; url?: object } | undefined;
+    const capability = this.session.clientCapabilities.elicitation;
     if (!features.elicitation) throw this.unsupported('elicitation', `elicitation needs MCP 2025-06-18 or newer; this client speaks ${version}`);
     if (!capability) throw this.unsupported('elicitation', 'the client did not declare the elicitation capability');
     let params: Record<string, unknown>;
@@ -356,7 +356,7 @@ export class McpContext {
    * const reply = await ctx.sample('Summarise: ' + text, { maxTokens: 200 });
    */
   async sample(prompt: string | CreateMessageRequestParams, options: AskOptions & { maxTokens?: number; systemPrompt?: string } = {}): Promise<CreateMessageResult> {
-    const capability = this.session.clientCapabilities.sampling as { tools?: object } | undefined;
+    const capability = this.session.clientCapabilities.sampling;
     if (!capability) throw this.unsupported('sampling', 'the client did not declare the sampling capability');
     const params: CreateMessageRequestParams =
       typeof prompt === 'string'
@@ -372,7 +372,7 @@ export class McpContext {
       }
       if (!capability.tools) throw this.unsupported('sampling', 'the client did not declare sampling with tools', { sampling: { tools: {} } });
     }
-    const result = await this.ask('sample', 'sampling/createMessage', params as Record<string, unknown>, options);
+    const result = await this.ask('sample', 'sampling/createMessage', params, options);
     if (typeof result.model !== 'string' || (result.role !== 'user' && result.role !== 'assistant') || typeof result.content !== 'object') {
       throw McpError.invalidParams('the client answered sampling/createMessage without role, content and model');
     }

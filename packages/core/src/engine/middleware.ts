@@ -39,7 +39,7 @@ export function Use(...middleware: MiddlewareLike[]): ClassDecorator & MethodDec
     const list = [...middleware, ...existing];
     if (key === undefined) Reflect.defineMetadata(USE, list, holder);
     else Reflect.defineMetadata(USE, list, holder, key);
-  }) as ClassDecorator & MethodDecorator;
+  });
 }
 
 /** The middleware `@Use` put on a class (with its base classes) or on one of its methods. @internal */

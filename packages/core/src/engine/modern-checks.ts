@@ -87,7 +87,7 @@ export function readEnvelope(params: Record<string, unknown> | undefined): Omit<
   }
   const level = meta[META_KEYS.logLevel];
   if (level !== undefined && !isLoggingLevel(level)) throw envelopeError(META_KEYS.logLevel, 'must be a logging level');
-  return { version, clientInfo: info as Implementation | undefined, capabilities: capabilities as ClientCapabilities, logLevel: level as LoggingLevel | undefined, meta };
+  return { version, clientInfo: info as Implementation | undefined, capabilities: capabilities, logLevel: level, meta };
 }
 
 /** -32022 (HTTP 400) unless the envelope names a modern revision this server serves. */

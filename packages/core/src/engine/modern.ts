@@ -167,7 +167,7 @@ export class ModernHandler {
     const starter =
       taskSupport?.start === 'manual' && tasksDeclared
         ? <T>(work: (ctx: McpContext) => Promise<T>): never => {
-            throw new TaskStartedSignal(this.startTask(spec, request, params, envelope, session, transport, channel, work as (ctx: McpContext) => Promise<unknown>));
+            throw new TaskStartedSignal(this.startTask(spec, request, params, envelope, session, transport, channel, work));
           }
         : undefined;
     const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, this.options.logger, round?.round, starter);

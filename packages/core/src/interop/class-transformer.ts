@@ -164,7 +164,7 @@ function internals(): Internals | string {
       } else if (typeof defaultOptions !== 'object' || defaultOptions === null) {
         loaded = 'class-transformer/cjs/constants/default-options.constant no longer exports defaultOptions';
       } else {
-        loaded = { storage: storage as unknown as TransformerStorage, defaultOptions: defaultOptions as ClassTransformOptions };
+        loaded = { storage: storage as unknown as TransformerStorage, defaultOptions: defaultOptions };
       }
     } catch (error) {
       loaded = `its storage cannot be loaded (${error instanceof Error ? error.message.split('\n')[0] : String(error)})`;

@@ -172,10 +172,10 @@ function libraryConversion(meta: ValidationMetadata, options: ConversionOptions)
   const additional = (options.additionalConverters ?? {}) as Record<string, Converter>;
   const custom = additional[ValidationTypes.CUSTOM_VALIDATION];
   const stand = standIn(target);
-  const schemas = validationMetadataArrayToSchemas([{ ...meta, target: stand, each: false } as ValidationMetadata], {
+  const schemas = validationMetadataArrayToSchemas([{ ...meta, target: stand, each: false }], {
     ...options,
     additionalConverters: custom === undefined ? {} : { [ValidationTypes.CUSTOM_VALIDATION]: (_stand: ValidationMetadata, given: ConversionOptions) => apply(custom, meta, given) },
-    classTransformerMetadataStorage: redirected(options.classTransformerMetadataStorage as TransformerMetadata | undefined, stand, target),
+    classTransformerMetadataStorage: redirected(options.classTransformerMetadataStorage, stand, target),
   } as ConversionOptions) as Record<string, Schema>;
   return propertyOf(schemas, meta.propertyName);
 }
@@ -187,7 +187,7 @@ function publicWithProperty(cls: Function, name: string, schema: Schema, options
     ...options,
     additionalConverters: { [GIVEN]: () => schema },
     classTransformerMetadataStorage: undefined,
-  } as ConversionOptions) as Record<string, Schema>;
+  }) as Record<string, Schema>;
   return propertyOf(schemas, name) ?? schema;
 }
 

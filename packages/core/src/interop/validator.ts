@@ -98,7 +98,7 @@ function tables(): Tables | string {
       const found = require(require.resolve('validator/lib/alpha', FROM && { paths: FROM })) as Partial<Tables>;
       const table = (value: unknown) => typeof value === 'object' && value !== null;
       loaded =
-        table(found.alpha) && table(found.alphanumeric) && table(found.decimal) && found.alpha!['en-US'] instanceof RegExp
+        table(found.alpha) && table(found.alphanumeric) && table(found.decimal) && found.alpha['en-US'] instanceof RegExp
           ? (found as Tables)
           : 'validator/lib/alpha no longer exports the alpha, alphanumeric and decimal tables';
     } catch (error) {

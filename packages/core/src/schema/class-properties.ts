@@ -93,14 +93,14 @@ function recording(options: ConversionOptions, recorded: Map<string, Array<Schem
   const wrapped: Record<string, Converter> = {};
   for (const type of new Set([...metadatas.map((meta) => meta.type), ...Object.keys(additional)])) {
     wrapped[type] = (meta, given) => {
-      const items = convertRule(meta, { ...given, additionalConverters: additional } as ConversionOptions);
+      const items = convertRule(meta, { ...given, additionalConverters: additional });
       const rules = recorded.get(meta.propertyName);
       if (rules) rules.push(eachOf(meta, items));
       else recorded.set(meta.propertyName, [eachOf(meta, items)]);
       return items;
     };
   }
-  return { ...options, additionalConverters: wrapped } as ConversionOptions;
+  return { ...options, additionalConverters: wrapped };
 }
 
 /**

@@ -274,7 +274,7 @@ function field(ctx: Context, schema: Schema): ElicitationField {
       items: titles ? { anyOf: options(ctx, values, titles.titles) } : { type: 'string', enum: values },
       ...pick(schema, ['minItems', 'maxItems'], 'number'),
       ...(isList && { default: [...initial] }),
-    } as ElicitationMultiSelectField;
+    };
   }
   if (Array.isArray(schema.enum)) {
     const values = stringChoices(ctx, schema.enum);
@@ -303,7 +303,7 @@ function field(ctx: Context, schema: Schema): ElicitationField {
         // cannot show: it asks for a date-time, one of the forms the server takes.
         ...(schema.format === undefined && isIso8601Pattern(schema.pattern) && { format: 'date-time' }),
         ...defaultOf(isString),
-      } as ElicitationStringField;
+      };
     case 'number':
     case 'integer':
       return {
@@ -311,7 +311,7 @@ function field(ctx: Context, schema: Schema): ElicitationField {
         ...labels,
         ...pick(schema, ['minimum', 'maximum'], 'number'),
         ...defaultOf(isNumber),
-      } as ElicitationNumberField;
+      };
     case 'boolean':
       return { type: 'boolean', ...labels, ...(typeof schema.default === 'boolean' && { default: schema.default }) };
     default:
@@ -355,7 +355,7 @@ function options(ctx: Context, values: string[], titles: Readonly<Record<string,
         `Fix the key, or add the value to @IsIn/@IsEnum.`,
     );
   }
-  return values.map((value) => ({ const: value, title: titles[value]! }));
+  return values.map((value) => ({ const: value, title: titles[value] }));
 }
 
 function enumTitlesOf(cls: Function, property: string): EnumTitlesMetadata | undefined {

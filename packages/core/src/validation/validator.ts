@@ -123,7 +123,7 @@ function fastPath<T extends object>(cls: new (...args: any[]) => T, plain: unkno
   const forbid = options.forbidNonWhitelisted ?? false;
   if (!forbid && options.whitelist === false) return undefined;
   const plan = planOf(cls);
-  return plan ? fastValidate(cls as new () => T, plan, plain as Record<string, unknown>, forbid) : undefined;
+  return plan ? fastValidate(cls, plan, plain as Record<string, unknown>, forbid) : undefined;
 }
 
 function toInstance<T extends object>(cls: new (...args: any[]) => T, plain: unknown): ValidationResult<T> {

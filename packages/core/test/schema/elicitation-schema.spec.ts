@@ -156,13 +156,13 @@ function definitionsOf(revision: ElicitationRevision): Record<string, Json> {
  */
 function undeclaredKeys(revision: ElicitationRevision, schema: ElicitationSchema): string[] {
   const defs = definitionsOf(revision);
-  const branches = (defs.PrimitiveSchemaDefinition!.anyOf as Json[]).map((b) => String(b.$ref).split('/').pop()!);
+  const branches = (defs.PrimitiveSchemaDefinition.anyOf as Json[]).map((b) => String(b.$ref).split('/').pop()!);
   const extra = (value: unknown, def: Json | undefined, where: string): string[] => {
     if (typeof value !== 'object' || value === null) return [];
     const declared = (def?.properties ?? {}) as Record<string, Json>;
     return Object.entries(value).flatMap(([key, child]) => {
       if (!(key in declared)) return [`${where}.${key}`];
-      const sub = declared[key]!;
+      const sub = declared[key];
       if (Array.isArray(child)) return child.flatMap((c, i) => extra(c, sub.items as Json, `${where}.${key}[${i}]`));
       return sub.properties ? extra(child, sub, `${where}.${key}`) : [];
     });
@@ -307,11 +307,11 @@ describe('elicitationSchemaFor: single choices', () => {
     class Reordered {
       @EnumTitles({ b: 'Bee', a: 'Ay' }) @IsIn(['a', 'b']) letter!: string;
     }
-    expect(props(elicitationSchemaFor(Reordered, '2025-11-25')).letter!.oneOf).toEqual([
+    expect(props(elicitationSchemaFor(Reordered, '2025-11-25')).letter.oneOf).toEqual([
       { const: 'a', title: 'Ay' },
       { const: 'b', title: 'Bee' },
     ]);
-    expect(props(elicitationSchemaFor(Reordered, '2025-06-18')).letter!.enumNames).toEqual(['Ay', 'Bee']);
+    expect(props(elicitationSchemaFor(Reordered, '2025-06-18')).letter.enumNames).toEqual(['Ay', 'Bee']);
   });
 
   it('titles are inherited with the property', () => {
@@ -356,12 +356,12 @@ describe('SEP-1034 (conformance: elicitation-sep1034-defaults)', () => {
   });
 
   it('passes the suite\'s checks', () => {
-    expect([p.name!.type, p.name!.default]).toEqual(['string', 'John Doe']);
-    expect([p.age!.type, p.age!.default]).toEqual(['integer', 30]);
-    expect([p.score!.type, p.score!.default]).toEqual(['number', 95.5]);
-    expect([p.status!.type, p.status!.default]).toEqual(['string', 'active']);
-    expect(p.status!.enum).toContain(p.status!.default);
-    expect([p.verified!.type, p.verified!.default]).toEqual(['boolean', true]);
+    expect([p.name.type, p.name.default]).toEqual(['string', 'John Doe']);
+    expect([p.age.type, p.age.default]).toEqual(['integer', 30]);
+    expect([p.score.type, p.score.default]).toEqual(['number', 95.5]);
+    expect([p.status.type, p.status.default]).toEqual(['string', 'active']);
+    expect(p.status.enum).toContain(p.status.default);
+    expect([p.verified.type, p.verified.default]).toEqual(['boolean', true]);
   });
 
   it('the suite\'s answer is valid for the schema and the class', async () => {
@@ -416,20 +416,20 @@ describe('SEP-1330 (conformance: elicitation-sep1330-enums)', () => {
     expect(untitledSingle).not.toHaveProperty('oneOf');
     expect(untitledSingle).not.toHaveProperty('enumNames');
 
-    expect(titledSingle!.type).toBe('string');
-    expect(titledSingle!.oneOf.every((o: any) => typeof o.const === 'string' && typeof o.title === 'string')).toBe(true);
+    expect(titledSingle.type).toBe('string');
+    expect(titledSingle.oneOf.every((o: any) => typeof o.const === 'string' && typeof o.title === 'string')).toBe(true);
     expect(titledSingle).not.toHaveProperty('enum');
 
-    expect(legacyEnum!.type).toBe('string');
-    expect(legacyEnum!.enumNames).toHaveLength(legacyEnum!.enum.length);
+    expect(legacyEnum.type).toBe('string');
+    expect(legacyEnum.enumNames).toHaveLength(legacyEnum.enum.length);
 
-    expect(untitledMulti!.type).toBe('array');
-    expect(untitledMulti!.items).toMatchObject({ type: 'string', enum: expect.any(Array) });
-    expect(untitledMulti!.items).not.toHaveProperty('anyOf');
+    expect(untitledMulti.type).toBe('array');
+    expect(untitledMulti.items).toMatchObject({ type: 'string', enum: expect.any(Array) });
+    expect(untitledMulti.items).not.toHaveProperty('anyOf');
 
-    expect(titledMulti!.type).toBe('array');
-    expect(titledMulti!.items.anyOf.every((o: any) => typeof o.const === 'string' && typeof o.title === 'string')).toBe(true);
-    expect(titledMulti!.items).not.toHaveProperty('enum');
+    expect(titledMulti.type).toBe('array');
+    expect(titledMulti.items.anyOf.every((o: any) => typeof o.const === 'string' && typeof o.title === 'string')).toBe(true);
+    expect(titledMulti.items).not.toHaveProperty('enum');
   });
 
   it('the suite\'s answer is valid for the schema and the class', async () => {
