@@ -14,7 +14,7 @@ import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTran
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpContext, McpServer, Resource, Tool, WebHandler, createLogger, createWebHandler, toNodeListener } from '@hermes-mcp/core';
+import { EventStore, InMemoryEventStore, McpContext, McpServer, Resource, Tool, WebHandler, createLogger, createWebHandler, toNodeListener } from '@hermes-mcp/core';
 import { ACCEPT_BOTH, messagesOf, modernPost, openSession, rpc, sessionPost } from '../../../../test-support/hardening';
 import { eventually } from '../../../../test-support/e2e';
 
@@ -214,4 +214,38 @@ describe('the Web-standard handler with careless and hostile clients', () => {
     await closing;
     await client.close().catch(() => undefined);
   });
+});
+
+it('keeps the SSE events of each session in the event store its factory makes', async () => {
+  const made: string[] = [];
+  const appended: string[] = [];
+  const eventStore = (sessionId: string): EventStore => {
+    made.push(sessionId);
+    const store = new InMemoryEventStore(10);
+    return {
+      append: (stream, message) => {
+        appended.push(stream);
+        return store.append(stream, message);
+      },
+      mark: (stream) => store.mark(stream),
+      replayAfter: (id) => store.replayAfter(id),
+      forget: (stream) => store.forget(stream),
+    };
+  };
+  const own = createWebHandler(WebServer, { path: '/mcp', eventStore, appOptions: { logger: createLogger({ level: 'silent' }) } });
+  const ownServer = createServer(toNodeListener(own));
+  await new Promise<void>((resolve) => ownServer.listen(0, '127.0.0.1', resolve));
+  const client = new Client({ name: 'events', version: '1.0.0' });
+  try {
+    await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${(ownServer.address() as AddressInfo).port}/mcp`)));
+    await client.callTool({ name: 'steps', arguments: { steps: 2 } }, undefined, { onprogress: () => undefined });
+    expect(made).toHaveLength(1);
+    // Two progress notifications and the response went through the session's store.
+    expect(appended.length).toBeGreaterThanOrEqual(3);
+  } finally {
+    await client.close();
+    await own.close();
+    ownServer.closeAllConnections();
+    await new Promise<void>((resolve) => ownServer.close(() => resolve()));
+  }
 });

@@ -32,7 +32,7 @@ import { HermesError } from '../../errors';
 import type { McpApp } from '../../bootstrap/factory';
 import type { Logger } from '../../logger';
 import { accepts, headerOf } from './accept';
-import { InMemoryEventStore } from './event-store';
+import { EventStore, InMemoryEventStore } from './event-store';
 import type { HttpRequest, HttpResponse } from './exchange';
 import { HeadersRecord, validateHeaderDeclarations } from './headers';
 import { serveModern } from './modern-http';
@@ -80,8 +80,13 @@ export interface HttpEndpointOptions extends OriginPolicy {
   bodyLimit?: number;
   /** Milliseconds a client waits before reconnecting a closed SSE stream (`retry`, default 1000). */
   retryMs?: number;
-  /** Events kept per session for resumption (default 1000). */
+  /** Events kept per session for resumption by the default event store (default 1000). */
   eventStoreLimit?: number;
+  /**
+   * The event store of a new Streamable HTTP session, where its SSE events are kept for
+   * resumption (default: an {@link InMemoryEventStore} of `eventStoreLimit` events).
+   */
+  eventStore?: (sessionId: string) => EventStore;
   /** Where sessions are kept (default: in memory). */
   sessionStore?: SessionStore<HttpSession>;
   /** Serve the 2024-11-05 HTTP+SSE transport at `{path}/sse` and `{path}/messages` (default true). */
@@ -138,18 +143,14 @@ export interface HttpSession {
  * session: the transport calls it on these options, so the session id comes from `this`.
  */
 class SessionTransportOptions {
-  /** The session's events, kept for resumption (its store allocates nothing before the first). */
-  readonly eventStore: InMemoryEventStore;
-
   constructor(
     readonly sessionId: string,
-    eventStoreLimit: number,
+    /** The session's events, kept for resumption (the in-memory store allocates nothing before the first). */
+    readonly eventStore: EventStore,
     readonly retryMs: number,
     readonly maxBufferedBytes: number,
     private readonly log: Logger,
-  ) {
-    this.eventStore = new InMemoryEventStore(eventStoreLimit);
-  }
+  ) {}
 
   /** Logs a message that had no stream to go to. */
   onDropped(message: JsonRpcMessage | JsonRpcMessage[]): void {
@@ -359,7 +360,11 @@ export class HttpEndpoint {
       const client = this.clientKey(request);
       if (!this.admit(response, client)) return;
       const { eventStoreLimit, retryMs, maxBufferedBytes } = this.settings;
-      session = await this.openSession(client, (id) => new StreamableHttpTransport(new SessionTransportOptions(id, eventStoreLimit, retryMs, maxBufferedBytes, this.log)));
+      const events = this.options.eventStore;
+      session = await this.openSession(
+        client,
+        (id) => new StreamableHttpTransport(new SessionTransportOptions(id, events ? events(id) : new InMemoryEventStore(eventStoreLimit), retryMs, maxBufferedBytes, this.log)),
+      );
     } else {
       session = this.sessionOf(request, response);
       if (!session) return;
