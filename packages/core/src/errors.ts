@@ -18,6 +18,7 @@ export const ERROR_CATALOG = {
   HERMES_ALREADY_LISTENING: 'listen() was called on an app that is already listening.',
   HERMES_OUTPUT_INVALID: 'A tool returned structured content that does not match its output class.',
   HERMES_DUPLICATE_LIBRARY: 'Two copies of reflect-metadata, class-validator, class-transformer or typedi are loaded.',
+  HERMES_MISSING_PEER: 'An optional peer dependency that an enabled feature needs is not installed.',
 } as const;
 
 /** A stable code from {@link ERROR_CATALOG}. */

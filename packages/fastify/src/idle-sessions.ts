@@ -5,8 +5,6 @@
  */
 import type { Connection } from '@hermes-mcp/core';
 import { MAX_TIMER_DELAY } from '@hermes-mcp/protocol';
-import type { HttpSessionTransport } from './http-session';
-import type { LegacySseTransport } from './legacy-sse';
 import type { HttpSession } from './plugin';
 import type { SessionStore } from './session-store';
 
@@ -24,7 +22,7 @@ export class LiveSession implements HttpSession {
 
   constructor(
     readonly id: string,
-    readonly transport: HttpSessionTransport | LegacySseTransport,
+    readonly transport: HttpSession['transport'],
     readonly connection: Connection,
     private readonly idle: IdleSessions,
     /** The client that opened it (`clientKey`), counted toward `maxSessionsPerClient`. */
@@ -121,7 +119,7 @@ export class IdleSessions {
 
   /** The connection of a session is gone, however it ended (`ConnectionOptions.onclose`). */
   connectionClosed(connection: Connection): void {
-    const id = (connection.transport as HttpSessionTransport | LegacySseTransport).sessionId;
+    const id = (connection.transport as HttpSession['transport']).sessionId;
     const session = this.store.get(id);
     if (session instanceof LiveSession && session.connection === connection) this.forget(session);
     else this.store.delete(id);

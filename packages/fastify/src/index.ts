@@ -1,6 +1,7 @@
 /**
  * @hermes-mcp/fastify — mount a Hermes MCP server in any Fastify app: Streamable HTTP with sessions
- * and resumable SSE streams, the legacy HTTP+SSE transport, DNS-rebinding protection.
+ * and resumable SSE streams, the legacy HTTP+SSE transport, MCP over WebSocket (with the optional
+ * peer `@fastify/websocket`), DNS-rebinding protection.
  */
 export { hermesMcp } from './plugin';
 export type { HermesMcpOptions, HttpSession } from './plugin';
@@ -11,3 +12,6 @@ export { InMemoryEventStore } from './event-store';
 export type { EventStore, StoredEvent } from './event-store';
 export { checkParamHeaders, checkStandardHeaders, decodeHeaderValue, headerParamsOf, validateHeaderDeclarations } from './modern-headers';
 export type { HeaderParam, HeaderProblem } from './modern-headers';
+export { MCP_SUBPROTOCOL, WS_CLOSE, WebSocketTransport } from './websocket';
+export type { WebSocketLike, WebSocketTransportOptions } from './websocket';
+export type { WebSocketOptions } from './websocket-route';

@@ -45,6 +45,8 @@ import { IdleSessions, LiveSession } from './idle-sessions';
 import { HeaderParam, HeaderProblem, checkParamHeaders, checkStandardHeaders, headerParamsOf, validateHeaderDeclarations } from './modern-headers';
 import { headerMismatch, serveModern } from './modern-http';
 import { DEFAULT_MAX_BUFFERED_BYTES, SseConnection } from './sse';
+import type { WebSocketTransport } from './websocket';
+import { WebSocketOptions, serveWebSocket } from './websocket-route';
 
 /** Options of the {@link hermesMcp} plugin. */
 export interface HermesMcpOptions extends OriginPolicy {
@@ -93,12 +95,24 @@ export interface HermesMcpOptions extends OriginPolicy {
   sessionStore?: SessionStore<HttpSession>;
   /** Serve the 2024-11-05 HTTP+SSE transport at `{path}/sse` and `{path}/messages` (default true). */
   legacySse?: boolean;
+  /**
+   * Serve MCP over WebSocket at `{path}/ws` (default false): one JSON-RPC message per text frame,
+   * subprotocol `mcp`, as the SDK's `WebSocketClientTransport` speaks it. Needs the optional peer
+   * `@fastify/websocket` (`npm install @fastify/websocket`). Each socket is a session: it counts
+   * toward `maxSessions` and `maxSessionsPerClient`, ends after `sessionIdleTimeout` without a
+   * frame from the client, and drains when Fastify closes (then closes with 1001). Frames are
+   * limited to `maxPayload` bytes (default: `bodyLimit`), unread output to `maxBufferedBytes`.
+   *
+   * @example
+   * await app.register(hermesMcp, { server: WeatherServer, websocket: true }); // ws://host/mcp/ws
+   */
+  websocket?: boolean | WebSocketOptions;
 }
 
 /** A live session: its transport and its engine connection. */
 export interface HttpSession {
   readonly id: string;
-  readonly transport: HttpSessionTransport | LegacySseTransport;
+  readonly transport: HttpSessionTransport | LegacySseTransport | WebSocketTransport;
   readonly connection: Connection;
   /** Restarts the idle clock. @internal */
   touch(): void;
@@ -323,7 +337,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     return true;
   }
 
-  async function openSession(client: string, makeTransport: (id: string) => HttpSessionTransport | LegacySseTransport): Promise<HttpSession> {
+  async function openSession(client: string, makeTransport: (id: string) => HttpSession['transport']): Promise<HttpSession> {
     const id = randomBytes(24).toString('base64url');
     const transport = makeTransport(id);
     // The session's child logger (bound to its id) is made when the session first logs.
@@ -552,6 +566,10 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       bodiless.delete(path, remove);
       if (settings.legacySse !== false) bodiless.get(`${path}/sse`, legacyOpen);
     });
+    if (options.websocket) {
+      const { bodyLimit, maxBufferedBytes } = settings;
+      await serveWebSocket(scope, { path, option: options.websocket, bodyLimit, maxBufferedBytes, clientKey, admit, openSession, closing: () => closing });
+    }
   });
 
   // preClose, not onClose: Fastify closes the HTTP server (waiting for every open connection) before
