@@ -164,6 +164,16 @@ export async function serveWebSocket(scope: FastifyInstance, serving: WebSocketS
       socket.on('ping', touch);
     }
 
-    ws.route({ method: 'GET', url, preHandler: beforeUpgrade, handler: notUpgraded, wsHandler: accept } as Parameters<FastifyInstance['route']>[0]);
+    /**
+     * An upgrade refused before @fastify/websocket saw it (by the plugin's Origin check) is left
+     * open by it: its socket has no HTTP parser any more, so it is ended once the answer is out.
+     */
+    function afterRefusal(request: FastifyRequest, _reply: FastifyReply, done: () => void): void {
+      const socket = request.raw.socket;
+      if (request.headers.upgrade !== undefined && !socket.destroyed) socket.end(() => socket.destroy());
+      done();
+    }
+
+    ws.route({ method: 'GET', url, preHandler: beforeUpgrade, onResponse: afterRefusal, handler: notUpgraded, wsHandler: accept } as Parameters<FastifyInstance['route']>[0]);
   });
 }
