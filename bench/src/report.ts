@@ -22,6 +22,15 @@ export interface MachineInfo {
   date: string;
 }
 
+/** Calls over one connection (stdio, a WebSocket): sequential and pipelined, per configuration. */
+export interface CallRuns {
+  configs: Array<{ key: string; label: string }>;
+  pipelinedCalls: number;
+  sequentialMs: number;
+  sequential: Record<string, Array<{ callsPerSec: number; medianUs: number }>>;
+  pipelined: Record<string, number[]>;
+}
+
 /** Everything one run measured (sections that did not run are absent). */
 export interface BenchResults {
   machine: MachineInfo;
@@ -34,13 +43,9 @@ export interface BenchResults {
     /** connections → config → one run per round. */
     runs: Record<number, Record<string, HttpRun[]>>;
   };
-  stdio?: {
-    configs: Array<{ key: string; label: string }>;
-    pipelinedCalls: number;
-    sequentialMs: number;
-    sequential: Record<string, Array<{ callsPerSec: number; medianUs: number }>>;
-    pipelined: Record<string, number[]>;
-  };
+  stdio?: CallRuns;
+  /** tools/call over one WebSocket: the bare ws echo (`echo`) and Hermes (`hermes`). */
+  websocket?: CallRuns;
   memory?: {
     sessions: Array<{ key: string; label: string; count: number; rssBytes: number; heapBytes: number }>;
     retained: Array<{ key: string; label: string; calls: number; heapBytesPerCall: number }>;
@@ -143,6 +148,33 @@ function stdioSection(stdio: NonNullable<BenchResults['stdio']>, targets: Target
   ].join('\n');
 }
 
+function websocketSection(ws: NonNullable<BenchResults['websocket']>, targets: Target[]): string {
+  const echoSeq = ws.sequential.echo.map((r) => r.callsPerSec);
+  const echoPipe = ws.pipelined.echo;
+  const rows = ws.configs.map(({ key, label }) => {
+    const seq = ws.sequential[key];
+    const seqRatio = median(ratios(seq.map((r) => r.callsPerSec), echoSeq));
+    const pipeRatio = median(ratios(ws.pipelined[key], echoPipe));
+    if (key === 'hermes') {
+      targets.push({ what: 'WebSocket tools/call pipelined ≥ 0.5 × bare ws echo', measured: `${fixed(pipeRatio)} ×`, holds: pipeRatio >= 0.5 });
+      targets.push({ what: 'WebSocket tools/call sequential ≥ 0.8 × bare ws echo', measured: `${fixed(seqRatio)} ×`, holds: seqRatio >= 0.8 });
+    }
+    return [
+      label,
+      int(median(seq.map((r) => r.callsPerSec))),
+      int(median(seq.map((r) => r.medianUs))),
+      key === 'echo' ? '1' : fixed(seqRatio),
+      int(median(ws.pipelined[key])),
+      key === 'echo' ? '1' : fixed(pipeRatio),
+    ];
+  });
+  return [
+    `### WebSocket tools/call (one socket; sequential: ${fixed(ws.sequentialMs / 1000, 1)} s of one call at a time; pipelined: ${int(ws.pipelinedCalls)} frames sent at once, median of 3 bursts a round)`,
+    '',
+    table(['server', 'sequential calls/s', 'round trip µs (median)', '× echo', 'pipelined calls/s', '× echo'], rows),
+  ].join('\n');
+}
+
 function memorySection(memory: NonNullable<BenchResults['memory']>, targets: Target[]): string {
   const sessionRows = memory.sessions.map((s) => [s.label, kib(s.rssBytes), kib(s.heapBytes)]);
   for (const s of memory.sessions.filter((s) => s.key === 'hermes')) {
@@ -224,6 +256,7 @@ function render(results: BenchResults): { markdown: string; targets: Target[] } 
   ];
   if (results.http) parts.push(httpSection(results.http, targets));
   if (results.stdio) parts.push(stdioSection(results.stdio, targets));
+  if (results.websocket) parts.push(websocketSection(results.websocket, targets));
   if (results.memory) parts.push(memorySection(results.memory, targets));
   if (results.bootstrap) parts.push(bootstrapSection(results.bootstrap, targets));
   parts.push(['### Targets', '', table(['target', 'measured', ''], targets.map((t) => [t.what, t.measured, verdict(t.holds)]))].join('\n'));

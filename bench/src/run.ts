@@ -6,10 +6,11 @@
  *
  *   npm run bench                      # everything; rewrites the results in docs/performance.md
  *   npm run bench -- --only http,stdio # some sections (docs untouched)
+ *   npm run bench -- --only websocket  # tools/call over WebSocket against a bare ws echo
  *   npm run bench -- --quick           # 1 round of 1 s: checks the harness (docs untouched)
  *   npm run bench -- --profile         # also writes a .cpuprofile per server (bench/dist/profiles)
  *
- * Flags: --rounds N (5), --duration S (3), --only http|stdio|memory|bootstrap,…, --profile,
+ * Flags: --rounds N (5), --duration S (3), --only http|stdio|websocket|memory|bootstrap,…, --profile,
  * --quick, --no-docs, --from FILE (measure nothing: rewrite the docs from a saved last-run.json).
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -34,9 +35,10 @@ import { BenchResults, MachineInfo, writeReport } from './report';
 import { MEMORY_PATH } from './servers/memory';
 import { median } from './stats';
 import { StdioClient } from './stdio-client';
+import { WsClient } from './ws-client';
 
-type Section = 'http' | 'stdio' | 'memory' | 'bootstrap';
-const SECTIONS: Section[] = ['http', 'stdio', 'memory', 'bootstrap'];
+type Section = 'http' | 'stdio' | 'websocket' | 'memory' | 'bootstrap';
+const SECTIONS: Section[] = ['http', 'stdio', 'websocket', 'memory', 'bootstrap'];
 
 interface Options {
   rounds: number;
@@ -227,6 +229,53 @@ async function benchStdio(options: Options): Promise<BenchResults['stdio']> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// WebSocket
+// ---------------------------------------------------------------------------------------------
+
+const WEBSOCKET_CONFIGS = [
+  { key: 'echo', label: 'bare ws echo, @fastify/websocket (limit)', server: 'ws-echo.server.js' },
+  { key: 'hermes', label: 'Hermes, websocket: true (legacy)', server: 'hermes-ws.server.js' },
+];
+
+/** tools/call over one WebSocket, sequential and pipelined, as on stdio. */
+async function benchWebsocket(options: Options): Promise<BenchResults['websocket']> {
+  log('\n== WebSocket ==');
+  const clients: Array<{ key: string; label: string; client: WsClient; server: HttpServerProcess }> = [];
+  for (const config of WEBSOCKET_CONFIGS) {
+    const server = await startHttp(`ws-${config.key}`, config.server);
+    const client = await WsClient.connect(config.label, `${server.url.replace(/^http/, 'ws')}/ws`);
+    await client.handshakeAndCheck();
+    clients.push({ ...config, client, server });
+  }
+  log(`answers checked: ${clients.map((c) => c.key).join(', ')}`);
+  for (const { client } of clients) {
+    await client.pipelined(2_000);
+    await client.sequential(300);
+  }
+  const sequential: Record<string, Array<{ callsPerSec: number; medianUs: number }>> = {};
+  const pipelined: Record<string, number[]> = {};
+  for (const { key } of clients) {
+    sequential[key] = [];
+    pipelined[key] = [];
+  }
+  const sequentialMs = Math.max(500, (options.seconds * 1000 * 2) / 3);
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const { key, label, client } of clients) {
+      const seq = await client.sequential(sequentialMs);
+      const bursts: number[] = [];
+      for (let i = 0; i < BURSTS_PER_ROUND; i++) bursts.push((await client.pipelined(options.pipelined)).callsPerSec);
+      const pipe = median(bursts);
+      sequential[key].push(seq);
+      pipelined[key].push(pipe);
+      log(`round ${round}  ${label.padEnd(42)} sequential ${Math.round(seq.callsPerSec).toString().padStart(6)} calls/s (median ${seq.medianUs.toFixed(0)} µs)   pipelined ${Math.round(pipe).toString().padStart(6)} calls/s (bursts ${bursts.map((b) => Math.round(b / 1000)).join(', ')} k)`);
+    }
+  }
+  for (const { client } of clients) client.close();
+  await Promise.all(clients.map((c) => stop(c.server)));
+  return { configs: WEBSOCKET_CONFIGS.map(({ key, label }) => ({ key, label })), pipelinedCalls: options.pipelined, sequentialMs, sequential, pipelined };
+}
+
+// ---------------------------------------------------------------------------------------------
 // Memory
 // ---------------------------------------------------------------------------------------------
 
@@ -375,6 +424,7 @@ async function main(): Promise<void> {
   try {
     if (options.sections.includes('http')) results.http = await benchHttp(options);
     if (options.sections.includes('stdio')) results.stdio = await benchStdio(options);
+    if (options.sections.includes('websocket')) results.websocket = await benchWebsocket(options);
     if (options.sections.includes('memory')) results.memory = await benchMemory(options);
     if (options.sections.includes('bootstrap')) results.bootstrap = await benchBootstrap(options);
   } finally {

@@ -19,6 +19,7 @@ export const ERROR_CATALOG = {
   HERMES_OUTPUT_INVALID: 'A tool returned structured content that does not match its output class.',
   HERMES_DUPLICATE_LIBRARY: 'Two copies of reflect-metadata, class-validator, class-transformer or typedi are loaded.',
   HERMES_INTEROP_FALLBACK: 'A library release moved internals Hermes reads; it uses the public API instead (logged at warn, once).',
+  HERMES_MISSING_PEER: 'An optional peer dependency that an enabled feature needs is not installed.',
 } as const;
 
 /** A stable code from {@link ERROR_CATALOG}. */

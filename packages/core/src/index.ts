@@ -39,6 +39,8 @@ export { HttpEndpoint, HttpError, HTTP_DEFAULTS, sendError } from './transports/
 export type { HttpEndpointOptions, HttpSession } from './transports/http/endpoint';
 export type { HttpRequest, HttpResponse, HttpStream } from './transports/http/exchange';
 export { NodeHttpStream, toNodeListener } from './transports/http/node';
+export { MCP_SUBPROTOCOL, WS_CLOSE, WebSocketTransport } from './transports/websocket';
+export type { WebSocketLike, WebSocketTransportOptions } from './transports/websocket';
 export { createWebHandler } from './transports/http/web';
 export type { WebHandler, WebHandlerOptions } from './transports/http/web';
 export type { OriginPolicy } from './transports/http/origin';

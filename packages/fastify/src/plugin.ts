@@ -18,15 +18,15 @@ import {
   HttpEndpointOptions,
   HttpRequest,
   HttpResponse,
-  HttpStream,
   McpApp,
   McpAppOptions,
   McpFactory,
   McpHandler,
-  NodeHttpStream,
   sendError,
 } from '@hermes-mcp/core';
 import { ErrorCode, McpError, parseJson } from '@hermes-mcp/protocol';
+import { FastifyExchange, suspectBodies } from './exchange';
+import { WebSocketOptions, serveWebSocket } from './websocket-route';
 
 /** Options of the {@link hermesMcp} plugin. */
 export interface HermesMcpOptions extends Omit<HttpEndpointOptions, 'clientKey'> {
@@ -39,68 +39,18 @@ export interface HermesMcpOptions extends Omit<HttpEndpointOptions, 'clientKey'>
    * follows Fastify's `trustProxy`). Return a user or tenant id to count per account instead.
    */
   clientKey?: (request: FastifyRequest) => string;
-}
-
-/** Parsed bodies whose text could spell a key that is refused (see `parseJson`'s `suspect`). */
-const suspectBodies = new WeakSet<object>();
-
-/**
- * One Fastify request and its reply as core reads and answers them: the {@link HttpRequest} and
- * the {@link HttpResponse} in one object (one allocation per request). Whole responses go through
- * Fastify (its hooks, serializers, logging); a stream takes the raw response over (`hijack`),
- * keeping the headers Fastify hooks already set (CORS, say).
- */
-class FastifyExchange implements HttpRequest, HttpResponse {
-  readonly method: string;
-  readonly url: string;
-  readonly headers: FastifyRequest['headers'];
-  readonly ip: string;
-  readonly body: unknown;
-  readonly bodySuspect: boolean;
-
-  constructor(
-    /** The Fastify request (`native` for hooks such as `clientKey`). */
-    readonly native: FastifyRequest,
-    private readonly reply: FastifyReply,
-  ) {
-    const body = native.body;
-    this.method = native.method;
-    this.url = native.url;
-    this.headers = native.headers;
-    this.ip = native.ip;
-    this.body = body;
-    this.bodySuspect = typeof body === 'object' && body !== null && suspectBodies.has(body);
-  }
-
-  send(status: number, headers: Readonly<Record<string, string>>, body?: string): void {
-    this.reply.code(status).headers(headers).send(body);
-  }
-
-  stream(headers: Readonly<Record<string, string>>, whole?: string): HttpStream {
-    const reply = this.reply;
-    reply.hijack();
-    const raw = reply.raw;
-    const inherited = reply.getHeaders() as Record<string, string | number | string[]>;
-    if (whole === undefined) {
-      raw.writeHead(200, { ...inherited, ...headers });
-      raw.flushHeaders();
-    } else {
-      raw.writeHead(200, { ...inherited, ...headers, 'content-length': String(Buffer.byteLength(whole)) });
-    }
-    const stream = new NodeHttpStream(raw);
-    if (whole !== undefined) raw.end(whole);
-    return stream;
-  }
-
-  get aborted(): boolean {
-    return this.reply.raw.destroyed && !this.reply.raw.writableFinished;
-  }
-
-  onClose(listener: () => void): void {
-    const raw = this.reply.raw;
-    if (raw.closed || raw.destroyed) listener();
-    else raw.once('close', listener);
-  }
+  /**
+   * Serve MCP over WebSocket at `{path}/ws` (default false): one JSON-RPC message per text frame,
+   * subprotocol `mcp`, as the SDK's `WebSocketClientTransport` speaks it. Needs the optional peer
+   * `@fastify/websocket` (`npm install @fastify/websocket`). Each socket is a session: it counts
+   * toward `maxSessions` and `maxSessionsPerClient`, ends after `sessionIdleTimeout` without a
+   * frame from the client, and drains when Fastify closes (then closes with 1001). Frames are
+   * limited to `maxPayload` bytes (default: `bodyLimit`), unread output to `maxBufferedBytes`.
+   *
+   * @example
+   * await app.register(hermesMcp, { server: WeatherServer, websocket: true }); // ws://host/mcp/ws
+   */
+  websocket?: boolean | WebSocketOptions;
 }
 
 async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Promise<void> {
@@ -168,6 +118,18 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       bodiless.delete(path, route(endpoint.delete));
       if (endpoint.servesSse) bodiless.get(`${path}/sse`, route(endpoint.openSse));
     });
+    if (options.websocket) {
+      await serveWebSocket(scope, {
+        path,
+        option: options.websocket,
+        bodyLimit,
+        maxBufferedBytes: endpoint.settings.maxBufferedBytes,
+        clientKey: clientKey ?? ((request) => request.ip),
+        admit: (reply, client) => endpoint.admit(new FastifyExchange(reply.request, reply), client),
+        openSession: (client, makeTransport) => endpoint.openSession(client, makeTransport),
+        closing: () => endpoint.isClosing,
+      });
+    }
   });
 
   // preClose, not onClose: Fastify closes the HTTP server (waiting for every open connection) before

@@ -42,6 +42,7 @@ import { IdleSessions, LiveSession } from './sessions';
 import { DEFAULT_MAX_BUFFERED_BYTES, SseConnection } from './sse';
 import { HttpSseTransport } from './sse-2024';
 import { Expected, StreamableHttpTransport } from './streamable';
+import type { WebSocketTransport } from '../websocket';
 
 /** Options of an {@link HttpEndpoint}: what MCP over HTTP lets an operator tune. */
 export interface HttpEndpointOptions extends OriginPolicy {
@@ -125,7 +126,7 @@ const REFUSED = Symbol('refused');
 /** A live session: its transport and its engine connection. */
 export interface HttpSession {
   readonly id: string;
-  readonly transport: StreamableHttpTransport | HttpSseTransport;
+  readonly transport: StreamableHttpTransport | HttpSseTransport | WebSocketTransport;
   readonly connection: Connection;
   /** Restarts the idle clock. @internal */
   touch(): void;
@@ -282,6 +283,16 @@ export class HttpEndpoint {
   /** Whether the 2024-11-05 HTTP+SSE routes are served (`legacySse`). */
   get servesSse(): boolean {
     return this.options.legacySse !== false;
+  }
+
+  /** True once {@link close} began: no new sessions or streams. */
+  get isClosing(): boolean {
+    return this.closing;
+  }
+
+  /** Which client a request comes from (`clientKey`, default its `ip`). */
+  clientOf(request: HttpRequest): string {
+    return this.clientKey(request);
   }
 
   /** The live sessions. */
@@ -460,9 +471,9 @@ export class HttpEndpoint {
   /**
    * Whether a new session may open for this request's client; answers 503 (shutting down, or
    * full of busy sessions) or 429 (this client holds its maximum) when not. At `maxSessions`, the
-   * session idle longest makes room.
+   * session idle longest makes room. Public for adapters with transports of their own (WebSocket).
    */
-  private admit(response: HttpResponse, client: string): boolean {
+  admit(response: HttpResponse, client: string): boolean {
     if (this.closing) {
       sendError(response, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
       return false;
@@ -485,7 +496,12 @@ export class HttpEndpoint {
     return true;
   }
 
-  private async openSession(client: string, makeTransport: (id: string) => StreamableHttpTransport | HttpSseTransport): Promise<HttpSession> {
+  /**
+   * Opens a session for `client` over the transport made for its new id: an engine connection,
+   * kept with the others (idle expiry, limits, graceful close). Public for adapters with
+   * transports of their own (WebSocket); call {@link admit} first.
+   */
+  async openSession(client: string, makeTransport: (id: string) => HttpSession['transport']): Promise<HttpSession> {
     const id = randomBytes(24).toString('base64url');
     const transport = makeTransport(id);
     // The session's child logger (bound to its id) is made when the session first logs.

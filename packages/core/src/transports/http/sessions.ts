@@ -7,8 +7,6 @@ import type { Connection } from '../../engine/connection';
 import { MAX_TIMER_DELAY } from '@hermes-mcp/protocol';
 import type { HttpSession } from './endpoint';
 import type { SessionStore } from './session-store';
-import type { HttpSseTransport } from './sse-2024';
-import type { StreamableHttpTransport } from './streamable';
 
 /**
  * One session as the plugin keeps it. It is also a link of its {@link IdleSessions} list, so an
@@ -24,7 +22,7 @@ export class LiveSession implements HttpSession {
 
   constructor(
     readonly id: string,
-    readonly transport: StreamableHttpTransport | HttpSseTransport,
+    readonly transport: HttpSession['transport'],
     readonly connection: Connection,
     private readonly idle: IdleSessions,
     /** The client that opened it (`clientKey`), counted toward `maxSessionsPerClient`. */
@@ -121,7 +119,7 @@ export class IdleSessions {
 
   /** The connection of a session is gone, however it ended (`ConnectionOptions.onclose`). */
   connectionClosed(connection: Connection): void {
-    const id = (connection.transport as StreamableHttpTransport | HttpSseTransport).sessionId;
+    const id = (connection.transport as HttpSession['transport']).sessionId;
     const session = this.store.get(id);
     if (session instanceof LiveSession && session.connection === connection) this.forget(session);
     else this.store.delete(id);

@@ -1,0 +1,235 @@
+/**
+ * MCP over WebSocket: one JSON-RPC message (or a batch array) per text frame, the `mcp`
+ * subprotocol, as the official SDK's `WebSocketClientTransport` speaks it. The plugin serves it at
+ * `{path}/ws` (see `websocket-route.ts`); this file is the transport over one accepted socket.
+ *
+ * Frames are parsed by the protocol's parser, so a frame that is not JSON-RPC is answered (-32700,
+ * -32600) and the socket stays usable. A binary frame closes the socket with 1003 (MCP messages
+ * are text); a frame over the size limit is refused by `ws` before it is buffered (1009).
+ *
+ * Output is backpressured as on stdio: while the socket holds more than {@link HIGH_WATER_BYTES}
+ * unsent, no more input is read (the client's own sends back up instead of the server's memory).
+ * Past `maxBufferedBytes` unsent, notifications are dropped and the request they belong to is
+ * answered with -32011 (client too slow); responses always go out.
+ */
+import {
+  ErrorCode,
+  JsonRpcMessage,
+  McpError,
+  ParsedFrame,
+  RequestId,
+  SendOptions,
+  Transport,
+  TransportInfo,
+  isResponse,
+  parseFrame,
+  serialize,
+} from '@hermes-mcp/protocol';
+import { DEFAULT_MAX_BUFFERED_BYTES } from './http/sse';
+
+/** The WebSocket subprotocol of MCP (`Sec-WebSocket-Protocol: mcp`). */
+export const MCP_SUBPROTOCOL = 'mcp';
+
+/** Close codes the transport uses (RFC 6455 §7.4.1). */
+export const WS_CLOSE = {
+  /** The session ended (closed by the server, idle, or evicted). */
+  normal: 1000,
+  /** The server is shutting down; requests in flight were answered first. */
+  goingAway: 1001,
+  /** A protocol error, such as a subprotocol other than `mcp`. */
+  protocolError: 1002,
+  /** A binary frame: MCP messages travel as text frames. */
+  unsupportedData: 1003,
+  /** A frame larger than the limit. */
+  messageTooBig: 1009,
+  /** The server failed to set the session up. */
+  internalError: 1011,
+} as const;
+
+/** Output unsent past which no more input is read until it drains: 64 KiB. */
+export const HIGH_WATER_BYTES = 64 * 1024;
+
+/** `WebSocket.OPEN` of `ws` (and of the WHATWG WebSocket). */
+const OPEN = 1;
+const RESOLVED = Promise.resolve();
+
+/**
+ * The parts of a `ws` WebSocket (server side) the transport uses, so this package's types do not
+ * depend on `ws`.
+ */
+export interface WebSocketLike {
+  /** 0 connecting, 1 open, 2 closing, 3 closed. */
+  readonly readyState: number;
+  /** Bytes queued and not yet handed to the operating system. */
+  readonly bufferedAmount: number;
+  send(data: string, callback?: (error?: Error) => void): void;
+  close(code?: number, reason?: string): void;
+  pause(): void;
+  resume(): void;
+  on(event: 'message', listener: (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => void): unknown;
+  on(event: 'close', listener: () => void): unknown;
+  off(event: 'message', listener: (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => void): unknown;
+  off(event: 'close', listener: () => void): unknown;
+}
+
+/** Options of {@link WebSocketTransport}. */
+export interface WebSocketTransportOptions {
+  /** The session this socket is (the plugin's id for it), in `info.sessionId`. */
+  sessionId?: string;
+  /** Where the socket came from, for request contexts: the upgrade request's headers, ip and url. */
+  info?: { headers?: unknown; ip?: string; url?: string };
+  /**
+   * The largest frame accepted, in bytes (default 4 MiB). The plugin also gives it to `ws` as
+   * `maxPayload`, which refuses a larger frame before buffering it; this check covers a socket
+   * from a `ws` server with a larger limit. Either way the socket closes with 1009.
+   */
+  maxMessageBytes?: number;
+  /**
+   * The most output the client may leave unread, in bytes (default 4 MiB): past it, notifications
+   * are dropped and the requests they belong to are answered with -32011.
+   */
+  maxBufferedBytes?: number;
+  /** True when the server is shutting down: the socket then closes with 1001 rather than 1000. */
+  goingAway?: () => boolean;
+}
+
+/** Default limit of one frame: 4 MiB, as the HTTP `bodyLimit`. */
+export const DEFAULT_MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
+/**
+ * One WebSocket connection as a {@link Transport}: a text frame per message.
+ *
+ * @example
+ * // With a `ws` server of your own:
+ * wss.on('connection', (socket, request) => void app.connect(new WebSocketTransport(socket, { info: { headers: request.headers } })));
+ */
+export class WebSocketTransport implements Transport {
+  readonly info: TransportInfo;
+  readonly sessionId: string;
+  onframe?: (frame: ParsedFrame) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  onabort?: (requestId: RequestId, error: McpError) => void;
+
+  private readonly maxBytes: number;
+  private readonly maxBuffered: number;
+  private readonly goingAway: () => boolean;
+  private closed = false;
+  /** True while input is paused until the output drains. */
+  private inputPaused = false;
+  /** Notifications dropped because the client did not read. */
+  private dropped = 0;
+
+  constructor(
+    private readonly socket: WebSocketLike,
+    options: WebSocketTransportOptions = {},
+  ) {
+    this.sessionId = options.sessionId ?? '';
+    this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    this.maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    this.goingAway = options.goingAway ?? (() => false);
+    const { headers, ip, url } = options.info ?? {};
+    this.info = Object.freeze({ kind: 'websocket', sessionId: options.sessionId, headers, ip, url });
+  }
+
+  start(): Promise<void> {
+    this.socket.on('message', this.onMessage);
+    this.socket.on('close', this.onSocketClose);
+    // Gone before anyone listened: nothing will ever say so again.
+    if (this.socket.readyState > OPEN) this.onSocketClose();
+    return RESOLVED;
+  }
+
+  /** Bytes sent and not yet taken by the operating system. */
+  get bufferedBytes(): number {
+    return this.socket.bufferedAmount;
+  }
+
+  /** Notifications dropped so far because the client left too much output unread. */
+  get droppedCount(): number {
+    return this.dropped;
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    if (this.closed || this.socket.readyState !== OPEN) return RESOLVED;
+    // Responses always go out (no more requests are read while output waits); what a handler
+    // sends besides them is dropped once the client fell too far behind.
+    if (this.socket.bufferedAmount > this.maxBuffered && !Array.isArray(message) && !isResponse(message)) {
+      return this.overflow(message, options?.relatedRequestId);
+    }
+    let text: string;
+    try {
+      text = serialize(message);
+    } catch (error) {
+      // A notification or request that cannot be turned into JSON: its sender's mistake, told to it.
+      return Promise.reject(error);
+    }
+    this.socket.send(text, this.afterSend);
+    // Over the high-water mark: read no more requests until the client has read the answers.
+    if (!this.inputPaused && this.socket.bufferedAmount > HIGH_WATER_BYTES) {
+      this.inputPaused = true;
+      this.socket.pause();
+    }
+    return RESOLVED;
+  }
+
+  /** Called by `ws` once a frame was handed to the operating system (or failed): resumes input once drained. */
+  private readonly afterSend = (): void => {
+    if (!this.inputPaused || this.closed || this.socket.bufferedAmount > HIGH_WATER_BYTES) return;
+    this.inputPaused = false;
+    this.socket.resume();
+  };
+
+  /** A message the client has no room for: dropped, and its request answered with -32011. */
+  private overflow(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): Promise<void> {
+    this.dropped++;
+    const error = new McpError(
+      ErrorCode.ClientTooSlow,
+      `Request cancelled: the client left more than ${this.maxBuffered} bytes of output unread (maxBufferedBytes)`,
+      { maxBufferedBytes: this.maxBuffered },
+    );
+    if (relatedRequestId !== undefined) this.onabort?.(relatedRequestId, error);
+    // A request of ours must fail rather than wait for an answer to something never sent.
+    return 'id' in message && 'method' in message ? Promise.reject(error) : RESOLVED;
+  }
+
+  /** Closes the socket: 1001 while the server shuts down, 1000 otherwise. */
+  close(): Promise<void> {
+    if (this.goingAway()) return this.closeWith(WS_CLOSE.goingAway, 'server shutting down');
+    return this.closeWith(WS_CLOSE.normal, 'session ended');
+  }
+
+  /** Closes the socket with `code` and `reason` (at most 123 bytes); calls `onclose` once. */
+  closeWith(code: number, reason: string): Promise<void> {
+    if (this.closed) return RESOLVED;
+    this.closed = true;
+    this.socket.off('message', this.onMessage);
+    this.socket.off('close', this.onSocketClose);
+    if (this.socket.readyState <= OPEN) this.socket.close(code, reason);
+    this.onclose?.();
+    return RESOLVED;
+  }
+
+  private readonly onMessage = (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void => {
+    if (this.closed) return;
+    if (isBinary) {
+      void this.closeWith(WS_CLOSE.unsupportedData, 'binary frames are not accepted: send each JSON-RPC message as a text frame');
+      return;
+    }
+    const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+    if (bytes.length > this.maxBytes) {
+      void this.closeWith(WS_CLOSE.messageTooBig, `the frame of ${bytes.length} bytes exceeds this server's limit of ${this.maxBytes} bytes`);
+      return;
+    }
+    // `ws` checked the frame is UTF-8 (1007 otherwise).
+    this.onframe?.(parseFrame(bytes.toString('utf8')));
+  };
+
+  private readonly onSocketClose = (): void => {
+    if (this.closed) return;
+    this.closed = true;
+    this.socket.off('message', this.onMessage);
+    this.socket.off('close', this.onSocketClose);
+    this.onclose?.();
+  };
+}
