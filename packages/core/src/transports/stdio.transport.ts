@@ -27,6 +27,7 @@ import {
   parseFrame,
   serialize,
 } from '@hermes-mcp/protocol';
+import { dropForSlowClient } from './backpressure';
 
 /** Options of {@link StdioTransport}. */
 export interface StdioTransportOptions {
@@ -191,14 +192,7 @@ export class StdioTransport implements Transport {
   /** A message the client has no room for: dropped, and its request answered with -32011. */
   private overflow(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): Promise<void> {
     this.dropped++;
-    const error = new McpError(
-      ErrorCode.ClientTooSlow,
-      `Request cancelled: the client left more than ${this.maxBuffered} bytes of output unread (maxBufferedBytes)`,
-      { maxBufferedBytes: this.maxBuffered },
-    );
-    if (relatedRequestId !== undefined) this.onabort?.(relatedRequestId, error);
-    // A request of ours must fail rather than wait for an answer to something never sent.
-    return 'id' in message && 'method' in message ? Promise.reject(error) : RESOLVED;
+    return dropForSlowClient(message, relatedRequestId, this.maxBuffered, this.onabort);
   }
 
   close(): Promise<void> {

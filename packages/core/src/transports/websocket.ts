@@ -26,6 +26,7 @@ import {
   serialize,
 } from '@hermes-mcp/protocol';
 import { DEFAULT_MAX_BUFFERED_BYTES } from './http/sse';
+import { dropForSlowClient } from './backpressure';
 
 /** The WebSocket subprotocol of MCP (`Sec-WebSocket-Protocol: mcp`). */
 export const MCP_SUBPROTOCOL = 'mcp';
@@ -183,14 +184,7 @@ export class WebSocketTransport implements Transport {
   /** A message the client has no room for: dropped, and its request answered with -32011. */
   private overflow(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): Promise<void> {
     this.dropped++;
-    const error = new McpError(
-      ErrorCode.ClientTooSlow,
-      `Request cancelled: the client left more than ${this.maxBuffered} bytes of output unread (maxBufferedBytes)`,
-      { maxBufferedBytes: this.maxBuffered },
-    );
-    if (relatedRequestId !== undefined) this.onabort?.(relatedRequestId, error);
-    // A request of ours must fail rather than wait for an answer to something never sent.
-    return 'id' in message && 'method' in message ? Promise.reject(error) : RESOLVED;
+    return dropForSlowClient(message, relatedRequestId, this.maxBuffered, this.onabort);
   }
 
   /** Closes the socket: 1001 while the server shuts down, 1000 otherwise. */

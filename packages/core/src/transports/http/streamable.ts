@@ -25,6 +25,7 @@ import {
 import type { EventStore } from './event-store';
 import type { HttpResponse } from './exchange';
 import { SseConnection } from './sse';
+import { clientTooSlow } from '../backpressure';
 
 /** How an exchange answers its POST. @internal */
 export type Decision = { kind: 'json'; body: string; message: JsonRpcMessage | JsonRpcMessage[] } | { kind: 'sse' } | { kind: 'closed' };
@@ -399,11 +400,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
 
   /** A request's stream was closed for falling behind: its requests are cancelled and answered with -32011. */
   overflowed(exchange: Exchange): void {
-    const error = new McpError(
-      ErrorCode.ClientTooSlow,
-      `Request cancelled: the client left more than ${this.options.maxBufferedBytes} bytes of its stream unread (maxBufferedBytes)`,
-      { maxBufferedBytes: this.options.maxBufferedBytes },
-    );
+    const error = clientTooSlow(this.options.maxBufferedBytes, 'its stream');
     for (const id of exchange.ids) if (this.exchanges.get(id) === exchange) this.onabort?.(id, error);
   }
 
