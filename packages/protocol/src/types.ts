@@ -20,15 +20,17 @@ export interface Icon {
 
 /** Name and version of a client or server. */
 export interface Implementation {
+  /** The name, as programs know it (`serverInfo.name`, `clientInfo.name`). */
   name: string;
+  /** The version. */
   version: string;
-  /** 2025-06-18. */
+  /** Human-readable name (2025-06-18+). */
   title?: string;
-  /** 2025-11-25. */
+  /** What it does (2025-11-25+). */
   description?: string;
-  /** 2025-11-25. */
+  /** Icons for display (2025-11-25+). */
   icons?: Icon[];
-  /** 2025-11-25. */
+  /** Its website (2025-11-25+). */
   websiteUrl?: string;
 }
 
@@ -130,18 +132,9 @@ export interface EmbeddedResource {
   _meta?: Meta;
 }
 
-/** A link to a resource the client may read (2025-06-18). */
-export interface ResourceLink {
+/** A link to a resource the client may read (2025-06-18): a {@link Resource} as content. */
+export interface ResourceLink extends Resource {
   type: 'resource_link';
-  uri: string;
-  name: string;
-  title?: string;
-  description?: string;
-  mimeType?: string;
-  size?: number;
-  icons?: Icon[];
-  annotations?: Annotations;
-  _meta?: Meta;
 }
 
 /** Any content block a tool result may hold. */

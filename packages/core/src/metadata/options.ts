@@ -2,7 +2,7 @@
  * What the decorators record: raw options as the user wrote them. The scanner turns them into
  * resolved definitions (see registry.ts) once, at bootstrap.
  */
-import type { Annotations, Icon, JsonSchemaObject, Meta, ToolAnnotations } from '@hermes-mcp/protocol';
+import type { Annotations, Icon, Implementation, JsonSchemaObject, Meta, ToolAnnotations } from '@hermes-mcp/protocol';
 import type { CompleteFn } from '../bootstrap/completion';
 import type { Constructor } from '../bootstrap/container';
 import type { MiddlewareLike } from '../engine/middleware';
@@ -10,19 +10,7 @@ import type { CacheHints } from '../engine/modern';
 import type { TaskStart, TaskSupport } from '../engine/tasks';
 
 /** Options of `@McpServer`. */
-export interface McpServerOptions {
-  /** The server's name, sent as `serverInfo.name`. */
-  name: string;
-  /** The server's version, sent as `serverInfo.version`. */
-  version: string;
-  /** Human-readable name (2025-06-18+). */
-  title?: string;
-  /** What the server does (2025-11-25+). */
-  description?: string;
-  /** Icons for display (2025-11-25+). */
-  icons?: Icon[];
-  /** The server's website (2025-11-25+). */
-  websiteUrl?: string;
+export interface McpServerOptions extends Implementation {
   /** Instructions sent in the `initialize` result: how a model should use this server. */
   instructions?: string;
   /** More classes whose `@Tool/@Resource/@Prompt` methods join this server; typedi builds them. */

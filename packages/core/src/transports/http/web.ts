@@ -115,8 +115,7 @@ class WebResponse implements HttpResponse {
   /** True once the endpoint answered (the `Response` exists). */
   started = false;
   private resolve!: (response: Response) => void;
-  private readonly listeners: Array<() => void> = [];
-  private over = false;
+  private readonly over = new WhenOver();
   private body?: WebStream = undefined;
 
   constructor(private readonly signal: AbortSignal) {
@@ -151,16 +150,14 @@ class WebResponse implements HttpResponse {
   }
 
   onClose(listener: () => void): void {
-    if (this.over) listener();
-    else this.listeners.push(listener);
+    this.over.add(listener);
   }
 
   /** The response is over: complete, cut by the client, or destroyed. */
   private finish(): void {
-    if (this.over) return;
-    this.over = true;
+    if (this.over.done) return;
     this.body?.cut();
-    for (const listener of this.listeners.splice(0)) listener();
+    this.over.fire();
   }
 }
 
@@ -170,9 +167,8 @@ class WebStream implements HttpStream {
   /** True once the client stopped reading (the `Response` body was cancelled). */
   cancelled = false;
   private controller!: ReadableStreamDefaultController<Uint8Array>;
-  private ended = false;
   private endedNormally = false;
-  private readonly listeners: Array<() => void> = [];
+  private readonly over = new WhenOver();
 
   constructor(private readonly onOver: () => void) {
     this.readable = new ReadableStream<Uint8Array>(
@@ -231,14 +227,39 @@ class WebStream implements HttpStream {
   }
 
   onClose(listener: () => void): void {
-    if (this.ended) listener();
-    else this.listeners.push(listener);
+    this.over.add(listener);
   }
 
   private close(): void {
-    if (this.ended) return;
-    this.ended = true;
+    if (this.over.fire()) this.onOver();
+  }
+
+  private get ended(): boolean {
+    return this.over.done;
+  }
+}
+
+/** Listeners run once, when something is over (at once, for those added later). */
+class WhenOver {
+  private over = false;
+  private readonly listeners: Array<() => void> = [];
+
+  /** True once it is over. */
+  get done(): boolean {
+    return this.over;
+  }
+
+  /** Runs `listener` when it is over (now, if it is). */
+  add(listener: () => void): void {
+    if (this.over) listener();
+    else this.listeners.push(listener);
+  }
+
+  /** It is over: runs the listeners; false when it already was. */
+  fire(): boolean {
+    if (this.over) return false;
+    this.over = true;
     for (const listener of this.listeners.splice(0)) listener();
-    this.onOver();
+    return true;
   }
 }
