@@ -132,7 +132,7 @@ async function ready(child) {
       await fetch(url, { method: 'GET', headers: { accept: 'text/event-stream' } });
       return url;
     } catch (error) {
-      if (Date.now() > deadline) throw new Error(`the server at ${url} does not answer: ${error.message}`);
+      if (Date.now() > deadline) throw new Error(`the server at ${url} does not answer: ${error.message}`, { cause: error });
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
   }

@@ -147,7 +147,7 @@ async function prepareAll(configs: HttpConfig[], prefix = '', env: Record<string
     try {
       await checkAnswer(server.url, template, config.expect, '5');
     } catch (error) {
-      throw new Error(`${config.label}: wrong answer before timing: ${(error as Error).message}`);
+      throw new Error(`${config.label}: wrong answer before timing: ${(error as Error).message}`, { cause: error });
     }
     prepared.push({ config, server, template });
   }

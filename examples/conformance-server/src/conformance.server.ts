@@ -114,7 +114,7 @@ export class ConformanceServer {
       await ctx.progress(done, 100, `Completed step ${done} of 100`);
       if (done < 100) await sleep(50);
     }
-    return String(ctx.request._meta?.progressToken ?? 'no progress token');
+    return String((ctx.request._meta?.progressToken as string | number | undefined) ?? 'no progress token');
   }
 
   @Tool({ name: 'test_error_handling', description: 'Tests error response handling' })

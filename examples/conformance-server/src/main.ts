@@ -34,8 +34,8 @@ async function main(): Promise<void> {
     await served.close();
     process.exit(0);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
 }
 
 /** What a running adapter gives back. */

@@ -14,21 +14,7 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-  CreateMessageRequestSchema,
-  ElicitRequestSchema,
-  ListRootsRequestSchema,
-  McpError,
-  PromptListChangedNotificationSchema,
-  ResourceListChangedNotificationSchema,
-  ResourceUpdatedNotificationSchema,
-  ToolListChangedNotificationSchema,
-  type ClientCapabilities,
-  type CreateMessageResult,
-  type ElicitResult,
-  type JSONRPCMessage,
-  type Root,
-} from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema, type ClientCapabilities, type JSONRPCMessage, type Root } from '@modelcontextprotocol/sdk/types.js';
 import { LEGACY_REVISIONS, type LegacyRevision, type MessageId, type SchemaSet, loadSchemas, validateServerMessage } from '../../../test-support/mcp-schema';
 import { RecordingStdioTransport } from '../../../test-support/recording-transport';
 import { mcpErrorOf, Raw, eventually, wireProgress, textOf } from '../../../test-support/e2e';

@@ -9,7 +9,7 @@ async function main(): Promise<void> {
   const fastify = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'info' } });
   const mcp = McpFactory.create(TasksServer, { logger: fastify.log });
   await fastify.register(hermesMcp, { server: mcp, path: '/mcp' });
-  fastify.get('/health', async () => ({ ok: true }));
+  fastify.get('/health', (_request, reply) => reply.send({ ok: true }));
   const port = Number(process.env.PORT ?? 3000);
   const address = await fastify.listen({ host: '127.0.0.1', port });
   const tools = mcp.registry ? [...mcp.registry.allTools()].map((t) => t.name).join(', ') : '';
@@ -28,8 +28,8 @@ async function main(): Promise<void> {
     await fastify.close();
     process.exit(0);
   };
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
 }
 
 main().catch((error) => {

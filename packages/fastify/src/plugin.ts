@@ -62,7 +62,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
   // The endpoint's promise is the handler's: it resolves once the reply was sent or hijacked.
   const route = (serve: (request: HttpRequest, response: HttpResponse) => Promise<void>) => (request: FastifyRequest, reply: FastifyReply) => {
     const exchange = new FastifyExchange(request, reply);
-    return serve.call(endpoint, exchange, exchange);
+    return serve(exchange, exchange);
   };
 
   await fastify.register(async (scope) => {
@@ -105,18 +105,19 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       if (problem) endpoint.forbid(new FastifyExchange(request, reply), problem);
       else done();
     });
-    scope.post(path, { bodyLimit }, route(endpoint.post));
-    if (endpoint.servesSse) scope.post(`${path}/messages`, { bodyLimit }, route(endpoint.postMessage));
+    scope.post(path, { bodyLimit }, route((request, response) => endpoint.post(request, response)));
+    if (endpoint.servesSse) scope.post(`${path}/messages`, { bodyLimit }, route((request, response) => endpoint.postMessage(request, response)));
     // GET and DELETE carry no message: a body, or a Content-Type without one, is not an error.
+    // eslint-disable-next-line @typescript-eslint/require-await -- Fastify takes an async function as an encapsulated plugin
     await scope.register(async (bodiless) => {
       bodiless.removeAllContentTypeParsers();
       bodiless.addContentTypeParser('*', (_request, payload, done) => {
         payload.resume();
         done(null, undefined);
       });
-      bodiless.get(path, route(endpoint.get));
-      bodiless.delete(path, route(endpoint.delete));
-      if (endpoint.servesSse) bodiless.get(`${path}/sse`, route(endpoint.openSse));
+      bodiless.get(path, route((request, response) => endpoint.get(request, response)));
+      bodiless.delete(path, route((request, response) => endpoint.delete(request, response)));
+      if (endpoint.servesSse) bodiless.get(`${path}/sse`, route((request, response) => endpoint.openSse(request, response)));
     });
     if (options.websocket) {
       await serveWebSocket(scope, {

@@ -152,7 +152,7 @@ export async function serveWebSocket(scope: FastifyInstance, serving: WebSocketS
       let session: HttpSession;
       try {
         session = await serving.openSession(serving.clientKey(request), (sessionId) =>
-          new WebSocketTransport(socket, { sessionId, info, maxMessageBytes: maxPayload, maxBufferedBytes: serving.maxBufferedBytes, goingAway: serving.closing }),
+          new WebSocketTransport(socket, { sessionId, info, maxMessageBytes: maxPayload, maxBufferedBytes: serving.maxBufferedBytes, goingAway: () => serving.closing() }),
         );
       } catch (error) {
         request.log.error({ err: error }, 'could not open an MCP session on a WebSocket');

@@ -126,7 +126,7 @@ it('serves the v2 client in 2026-07-28 and the v1 client in 2025-11-25 on one en
   );
   const modernElicitations: Raw[] = [];
   modern.setRequestHandler('elicitation/create', async (request) => {
-    modernElicitations.push(request.params as Raw);
+    modernElicitations.push(request.params);
     return { action: 'accept', content: { name: 'Ada', sure: true } };
   });
   const modernToolChanges: Raw[] = [];
@@ -192,7 +192,7 @@ it('serves the v2 client in 2026-07-28 and the v1 client in 2025-11-25 on one en
   const legacy = new LegacyClient({ name: 'v1-client', version: '1.32.2' }, { capabilities: { elicitation: {} } });
   const legacyElicitations: Raw[] = [];
   legacy.setRequestHandler(ElicitRequestSchema, (request) => {
-    legacyElicitations.push(request.params as Raw);
+    legacyElicitations.push(request.params);
     return { action: 'accept', content: { name: 'Grace', sure: false } };
   });
   const legacyToolChanges: Raw[] = [];

@@ -25,7 +25,7 @@ import { eventually } from '../../../test-support/e2e';
 
 type Raw = Record<string, unknown>;
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
+ 
 const servers: Array<FastifyInstance<any, any, any, any>> = [];
 
 async function start(options: Partial<HermesMcpOptions> = {}, level = 'silent'): Promise<{ url: string; lines: LogLine[] }> {

@@ -143,7 +143,7 @@ describe.each(LEGACY_REVISIONS)('the SDK client over HTTP, revision %s', (revisi
     client = new Client({ name: 'interop-client', version: '1.0.0' }, { capabilities: { elicitation: {} } });
     client.setNotificationHandler(LoggingMessageNotificationSchema, (n) => void logs.push(n.params as Raw));
     client.setRequestHandler(ElicitRequestSchema, (request) => {
-      elicitations.push(request.params as Raw);
+      elicitations.push(request.params);
       return { action: 'accept', content: { name: 'Ada', sure: true } };
     });
     await client.connect(transport);

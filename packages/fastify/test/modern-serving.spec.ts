@@ -57,7 +57,7 @@ const silent = createLogger({ level: 'silent' });
 const VERSION = '2026-07-28';
 const META = { 'io.modelcontextprotocol/protocolVersion': VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
 
-type Raw = Record<string, any>; // eslint-disable-line @typescript-eslint/no-explicit-any
+type Raw = Record<string, any>;  
 
 const servers: FastifyInstance[] = [];
 

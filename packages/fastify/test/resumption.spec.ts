@@ -89,7 +89,7 @@ class ResumableServer {
 
   @Tool({ description: 'Closes its stream at once (SSE polling), then answers after checkpoints 1 and 2' })
   async poll(ctx: McpContext) {
-    const closeStream = ctx.transport.closeStream as ((retryMs?: number) => void) | undefined;
+    const closeStream = ctx.transport.closeStream;
     if (!closeStream) throw new Error('ctx.transport.closeStream is missing');
     closeStream(50);
     await checkpoints.pass(1);

@@ -14,7 +14,7 @@ import Fastify, { FastifyInstance } from 'fastify';
 import WebSocket from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { WebSocketClientTransport } from '@modelcontextprotocol/sdk/client/websocket.js';
-import { ElicitRequestSchema, McpError as SdkMcpError, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { HermesError, McpContext, McpServer, Resource, Tool, createLogger } from '@hermes-mcp/core';
 import { hermesMcp, type HermesMcpOptions } from '@hermes-mcp/fastify';
 import { eventually, textOf, untilAborted } from '../../../test-support/e2e';
@@ -226,7 +226,7 @@ describe('the SDK client over WebSocket', () => {
     server = await start();
     client = new Client({ name: 'ws-client', version: '1.0.0' }, { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, (request) => {
-      elicitations.push(request.params as Raw);
+      elicitations.push(request.params);
       return { action: 'accept', content: { name: 'Ada' } };
     });
     await client.connect(new WebSocketClientTransport(new URL(server.ws)));
@@ -513,7 +513,7 @@ describe('closing Fastify with a call in flight on a socket', () => {
 describe('@fastify/websocket', () => {
   it('is used as the app registered it, when it did (its own routes keep working)', async () => {
     const app = Fastify({ logger: false });
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
+     
     await app.register(require('@fastify/websocket'));
     app.register(async (scope) => {
       scope.get('/echo', { websocket: true } as object, ((socket: WebSocket) => socket.on('message', (data) => socket.send(`echo ${data.toString()}`))) as never);
@@ -547,7 +547,7 @@ describe('@fastify/websocket', () => {
       jest.doMock('@fastify/websocket', () => {
         throw Object.assign(new Error("Cannot find module '@fastify/websocket' from 'websocket-route.ts'"), { code: 'MODULE_NOT_FOUND' });
       });
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
+       
       const isolated = require('@hermes-mcp/fastify') as typeof import('@hermes-mcp/fastify');
       const app = Fastify({ logger: false });
       registered = app.register(isolated.hermesMcp, { server: SocketServer, appOptions: { logger: silent }, websocket: true }).ready();

@@ -44,7 +44,7 @@ export const ErrorCode = {
 } as const;
 
 /** One of the numeric codes of {@link ErrorCode}, or any other integer a peer sends. */
-export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | number;
+export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | (number & {});
 
 /**
  * A client value as it may appear in an error message: strings as they are, anything else as its

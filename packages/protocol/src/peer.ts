@@ -254,7 +254,7 @@ export class Peer {
       this.arm(id, entry);
       this.transport.send(request(id, method, outParams), { relatedRequestId: options.relatedRequestId }).catch((error) => {
         this.settle(id);
-        reject(error);
+        reject(error as Error);
       });
     });
   }
@@ -368,7 +368,7 @@ export class Peer {
       if (answer) answers.push(answer);
     }
     if (answers.length === 0) return;
-    Promise.all(answers).then(
+    Promise.all(answers.map((answer) => Promise.resolve(answer))).then(
       (responses) => {
         const sent = responses.filter((r): r is JsonRpcResponse => r !== undefined);
         if (sent.length > 0 && !this.closed) this.transport.send(sent, { batch: messages }).catch((e) => this.report(e, {}));
@@ -486,10 +486,9 @@ export class Peer {
         return;
       }
     }
-    const handler = this.handlers.onNotification;
-    if (!handler) return;
+    if (!this.handlers.onNotification) return;
     try {
-      const done = handler.call(this.handlers, note);
+      const done = this.handlers.onNotification(note);
       if (done) done.catch((e) => this.report(e, { method: note.method }));
     } catch (error) {
       this.report(error, { method: note.method });
@@ -548,7 +547,7 @@ export class Peer {
 }
 
 function abortError(signal: AbortSignal): McpError {
-  const reason = signal.reason;
+  const reason: unknown = signal.reason;
   if (reason instanceof McpError) return reason;
   return new McpError(ErrorCode.RequestTimeout, reason instanceof Error ? reason.message : 'Request cancelled');
 }

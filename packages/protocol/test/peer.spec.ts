@@ -175,7 +175,8 @@ describe('Peer: errors from handlers', () => {
 
   it('answers a synchronous throw of a non-Error value with -32603 too', async () => {
     const { handlers, errors } = recording(() => {
-      throw 'a string';
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- a handler that throws a non-Error, on purpose
+          throw 'a string';
     });
     const { client } = await connect(handlers);
     const error = await rejection(client.request('m', {}));

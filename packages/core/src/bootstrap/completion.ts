@@ -34,7 +34,7 @@ export type CompleteFn = (value: string, ctx: CompletionContext) => readonly str
  */
 export function Complete(fn: CompleteFn): PropertyDecorator {
   return (target, property) => {
-    const own: Record<string, CompleteFn> = { ...(Reflect.getOwnMetadata(COMPLETE, target.constructor) ?? {}) };
+    const own: Record<string, CompleteFn> = { ...((Reflect.getOwnMetadata(COMPLETE, target.constructor) as Record<string, CompleteFn> | undefined) ?? {}) };
     own[String(property)] = fn;
     Reflect.defineMetadata(COMPLETE, own, target.constructor);
   };
@@ -53,8 +53,8 @@ export function completersFor(cls: Function | undefined, explicit: Record<string
       const values = enumValues(schema);
       if (values) result[name] = byPrefix(values);
     }
-    for (let c: Function | null = cls; c && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
-      const own: Record<string, CompleteFn> | undefined = Reflect.getOwnMetadata(COMPLETE, c);
+    for (let c: Function | null = cls; c && c !== Function.prototype; c = Object.getPrototypeOf(c) as Function | null) {
+      const own = Reflect.getOwnMetadata(COMPLETE, c) as Record<string, CompleteFn> | undefined;
       if (own) for (const [name, fn] of Object.entries(own)) if (!(name in result) || c === cls) result[name] = fn;
     }
   }

@@ -23,7 +23,7 @@ const NOT_A_CLASS = new Set<unknown>([Object, String, Number, Boolean, Array, Fu
 
 /** The `@McpServer` options of a class, or undefined when it has none. */
 export function serverOptionsOf(cls: Function): McpServerOptions | undefined {
-  return Reflect.getMetadata(SERVER_OPTIONS, cls);
+  return Reflect.getMetadata(SERVER_OPTIONS, cls) as McpServerOptions | undefined;
 }
 
 /** The result of scanning a server class. @internal */
@@ -78,8 +78,8 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
 function handlersOf(cls: Function): HandlerMetadata[] {
   const result: HandlerMetadata[] = [];
   const overridden = new Set<string>();
-  for (let c: Function | null = cls; c && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
-    const own: HandlerMetadata[] = Reflect.getOwnMetadata(HANDLERS, c) ?? [];
+  for (let c: Function | null = cls; c && c !== Function.prototype; c = Object.getPrototypeOf(c) as Function | null) {
+    const own = (Reflect.getOwnMetadata(HANDLERS, c) as HandlerMetadata[] | undefined) ?? [];
     const declaredHere = own.filter((meta) => !overridden.has(meta.method));
     result.push(...declaredHere);
     for (const meta of own) overridden.add(meta.method);
@@ -208,9 +208,9 @@ function invocationOf(
   if (typeof fn !== 'function') {
     throw new HermesError('HERMES_INVALID_OPTIONS', `${owner}: @${capitalize(kind)} must decorate a method.`);
   }
-  const types: unknown[] = Reflect.getMetadata('design:paramtypes', cls.prototype, method) ?? [];
+  const types = (Reflect.getMetadata('design:paramtypes', cls.prototype as object, method) as unknown[] | undefined) ?? [];
   const arity = Math.max(fn.length, types.length);
-  const marked: number | undefined = Reflect.getMetadata(CTX_PARAM, cls, method);
+  const marked = Reflect.getMetadata(CTX_PARAM, cls, method) as number | undefined;
   const typed = types.indexOf(McpContext);
   const ctxIndex = marked ?? (typed >= 0 ? typed : arity >= 2 ? 1 : -1);
   let inputIndex = -1;
@@ -239,7 +239,7 @@ function caller(bound: (...args: unknown[]) => unknown, inputIndex: number, ctxI
   if (ctxIndex === 0 && inputIndex < 0) return (_input, ctx) => bound(ctx);
   if (ctxIndex === 0 && inputIndex === 1) return (input, ctx) => bound(ctx, input);
   return (input, ctx) => {
-    const args = new Array(size);
+    const args = new Array<unknown>(size);
     if (inputIndex >= 0) args[inputIndex] = input;
     if (ctxIndex >= 0) args[ctxIndex] = ctx;
     return bound(...args);

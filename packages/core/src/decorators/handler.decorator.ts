@@ -11,7 +11,7 @@ export function createHandlerDecorator<O extends object>(kind: HandlerKind, opti
     const ctor = target.constructor;
     const entry = { kind, method: String(propertyKey), options } as HandlerMetadata;
     // Appended in place: copying the list for every method made a class of N handlers cost N².
-    const own: HandlerMetadata[] | undefined = Reflect.getOwnMetadata(HANDLERS, ctor);
+    const own = Reflect.getOwnMetadata(HANDLERS, ctor) as HandlerMetadata[] | undefined;
     if (own) own.push(entry);
     else Reflect.defineMetadata(HANDLERS, [entry], ctor);
   };

@@ -4,41 +4,11 @@
  * of the method table (handshake, `logging/setLevel`, subscriptions); modern requests on the same
  * stream handed to the engine.
  */
-import {
-  ClientCapabilities,
-  ErrorCode,
-  ErrorContext,
-  Implementation,
-  InboundRequestExtra,
-  InitializeResult,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  LegacyProtocolVersion,
-  LoggingLevel,
-  McpError,
-  Peer,
-  PeerHandlers,
-  REVISIONS,
-  RequestId,
-  RequestOptions,
-  RevisionFeatures,
-  describeValue,
-  isRecord,
-  LOGGING_LEVELS,
-  Root,
-  Transport,
-  TransportInfo,
-  negotiateLegacyVersion,
-} from '@hermes-mcp/protocol';
+import { ClientCapabilities, ErrorCode, ErrorContext, Implementation, InboundRequestExtra, InitializeResult, JsonRpcNotification, JsonRpcRequest, LegacyProtocolVersion, LoggingLevel, McpError, Peer, PeerHandlers, REVISIONS, RequestId, RequestOptions, RevisionFeatures, isRecord, LOGGING_LEVELS, Root, Transport, negotiateLegacyVersion } from '@hermes-mcp/protocol';
 import { McpContext, RequestChannel, SessionInfo, isLoggingLevel } from './context';
-import type { McpHandler, NotificationContext } from './mcp-handler';
+import type { NotificationContext } from './mcp-handler';
 import { LazyChildLogger, Logger } from '../logger';
-import { CacheHints, ModernHandler, ModernSink } from './modern';
-import { admitModern } from './modern-checks';
 import { decideEra } from './era';
-import type { HeadersRecord } from '../transports/http/headers';
-import { RequestStateCodec } from './request-state';
-import type { TaskOptions } from './tasks';
 import { shapeCapabilities, shapeImplementation } from '../results/shape';
 import { withTimeout } from './timeout';
 import { methodSpec } from './methods';

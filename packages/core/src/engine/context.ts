@@ -26,7 +26,6 @@ import {
   TransportInfo,
 } from '@hermes-mcp/protocol';
 import type { Constructor } from '../bootstrap/container';
-import type { HttpEndpointOptions } from '../transports/http/endpoint';
 import type { Logger } from '../logger';
 import { elicitationSchemaFor } from '../schema/elicitation-schema';
 import { formatIssues, validateInputAsync } from '../validation/validator';
@@ -165,6 +164,7 @@ export class InputRound implements InputSource {
   }
 
   /** The answer of this round, or the question is recorded and the round ends. */
+  // eslint-disable-next-line @typescript-eslint/require-await -- async so that the answer and the signal both arrive as a promise
   async ask(kind: string, method: string, params: Record<string, unknown>, options: AskOptions): Promise<Record<string, unknown>> {
     const key = options.key ?? this.nextKey(kind);
     const answer = this.answers[key];
@@ -176,6 +176,7 @@ export class InputRound implements InputSource {
       return answer as Record<string, unknown>;
     }
     (this.questions ??= {})[key] = { method, params };
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- a control-flow signal (no stack wanted), caught by the modern handler
     throw new InputRequiredSignal();
   }
 }

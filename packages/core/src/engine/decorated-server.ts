@@ -185,6 +185,7 @@ export class DecoratedServerHandler implements McpHandler {
   }
 
   private toolFailure(tool: ToolDefinition, error: unknown, ctx: McpContext): CallToolResult {
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- passes on control-flow signals and protocol errors unchanged
     if (error instanceof McpError || isInputRequired(error) || error instanceof TaskStartedSignal) throw error;
     if (error instanceof ToolError) {
       const result: CallToolResult = { content: [{ type: 'text', text: error.message }], isError: true };
@@ -276,6 +277,7 @@ export class DecoratedServerHandler implements McpHandler {
     try {
       return await def.call(input, ctx);
     } catch (error) {
+       
       if (error instanceof McpError || isInputRequired(error) || error instanceof TaskStartedSignal) throw error;
       ctx.log.error({ err: error }, `${def.owner} failed`);
       throw McpError.internalError(`${ctx.request.method} failed with an internal error`);

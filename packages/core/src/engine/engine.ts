@@ -4,45 +4,15 @@
  * subscriptions), builds a context per request, and passes the rest to the server's
  * {@link McpHandler}. It also reaches every connection at once (list changes, resource updates).
  */
-import {
-  ClientCapabilities,
-  ErrorCode,
-  ErrorContext,
-  Implementation,
-  InboundRequestExtra,
-  InitializeResult,
-  JsonRpcNotification,
-  JsonRpcRequest,
-  LegacyProtocolVersion,
-  LoggingLevel,
-  McpError,
-  Peer,
-  PeerHandlers,
-  REVISIONS,
-  RequestId,
-  RequestOptions,
-  RevisionFeatures,
-  describeValue,
-  isRecord,
-  LOGGING_LEVELS,
-  Root,
-  Transport,
-  TransportInfo,
-  negotiateLegacyVersion,
-} from '@hermes-mcp/protocol';
+import { InboundRequestExtra, JsonRpcRequest, Transport, TransportInfo } from '@hermes-mcp/protocol';
 import { Connection, ConnectionOptions } from './connection';
-import { McpContext, RequestChannel, SessionInfo, isLoggingLevel } from './context';
-import type { McpHandler, NotificationContext } from './mcp-handler';
-import { LazyChildLogger, Logger } from '../logger';
+import type { McpHandler } from './mcp-handler';
+import { Logger } from '../logger';
 import { CacheHints, ModernHandler, ModernSink } from './modern';
 import { admitModern } from './modern-checks';
-import { decideEra } from './era';
 import type { HeadersRecord } from '../transports/http/headers';
 import { RequestStateCodec } from './request-state';
 import type { TaskOptions } from './tasks';
-import { shapeCapabilities, shapeImplementation } from '../results/shape';
-import { withTimeout } from './timeout';
-import { methodSpec } from './methods';
 
 /** Options of the engine. */
 export interface EngineOptions {

@@ -35,7 +35,7 @@ export function Use(...middleware: MiddlewareLike[]): ClassDecorator & MethodDec
   return ((target: object, property?: string | symbol) => {
     const holder = property === undefined ? target : (target as { constructor: Function }).constructor;
     const key = property === undefined ? undefined : String(property);
-    const existing: MiddlewareLike[] = (key === undefined ? Reflect.getOwnMetadata(USE, holder) : Reflect.getOwnMetadata(USE, holder, key)) ?? [];
+    const existing = ((key === undefined ? Reflect.getOwnMetadata(USE, holder) : Reflect.getOwnMetadata(USE, holder, key)) as MiddlewareLike[] | undefined) ?? [];
     const list = [...middleware, ...existing];
     if (key === undefined) Reflect.defineMetadata(USE, list, holder);
     else Reflect.defineMetadata(USE, list, holder, key);
@@ -44,10 +44,10 @@ export function Use(...middleware: MiddlewareLike[]): ClassDecorator & MethodDec
 
 /** The middleware `@Use` put on a class (with its base classes) or on one of its methods. @internal */
 export function middlewareOf(cls: Function, method?: string): MiddlewareLike[] {
-  if (method !== undefined) return Reflect.getMetadata(USE, cls, method) ?? [];
+  if (method !== undefined) return (Reflect.getMetadata(USE, cls, method) as MiddlewareLike[] | undefined) ?? [];
   const chain: MiddlewareLike[][] = [];
-  for (let c: Function | null = cls; c && c !== Function.prototype; c = Object.getPrototypeOf(c)) {
-    const own = Reflect.getOwnMetadata(USE, c);
+  for (let c: Function | null = cls; c && c !== Function.prototype; c = Object.getPrototypeOf(c) as Function | null) {
+    const own = Reflect.getOwnMetadata(USE, c) as MiddlewareLike[] | undefined;
     if (own) chain.unshift(own);
   }
   return chain.flat();
@@ -69,6 +69,7 @@ export function resolveMiddleware(list: readonly MiddlewareLike[], container: De
 export function compose(middleware: readonly Middleware[], call: (input: unknown, ctx: McpContext) => unknown): (input: unknown, ctx: McpContext) => unknown {
   if (middleware.length === 0) return call;
   return (input, ctx) => {
+    // eslint-disable-next-line @typescript-eslint/require-await -- async so that a middleware that throws rejects
     const run = async (index: number): Promise<unknown> => {
       if (index === middleware.length) return call(input, ctx);
       let called = false;

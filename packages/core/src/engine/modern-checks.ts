@@ -4,33 +4,11 @@
  * (-32602, HTTP 400), over HTTP the headers that contradict it (-32020), the version (-32022), over
  * HTTP the required headers, `Mcp-Name` and `Mcp-Param-*` (-32020), the method (-32601, HTTP 404).
  */
-import {
-  ClientCapabilities,
-  ErrorCode,
-  Implementation,
-  InboundRequestExtra,
-  JsonRpcRequest,
-  LoggingLevel,
-  McpError,
-  META_KEYS,
-  MODERN_PROTOCOL_VERSIONS,
-  ModernProtocolVersion,
-  RequestId,
-  ServerCapabilities,
-  TransportInfo,
-  describeValue,
-  isModernProtocolVersion,
-  isRecord,
-} from '@hermes-mcp/protocol';
-import { InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired, isLoggingLevel } from './context';
-import type { McpHandler } from './mcp-handler';
-import type { Logger } from '../logger';
-import type { RequestStateCodec } from './request-state';
-import { toCallToolResult } from '../results/normalize';
-import { TASKS_EXTENSION, TaskInputs, TaskOptions, TaskStartedSignal, TaskStore } from './tasks';
+import { ClientCapabilities, ErrorCode, Implementation, JsonRpcRequest, LoggingLevel, McpError, META_KEYS, MODERN_PROTOCOL_VERSIONS, ModernProtocolVersion, isModernProtocolVersion, isRecord } from '@hermes-mcp/protocol';
+import { isLoggingLevel } from './context';
+import { TASKS_EXTENSION } from './tasks';
 import { MethodSpec, methodSpec } from './methods';
 import { HeaderParam, HeaderProblem, HeadersRecord, checkMethodHeader, checkParamHeaders, checkStandardHeaders, checkVersionHeader, headerParamsOf } from '../transports/http/headers';
-import { withTimeout } from './timeout';
 
 /** A validated envelope. @internal */
 export interface Envelope {

@@ -7,31 +7,14 @@
  * `serverInfo` in `_meta`, unknown resources as -32602, questions to the client as
  * `InputRequiredResult` rounds (MRTR) with their answers sealed in `requestState`.
  */
-import {
-  ClientCapabilities,
-  ErrorCode,
-  Implementation,
-  InboundRequestExtra,
-  JsonRpcRequest,
-  LoggingLevel,
-  McpError,
-  META_KEYS,
-  MODERN_PROTOCOL_VERSIONS,
-  ModernProtocolVersion,
-  RequestId,
-  ServerCapabilities,
-  TransportInfo,
-  describeValue,
-  isModernProtocolVersion,
-  isRecord,
-} from '@hermes-mcp/protocol';
-import { InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired, isLoggingLevel } from './context';
+import { ErrorCode, InboundRequestExtra, JsonRpcRequest, McpError, META_KEYS, RequestId, ServerCapabilities, TransportInfo, describeValue, isRecord } from '@hermes-mcp/protocol';
+import { InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired } from './context';
 import type { McpHandler } from './mcp-handler';
 import type { Logger } from '../logger';
 import type { RequestStateCodec } from './request-state';
 import { toCallToolResult } from '../results/normalize';
 import { TASKS_EXTENSION, TaskInputs, TaskOptions, TaskStartedSignal, TaskStore } from './tasks';
-import { MethodSpec, methodSpec } from './methods';
+import { MethodSpec } from './methods';
 import { Admitted, Envelope, SUPPORTED, needsTasks, status } from './modern-checks';
 import { withTimeout } from './timeout';
 
@@ -167,6 +150,7 @@ export class ModernHandler {
     const starter =
       taskSupport?.start === 'manual' && tasksDeclared
         ? <T>(work: (ctx: McpContext) => Promise<T>): never => {
+            // eslint-disable-next-line @typescript-eslint/only-throw-error -- a control-flow signal carrying the task's handle
             throw new TaskStartedSignal(this.startTask(spec, request, params, envelope, session, transport, channel, work));
           }
         : undefined;

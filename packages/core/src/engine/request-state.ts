@@ -50,7 +50,7 @@ export class RequestStateCodec {
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
     let payload: StatePayload;
     try {
-      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8'));
+      payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as StatePayload;
     } catch {
       throw invalid();
     }

@@ -56,7 +56,7 @@ export class TaskInputs implements InputSource {
     return new Promise((resolve, reject) => {
       task.outstanding.set(key, { method, params, answer: resolve });
       touch(task, 'input_required');
-      task.controller.signal.addEventListener('abort', () => reject(task.controller.signal.reason), { once: true });
+      task.controller.signal.addEventListener('abort', () => reject(task.controller.signal.reason as Error), { once: true });
     });
   }
 }

@@ -35,7 +35,7 @@ export function withTimeout<T>(ctx: McpContext, ms: number | undefined, run: () 
         (error) => {
           if (settled) return;
           clearTimeout(timer);
-          reject(error);
+          reject(error as Error);
         },
       );
   });

@@ -215,6 +215,7 @@ function fastStorage(): MetadataStorage {
 }
 
 function withFastLookup(storage: MetadataStorage): MetadataStorage {
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- the original is called with the storage as `this` (original.call)
   const original = storage.getTargetValidationMetadatas;
   let index: Index | undefined;
   const getTargetValidationMetadatas: MetadataStorage['getTargetValidationMetadatas'] = (target, ...rest) => {
@@ -360,7 +361,7 @@ function check(): string | undefined {
   let failures = 0;
   for (const plain of shapeInputs) {
     for (const options of VALIDATIONS) {
-      const instance = plainToInstance(Shape, plain) as object;
+      const instance: object = plainToInstance(Shape, plain);
       const expected = validateSync(instance, options);
       failures += expected.length;
       if (!isDeepStrictEqual(fastValidateSync(instance, options), expected)) return `validating ${brief(plain)} gives other errors than validateSync()`;

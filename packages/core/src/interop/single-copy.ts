@@ -39,7 +39,7 @@ export function loadedCopies(cache: Record<string, unknown> = require.cache): Ma
 
 function versionAt(root: string): string {
   try {
-    return String((JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version?: unknown }).version ?? 'unknown');
+    return String((JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version?: string }).version ?? 'unknown');
   } catch {
     return 'unknown';
   }

@@ -56,6 +56,7 @@ export function toCallToolResult(value: unknown, mimeType?: string): CallToolRes
   if (isCallToolResult(value)) return value;
   if (isContentBlock(value)) return { content: [value] };
   if (isContentArray(value)) return { content: value };
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a primitive or a function here: String() is the text wanted
   if (typeof value !== 'object') return { content: [{ type: 'text', text: String(value) }] };
   const json = JSON.stringify(value);
   if (Array.isArray(value)) return { content: [{ type: 'text', text: json }] };
@@ -64,7 +65,7 @@ export function toCallToolResult(value: unknown, mimeType?: string): CallToolRes
 
 /** Class instances become plain JSON data (what the wire carries anyway). */
 function toPlain(value: Record<string, unknown>): Record<string, unknown> {
-  return Object.getPrototypeOf(value) === Object.prototype ? value : JSON.parse(JSON.stringify(value));
+  return Object.getPrototypeOf(value) === Object.prototype ? value : (JSON.parse(JSON.stringify(value)) as Record<string, unknown>);
 }
 
 function isReadResult(value: unknown): value is ReadResourceResult {

@@ -101,7 +101,7 @@ export function shapeContent(block: ContentBlock, f: RevisionFeatures): ContentB
   if (block.type === 'resource_link' && !f.resourceLinks) {
     return { type: 'text', text: `Resource: ${block.name} <${block.uri}>` };
   }
-  const out = pick(block, (k) => k !== '_meta' || f.meta) as ContentBlock;
+  const out: ContentBlock = pick(block, (k) => k !== '_meta' || f.meta);
   if (out.annotations) out.annotations = shapeAnnotations(out.annotations, f);
   if (out.type === 'resource') out.resource = shapeContents(out.resource, f);
   return out;

@@ -51,7 +51,7 @@ export function convertClass(cls: Function, options: ConversionOptions): Schema 
   if (!isCommon(cls, metadatas)) return throughLibrary(cls, options, metadatas.map((meta) => withConstraintName(storage, meta)));
   if (metadatas.length === 0) return {}; // no group, so no schema of that name
   // Grouped as lodash.groupby groups them: a plain object's key order (integer-like names first).
-  const byProperty: Record<string, ValidationMetadata[]> = Object.create(null);
+  const byProperty = Object.create(null) as Record<string, ValidationMetadata[]>;
   for (const meta of metadatas) {
     const name = meta.propertyName;
     if (transformerMetadata().findExcludeMetadata(cls, name)) continue;

@@ -41,12 +41,12 @@ function both(a: Schema, b: Schema): Schema {
       const common = current.filter((x) => value.some((y) => equal(x, y)));
       if (common.length > 0) out[key] = common;
       else also.push({ not: {} });
-    } else if (key === 'allOf' && Array.isArray(current) && Array.isArray(value)) out[key] = [...current, ...value.filter((x) => !current.some((y) => equal(x, y)))];
+    } else if (key === 'allOf' && Array.isArray(current) && Array.isArray(value)) out[key] = [...(current as unknown[]), ...(value as unknown[]).filter((x) => !(current as unknown[]).some((y) => equal(x, y)))];
     else if (key === 'description' && typeof current === 'string' && typeof value === 'string') out[key] = `${current}; ${value}`;
     else also.push({ [key]: value });
   }
   if (also.length > 0) {
-    const all = Array.isArray(out.allOf) ? [...out.allOf] : [];
+    const all: unknown[] = Array.isArray(out.allOf) ? [...(out.allOf as unknown[])] : [];
     for (const schema of also) if (!all.some((existing) => equal(existing, schema))) all.push(schema);
     out.allOf = all;
   }

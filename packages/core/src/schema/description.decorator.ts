@@ -36,8 +36,8 @@ export function Description(text: string): ClassDecorator & PropertyDecorator {
  */
 export function descriptionOf(cls: Function, property?: string): string | undefined {
   return property === undefined
-    ? Reflect.getOwnMetadata(DESCRIPTION, cls)
-    : Reflect.getMetadata(DESCRIPTION, cls.prototype, property);
+    ? (Reflect.getOwnMetadata(DESCRIPTION, cls) as string | undefined)
+    : (Reflect.getMetadata(DESCRIPTION, cls.prototype as object, property) as string | undefined);
 }
 
 /**

@@ -359,7 +359,7 @@ function options(ctx: Context, values: string[], titles: Readonly<Record<string,
 }
 
 function enumTitlesOf(cls: Function, property: string): EnumTitlesMetadata | undefined {
-  return Reflect.getMetadata(ENUM_TITLES, cls.prototype, property);
+  return Reflect.getMetadata(ENUM_TITLES, cls.prototype as object, property) as EnumTitlesMetadata | undefined;
 }
 
 /**
@@ -370,7 +370,7 @@ function withoutNull(schema: Schema): Schema {
   const branches = schema.anyOf;
   if (!Array.isArray(branches) || branches.length !== 2) return schema;
   const isNull = (branch: unknown) => isSchema(branch) && branch.type === 'null' && Object.keys(branch).length === 1;
-  const other = branches.find((branch) => !isNull(branch));
+  const other: unknown = branches.find((branch: unknown) => !isNull(branch));
   if (!isSchema(other) || !branches.some(isNull)) return schema;
   const { anyOf: _anyOf, ...labels } = schema;
   return { ...other, ...labels };

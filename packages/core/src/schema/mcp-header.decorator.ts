@@ -49,7 +49,7 @@ export const X_MCP_HEADER = 'x-mcp-header';
  * @internal
  */
 export function headerOf(cls: Function, property: string): string | undefined {
-  return Reflect.getMetadata(HEADER, cls.prototype, property);
+  return Reflect.getMetadata(HEADER, cls.prototype as object, property) as string | undefined;
 }
 
 function headerNameProblem(name: unknown): string | undefined {

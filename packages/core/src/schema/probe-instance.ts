@@ -24,7 +24,7 @@ export function probeInstance(cls: new () => object, plain: Readonly<Record<stri
   for (const key of keys) {
     if (key === '__proto__' || key === 'constructor') continue;
     // Read as class-transformer reads it: the own property of the constructor's prototype.
-    const prototype = (instance.constructor).prototype;
+    const prototype = instance.constructor.prototype as object | undefined;
     if (prototype) {
       const descriptor = Object.getOwnPropertyDescriptor(prototype, key);
       if ((descriptor && !descriptor.set) || instance[key] instanceof Function) continue;

@@ -518,6 +518,7 @@ function divisibleBySchema(divisor: unknown): Schema {
  * "ipv6" refuses, so IPv6 is a pattern; format "ipv4" is the same as validator.js's.
  */
 function ipSchema(version: unknown): Schema {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a decorator's constraint: a string or a number
   const v = version === undefined || version === null || version === '' || version === 0 ? 'any' : String(version);
   if (v === '4') return { type: 'string', format: 'ipv4' };
   if (v === '6') return { type: 'string', pattern: ipv6Pattern() };
@@ -547,7 +548,7 @@ function byteLengthSchema(min: unknown, max: unknown): Schema {
  * `@Type`, no input passes, which the bootstrap warns about (see schemaWarningsFor).
  */
 function dateSchema(meta: ValidationMetadata): Schema {
-  const bound = meta.constraints?.[0];
+  const bound: unknown = meta.constraints?.[0];
   // A bound given as a function (`@MaxDate(() => new Date())`) is worked out at validation time;
   // the original called toJSON() on it and failed.
   const described = (meta.type === MIN_DATE || meta.type === MAX_DATE) && bound instanceof Date && !isNaN(bound.getTime());
@@ -598,7 +599,7 @@ function nestedConverter(refTo: (cls: Function) => string): (meta: ValidationMet
     }
     const ref = { $ref: refTo(child) };
     // `each: true` is wrapped in an array by the caller; an undeclared array we wrap here.
-    const declared = Reflect.getMetadata('design:type', target.prototype, meta.propertyName);
+    const declared: unknown = Reflect.getMetadata('design:type', target.prototype as object, meta.propertyName);
     return declared === Array && !meta.each ? { type: 'array', items: ref } : ref;
   };
 }
@@ -610,7 +611,7 @@ function nestedConverter(refTo: (cls: Function) => string): (meta: ValidationMet
  */
 function declaredType(meta: ValidationMetadata): Schema {
   if (meta.each) return {}; // the declared type is the array's; nothing is known of its items
-  const declared = Reflect.getMetadata('design:type', (meta.target as Function).prototype, meta.propertyName);
+  const declared: unknown = Reflect.getMetadata('design:type', (meta.target as Function).prototype as object, meta.propertyName);
   if (declared === String) return { type: 'string' };
   if (declared === Number) return { type: 'number' };
   if (declared === Boolean) return { type: 'boolean' };
@@ -622,7 +623,7 @@ function declaredType(meta: ValidationMetadata): Schema {
 function enumValues(entity: object): unknown[] {
   return Object.entries(entity)
     .filter(([key]) => isNaN(parseInt(key, 10)))
-    .map(([, value]) => value);
+    .map(([, value]): unknown => value);
 }
 
 /**
@@ -658,6 +659,7 @@ function uuidSchema(version: unknown): Schema {
 }
 
 function uuidAlternative(version: unknown): string | undefined {
+  // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a decorator's constraint: a string or a number
   const v = version === undefined || version === null ? 'all' : String(version);
   const shaped = (digit: string) => `${HEX(8)}-${HEX(4)}-${digit}${HEX(3)}-[89abAB]${HEX(3)}-${HEX(12)}`;
   const nil = '0{8}-0{4}-0{4}-0{4}-0{12}';

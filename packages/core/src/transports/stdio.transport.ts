@@ -14,19 +14,7 @@
 import { isAscii } from 'node:buffer';
 import { Console } from 'node:console';
 import type { Readable, Writable } from 'node:stream';
-import {
-  ErrorCode,
-  JsonRpcMessage,
-  McpError,
-  ParsedFrame,
-  RequestId,
-  SendOptions,
-  Transport,
-  TransportInfo,
-  isResponse,
-  parseFrame,
-  serialize,
-} from '@hermes-mcp/protocol';
+import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, isResponse, parseFrame, serialize } from '@hermes-mcp/protocol';
 import { dropForSlowClient } from './backpressure';
 
 /** Options of {@link StdioTransport}. */

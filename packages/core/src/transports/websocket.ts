@@ -12,19 +12,7 @@
  * Past `maxBufferedBytes` unsent, notifications are dropped and the request they belong to is
  * answered with -32011 (client too slow); responses always go out.
  */
-import {
-  ErrorCode,
-  JsonRpcMessage,
-  McpError,
-  ParsedFrame,
-  RequestId,
-  SendOptions,
-  Transport,
-  TransportInfo,
-  isResponse,
-  parseFrame,
-  serialize,
-} from '@hermes-mcp/protocol';
+import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, isResponse, parseFrame, serialize } from '@hermes-mcp/protocol';
 import { DEFAULT_MAX_BUFFERED_BYTES } from './http/sse';
 import { dropForSlowClient } from './backpressure';
 

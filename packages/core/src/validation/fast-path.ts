@@ -90,7 +90,7 @@ function makePlan(cls: Function): FastPlan | undefined {
 }
 
 function hasAccessorOrMethod(cls: Function, name: string): boolean {
-  for (let proto = cls.prototype; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto)) {
+  for (let proto = cls.prototype as object | null; proto && proto !== Object.prototype; proto = Object.getPrototypeOf(proto) as object | null) {
     const descriptor = Object.getOwnPropertyDescriptor(proto, name);
     if (descriptor) return true;
   }
@@ -173,9 +173,9 @@ function worst(result: typeof PASS | typeof FAIL | typeof UNKNOWN, outcome: unkn
 
 /** The elements an `each` rule checks, when the value is a collection (class-validator's convertToArray). */
 function elementsOf(value: unknown): unknown[] | undefined {
-  if (Array.isArray(value)) return value;
-  if (value instanceof Map) return Array.from(value.values());
-  if (value instanceof Set) return Array.from(value);
+  if (Array.isArray(value)) return value as unknown[];
+  if (value instanceof Map) return Array.from((value as Map<unknown, unknown>).values());
+  if (value instanceof Set) return Array.from(value as Set<unknown>);
   return undefined;
 }
 

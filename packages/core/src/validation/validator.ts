@@ -8,7 +8,7 @@
  * fix, and `validateInputAsync` serves every class, going through `validateSync` whenever the class
  * (with its nested classes) has no async validator. Which classes do is worked out once per class.
  */
-import { plainToInstance } from 'class-transformer';
+import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { ValidationError, ValidatorOptions, ValidationTypes } from 'class-validator';
 import { HermesError } from '../errors';
 import { nestedClassOf } from '../schema/schema-builder';
@@ -51,7 +51,7 @@ export type ValidationResult<T> = { ok: true; value: T } | { ok: false; issues: 
  * checked.value.city; // a ForecastInput
  */
 export function validateInput<T extends object>(
-  cls: new (...args: any[]) => T,
+  cls: ClassConstructor<T>,
   plain: unknown,
   options: ValidateOptions = {},
 ): ValidationResult<T> {
@@ -77,7 +77,7 @@ export function validateInput<T extends object>(
  * validated synchronously all the same.
  */
 export async function validateInputAsync<T extends object>(
-  cls: new (...args: any[]) => T,
+  cls: ClassConstructor<T>,
   plain: unknown,
   options: ValidateOptions = {},
 ): Promise<ValidationResult<T>> {
@@ -99,7 +99,7 @@ export async function validateInputAsync<T extends object>(
  * without async validators (most), a promise otherwise. For hot paths that await only when they must.
  */
 export function validateInputNow<T extends object>(
-  cls: new (...args: any[]) => T,
+  cls: ClassConstructor<T>,
   plain: unknown,
   options: ValidateOptions = {},
 ): ValidationResult<T> | Promise<ValidationResult<T>> {
@@ -118,7 +118,7 @@ export function formatIssues(issues: ValidationIssue[]): string {
 }
 
 /** The instance when the class's fast path (see fast-path.ts) vouches for the input; undefined to take the general path. */
-function fastPath<T extends object>(cls: new (...args: any[]) => T, plain: unknown, options: ValidateOptions): T | undefined {
+function fastPath<T extends object>(cls: ClassConstructor<T>, plain: unknown, options: ValidateOptions): T | undefined {
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) return undefined;
   const forbid = options.forbidNonWhitelisted ?? false;
   if (!forbid && options.whitelist === false) return undefined;
@@ -126,7 +126,7 @@ function fastPath<T extends object>(cls: new (...args: any[]) => T, plain: unkno
   return plan ? fastValidate(cls, plan, plain as Record<string, unknown>, forbid) : undefined;
 }
 
-function toInstance<T extends object>(cls: new (...args: any[]) => T, plain: unknown): ValidationResult<T> {
+function toInstance<T extends object>(cls: ClassConstructor<T>, plain: unknown): ValidationResult<T> {
   // plainToInstance maps an array to an array of instances, and leaves primitives as they are.
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
     return { ok: false, issues: [{ path: '', constraints: { isObject: 'the input must be a JSON object' } }] };

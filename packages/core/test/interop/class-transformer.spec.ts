@@ -14,9 +14,9 @@ import { classTransformerStatus, nothingToTransform, publicMetadata, transformer
 import { planOf } from '../../src/validation/fast-path';
 import { validateInput } from '../../src/validation/validator';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const storage = require('class-transformer/cjs/storage').defaultMetadataStorage as Record<string, unknown>;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
+ 
 const defaultOptions = require('class-transformer/cjs/constants/default-options.constant').defaultOptions as Record<string, unknown>;
 
 /** A kind of metadata class-transformer does not have (yet), registered for `target` as its kinds are. */

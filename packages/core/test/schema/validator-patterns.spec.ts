@@ -124,7 +124,7 @@ describe('fqdnPattern: validator.js isFQDN', () => {
 });
 
 describe('letter patterns: validator.js isAlpha and isAlphanumeric, every locale', () => {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
+   
   const tables = require('validator/lib/alpha') as { alpha: Record<string, RegExp>; alphanumeric: Record<string, RegExp> };
   const cases = (['alpha', 'alphanumeric'] as const).flatMap((kind) => Object.keys(tables[kind]).map((locale) => [kind, locale] as const));
 

@@ -135,7 +135,7 @@ type Options = { whitelist?: boolean; forbidNonWhitelisted?: boolean };
 function reference(cls: new () => object, plain: unknown, options: Options): { ok: boolean; value?: object } {
   let instance: object;
   try {
-    instance = plainToInstance(cls, plain, { enableImplicitConversion: false, excludeExtraneousValues: false }) as object;
+    instance = plainToInstance(cls, plain, { enableImplicitConversion: false, excludeExtraneousValues: false });
   } catch {
     return { ok: false }; // validator.ts reports it as unreadable
   }

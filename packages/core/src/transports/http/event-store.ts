@@ -95,7 +95,7 @@ export class InMemoryEventStore implements EventStore {
   }
 
   private stream(streamId: string): StreamEvents {
-    const streams = (this.streams ??= new Map());
+    const streams = (this.streams ??= new Map<string, StreamEvents>());
     let stream = streams.get(streamId);
     if (!stream) streams.set(streamId, (stream = { seq: 0, events: [], floor: 0 }));
     return stream;

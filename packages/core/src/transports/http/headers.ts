@@ -365,6 +365,7 @@ function show(value: unknown): string {
 
 /** Control characters escaped, so a message stays on one line whatever the client sent. */
 function printable(text: string): string {
+  // eslint-disable-next-line no-control-regex -- control characters are exactly what is escaped here
   return text.replace(/[\x00-\x1f\x7f]/g, (c) => `\\x${c.charCodeAt(0).toString(16).padStart(2, '0')}`);
 }
 

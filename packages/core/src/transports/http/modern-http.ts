@@ -40,6 +40,7 @@ class ResponseRequest extends InboundRequest implements ModernSink {
   }
 
   /** ModernSink: a notification of this request goes on its stream (opened now if need be). */
+  // eslint-disable-next-line @typescript-eslint/require-await -- ModernSink promises; a failure to open the stream rejects
   async notify(method: string, params: Record<string, unknown>): Promise<void> {
     if (this.finished || this.aborted) return;
     // A client that reads nothing gets its stream closed past the limit (which aborts the request).

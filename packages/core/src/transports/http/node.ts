@@ -99,7 +99,7 @@ async function write(response: Response, res: ServerResponse, signal: AbortSigna
   signal.addEventListener('abort', cancel, { once: true });
   try {
     for (;;) {
-      const { done, value } = await reader.read();
+      const { done, value } = (await reader.read()) as { done: true; value?: undefined } | { done: false; value: Uint8Array };
       if (done) break;
       if (!res.write(value)) await new Promise<void>((resolve) => {
         const go = () => {

@@ -8,20 +8,7 @@
  * goes to the session's GET stream. SSE events are numbered per stream and kept in the event store,
  * so a client that loses a stream resumes it with `Last-Event-ID` and misses nothing.
  */
-import {
-  ErrorCode,
-  JsonRpcMessage,
-  McpError,
-  ParsedFrame,
-  RequestId,
-  SendOptions,
-  Transport,
-  TransportInfo,
-  isResponse,
-  SparseMap,
-  errorResponse,
-  serialize,
-} from '@hermes-mcp/protocol';
+import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, isResponse, SparseMap, errorResponse, serialize } from '@hermes-mcp/protocol';
 import type { EventStore } from './event-store';
 import type { HttpResponse } from './exchange';
 import { SseConnection } from './sse';

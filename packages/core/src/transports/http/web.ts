@@ -11,7 +11,6 @@ import { McpApp, McpAppOptions, McpFactory } from '../../bootstrap/factory';
 import type { McpHandler } from '../../engine/mcp-handler';
 import { HttpEndpoint, HttpEndpointOptions, sendError } from './endpoint';
 import type { HttpRequest, HttpResponse, HttpStream } from './exchange';
-import type { HeadersRecord } from './headers';
 
 /** Options of {@link createWebHandler}. */
 export interface WebHandlerOptions extends HttpEndpointOptions {
@@ -82,7 +81,7 @@ async function readBody(request: Request, headers: Record<string, string>, limit
   const chunks: Uint8Array[] = [];
   let size = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    const { done, value } = (await reader.read()) as { done: true; value?: undefined } | { done: false; value: Uint8Array };
     if (done) break;
     size += value.byteLength;
     if (size > limit) {
