@@ -51,7 +51,8 @@ function readmeBlocks() {
     const text = readFileSync(path.join(repo, doc), 'utf8');
     for (const match of text.matchAll(/<!-- consumer: ([^>]+?) -->\s*```\w*\n([\s\S]*?)```/g)) blocks.set(match[1].trim(), match[2]);
   }
-  for (const name of ['tsconfig cjs', 'tsconfig esm', 'src/weather.server.ts', 'src/main.ts', 'src/http.ts', 'test/weather.spec.ts', 'jest.config.cjs', 'src/http-app.ts']) check(blocks.has(name), `README has the block "${name}"`);
+  for (const name of ['tsconfig cjs', 'tsconfig esm', 'src/weather.server.ts', 'src/main.ts', 'src/http.ts', 'test/weather.spec.ts', 'jest.config.cjs', 'src/http-app.ts'])
+    check(blocks.has(name), `README has the block "${name}"`);
   return blocks;
 }
 
@@ -150,9 +151,18 @@ async function main() {
   for (const name of ['weather.server.js', 'main.js']) writeFileSync(path.join(linked, 'dist', name), readFileSync(path.join(consumer, 'cjs/dist', name)));
   const refused = await runToExit(process.execPath, [path.join(linked, 'dist/main.js')], linked);
   check(refused.code === 1, `the linked install exits with 1 (got ${refused.code})`);
-  check(/HERMES_DUPLICATE_LIBRARY: .* is loaded twice: .* at .*node_modules.* and .* at .*node_modules/.test(refused.stderr), `the linked install names both copies; stderr:\n${refused.stderr}`);
+  check(
+    /HERMES_DUPLICATE_LIBRARY: .* is loaded twice: .* at .*node_modules.* and .* at .*node_modules/.test(refused.stderr),
+    `the linked install names both copies; stderr:\n${refused.stderr}`,
+  );
   check(/--install-links/.test(refused.stderr), 'the message says how to fix it');
-  process.stdout.write(`  refused: ${refused.stderr.split('\n').find((l) => /^\w*Error: HERMES_DUPLICATE_LIBRARY/.test(l.trim()))?.trim().slice(0, 240)}…\n`);
+  process.stdout.write(
+    `  refused: ${refused.stderr
+      .split('\n')
+      .find((l) => /^\w*Error: HERMES_DUPLICATE_LIBRARY/.test(l.trim()))
+      ?.trim()
+      .slice(0, 240)}…\n`,
+  );
 
   step('scaffolder: npm create hermes-mcp, from its tarball');
   const tool = path.join(work, 'create');
@@ -167,9 +177,9 @@ async function main() {
   generated.overrides = { '@hermes-mcp/protocol': file('protocol'), '@hermes-mcp/core': file('core') };
   writeFileSync(path.join(project, 'package.json'), JSON.stringify(generated, null, 2));
   install(project);
-  step('scaffolder: the project\'s npm test');
+  step("scaffolder: the project's npm test");
   run(npm, ['test'], project);
-  step('scaffolder: the project\'s npm start answers an MCP client on stdio');
+  step("scaffolder: the project's npm start answers an MCP client on stdio");
   await driveStdio(consumer, npm, ['start', '--silent'], project, ['greet', 'greet_all'], { name: 'greet', arguments: { person: { name: 'Ada', language: 'es' } } }, 'Hola, Ada!');
   step('all package checks passed');
 }
@@ -190,7 +200,11 @@ function runToExit(command, args, cwd) {
 /** Imports the SDK from the consumer project (it is not a dependency of this script). */
 async function sdk(consumer) {
   const load = (name) => import(pathToFileURL(path.join(consumer, 'node_modules/@modelcontextprotocol/sdk/dist/esm', name)).href);
-  const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([load('client/index.js'), load('client/stdio.js'), load('client/streamableHttp.js')]);
+  const [{ Client }, { StdioClientTransport }, { StreamableHTTPClientTransport }] = await Promise.all([
+    load('client/index.js'),
+    load('client/stdio.js'),
+    load('client/streamableHttp.js'),
+  ]);
   return { Client, StdioClientTransport, StreamableHTTPClientTransport };
 }
 
@@ -199,11 +213,17 @@ async function exercise(client, where) {
   const tools = (await client.listTools()).tools;
   const forecast = tools.find((t) => t.name === 'forecast');
   check(forecast && tools.some((t) => t.name === 'trip'), `${where}: tools/list has forecast and trip`);
-  check(JSON.stringify(forecast.inputSchema).includes('"minLength":2') && forecast.inputSchema.required?.includes('place'), `${where}: the nested DTO's schema is published (${JSON.stringify(forecast.inputSchema)})`);
+  check(
+    JSON.stringify(forecast.inputSchema).includes('"minLength":2') && forecast.inputSchema.required?.includes('place'),
+    `${where}: the nested DTO's schema is published (${JSON.stringify(forecast.inputSchema)})`,
+  );
   // (Progress is not checked here: the SDK client drops a progress notification that arrives in
   // the same chunk as its response, which on a fast server is a matter of timing.)
   const result = await client.callTool({ name: 'forecast', arguments: { place: { city: 'Paris' }, days: 2 } });
-  check(result.structuredContent?.city === 'Paris' && result.structuredContent?.days === 2 && result.structuredContent?.tempC === 21, `${where}: forecast answers through the injected service (${JSON.stringify(result)})`);
+  check(
+    result.structuredContent?.city === 'Paris' && result.structuredContent?.days === 2 && result.structuredContent?.tempC === 21,
+    `${where}: forecast answers through the injected service (${JSON.stringify(result)})`,
+  );
   const invalid = await client.callTool({ name: 'forecast', arguments: { place: { city: 'P' } } });
   check(invalid.isError === true && /place\.city/.test(invalid.content[0].text), `${where}: a nested field that fails validation is named (${JSON.stringify(invalid)})`);
   const missing = await client.callTool({ name: 'forecast', arguments: {} });

@@ -81,7 +81,11 @@ function main() {
 
     step('installing the lockfile, then the newest releases over it');
     run(npm, ['ci', '--ignore-scripts', '--no-audit', '--no-fund', '--loglevel=error'], work);
-    run(npm, ['install', '--no-save', '--ignore-scripts', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=error', ...LIBRARIES.map((name) => `${name}@${versions[name]}`)], work);
+    run(
+      npm,
+      ['install', '--no-save', '--ignore-scripts', '--legacy-peer-deps', '--no-audit', '--no-fund', '--loglevel=error', ...LIBRARIES.map((name) => `${name}@${versions[name]}`)],
+      work,
+    );
     for (const name of LIBRARIES) {
       const copies = installedCopies(work, name);
       const expected = `${versions[name]} at node_modules/${name}`;

@@ -152,7 +152,13 @@ export async function messagesOf(response: Response): Promise<Array<Record<strin
   if ((response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     return text
       .split(/\n\n/)
-      .map((event) => event.split('\n').filter((l) => l.startsWith('data:')).map((l) => l.slice(5).trim()).join('\n'))
+      .map((event) =>
+        event
+          .split('\n')
+          .filter((l) => l.startsWith('data:'))
+          .map((l) => l.slice(5).trim())
+          .join('\n'),
+      )
       .filter((data) => data !== '')
       .map((data) => JSON.parse(data) as Record<string, unknown>);
   }

@@ -142,7 +142,14 @@ export class RevisionSchema {
   unionMembers(name: string): string[] {
     const def = this.defs[name];
     const branches = (def?.anyOf ?? def?.oneOf ?? []) as JsonSchema[];
-    return branches.map((b) => String(b.$ref ?? '').split('/').pop() ?? '').filter(Boolean);
+    return branches
+      .map(
+        (b) =>
+          String(b.$ref ?? '')
+            .split('/')
+            .pop() ?? '',
+      )
+      .filter(Boolean);
   }
 
   /**
@@ -276,17 +283,11 @@ export function validateServerMessage(schema: RevisionSchema, message: unknown, 
 
   if (typeof message.method === 'string' && 'id' in message) {
     const label = `request ${JSON.stringify(message.id)} ${message.method}`;
-    return prefix(label, [
-      ...schema.validate('JSONRPCRequest', message),
-      ...payload(schema, message.method, SERVER_REQUEST_DEF[message.method], 'ServerRequest', message),
-    ]);
+    return prefix(label, [...schema.validate('JSONRPCRequest', message), ...payload(schema, message.method, SERVER_REQUEST_DEF[message.method], 'ServerRequest', message)]);
   }
   if (typeof message.method === 'string') {
     const label = `notification ${message.method}`;
-    return prefix(label, [
-      ...schema.validate('JSONRPCNotification', message),
-      ...payload(schema, message.method, NOTIFICATION_DEF[message.method], 'ServerNotification', message),
-    ]);
+    return prefix(label, [...schema.validate('JSONRPCNotification', message), ...payload(schema, message.method, NOTIFICATION_DEF[message.method], 'ServerNotification', message)]);
   }
   if ('result' in message) {
     const envelope = schema.pick('JSONRPCResultResponse', 'JSONRPCResponse');
@@ -411,7 +412,10 @@ export function validateModernServerMessage(schema: RevisionSchema, message: unk
   }
   if (typeof message.method === 'string') {
     const label = `notification ${message.method}`;
-    return prefix(label, [...schema.validate('JSONRPCNotification', message), ...payload(schema, message.method, MODERN_NOTIFICATION_DEF[message.method], 'ServerNotification', message)]);
+    return prefix(label, [
+      ...schema.validate('JSONRPCNotification', message),
+      ...payload(schema, message.method, MODERN_NOTIFICATION_DEF[message.method], 'ServerNotification', message),
+    ]);
   }
   if ('result' in message) {
     const method = isId(message.id) ? requestMethodById.get(message.id) : undefined;

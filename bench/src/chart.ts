@@ -45,7 +45,9 @@ export function barChart(data: BarChartData): string {
   const height = TOP + plotHeight + 36;
   const x = (value: number) => LABEL_WIDTH + (value / max) * plotWidth;
   const out: string[] = [];
-  out.push(`<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`);
+  out.push(
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${WIDTH}" height="${height}" viewBox="0 0 ${WIDTH} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="12">`,
+  );
   out.push(`<rect width="${WIDTH}" height="${height}" fill="#ffffff"/>`);
   out.push(`<text x="${WIDTH / 2}" y="22" text-anchor="middle" font-size="15" font-weight="bold">${escape(data.title)}</text>`);
   if (data.subtitle) out.push(`<text x="${WIDTH / 2}" y="40" text-anchor="middle" fill="#555555">${escape(data.subtitle)}</text>`);

@@ -88,7 +88,10 @@ function main(): void {
       const stack = stackOf(id);
       const at = stack.findIndex((n) => n.callFrame.functionName === callers);
       if (at < 0) continue;
-      const path = stack.slice(at, at + 8).map(label).join('\n      ← ');
+      const path = stack
+        .slice(at, at + 8)
+        .map(label)
+        .join('\n      ← ');
       paths.set(path, (paths.get(path) ?? 0) + us);
     }
     print(`call paths into ${callers}`, paths);

@@ -95,8 +95,18 @@ function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[])
     for (const { key, label } of http.configs) {
       const own = runs[key];
       const invalid = own.some((r) => r.non2xx || r.errors) ? ' ⚠ errors' : '';
-      const rpsRatio = median(ratios(own.map((r) => r.rps), bare.map((r) => r.rps)));
-      const p99Ratio = median(ratios(own.map((r) => r.p99), bare.map((r) => r.p99)));
+      const rpsRatio = median(
+        ratios(
+          own.map((r) => r.rps),
+          bare.map((r) => r.rps),
+        ),
+      );
+      const p99Ratio = median(
+        ratios(
+          own.map((r) => r.p99),
+          bare.map((r) => r.p99),
+        ),
+      );
       rows.push([
         String(c),
         label + invalid,
@@ -126,7 +136,12 @@ function stdioSection(stdio: NonNullable<BenchResults['stdio']>, targets: Target
   const echoPipe = stdio.pipelined.echo;
   const rows = stdio.configs.map(({ key, label }) => {
     const seq = stdio.sequential[key];
-    const seqRatio = median(ratios(seq.map((r) => r.callsPerSec), echoSeq));
+    const seqRatio = median(
+      ratios(
+        seq.map((r) => r.callsPerSec),
+        echoSeq,
+      ),
+    );
     const pipeRatio = median(ratios(stdio.pipelined[key], echoPipe));
     if (key === 'hermes') {
       targets.push({ what: 'stdio pipelined ≥ 0.5 × echo', measured: `${fixed(pipeRatio)} ×`, holds: pipeRatio >= 0.5 });
@@ -153,7 +168,12 @@ function websocketSection(ws: NonNullable<BenchResults['websocket']>, targets: T
   const echoPipe = ws.pipelined.echo;
   const rows = ws.configs.map(({ key, label }) => {
     const seq = ws.sequential[key];
-    const seqRatio = median(ratios(seq.map((r) => r.callsPerSec), echoSeq));
+    const seqRatio = median(
+      ratios(
+        seq.map((r) => r.callsPerSec),
+        echoSeq,
+      ),
+    );
     const pipeRatio = median(ratios(ws.pipelined[key], echoPipe));
     if (key === 'hermes') {
       targets.push({ what: 'WebSocket tools/call pipelined ≥ 0.5 × bare ws echo', measured: `${fixed(pipeRatio)} ×`, holds: pipeRatio >= 0.5 });
@@ -212,7 +232,16 @@ function bootstrapSection(boot: NonNullable<BenchResults['bootstrap']>, targets:
     '',
     table(
       ['process start → main (Node, imports)', 'decorate the classes', '`McpFactory.create`', 'plugin + listen', '**bootstrap**', 'spawn → listening'],
-      [[`${int(m((s) => s.load))} ms`, `${int(m((s) => s.decorate))} ms`, `${int(m((s) => s.create))} ms`, `${int(m((s) => s.serve))} ms`, `**${int(bootstrap)} ms**`, `${int(m((s) => s.spawnToReady))} ms`]],
+      [
+        [
+          `${int(m((s) => s.load))} ms`,
+          `${int(m((s) => s.decorate))} ms`,
+          `${int(m((s) => s.create))} ms`,
+          `${int(m((s) => s.serve))} ms`,
+          `**${int(bootstrap)} ms**`,
+          `${int(m((s) => s.spawnToReady))} ms`,
+        ],
+      ],
     ),
     '',
     `\`tools/list\` of all ${int(boot.tools)} tools on one page (${kib(boot.bodyBytes)} of result; first call ${fixed(boot.firstListMs, 1)} ms), 10 connections:`,
@@ -242,7 +271,10 @@ export function renderSummary(results: BenchResults): string {
   return [
     `Measured ${info.date.slice(0, 10)} with \`npm run bench\` on ${info.cores} cores, Node ${info.node} (ratios taken within the same round; method, every table and the chart in [docs/performance.md](docs/performance.md)):`,
     '',
-    table(['target', 'measured', ''], targets.map((t) => [t.what, t.measured, verdict(t.holds)])),
+    table(
+      ['target', 'measured', ''],
+      targets.map((t) => [t.what, t.measured, verdict(t.holds)]),
+    ),
   ].join('\n');
 }
 
@@ -259,7 +291,16 @@ function render(results: BenchResults): { markdown: string; targets: Target[] } 
   if (results.websocket) parts.push(websocketSection(results.websocket, targets));
   if (results.memory) parts.push(memorySection(results.memory, targets));
   if (results.bootstrap) parts.push(bootstrapSection(results.bootstrap, targets));
-  parts.push(['### Targets', '', table(['target', 'measured', ''], targets.map((t) => [t.what, t.measured, verdict(t.holds)]))].join('\n'));
+  parts.push(
+    [
+      '### Targets',
+      '',
+      table(
+        ['target', 'measured', ''],
+        targets.map((t) => [t.what, t.measured, verdict(t.holds)]),
+      ),
+    ].join('\n'),
+  );
   return { markdown: parts.join('\n\n'), targets };
 }
 
@@ -275,7 +316,16 @@ export function renderChart(http: NonNullable<BenchResults['http']>, machine: Ma
       const values = http.configs.map((cfg) => median(runs[cfg.key].map((r) => r.rps)));
       const labels = http.configs.map((cfg, i) => {
         const value = int(values[i]);
-        return cfg.key === 'bare' ? value : `${value}  (${fixed(median(ratios(runs[cfg.key].map((r) => r.rps), runs.bare.map((r) => r.rps))))}×)`;
+        return cfg.key === 'bare'
+          ? value
+          : `${value}  (${fixed(
+              median(
+                ratios(
+                  runs[cfg.key].map((r) => r.rps),
+                  runs.bare.map((r) => r.rps),
+                ),
+              ),
+            )}×)`;
       });
       return { name: `${c} connections`, values, labels };
     }),

@@ -19,18 +19,7 @@ import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { HttpServerProcess, profileInto, startHttp, startStdio, stop, stopAll, stopAllOnExit } from './children';
 import { HttpRun, load } from './http-load';
-import {
-  Expectation,
-  MODERN_HEADERS,
-  MODERN_META,
-  PLAIN_HEADERS,
-  PROGRESS_META,
-  RequestTemplate,
-  addCall,
-  checkAnswer,
-  listCall,
-  openSession,
-} from './mcp';
+import { Expectation, MODERN_HEADERS, MODERN_META, PLAIN_HEADERS, PROGRESS_META, RequestTemplate, addCall, checkAnswer, listCall, openSession } from './mcp';
 import { BenchResults, MachineInfo, writeReport } from './report';
 import { MEMORY_PATH } from './servers/memory';
 import { median } from './stats';
@@ -221,7 +210,9 @@ async function benchStdio(options: Options): Promise<BenchResults['stdio']> {
       const pipe = median(bursts);
       sequential[key].push(seq);
       pipelined[key].push(pipe);
-      log(`round ${round}  ${label.padEnd(32)} sequential ${Math.round(seq.callsPerSec).toString().padStart(6)} calls/s (median ${seq.medianUs.toFixed(0)} µs)   pipelined ${Math.round(pipe).toString().padStart(6)} calls/s (bursts ${bursts.map((b) => Math.round(b / 1000)).join(', ')} k)`);
+      log(
+        `round ${round}  ${label.padEnd(32)} sequential ${Math.round(seq.callsPerSec).toString().padStart(6)} calls/s (median ${seq.medianUs.toFixed(0)} µs)   pipelined ${Math.round(pipe).toString().padStart(6)} calls/s (bursts ${bursts.map((b) => Math.round(b / 1000)).join(', ')} k)`,
+      );
     }
   }
   await Promise.all(clients.map((c) => stop(c.server)));
@@ -267,7 +258,9 @@ async function benchWebsocket(options: Options): Promise<BenchResults['websocket
       const pipe = median(bursts);
       sequential[key].push(seq);
       pipelined[key].push(pipe);
-      log(`round ${round}  ${label.padEnd(42)} sequential ${Math.round(seq.callsPerSec).toString().padStart(6)} calls/s (median ${seq.medianUs.toFixed(0)} µs)   pipelined ${Math.round(pipe).toString().padStart(6)} calls/s (bursts ${bursts.map((b) => Math.round(b / 1000)).join(', ')} k)`);
+      log(
+        `round ${round}  ${label.padEnd(42)} sequential ${Math.round(seq.callsPerSec).toString().padStart(6)} calls/s (median ${seq.medianUs.toFixed(0)} µs)   pipelined ${Math.round(pipe).toString().padStart(6)} calls/s (bursts ${bursts.map((b) => Math.round(b / 1000)).join(', ')} k)`,
+      );
     }
   }
   for (const { client } of clients) client.close();
@@ -365,7 +358,9 @@ async function benchBootstrap(options: Options): Promise<BenchResults['bootstrap
     const t = server.timings!;
     const start = { load: t.load, decorate: t.decorate, create: t.create, serve: t.serve, bootstrap: t.decorate + t.create + t.serve, spawnToReady: server.startMs };
     starts.push(start);
-    log(`round ${round}  load ${start.load.toFixed(0)} ms, decorate ${start.decorate.toFixed(0)} ms, McpFactory.create ${start.create.toFixed(0)} ms, plugin+listen ${start.serve.toFixed(0)} ms → bootstrap ${start.bootstrap.toFixed(0)} ms (spawn to ready ${start.spawnToReady.toFixed(0)} ms)`);
+    log(
+      `round ${round}  load ${start.load.toFixed(0)} ms, decorate ${start.decorate.toFixed(0)} ms, McpFactory.create ${start.create.toFixed(0)} ms, plugin+listen ${start.serve.toFixed(0)} ms → bootstrap ${start.bootstrap.toFixed(0)} ms (spawn to ready ${start.spawnToReady.toFixed(0)} ms)`,
+    );
   }
   const ours = server!;
   const template: RequestTemplate = { headers: await openSession(ours.url), body: listCall() };
@@ -373,7 +368,8 @@ async function benchBootstrap(options: Options): Promise<BenchResults['bootstrap
   const result = await checkAnswer(ours.url, template, { framing: 'json' });
   const firstListMs = performance.now() - firstStart;
   const tools = result.tools as unknown[];
-  if (tools.length !== 1000 || result.nextCursor !== undefined) throw new Error(`tools/list: expected 1000 tools on one page, got ${tools.length} (nextCursor ${String(result.nextCursor)})`);
+  if (tools.length !== 1000 || result.nextCursor !== undefined)
+    throw new Error(`tools/list: expected 1000 tools on one page, got ${tools.length} (nextCursor ${String(result.nextCursor)})`);
   const resultFile = join(mkdtempSync(join(os.tmpdir(), 'hermes-bench-')), 'tools-list.json');
   writeFileSync(resultFile, JSON.stringify(result));
   const bare = await startHttp('bare-list', 'bare-fastify.server.js', { env: { BENCH_LIST_RESULT: resultFile } });
@@ -386,7 +382,10 @@ async function benchBootstrap(options: Options): Promise<BenchResults['bootstrap
   await load(bare.url, bareTemplate, 10, { seconds: Math.min(1, options.seconds) });
   const list: NonNullable<BenchResults['bootstrap']>['list'] = { ours: [], bare: [] };
   for (let round = 1; round <= options.rounds; round++) {
-    for (const [key, url, tpl] of [['ours', ours.url, template], ['bare', bare.url, bareTemplate]] as const) {
+    for (const [key, url, tpl] of [
+      ['ours', ours.url, template],
+      ['bare', bare.url, bareTemplate],
+    ] as const) {
       const run = await load(url, tpl, 10, { seconds: options.seconds });
       list[key].push(run);
       log(`round ${round}  tools/list ${key === 'ours' ? 'Hermes, legacy session' : 'bare Fastify, pre-built body'}`.padEnd(62) + describeRun(run));

@@ -47,7 +47,8 @@ function nodeAdapter(mcp: McpHttpHandler) {
     if (response.body) {
       for await (const chunk of response.body) {
         if (abort.signal.aborted) break;
-        if (!raw.write(chunk)) await new Promise((resolve) => {
+        if (!raw.write(chunk))
+          await new Promise((resolve) => {
             raw.once('drain', resolve);
             raw.once('close', resolve);
           });

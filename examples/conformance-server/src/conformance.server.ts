@@ -174,7 +174,10 @@ export class ConformanceServer {
     return `LLM response: ${replyText(await ctx.sample('Say hello', { maxTokens: 20 }))}`;
   }
 
-  @Tool({ name: 'test_streaming_elicitation', description: 'Asks the user a question while running: in MCP 2026-07-28 an InputRequiredResult, never a request on the response stream' })
+  @Tool({
+    name: 'test_streaming_elicitation',
+    description: 'Asks the user a question while running: in MCP 2026-07-28 an InputRequiredResult, never a request on the response stream',
+  })
   async streamingElicitation(ctx: McpContext) {
     const answer = await ctx.elicit('What is your name?', NameForm, { key: 'user_name' });
     return answer.action === 'accept' ? `Hello, ${answer.content.name}!` : `Elicitation ${answer.action}ed`;
@@ -322,10 +325,7 @@ export class ConformanceServer {
 
   @Tool({ name: 'multi_input', description: 'Asks for a name and a confirmation at once (two input requests)', task: 'optional' })
   async multiInput(ctx: McpContext) {
-    const [name, confirm] = await Promise.all([
-      ctx.elicit('What is your name?', NameForm, { key: 'name' }),
-      ctx.elicit('Go ahead?', DeleteConfirmForm, { key: 'confirm' }),
-    ]);
+    const [name, confirm] = await Promise.all([ctx.elicit('What is your name?', NameForm, { key: 'name' }), ctx.elicit('Go ahead?', DeleteConfirmForm, { key: 'confirm' })]);
     const who = name.action === 'accept' ? name.content.name : 'stranger';
     return `${who}: ${confirm.action === 'accept' && confirm.content.confirm ? 'confirmed' : 'not confirmed'}`;
   }
@@ -347,12 +347,24 @@ export class ConformanceServer {
     return 'This is the content of the static text resource.';
   }
 
-  @Resource({ uri: 'test://static-binary', name: 'static-binary', title: 'Static Binary Resource', description: 'A static binary resource (image) for testing', mimeType: 'image/png' })
+  @Resource({
+    uri: 'test://static-binary',
+    name: 'static-binary',
+    title: 'Static Binary Resource',
+    description: 'A static binary resource (image) for testing',
+    mimeType: 'image/png',
+  })
   staticBinary() {
     return Buffer.from(PNG, 'base64');
   }
 
-  @Resource({ uri: 'test://template/{id}/data', name: 'template', title: 'Resource Template', description: 'A resource template with parameter substitution', mimeType: 'application/json' })
+  @Resource({
+    uri: 'test://template/{id}/data',
+    name: 'template',
+    title: 'Resource Template',
+    description: 'A resource template with parameter substitution',
+    mimeType: 'application/json',
+  })
   templateData(params: TemplateParams) {
     return { id: params.id, templateTest: true, data: `Data for ID: ${params.id}` };
   }

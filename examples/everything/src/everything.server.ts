@@ -1,19 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  McpContext,
-  McpServer,
-  Middleware,
-  Prompt,
-  Resource,
-  Tool,
-  ToolError,
-  Use,
-  audio,
-  embedded,
-  image,
-  resourceLink,
-  text,
-} from '@hermes-mcp/core';
+import { McpContext, McpServer, Middleware, Prompt, Resource, Tool, ToolError, Use, audio, embedded, image, resourceLink, text } from '@hermes-mcp/core';
 import {
   AddToolInput,
   EchoInput,

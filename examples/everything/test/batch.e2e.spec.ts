@@ -23,7 +23,8 @@ const itWithSchemas = schemas ? it : it.skip;
 /** The revisions without batches. */
 const WITHOUT_BATCHES = ['2024-11-05', '2025-06-18', '2025-11-25'] as const;
 
-const request = (id: MessageId, method: string, params?: RawMessage): RawMessage => (params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params });
+const request = (id: MessageId, method: string, params?: RawMessage): RawMessage =>
+  params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
 const notification = (method: string, params: RawMessage): RawMessage => ({ jsonrpc: '2.0', method, params });
 const callTool = (id: MessageId, name: string, args: RawMessage): RawMessage => request(id, 'tools/call', { name, arguments: args });
 
@@ -67,7 +68,11 @@ function expectError(response: RawMessage | undefined, id: MessageId | null, cod
  */
 async function exchange(server: RawStdioClient, fenceId: string, values: unknown[], awaitArray: boolean): Promise<unknown[]> {
   const from = server.wire.length;
-  const sentSince = () => server.wire.slice(from).filter((e) => e.from === 'server').map((e) => e.message);
+  const sentSince = () =>
+    server.wire
+      .slice(from)
+      .filter((e) => e.from === 'server')
+      .map((e) => e.message);
   const fence = request(fenceId, 'ping');
   if (awaitArray) {
     server.send(...values);
@@ -150,7 +155,7 @@ describe('batches on revision 2025-03-26', () => {
     expect([...responses.keys()].sort()).toEqual([key('b-echo'), key(2), key('b-ping'), key(4), key('b-status')].sort());
 
     expect(responses.get(key('b-echo'))).toEqual({ jsonrpc: '2.0', id: 'b-echo', result: { content: [{ type: 'text', text: 'hello from a batch' }] } });
-    const tools = (responses.get(key(2))!.result as { tools: Array<{ name: string }>; nextCursor?: string });
+    const tools = responses.get(key(2))!.result as { tools: Array<{ name: string }>; nextCursor?: string };
     // The server pages by 10.
     expect(tools.tools.map((t) => t.name).slice(0, 3)).toEqual(['echo', 'slow', 'cancellations']);
     expect(tools.tools).toHaveLength(10);
@@ -168,22 +173,29 @@ describe('batches on revision 2025-03-26', () => {
   });
 
   it('a batch with invalid members: an error for each of them in the array, results for the rest', async () => {
-    const sent = await exchange(server, 'after-invalid', [[
-      request('ok-1', 'ping'),
-      { jsonrpc: '1.0', id: 'bad-version', method: 'ping' },
-      { jsonrpc: '2.0', id: 'bad-method', method: 42 },
-      { jsonrpc: '2.0', id: 'positional', method: 'tools/list', params: [1] },
-      { jsonrpc: '2.0', id: { not: 'an id' }, method: 'ping' },
-      7,
-      { jsonrpc: '2.0', id: 'no-method' },
-      request('unknown-method', 'tools/explode', {}),
-      callTool('unknown-tool', 'no_such_tool', {}),
-      callTool('bad-arguments', 'echo', { message: 42 }),
-      notification('notifications/cancelled', { requestId: 'nothing-is-running' }),
-      // A response in a batch answers nothing the server asked: it gets no answer either.
-      { jsonrpc: '2.0', id: 'stray', result: {} },
-      callTool('ok-2', 'echo', { message: 'still here' }),
-    ]], true);
+    const sent = await exchange(
+      server,
+      'after-invalid',
+      [
+        [
+          request('ok-1', 'ping'),
+          { jsonrpc: '1.0', id: 'bad-version', method: 'ping' },
+          { jsonrpc: '2.0', id: 'bad-method', method: 42 },
+          { jsonrpc: '2.0', id: 'positional', method: 'tools/list', params: [1] },
+          { jsonrpc: '2.0', id: { not: 'an id' }, method: 'ping' },
+          7,
+          { jsonrpc: '2.0', id: 'no-method' },
+          request('unknown-method', 'tools/explode', {}),
+          callTool('unknown-tool', 'no_such_tool', {}),
+          callTool('bad-arguments', 'echo', { message: 42 }),
+          notification('notifications/cancelled', { requestId: 'nothing-is-running' }),
+          // A response in a batch answers nothing the server asked: it gets no answer either.
+          { jsonrpc: '2.0', id: 'stray', result: {} },
+          callTool('ok-2', 'echo', { message: 'still here' }),
+        ],
+      ],
+      true,
+    );
     expect(sent).toHaveLength(1);
     const batch = sent[0] as RawMessage[];
     expect(batch).toHaveLength(11);
@@ -204,11 +216,18 @@ describe('batches on revision 2025-03-26', () => {
   });
 
   it('a batch of notifications and responses only gets no answer at all', async () => {
-    const sent = await exchange(server, 'after-no-requests', [[
-      notification('notifications/cancelled', { requestId: 'nothing-is-running' }),
-      { jsonrpc: '2.0', id: 'stray-result', result: {} },
-      { jsonrpc: '2.0', id: 'stray-error', error: { code: -32000, message: 'nothing asked for this' } },
-    ]], false);
+    const sent = await exchange(
+      server,
+      'after-no-requests',
+      [
+        [
+          notification('notifications/cancelled', { requestId: 'nothing-is-running' }),
+          { jsonrpc: '2.0', id: 'stray-result', result: {} },
+          { jsonrpc: '2.0', id: 'stray-error', error: { code: -32000, message: 'nothing asked for this' } },
+        ],
+      ],
+      false,
+    );
     expect(sent).toEqual([]);
   });
 
@@ -244,7 +263,10 @@ describe('batches on revision 2025-03-26', () => {
       notification('notifications/cancelled', { requestId: 'b-doomed', reason: 'not needed' }),
     );
     const batch = (await server.nextBatch()) as RawMessage[];
-    const sent = server.wire.slice(from).filter((e) => e.from === 'server').map((e) => e.message);
+    const sent = server.wire
+      .slice(from)
+      .filter((e) => e.from === 'server')
+      .map((e) => e.message);
     expect(sent).toEqual([
       notification('notifications/progress', { progressToken: 'p-slow', progress: 1, total: 2, message: 'step 1 of 2' }),
       notification('notifications/progress', { progressToken: 'p-slow', progress: 2, total: 2, message: 'step 2 of 2' }),
@@ -286,7 +308,12 @@ describe('a batch before initialize (no revision negotiated yet)', () => {
     const sent = await exchange(
       server,
       'after-early-batch',
-      [[request('batched-init', 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw-lines', version: '1.0.0' } }), request('batched-ping', 'ping')]],
+      [
+        [
+          request('batched-init', 'initialize', { protocolVersion: '2025-03-26', capabilities: {}, clientInfo: { name: 'raw-lines', version: '1.0.0' } }),
+          request('batched-ping', 'ping'),
+        ],
+      ],
       false,
     );
     expect(sent).toHaveLength(1);

@@ -136,7 +136,11 @@ interface Unmatched {
  * Walks the wire in order and sorts every server message to the call it belongs to. A `ping`
  * the client sends is the fence of the cancellations written since the previous one.
  */
-function observe(wire: ReadonlyArray<{ from: 'client' | 'server'; message: unknown }>, calls: readonly WiredCall[], sentIds: readonly MessageId[]): { observed: Observed[]; unmatched: Unmatched } {
+function observe(
+  wire: ReadonlyArray<{ from: 'client' | 'server'; message: unknown }>,
+  calls: readonly WiredCall[],
+  sentIds: readonly MessageId[],
+): { observed: Observed[]; unmatched: Unmatched } {
   const byId = new Map(calls.map((c) => [key(c.id), c.index]));
   const byToken = new Map(calls.map((c) => [key(c.token), c.index]));
   const sent = new Set(sentIds.map(key));
@@ -334,7 +338,7 @@ describe('200 overlapping slow calls through the SDK v1 client (2025-11-25)', ()
     });
     outcomes = await Promise.all(pending);
     await Promise.all(fences);
-    aborted = (await client.callTool({ name: 'cancellations', arguments: {} }));
+    aborted = await client.callTool({ name: 'cancellations', arguments: {} });
 
     // The SDK chose the ids (and uses them as progress tokens); find each call's by its label.
     const idByLabel = new Map<string, MessageId>();
@@ -440,7 +444,12 @@ describe.each(LEGACY_REVISIONS)('200 overlapping slow calls in raw JSON lines, r
     calls = PLAN.map((call) => ({ ...call, ...rawIdentity(call.index) }));
     const byToken = new Map(calls.map((c) => [key(c.token), c]));
     const running = calls.filter((c) => !c.cancel);
-    decoys = [...running.filter((c) => typeof c.id === 'number').map((c) => String(c.id)), ...running.filter((c) => typeof c.token === 'string').map((c) => c.token), 'no-such-request', 99_999];
+    decoys = [
+      ...running.filter((c) => typeof c.id === 'number').map((c) => String(c.id)),
+      ...running.filter((c) => typeof c.token === 'string').map((c) => c.token),
+      'no-such-request',
+      99_999,
+    ];
 
     const cancelled = (requestId: MessageId, reason: string) => ({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId, reason } });
     let fences = 0;
@@ -477,7 +486,10 @@ describe.each(LEGACY_REVISIONS)('200 overlapping slow calls in raw JSON lines, r
       }),
     );
     await server.until(
-      () => cancelsSent === CANCELLED_LABELS.length && running.every((c) => answered.has(key(c.id))) && Array.from({ length: fences }, (_, i) => `string:fence-${i + 1}`).every((f) => answered.has(f)),
+      () =>
+        cancelsSent === CANCELLED_LABELS.length &&
+        running.every((c) => answered.has(key(c.id))) &&
+        Array.from({ length: fences }, (_, i) => `string:fence-${i + 1}`).every((f) => answered.has(f)),
       'a response to every call that was not cancelled, and every cancellation written and fenced',
     );
     aborted = (await server.request('list-cancellations', 'tools/call', { name: 'cancellations', arguments: {} })).result as RawMessage;
@@ -555,7 +567,8 @@ describe('an id reused after its cancellation (raw JSON lines, 2025-11-25)', () 
       slow(7, 'second', 3, 10, 'second-7'),
       slow('7', 7, 2, 10, 'string-7'),
     );
-    const answered = (id: MessageId) => server.wire.slice(from).some((e) => e.from === 'server' && isRecord(e.message) && !('method' in e.message) && key(e.message.id) === key(id));
+    const answered = (id: MessageId) =>
+      server.wire.slice(from).some((e) => e.from === 'server' && isRecord(e.message) && !('method' in e.message) && key(e.message.id) === key(id));
     await server.until(() => answered(7) && answered('7'), 'the answers to 7 and "7"');
     const aborted = await server.request('list-cancellations', 'tools/call', { name: 'cancellations', arguments: {} });
     const sent = server.wire

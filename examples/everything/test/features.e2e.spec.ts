@@ -14,7 +14,18 @@
 import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, PromptListChangedNotificationSchema, ResourceListChangedNotificationSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema, type ClientCapabilities, type JSONRPCMessage, type Root } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  PromptListChangedNotificationSchema,
+  ResourceListChangedNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+  ToolListChangedNotificationSchema,
+  type ClientCapabilities,
+  type JSONRPCMessage,
+  type Root,
+} from '@modelcontextprotocol/sdk/types.js';
 import { LEGACY_REVISIONS, type LegacyRevision, type MessageId, type SchemaSet, loadSchemas, validateServerMessage } from '../../../test-support/mcp-schema';
 import { RecordingStdioTransport } from '../../../test-support/recording-transport';
 import { mcpErrorOf, Raw, eventually, wireProgress, textOf } from '../../../test-support/e2e';
@@ -29,7 +40,6 @@ const itWithSchemas = schemas ? it : it.skip;
 
 /** Revisions compare as dates. */
 const atLeast = (revision: LegacyRevision, since: LegacyRevision) => revision >= since;
-
 
 /** The tools the decorated class declares, in declaration order (the order of `tools/list`). */
 const TOOLS = [
@@ -59,7 +69,6 @@ const LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'aler
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 const WAV = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=';
 
-
 /** The ids of the requests of `method` the client sent, oldest first. */
 function idsOf(transport: RecordingStdioTransport, method: string): MessageId[] {
   return [...transport.requestMethodById].filter(([, m]) => m === method).map(([id]) => id);
@@ -84,7 +93,6 @@ async function notificationsDuring(transport: RecordingStdioTransport, method: s
   await run();
   return (transport.received.slice(from) as Raw[]).filter((m) => m.method === method && !('id' in m)).map((m) => (m.params ?? {}) as Raw);
 }
-
 
 /** Counts the notifications a client's handler received, so a test can wait for the next one. */
 class Inbox {
@@ -155,7 +163,7 @@ describe.each(LEGACY_REVISIONS)('everything over stdio, revision %s', (revision)
     });
     client.setRequestHandler(CreateMessageRequestSchema, async (request, extra) => {
       side.samplings.push(request.params);
-      return (await side.sample(request.params, extra.signal));
+      return await side.sample(request.params, extra.signal);
     });
     client.setRequestHandler(ListRootsRequestSchema, () => {
       side.rootsAsked++;
@@ -436,10 +444,7 @@ describe.each(LEGACY_REVISIONS)('everything over stdio, revision %s', (revision)
     expect(side.rootsAsked).toBe(1);
 
     expect(JSON.parse(await callText('roots_changes'))).toEqual({ changes: 0, roots: [] });
-    side.roots = [
-      { uri: 'file:///work/second', name: 'second' },
-      { uri: 'file:///work/third' },
-    ];
+    side.roots = [{ uri: 'file:///work/second', name: 'second' }, { uri: 'file:///work/third' }];
     await client.sendRootsListChanged();
     // The listener counts the change first, then asks for the roots: wait for both.
     let seen: { changes: number; roots: Root[] } = { changes: 0, roots: [] };
@@ -585,9 +590,7 @@ describe.each(LEGACY_REVISIONS)('everything over stdio, revision %s', (revision)
     const textBlock = {
       type: 'text',
       text: 'plain text',
-      annotations: atLeast(revision, '2025-06-18')
-        ? { audience: ['user'], priority: 0.5, lastModified: '2025-01-01T00:00:00Z' }
-        : { audience: ['user'], priority: 0.5 },
+      annotations: atLeast(revision, '2025-06-18') ? { audience: ['user'], priority: 0.5, lastModified: '2025-01-01T00:00:00Z' } : { audience: ['user'], priority: 0.5 },
     };
     const audioBlock = atLeast(revision, '2025-03-26')
       ? { type: 'audio', data: WAV, mimeType: 'audio/wav' }
@@ -667,9 +670,7 @@ describe.each(LEGACY_REVISIONS)('everything over stdio, revision %s', (revision)
   itWithSchemas(`every message both servers sent validates against the ${revision} schema`, () => {
     const schema = schemas!.revisions.get(revision)!;
     expect(transport.received.length).toBeGreaterThan(50);
-    const violations = [transport, bareTransport].flatMap((t) =>
-      t.received.flatMap((message: JSONRPCMessage) => validateServerMessage(schema, message, t.requestMethodById)),
-    );
+    const violations = [transport, bareTransport].flatMap((t) => t.received.flatMap((message: JSONRPCMessage) => validateServerMessage(schema, message, t.requestMethodById)));
     if (violations.length > 0) console.error(`schema violations (${revision}):\n${violations.join('\n')}`);
     expect(violations).toEqual([]);
   });

@@ -18,7 +18,15 @@
  */
 import * as path from 'node:path';
 import { Client, type Progress } from '@modelcontextprotocol/client';
-import { MODERN_REVISION, type MessageId, type RevisionSchema, loadModernSchema, loadSchemas, validateModernServerMessage, validateServerMessage } from '../../../test-support/mcp-schema';
+import {
+  MODERN_REVISION,
+  type MessageId,
+  type RevisionSchema,
+  loadModernSchema,
+  loadSchemas,
+  validateModernServerMessage,
+  validateServerMessage,
+} from '../../../test-support/mcp-schema';
 import { RawStdioClient, isRecord, isResponseTo } from '../../../test-support/raw-stdio-client';
 import { RecordingModernStdioTransport } from '../../../test-support/recording-modern-stdio';
 import { eventually, textOf } from '../../../test-support/e2e';
@@ -43,8 +51,6 @@ const legacySchema: RevisionSchema | undefined = 'missing' in legacyLoaded ? und
 const itWithSchema = schema ? it : it.skip;
 
 type Raw = Record<string, unknown>;
-
-
 
 /** The requests the client sent for `method`, in order. */
 function sentFor(transport: RecordingModernStdioTransport, method: string): Raw[] {
@@ -125,7 +131,9 @@ describe('the everything server on stdio, MCP 2026-07-28, driven by the v2 clien
 
   it('asks for a name in an MRTR round, answered under the key the server chose, with the state echoed', async () => {
     expect(textOf(await client.callTool({ name: 'ask_name', arguments: {} }))).toBe('Hello Ada (36), who likes green and news');
-    expect(elicitations).toEqual([expect.objectContaining({ mode: 'form', message: 'Please tell us about yourself', requestedSchema: expect.objectContaining({ type: 'object', required: ['name'] }) })]);
+    expect(elicitations).toEqual([
+      expect.objectContaining({ mode: 'form', message: 'Please tell us about yourself', requestedSchema: expect.objectContaining({ type: 'object', required: ['name'] }) }),
+    ]);
     const calls = (transport.sent as unknown as Raw[]).filter((m) => m.method === 'tools/call' && (m.params as Raw).name === 'ask_name');
     expect(calls).toHaveLength(2);
     const round = answerTo(transport, calls[0].id).result as Raw;
@@ -149,7 +157,9 @@ describe('the everything server on stdio, MCP 2026-07-28, driven by the v2 clien
   });
 
   it('gets prompts', async () => {
-    expect((await client.getPrompt({ name: 'greet', arguments: { name: 'Ada', style: 'formal' } })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Good day, Ada.' } }]);
+    expect((await client.getPrompt({ name: 'greet', arguments: { name: 'Ada', style: 'formal' } })).messages).toEqual([
+      { role: 'user', content: { type: 'text', text: 'Good day, Ada.' } },
+    ]);
     const review = await client.getPrompt({ name: 'code_review', arguments: { code: 'x = 1' } });
     expect(review.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
   });
@@ -206,7 +216,10 @@ describe('the everything server on stdio, MCP 2026-07-28, driven by the v2 clien
 
   it('stops a slow call cancelled with notifications/cancelled, and never answers it', async () => {
     const controller = new AbortController();
-    const call = client.callTool({ name: 'slow', arguments: { steps: 50, delayMs: 100, label: 'to-cancel' } }, { signal: controller.signal, onprogress: () => controller.abort('changed my mind') });
+    const call = client.callTool(
+      { name: 'slow', arguments: { steps: 50, delayMs: 100, label: 'to-cancel' } },
+      { signal: controller.signal, onprogress: () => controller.abort('changed my mind') },
+    );
     await expect(call).rejects.toBeDefined();
     const request = sentFor(transport, 'tools/call').at(-1)!;
     expect((request.params as Raw).arguments).toMatchObject({ label: 'to-cancel' });
@@ -220,7 +233,9 @@ describe('the everything server on stdio, MCP 2026-07-28, driven by the v2 clien
     // … and by the time one more request has made the round trip, its (suppressed) answer would be out.
     await client.callTool({ name: 'echo', arguments: { message: 'fence' } });
     expect(transport.wire.filter((m) => isResponseTo(m, request.id as MessageId))).toEqual([]);
-    const progress = transport.wire.filter((m) => isRecord(m) && m.method === 'notifications/progress' && (m.params as Raw).progressToken === ((request.params as Raw)._meta as Raw).progressToken);
+    const progress = transport.wire.filter(
+      (m) => isRecord(m) && m.method === 'notifications/progress' && (m.params as Raw).progressToken === ((request.params as Raw)._meta as Raw).progressToken,
+    );
     // At most the progress in flight before the cancellation was read (the first, which triggered it).
     expect(progress.length).toBeLessThanOrEqual(2);
   });
@@ -294,7 +309,9 @@ describe('the everything server on stdio, MCP 2026-07-28, in raw lines: what a g
   });
 
   it('pins on the first valid request; then ping, logging/setLevel and resources/subscribe are -32601 and initialize is -32022', async () => {
-    expect((await request(1, 'tools/call', { name: 'echo', arguments: { message: 'pinned' }, _meta: envelope() })).result).toMatchObject({ content: [{ type: 'text', text: 'pinned' }] });
+    expect((await request(1, 'tools/call', { name: 'echo', arguments: { message: 'pinned' }, _meta: envelope() })).result).toMatchObject({
+      content: [{ type: 'text', text: 'pinned' }],
+    });
     for (const [id, method, params] of [
       ['ping', 'ping', {}],
       ['set-level', 'logging/setLevel', { level: 'debug' }],
@@ -324,7 +341,12 @@ describe('the everything server on stdio, MCP 2026-07-28, in raw lines: what a g
   });
 
   it('never answers a call cancelled by notifications/cancelled', async () => {
-    raw.send({ jsonrpc: '2.0', id: 'slow-1', method: 'tools/call', params: { name: 'slow', arguments: { steps: 40, delayMs: 50, label: 'raw-cancel' }, _meta: envelope({ progressToken: 'raw-progress' }) } });
+    raw.send({
+      jsonrpc: '2.0',
+      id: 'slow-1',
+      method: 'tools/call',
+      params: { name: 'slow', arguments: { steps: 40, delayMs: 50, label: 'raw-cancel' }, _meta: envelope({ progressToken: 'raw-progress' }) },
+    });
     await raw.next((m) => m.method === 'notifications/progress' && (m.params as Raw).progressToken === 'raw-progress', 'the first progress of slow-1');
     raw.send({ jsonrpc: '2.0', method: 'notifications/cancelled', params: { requestId: 'slow-1', reason: 'no longer needed', _meta: envelope() } });
     let n = 0;

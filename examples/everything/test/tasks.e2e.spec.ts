@@ -92,7 +92,11 @@ describe('the tasks extension over stdio (MCP 2026-07-28)', () => {
     expect(first.resultType).toBe('input_required');
     expect(first.taskId).toBeUndefined();
     expect(Object.keys(first.inputRequests as RawMessage)).toEqual(['user_name']);
-    const second = await resultOf('tools/call', { name: 'composed', inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } }, requestState: first.requestState });
+    const second = await resultOf('tools/call', {
+      name: 'composed',
+      inputResponses: { user_name: { action: 'accept', content: { name: 'Alice' } } },
+      requestState: first.requestState,
+    });
     expect(second.resultType).toBe('task');
     expect(second.requestState).toBeUndefined();
     const done = await poll(second.taskId as string, 'completed');

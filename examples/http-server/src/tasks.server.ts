@@ -94,7 +94,10 @@ export class TasksServer {
 
   @Prompt({ name: 'plan_day', description: 'Plan the day around the open tasks' })
   plan(args: PlanArgs) {
-    const open = this.board.list(true).map((t) => `- ${t.title} (${t.priority})`).join('\n');
+    const open = this.board
+      .list(true)
+      .map((t) => `- ${t.title} (${t.priority})`)
+      .join('\n');
     return `I have ${args.hours ?? 'some'} hours. Plan my day around these tasks:\n${open || '(none)'}`;
   }
 }

@@ -7,15 +7,15 @@ async function main(): Promise<void> {
   await app.listen();
   // stdout carries the protocol; a person reads stderr.
   process.stderr.write(
-      [
-        '',
-        'Hermes quickstart: an MCP server on stdio (it speaks JSON-RPC on this terminal).',
-        'Connect a client by having it spawn this process, e.g. in an MCP client config:',
-        `  { "command": "node", "args": ["${__filename}"] }`,
-        'or explore it with: npx @modelcontextprotocol/inspector node ' + __filename,
-        'Press Ctrl+D (end of input) or Ctrl+C to stop.',
-        '',
-      ].join('\n'),
+    [
+      '',
+      'Hermes quickstart: an MCP server on stdio (it speaks JSON-RPC on this terminal).',
+      'Connect a client by having it spawn this process, e.g. in an MCP client config:',
+      `  { "command": "node", "args": ["${__filename}"] }`,
+      'or explore it with: npx @modelcontextprotocol/inspector node ' + __filename,
+      'Press Ctrl+D (end of input) or Ctrl+C to stop.',
+      '',
+    ].join('\n'),
   );
 }
 

@@ -31,18 +31,14 @@ d('validateServerMessage', () => {
       expect(validateServerMessage(s, { jsonrpc: '2.0', id: 4, result: {} }, asked)).toEqual([]);
       expect(validateServerMessage(s, { jsonrpc: '2.0', id: 5, error: { code: -32002, message: 'Resource not found', data: { uri: 'x://y' } } }, asked)).toEqual([]);
       expect(validateServerMessage(s, { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 2, progress: 1, total: 2 } }, asked)).toEqual([]);
-      expect(
-        validateServerMessage(s, { jsonrpc: '2.0', id: 6, result: { prompts: [{ name: 'p', arguments: [{ name: 'a', required: false }] }] } }, asked),
-      ).toEqual([]);
+      expect(validateServerMessage(s, { jsonrpc: '2.0', id: 6, result: { prompts: [{ name: 'p', arguments: [{ name: 'a', required: false }] }] } }, asked)).toEqual([]);
     }
   });
 
   it('checks a result against the result type of the method that was asked', () => {
     const violations = validateServerMessage(schema('2025-06-18'), { jsonrpc: '2.0', id: 1, result: { content: [] } }, asked);
     expect(violations.join('\n')).toMatch(/ListToolsResult.*tools/);
-    expect(validateServerMessage(schema('2025-06-18'), { jsonrpc: '2.0', id: 99, result: {} }, asked)).toEqual([
-      'result 99 (unknown request): answers no request the client sent',
-    ]);
+    expect(validateServerMessage(schema('2025-06-18'), { jsonrpc: '2.0', id: 99, result: {} }, asked)).toEqual(['result 99 (unknown request): answers no request the client sent']);
     const init = validateServerMessage(schema('2024-11-05'), { jsonrpc: '2.0', id: 3, result: { protocolVersion: '2024-11-05', capabilities: {} } }, asked);
     expect(init.join('\n')).toContain('serverInfo');
   });
@@ -53,9 +49,9 @@ d('validateServerMessage', () => {
       'result 1 (tools/list): result.tools[0].title is not a field of this object in 2024-11-05',
       'result 1 (tools/list): result.tools[0].annotations is not a field of this object in 2024-11-05',
     ]);
-    expect(
-      validateServerMessage(old, { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: '{}' }], structuredContent: {} } }, asked),
-    ).toEqual(['result 2 (tools/call): result.structuredContent is not a field of this object in 2024-11-05']);
+    expect(validateServerMessage(old, { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'text', text: '{}' }], structuredContent: {} } }, asked)).toEqual([
+      'result 2 (tools/call): result.structuredContent is not a field of this object in 2024-11-05',
+    ]);
     expect(validateServerMessage(old, { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 2, progress: 1, message: 'half' } }, asked)).toEqual([
       'notification notifications/progress: params.message is not a field of this object in 2024-11-05',
     ]);
@@ -63,21 +59,25 @@ d('validateServerMessage', () => {
       'result 6 (prompts/list): result.prompts[0].arguments[0].title is not a field of this object in 2024-11-05',
     ]);
     expect(
-      validateServerMessage(schema('2025-06-18'), { jsonrpc: '2.0', id: 3, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1', icons: [] } } }, asked),
+      validateServerMessage(
+        schema('2025-06-18'),
+        { jsonrpc: '2.0', id: 3, result: { protocolVersion: '2025-06-18', capabilities: {}, serverInfo: { name: 's', version: '1', icons: [] } } },
+        asked,
+      ),
     ).toEqual(['result 3 (initialize): result.serverInfo.icons is not a field of this object in 2025-06-18']);
     // Content blocks are told apart by their type: audio does not exist in 2024-11-05.
     const audio = validateServerMessage(old, { jsonrpc: '2.0', id: 2, result: { content: [{ type: 'audio', data: 'AA==', mimeType: 'audio/wav' }] } }, asked);
     expect(audio.length).toBeGreaterThan(0);
     // JSON Schemas inside a tool are open by design and not checked key by key.
-    expect(validateServerMessage(old, { jsonrpc: '2.0', id: 1, result: { tools: [{ ...tool, inputSchema: { ...tool.inputSchema, additionalProperties: false } }] } }, asked)).toEqual([]);
+    expect(
+      validateServerMessage(old, { jsonrpc: '2.0', id: 1, result: { tools: [{ ...tool, inputSchema: { ...tool.inputSchema, additionalProperties: false } }] } }, asked),
+    ).toEqual([]);
   });
 
   it('checks envelopes: ids, batches, unknown notifications', () => {
     const nullId = validateServerMessage(schema('2025-06-18'), { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }, asked);
     expect(nullId.length).toBeGreaterThan(0);
-    expect(validateServerMessage(schema('2025-06-18'), [{ jsonrpc: '2.0', id: 4, result: {} }], asked)).toEqual([
-      'a batch array was sent, but 2025-06-18 has no JSON-RPC batches',
-    ]);
+    expect(validateServerMessage(schema('2025-06-18'), [{ jsonrpc: '2.0', id: 4, result: {} }], asked)).toEqual(['a batch array was sent, but 2025-06-18 has no JSON-RPC batches']);
     expect(validateServerMessage(schema('2025-03-26'), [{ jsonrpc: '2.0', id: 4, result: {} }], asked)).toEqual([]);
     expect(validateServerMessage(schema('2025-03-26'), { jsonrpc: '2.0', method: 'notifications/bogus' }, asked)).toEqual([
       'notification notifications/bogus: no definition is known for notifications/bogus',

@@ -24,7 +24,11 @@ it('takes null for every optional property, publishes that it does, and keeps se
     const added = await server.request(1, 'tools/call', { name: 'add_note', arguments: { title: 'Null tags', body: 'tags were null', tags: null } });
     expect(added).toMatchObject({ result: { structuredContent: { title: 'Null tags', tags: [] } } });
     expect((added.result as Raw).isError).toBeUndefined();
-    for (const [id, query] of [[2, 'null'], [3, 'welcome'], [4, 'hello']] as const) {
+    for (const [id, query] of [
+      [2, 'null'],
+      [3, 'welcome'],
+      [4, 'hello'],
+    ] as const) {
       const found = await server.request(id, 'tools/call', { name: 'search_notes', arguments: { query, limit: null } });
       expect(found).toMatchObject({ result: { content: [{ type: 'text' }] } });
       expect((found.result as Raw).isError).toBeUndefined();

@@ -205,9 +205,7 @@ function expectSchemaValid(server: RawServer, revision: '2025-03-26' | '2025-11-
   const schema = schemas!.revisions.get(revision)!;
   const messages = server.lines.map((line) => JSON.parse(line) as unknown);
   const nullIdErrors = messages.filter((m) => isRecord(m) && m.id === null && 'error' in m);
-  const violations = messages
-    .filter((m) => !nullIdErrors.includes(m))
-    .flatMap((m) => validateServerMessage(schema, m, server.methodById));
+  const violations = messages.filter((m) => !nullIdErrors.includes(m)).flatMap((m) => validateServerMessage(schema, m, server.methodById));
   if (violations.length > 0) console.error(`schema violations (${revision}):\n${violations.join('\n')}`);
   expect(violations).toEqual([]);
   return nullIdErrors.length;
@@ -415,7 +413,11 @@ describe('quickstart over stdio: batches on a 2025-03-26 connection', () => {
     const batch = await server.nextBatch();
     expect(batch).toHaveLength(2);
     expect(batch.find((r) => r.id === 'ok')).toEqual({ jsonrpc: '2.0', id: 'ok', result: {} });
-    expectError(batch.find((r) => r.id === 'broken')!, 'broken', -32600);
+    expectError(
+      batch.find((r) => r.id === 'broken')!,
+      'broken',
+      -32600,
+    );
     await expectStillServing(server, 'after-mixed-batch');
   });
 

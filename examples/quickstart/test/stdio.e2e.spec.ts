@@ -24,7 +24,6 @@ const itWithSchemas = schemas ? it : it.skip;
 /** Revisions compare as dates. */
 const atLeast = (revision: LegacyRevision, since: LegacyRevision) => revision >= since;
 
-
 /** The raw result (as it came off the wire) of the last request of `method`. */
 function lastRawResult(transport: RecordingStdioTransport, method: string): Raw {
   const ids = [...transport.requestMethodById].filter(([, m]) => m === method).map(([id]) => id);
@@ -43,7 +42,6 @@ function nonNull(schema: Raw): Raw {
   expect(rest).toHaveLength(1);
   return rest[0];
 }
-
 
 describe.each(LEGACY_REVISIONS)('quickstart over stdio, revision %s', (revision) => {
   let transport: RecordingStdioTransport;
@@ -68,9 +66,7 @@ describe.each(LEGACY_REVISIONS)('quickstart over stdio, revision %s', (revision)
     expect(result.protocolVersion).toBe(revision);
     const serverInfo = { name: 'hermes-quickstart', version: '0.1.0' };
     expect(result.serverInfo).toEqual(atLeast(revision, '2025-06-18') ? { ...serverInfo, title: 'Hermes quickstart notes' } : serverInfo);
-    expect(result.instructions).toBe(
-      'A small notebook. Use add_note to save notes and search_notes to find them; read notes://all for everything.',
-    );
+    expect(result.instructions).toBe('A small notebook. Use add_note to save notes and search_notes to find them; read notes://all for everything.');
     expect(result.capabilities).toEqual({
       logging: {},
       // completion/complete exists in every revision; the capability that announces it from 2025-03-26.
@@ -252,9 +248,7 @@ describe.each(LEGACY_REVISIONS)('quickstart over stdio, revision %s', (revision)
     const { resources } = await client.listResources();
     expect(resources).toEqual([{ uri: 'notes://all', name: 'all-notes', description: 'Every note, as JSON', mimeType: 'application/json' }]);
     const { resourceTemplates } = await client.listResourceTemplates();
-    expect(resourceTemplates).toEqual([
-      { uriTemplate: 'notes://note/{id}', name: 'note', description: 'One note, as Markdown', mimeType: 'text/markdown' },
-    ]);
+    expect(resourceTemplates).toEqual([{ uriTemplate: 'notes://note/{id}', name: 'note', description: 'One note, as Markdown', mimeType: 'text/markdown' }]);
   });
 
   it('resources/read: the static JSON resource', async () => {
@@ -267,9 +261,7 @@ describe.each(LEGACY_REVISIONS)('quickstart over stdio, revision %s', (revision)
 
   it('resources/read: the template, with a valid and an invalid id', async () => {
     const { contents } = await client.readResource({ uri: 'notes://note/1' });
-    expect(contents).toEqual([
-      { uri: 'notes://note/1', mimeType: 'text/markdown', text: '# Welcome\n\nThis note was created when the server started.\n' },
-    ]);
+    expect(contents).toEqual([{ uri: 'notes://note/1', mimeType: 'text/markdown', text: '# Welcome\n\nThis note was created when the server started.\n' }]);
 
     const error = await mcpErrorOf(client.readResource({ uri: 'notes://note/abc' }));
     expect(error.code).toBe(-32602);

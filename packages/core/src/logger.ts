@@ -29,10 +29,7 @@ export interface LoggerOptions {
 
 /** A pino logger that writes JSON lines to stderr. */
 export function createLogger(options: LoggerOptions = {}): pino.Logger {
-  return pino(
-    { name: options.name ?? 'hermes-mcp', level: options.level ?? process.env.HERMES_LOG_LEVEL ?? 'info' },
-    pino.destination({ fd: 2, sync: false }),
-  );
+  return pino({ name: options.name ?? 'hermes-mcp', level: options.level ?? process.env.HERMES_LOG_LEVEL ?? 'info' }, pino.destination({ fd: 2, sync: false }));
 }
 
 /** The pino levels a {@link Logger} logs at. */

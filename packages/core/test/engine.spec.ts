@@ -18,8 +18,7 @@ async function connect(target: Parameters<typeof McpFactory.create>[0]) {
   });
   await app.connect(serverSide);
   await client.start();
-  const init = (protocolVersion = '2025-11-25', capabilities = {}) =>
-    client.request('initialize', { protocolVersion, capabilities, clientInfo: { name: 'test', version: '1' } });
+  const init = (protocolVersion = '2025-11-25', capabilities = {}) => client.request('initialize', { protocolVersion, capabilities, clientInfo: { name: 'test', version: '1' } });
   return { app, client, clientSide, notes, init };
 }
 
@@ -109,10 +108,22 @@ describe('engine lifecycle (low-level McpHandler)', () => {
       const answer = new Promise((resolve) => {
         clientSide.onframe = (frame) => resolve(frame);
       });
-      await clientSide.sendRaw(JSON.stringify([{ jsonrpc: '2.0', id: 'a', method: 'ping' }, { jsonrpc: '2.0', method: 'notifications/x' }, { jsonrpc: '2.0', id: 'b', method: 'echo' }]));
+      await clientSide.sendRaw(
+        JSON.stringify([
+          { jsonrpc: '2.0', id: 'a', method: 'ping' },
+          { jsonrpc: '2.0', method: 'notifications/x' },
+          { jsonrpc: '2.0', id: 'b', method: 'echo' },
+        ]),
+      );
       replies.push(await answer);
     }
-    expect(replies[0]).toMatchObject({ kind: 'batch', messages: [{ kind: 'result', message: { id: 'a' } }, { kind: 'result', message: { id: 'b' } }] });
+    expect(replies[0]).toMatchObject({
+      kind: 'batch',
+      messages: [
+        { kind: 'result', message: { id: 'a' } },
+        { kind: 'result', message: { id: 'b' } },
+      ],
+    });
     expect(replies[1]).toMatchObject({ kind: 'single', message: { kind: 'error', message: { id: null, error: { code: -32600 } } } });
   });
 

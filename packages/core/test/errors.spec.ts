@@ -11,7 +11,6 @@ describe('error catalog', () => {
   });
 
   it('every documented protocol code is one the protocol package defines', () => {
-     
     const { ErrorCode } = require('@hermes-mcp/protocol');
     const codes = [...doc.matchAll(/^\| (-32\d{3}) \| (\w+) \|/gm)].map((m) => [Number(m[1]), m[2]]);
     expect(codes.length).toBeGreaterThanOrEqual(8);
@@ -19,7 +18,6 @@ describe('error catalog', () => {
   });
 
   it('every protocol code the protocol package defines is documented', () => {
-     
     const { ErrorCode } = require('@hermes-mcp/protocol');
     const names = [...doc.matchAll(/^\| (-32\d{3}) \| (\w+) \|/gm)].map((m) => m[2]);
     expect(names.sort()).toEqual(Object.keys(ErrorCode).sort());

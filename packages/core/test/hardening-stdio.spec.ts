@@ -21,7 +21,21 @@ describe('7: console output while serving stdio', () => {
       expect(await server.request(2, 'ping')).toMatchObject({ result: {} });
       for (const line of server.lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
       expect(server.lines.join('\n')).not.toContain('marker-7\n');
-      for (const written of ['log marker-7', 'info marker-7', 'debug marker-7', "dir: 'marker-7'", 'dirxml marker-7', 'table', 'marker-7: 1', 'group marker-7', 'marker-7: ', 'Assertion failed: assert marker-7', 'Trace: trace marker-7', 'warn marker-7', 'error marker-7']) {
+      for (const written of [
+        'log marker-7',
+        'info marker-7',
+        'debug marker-7',
+        "dir: 'marker-7'",
+        'dirxml marker-7',
+        'table',
+        'marker-7: 1',
+        'group marker-7',
+        'marker-7: ',
+        'Assertion failed: assert marker-7',
+        'Trace: trace marker-7',
+        'warn marker-7',
+        'error marker-7',
+      ]) {
         expect({ written, onStderr: server.stderr.includes(written) }).toEqual({ written, onStderr: true });
       }
     } finally {
@@ -73,7 +87,12 @@ describe('10: garbage on stdin', () => {
     const server = spawnStdioFixture({ HERMES_LOG_LEVEL: 'trace' });
     try {
       await server.initialize('2025-11-25');
-      const garbage = ['{"jsonrpc":"1.0","id":1,"result":{}}', '{"jsonrpc":"2.0","id":9,"error":"x"}', '{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"m"}}', '{"jsonrpc":"2.0","result":{}}'];
+      const garbage = [
+        '{"jsonrpc":"1.0","id":1,"result":{}}',
+        '{"jsonrpc":"2.0","id":9,"error":"x"}',
+        '{"jsonrpc":"2.0","id":null,"error":{"code":1,"message":"m"}}',
+        '{"jsonrpc":"2.0","result":{}}',
+      ];
       for (let i = 0; i < 25; i++) server.writeRaw(garbage.join('\n') + '\n');
       expect(await server.request('after', 'ping')).toMatchObject({ result: {} });
       await server.end();

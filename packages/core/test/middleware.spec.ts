@@ -12,12 +12,14 @@ class Msg {
 describe('middleware', () => {
   it('runs server, class and method middleware as an onion, outermost first', async () => {
     const trail: string[] = [];
-    const mark = (name: string): Middleware => async (_ctx, next) => {
-      trail.push(`${name}>`);
-      const result = await next();
-      trail.push(`<${name}`);
-      return result;
-    };
+    const mark =
+      (name: string): Middleware =>
+      async (_ctx, next) => {
+        trail.push(`${name}>`);
+        const result = await next();
+        trail.push(`<${name}`);
+        return result;
+      };
     @Use(mark('component'))
     class Component {
       @Use(mark('method'))

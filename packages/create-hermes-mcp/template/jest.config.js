@@ -2,5 +2,10 @@
 module.exports = {
   testEnvironment: 'node',
   roots: ['<rootDir>/test'],
-  transform: { '^.+\\.ts$': ['ts-jest', { tsconfig: { experimentalDecorators: true, emitDecoratorMetadata: true, strict: true, target: 'ES2022', module: 'commonjs', skipLibCheck: true, types: ['jest', 'node'] } }] },
+  transform: {
+    '^.+\\.ts$': [
+      'ts-jest',
+      { tsconfig: { experimentalDecorators: true, emitDecoratorMetadata: true, strict: true, target: 'ES2022', module: 'commonjs', skipLibCheck: true, types: ['jest', 'node'] } },
+    ],
+  },
 };

@@ -65,4 +65,3 @@ export class FastifyExchange implements HttpRequest, HttpResponse {
     else raw.once('close', listener);
   }
 }
-

@@ -12,18 +12,7 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import {
-  Constructor,
-  HttpEndpoint,
-  HttpEndpointOptions,
-  HttpRequest,
-  HttpResponse,
-  McpApp,
-  McpAppOptions,
-  McpFactory,
-  McpHandler,
-  sendError,
-} from '@hermes-mcp/core';
+import { Constructor, HttpEndpoint, HttpEndpointOptions, HttpRequest, HttpResponse, McpApp, McpAppOptions, McpFactory, McpHandler, sendError } from '@hermes-mcp/core';
 import { ErrorCode, McpError, parseJson } from '@hermes-mcp/protocol';
 import { FastifyExchange, suspectBodies } from './exchange';
 import { WebSocketOptions, serveWebSocket } from './websocket-route';
@@ -105,8 +94,17 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       if (problem) endpoint.forbid(new FastifyExchange(request, reply), problem);
       else done();
     });
-    scope.post(path, { bodyLimit }, route((request, response) => endpoint.post(request, response)));
-    if (endpoint.servesSse) scope.post(`${path}/messages`, { bodyLimit }, route((request, response) => endpoint.postMessage(request, response)));
+    scope.post(
+      path,
+      { bodyLimit },
+      route((request, response) => endpoint.post(request, response)),
+    );
+    if (endpoint.servesSse)
+      scope.post(
+        `${path}/messages`,
+        { bodyLimit },
+        route((request, response) => endpoint.postMessage(request, response)),
+      );
     // GET and DELETE carry no message: a body, or a Content-Type without one, is not an error.
     // eslint-disable-next-line @typescript-eslint/require-await -- Fastify takes an async function as an encapsulated plugin
     await scope.register(async (bodiless) => {
@@ -115,9 +113,19 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
         payload.resume();
         done(null, undefined);
       });
-      bodiless.get(path, route((request, response) => endpoint.get(request, response)));
-      bodiless.delete(path, route((request, response) => endpoint.delete(request, response)));
-      if (endpoint.servesSse) bodiless.get(`${path}/sse`, route((request, response) => endpoint.openSse(request, response)));
+      bodiless.get(
+        path,
+        route((request, response) => endpoint.get(request, response)),
+      );
+      bodiless.delete(
+        path,
+        route((request, response) => endpoint.delete(request, response)),
+      );
+      if (endpoint.servesSse)
+        bodiless.get(
+          `${path}/sse`,
+          route((request, response) => endpoint.openSse(request, response)),
+        );
     });
     if (options.websocket) {
       await serveWebSocket(scope, {

@@ -93,7 +93,10 @@ function refuse(reply: FastifyReply, status: number, code: number, message: stri
 function offeredProtocols(request: FastifyRequest): string[] {
   const value = request.headers['sec-websocket-protocol'];
   if (value === undefined) return [];
-  return (Array.isArray(value) ? value.join(',') : value).split(',').map((p) => p.trim()).filter((p) => p !== '');
+  return (Array.isArray(value) ? value.join(',') : value)
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
 }
 
 /**
@@ -139,7 +142,12 @@ export async function serveWebSocket(scope: FastifyInstance, serving: WebSocketS
 
     function notUpgraded(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
       reply.header('upgrade', 'websocket');
-      return refuse(reply, 426, ErrorCode.InvalidRequest, `Upgrade Required: ${url} serves MCP over WebSocket (subprotocol "mcp"); use a WebSocket client, or POST ${serving.path} for Streamable HTTP`);
+      return refuse(
+        reply,
+        426,
+        ErrorCode.InvalidRequest,
+        `Upgrade Required: ${url} serves MCP over WebSocket (subprotocol "mcp"); use a WebSocket client, or POST ${serving.path} for Streamable HTTP`,
+      );
     }
 
     async function accept(socket: AcceptedSocket, request: FastifyRequest): Promise<void> {
@@ -151,8 +159,10 @@ export async function serveWebSocket(scope: FastifyInstance, serving: WebSocketS
       const info = { headers: request.headers, ip: request.ip, url: request.url };
       let session: HttpSession;
       try {
-        session = await serving.openSession(serving.clientKey(request), (sessionId) =>
-          new WebSocketTransport(socket, { sessionId, info, maxMessageBytes: maxPayload, maxBufferedBytes: serving.maxBufferedBytes, goingAway: () => serving.closing() }),
+        session = await serving.openSession(
+          serving.clientKey(request),
+          (sessionId) =>
+            new WebSocketTransport(socket, { sessionId, info, maxMessageBytes: maxPayload, maxBufferedBytes: serving.maxBufferedBytes, goingAway: () => serving.closing() }),
         );
       } catch (error) {
         request.log.error({ err: error }, 'could not open an MCP session on a WebSocket');

@@ -97,15 +97,35 @@ describe.each(Object.keys(adapters))('authenticate on the %s adapter', (adapter)
   });
 
   it('gives ctx.auth to 2026-07-28 requests and over the 2024-11-05 HTTP+SSE transport', async () => {
-    const modern = await modernPost(running.url, 1, 'tools/call', { name: 'whoami', arguments: {} }, {
-      headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'whoami', authorization: 'Bearer bob' },
-    });
+    const modern = await modernPost(
+      running.url,
+      1,
+      'tools/call',
+      { name: 'whoami', arguments: {} },
+      {
+        headers: {
+          'content-type': 'application/json',
+          accept: ACCEPT_BOTH,
+          'mcp-protocol-version': '2026-07-28',
+          'mcp-method': 'tools/call',
+          'mcp-name': 'whoami',
+          authorization: 'Bearer bob',
+        },
+      },
+    );
     expect(modern.status).toBe(200);
-    expect(await messagesOf(modern)).toEqual([expect.objectContaining({ id: 1, result: expect.objectContaining({ structuredContent: { subject: 'bob', scopes: ['notes:read'] } }) })]);
+    expect(await messagesOf(modern)).toEqual([
+      expect.objectContaining({ id: 1, result: expect.objectContaining({ structuredContent: { subject: 'bob', scopes: ['notes:read'] } }) }),
+    ]);
 
     const headers = { authorization: 'Bearer bob' };
     const client = new Client({ name: 'bob-sse', version: '1' });
-    await client.connect(new SSEClientTransport(new URL(`${running.url}/sse`), { requestInit: { headers }, eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) } }));
+    await client.connect(
+      new SSEClientTransport(new URL(`${running.url}/sse`), {
+        requestInit: { headers },
+        eventSourceInit: { fetch: (url, init) => fetch(url, { ...init, headers: { ...(init?.headers as Record<string, string>), ...headers } }) },
+      }),
+    );
     try {
       expect((await client.callTool({ name: 'whoami', arguments: {} })).structuredContent).toEqual({ subject: 'bob', scopes: ['notes:read'] });
     } finally {
@@ -115,11 +135,19 @@ describe.each(Object.keys(adapters))('authenticate on the %s adapter', (adapter)
 
   it('answers an HttpError with its status and headers on every route, and a broken hook with 500', async () => {
     const bad = { authorization: 'Bearer mallory', 'content-type': 'application/json', accept: ACCEPT_BOTH };
-    const post = await fetch(running.url, { method: 'POST', headers: bad, body: JSON.stringify(rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'm', version: '1' } })) });
+    const post = await fetch(running.url, {
+      method: 'POST',
+      headers: bad,
+      body: JSON.stringify(rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'm', version: '1' } })),
+    });
     expect(post.status).toBe(401);
     expect(post.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
     expect(await post.json()).toMatchObject({ error: { code: -32600, message: 'Unauthorized: unknown token' } });
-    for (const [method, path] of [['GET', ''], ['DELETE', ''], ['GET', '/sse']] as const) {
+    for (const [method, path] of [
+      ['GET', ''],
+      ['DELETE', ''],
+      ['GET', '/sse'],
+    ] as const) {
       const refused = await fetch(`${running.url}${path}`, { method, headers: { ...bad, accept: 'text/event-stream', 'mcp-session-id': 'x' } });
       expect([method, path, refused.status]).toEqual([method, path, 401]);
       await refused.text();

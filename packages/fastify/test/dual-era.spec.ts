@@ -85,8 +85,6 @@ class DualEraServer {
 
 type Raw = Record<string, unknown>;
 
-
-
 /** The JSON-RPC request an exchange carried. */
 function requestOf(exchange: FetchExchange): Raw {
   return exchange.body as Raw;
@@ -120,10 +118,7 @@ afterAll(async () => {
 
 it('serves the v2 client in 2026-07-28 and the v1 client in 2025-11-25 on one endpoint, every message valid for its era', async () => {
   // ---- The v2 client, modern mode ---------------------------------------------------------------
-  const modern = new ModernClient(
-    { name: 'v2-client', version: '2.4.0' },
-    { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: MODERN_REVISION } } },
-  );
+  const modern = new ModernClient({ name: 'v2-client', version: '2.4.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: MODERN_REVISION } } });
   const modernElicitations: Raw[] = [];
   modern.setRequestHandler('elicitation/create', async (request) => {
     modernElicitations.push(request.params);
@@ -298,7 +293,7 @@ it('serves the v2 client in 2026-07-28 and the v1 client in 2025-11-25 on one en
   const legacyMessages = recorder.messages('legacy');
   // initialize, add, elicitation/create, who, tools/list results; two list changes on the GET stream.
   expect(legacyMessages).toHaveLength(7);
-  expect(legacyMessages.some((m) => SUBSCRIPTION_ID in (((m as Raw).params as Raw | undefined)?._meta as Raw | undefined ?? {}))).toBe(false);
+  expect(legacyMessages.some((m) => SUBSCRIPTION_ID in ((((m as Raw).params as Raw | undefined)?._meta as Raw | undefined) ?? {}))).toBe(false);
 
   if (modernSchema) {
     const violations = modernMessages.flatMap((m) => validateModernServerMessage(modernSchema, m, recorder.requestMethodById('modern')));

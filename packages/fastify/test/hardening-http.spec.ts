@@ -25,7 +25,6 @@ import { eventually } from '../../../test-support/e2e';
 
 type Raw = Record<string, unknown>;
 
- 
 const servers: Array<FastifyInstance<any, any, any, any>> = [];
 
 async function start(options: Partial<HermesMcpOptions> = {}, level = 'silent'): Promise<{ url: string; lines: LogLine[] }> {
@@ -54,7 +53,11 @@ describe('4: a cancelled request', () => {
   it('that was streaming progress: its SSE stream ends with no response, and the tool stops', async () => {
     const sessionId = await openSession(url);
     const aborted = observed.floodsAborted;
-    const response = await sessionPost(url, sessionId, rpc('c1', 'tools/call', { name: 'flood', arguments: { events: 1000, bytes: 8, delayMs: 20 }, _meta: { progressToken: 'p1' } }));
+    const response = await sessionPost(
+      url,
+      sessionId,
+      rpc('c1', 'tools/call', { name: 'flood', arguments: { events: 1000, bytes: 8, delayMs: 20 }, _meta: { progressToken: 'p1' } }),
+    );
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events = new SseReader(response.body!);
     let first = await bounded(events.next(), 'the first event');
@@ -100,7 +103,9 @@ describe('6: sessions one client cannot exhaust', () => {
   it('a client past maxSessionsPerClient gets 429; another client still gets sessions', async () => {
     const capped = await start({ maxSessionsPerClient: 3, clientKey: (request) => String(request.headers['x-client'] ?? request.ip) });
     const initialize = (client: string) =>
-      sessionPost(capped.url, undefined, rpc('i', 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: client, version: '1' } }), { 'x-client': client });
+      sessionPost(capped.url, undefined, rpc('i', 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: client, version: '1' } }), {
+        'x-client': client,
+      });
     for (let i = 0; i < 3; i++) expect((await initialize('greedy')).status).toBe(200);
     const refused = await initialize('greedy');
     expect(refused.status).toBe(429);
@@ -160,7 +165,10 @@ describe('9: a 2025-03-26 batch of nothing but invalid elements', () => {
 
   it('of only notifications and responses is accepted with 202 and no body', async () => {
     const sessionId = await openSession(url, '2025-03-26');
-    const response = await sessionPost(url, sessionId, [{ jsonrpc: '2.0', method: 'notifications/x' }, { jsonrpc: '2.0', id: 5, result: {} }]);
+    const response = await sessionPost(url, sessionId, [
+      { jsonrpc: '2.0', method: 'notifications/x' },
+      { jsonrpc: '2.0', id: 5, result: {} },
+    ]);
     expect(response.status).toBe(202);
     expect(await response.text()).toBe('');
   });
@@ -217,7 +225,11 @@ describe('12: smaller edges', () => {
     const response = await sessionPost(url, undefined, '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"__proto__":{"admin":true}}}');
     expect(response.status).toBe(400);
     // Refused with its id, so a client waiting on it gets its answer.
-    expect(await response.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32600, message: 'Invalid request: the message has a "__proto__" key, which this server refuses (it could change object prototypes)' } });
+    expect(await response.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32600, message: 'Invalid request: the message has a "__proto__" key, which this server refuses (it could change object prototypes)' },
+    });
     const escaped = await sessionPost(url, undefined, '{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"arguments":{"\\u005f_proto__":{}}}}');
     expect(await escaped.json()).toMatchObject({ error: { code: -32600, message: expect.stringMatching(/"__proto__" key/) } });
     const notJson = await sessionPost(url, undefined, '{"jsonrpc":');
@@ -229,7 +241,9 @@ describe('12: smaller edges', () => {
     const again = await sessionPost(url, sessionId, rpc('again', 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'a', version: '1' } }));
     expect(again.status).toBe(200);
     expect(again.headers.get('mcp-session-id')).toBeNull();
-    expect(await messagesOf(again)).toEqual([{ jsonrpc: '2.0', id: 'again', error: { code: -32600, message: 'Invalid request: "initialize" was already received on this connection' } }]);
+    expect(await messagesOf(again)).toEqual([
+      { jsonrpc: '2.0', id: 'again', error: { code: -32600, message: 'Invalid request: "initialize" was already received on this connection' } },
+    ]);
     const unknown = await sessionPost(url, 'no-such-session', rpc('x', 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'a', version: '1' } }));
     expect(unknown.status).toBe(404);
   });

@@ -78,7 +78,7 @@ function expectFailureLogged(lines: LogLine[], extra: Raw): void {
 }
 
 describe.each(['info', 'trace'])('ctx.log with a pino logger at %s', (level) => {
-  let app: FastifyInstance<any, any, any, any>;  
+  let app: FastifyInstance<any, any, any, any>;
   let base: string;
   let lines: LogLine[];
 

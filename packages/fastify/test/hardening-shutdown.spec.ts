@@ -39,8 +39,7 @@ async function start(gracePeriod: number): Promise<{ app: FastifyInstance; url: 
 function sdkOutcome(call: Promise<{ content?: unknown }>): Promise<Outcome> {
   return call.then(
     (result) => ({ kind: 'result', text: (result.content as Array<{ text: string }>)[0].text }),
-    (error: unknown) =>
-      error instanceof SdkMcpError ? { kind: 'error', code: error.code, message: error.message } : { kind: 'lost', detail: String(error) },
+    (error: unknown) => (error instanceof SdkMcpError ? { kind: 'error', code: error.code, message: error.message } : { kind: 'lost', detail: String(error) }),
   );
 }
 
@@ -69,7 +68,14 @@ async function fiftyInFlight(url: string, ms: number): Promise<{ outcomes: Array
   clients.push(streaming);
   // Progress every 50 ms until `ms`: SSE answers.
   for (let i = 0; i < 15; i++) {
-    outcomes.push(sdkOutcome(streaming.callTool({ name: 'flood', arguments: { events: Math.max(1, Math.floor(ms / 50)), bytes: 8, delayMs: 50 } }, undefined, { onprogress: () => undefined, timeout: 60_000 }) as Promise<{ content?: unknown }>));
+    outcomes.push(
+      sdkOutcome(
+        streaming.callTool({ name: 'flood', arguments: { events: Math.max(1, Math.floor(ms / 50)), bytes: 8, delayMs: 50 } }, undefined, {
+          onprogress: () => undefined,
+          timeout: 60_000,
+        }) as Promise<{ content?: unknown }>,
+      ),
+    );
   }
   const sessionId = await openSession(url);
   for (let i = 0; i < 15; i++) outcomes.push(rawOutcome(sessionPost(url, sessionId, rpc(`json-${i}`, 'tools/call', { name: 'slow', arguments: { ms } })), `json-${i}`));
@@ -102,7 +108,11 @@ describe('closing the Fastify app with 50 requests in flight', () => {
     await eventually('all 50 to be running', () => observed.slowStarted - started.slow === 35 && observed.floods - started.floods === 15);
     const closed = app.close();
     // During the grace period: no new session, no new request on a session, no new stateless request.
-    const initialize = await sessionPost(url, undefined, rpc('late', 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'late', version: '1' } }));
+    const initialize = await sessionPost(
+      url,
+      undefined,
+      rpc('late', 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'late', version: '1' } }),
+    );
     expect(initialize.status).toBe(503);
     expect(await initialize.json()).toMatchObject({ error: { code: -32010, message: expect.stringMatching(/shutting down/) } });
     // A session with requests in flight refuses in-band; one that had none already ended: 503, not 404.
@@ -154,7 +164,8 @@ describe('stdio (spawned process)', () => {
       server.endInput();
       const exit = await bounded(server.exited, 'the process to exit');
       expect(exit).toEqual({ code: 0, signal: null });
-      for (let i = 0; i < 5; i++) expect(server.received).toContainEqual(expect.objectContaining({ id: i, result: expect.objectContaining({ content: [{ type: 'text', text: 'slept 300' }] }) }));
+      for (let i = 0; i < 5; i++)
+        expect(server.received).toContainEqual(expect.objectContaining({ id: i, result: expect.objectContaining({ content: [{ type: 'text', text: 'slept 300' }] }) }));
     } finally {
       server.kill();
     }
@@ -186,7 +197,8 @@ describe('stdio (spawned process)', () => {
       server.send(rpc('late', 'ping'));
       const exit = await bounded(server.exited, 'the process to exit');
       expect(exit).toEqual({ code: 0, signal: null });
-      for (let i = 0; i < 5; i++) expect(server.received).toContainEqual(expect.objectContaining({ id: i, result: expect.objectContaining({ content: [{ type: 'text', text: 'slept 400' }] }) }));
+      for (let i = 0; i < 5; i++)
+        expect(server.received).toContainEqual(expect.objectContaining({ id: i, result: expect.objectContaining({ content: [{ type: 'text', text: 'slept 400' }] }) }));
       expect(server.received).toContainEqual({ jsonrpc: '2.0', id: 'late', error: { code: -32010, message: expect.stringMatching(/shutting down/) } });
     } finally {
       server.kill();

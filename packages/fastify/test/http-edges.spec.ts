@@ -129,7 +129,6 @@ function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
-
 describe('Streamable HTTP edges', () => {
   let server: Server;
 
@@ -181,7 +180,10 @@ describe('Streamable HTTP edges', () => {
 
     it('refuses a batch on a revision without batches at once, instead of leaving the POST unanswered', async () => {
       const sessionId = await initialize(server.url, '2025-06-18');
-      const batch = [{ jsonrpc: '2.0', id: 1, method: 'ping' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' }];
+      const batch = [
+        { jsonrpc: '2.0', id: 1, method: 'ping' },
+        { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+      ];
       await expectError(await post(server.url, batch, { 'mcp-session-id': sessionId }), 400, /batches are not supported.*2025-03-26/);
       // On 2025-03-26 the same batch is answered with a batch.
       const old = await initialize(server.url, '2025-03-26');
@@ -189,7 +191,14 @@ describe('Streamable HTTP edges', () => {
       expect(answered.status).toBe(200);
       expect(((await answered.json()) as Raw[]).map((m) => m.id)).toEqual([1, 2]);
       // A member that is not JSON-RPC (so has no id) is answered in the batch, with id null.
-      const mixed = await post(server.url, [{ jsonrpc: '2.0', method: 5 }, { jsonrpc: '2.0', id: 3, method: 'ping' }], { 'mcp-session-id': old });
+      const mixed = await post(
+        server.url,
+        [
+          { jsonrpc: '2.0', method: 5 },
+          { jsonrpc: '2.0', id: 3, method: 'ping' },
+        ],
+        { 'mcp-session-id': old },
+      );
       expect(mixed.status).toBe(200);
       expect(await mixed.json()).toEqual([
         { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: the "method" member must be a string' } },
@@ -210,12 +219,22 @@ describe('Streamable HTTP edges', () => {
 
   describe('403 Forbidden (DNS rebinding protection)', () => {
     it('refuses a foreign Host with a JSON-RPC error naming it', async () => {
-      const response = await rawRequest(server.port, 'POST', { host: 'evil.example:80', 'content-type': 'application/json', accept: ACCEPT_BOTH }, JSON.stringify(initializeRequest()));
+      const response = await rawRequest(
+        server.port,
+        'POST',
+        { host: 'evil.example:80', 'content-type': 'application/json', accept: ACCEPT_BOTH },
+        JSON.stringify(initializeRequest()),
+      );
       expect(response.status).toBe(403);
       expect(response.contentType).toMatch(/^application\/json/);
       expect(JSON.parse(response.body)).toEqual({ jsonrpc: '2.0', error: { code: -32600, message: 'Forbidden: the Host "evil.example:80" is not allowed (allowedHosts)' } });
       // Loopback names on any port pass.
-      const local = await rawRequest(server.port, 'POST', { host: `localhost:${server.port}`, 'content-type': 'application/json', accept: ACCEPT_BOTH }, JSON.stringify(initializeRequest()));
+      const local = await rawRequest(
+        server.port,
+        'POST',
+        { host: `localhost:${server.port}`, 'content-type': 'application/json', accept: ACCEPT_BOTH },
+        JSON.stringify(initializeRequest()),
+      );
       expect(local.status).toBe(200);
     });
 
@@ -287,7 +306,11 @@ describe('Streamable HTTP edges', () => {
     });
 
     it('answers a body that is not application/json with 415', async () => {
-      await expectError(await post(server.url, JSON.stringify(initializeRequest()), { 'content-type': 'text/plain' }), 415, /Unsupported Media Type: the body must be application\/json/);
+      await expectError(
+        await post(server.url, JSON.stringify(initializeRequest()), { 'content-type': 'text/plain' }),
+        415,
+        /Unsupported Media Type: the body must be application\/json/,
+      );
       await expectError(await post(server.url, '<initialize/>', { 'content-type': 'application/xml' }), 415, /Unsupported Media Type/);
     });
 

@@ -106,14 +106,12 @@ class InteropServer {
 
 type Raw = Record<string, unknown>;
 
-
 /** `promise`, or a rejection saying what never happened after 5 s. */
 function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`gave up waiting for ${what}`)), 5_000)));
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
-
 
 let app: FastifyInstance;
 let base: string;

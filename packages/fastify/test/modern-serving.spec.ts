@@ -57,7 +57,7 @@ const silent = createLogger({ level: 'silent' });
 const VERSION = '2026-07-28';
 const META = { 'io.modelcontextprotocol/protocolVersion': VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
 
-type Raw = Record<string, any>;  
+type Raw = Record<string, any>;
 
 const servers: FastifyInstance[] = [];
 
@@ -96,7 +96,13 @@ function call(url: string, id: number, method: string, params: Raw, headers: Rec
 function abortableCall(url: string, id: number, name: string): { running: Promise<unknown>; abort: () => void } {
   const client = new AbortController();
   const body = JSON.stringify({ jsonrpc: '2.0', id, method: 'tools/call', params: { name, arguments: {}, _meta: META } });
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': VERSION, 'mcp-method': 'tools/call', 'mcp-name': name };
+  const headers = {
+    'content-type': 'application/json',
+    accept: 'application/json, text/event-stream',
+    'mcp-protocol-version': VERSION,
+    'mcp-method': 'tools/call',
+    'mcp-name': name,
+  };
   const running = fetch(url, { method: 'POST', headers, body, signal: client.signal }).catch((error: Error) => error.name);
   return { running, abort: () => client.abort() };
 }
@@ -201,6 +207,9 @@ describe('MCP 2026-07-28 over the plugin', () => {
     await bounded(aborted, 'the running tool to see its signal abort');
     const result = await bounded(events.next(), 'the listen result');
     expect(JSON.parse(result!.data)).toMatchObject({ id: 42, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 42 } } });
-    expect(await bounded(json(await running), 'the in-flight answer')).toMatchObject({ status: 503, body: { id: 5, error: { code: -32010, message: expect.stringMatching(/shutting down/) } } });
+    expect(await bounded(json(await running), 'the in-flight answer')).toMatchObject({
+      status: 503,
+      body: { id: 5, error: { code: -32010, message: expect.stringMatching(/shutting down/) } },
+    });
   });
 });

@@ -216,7 +216,11 @@ describe('resuming a request stream with Last-Event-ID', () => {
     expect(events.map((e) => idParts(e.id))).toEqual(events.map((_, i) => ({ stream, seq: primingSeq + 1 + i })));
     const result = messagesOf(events).pop()!;
     expect(result.result).toEqual({ content: [{ type: 'text', text: 'sent 9 progress notifications' }] });
-    expect(messagesOf(events).slice(0, 9).map((m) => m.params)).toEqual(Array.from({ length: 9 }, (_, i) => ({ progressToken: 'tok', progress: i + 1, total: 9, message: `event ${i + 1}` })));
+    expect(
+      messagesOf(events)
+        .slice(0, 9)
+        .map((m) => m.params),
+    ).toEqual(Array.from({ length: 9 }, (_, i) => ({ progressToken: 'tok', progress: i + 1, total: 9, message: `event ${i + 1}` })));
   });
 
   it('replays a finished stream from any of its ids, then ends it', async () => {
@@ -256,7 +260,9 @@ describe('resuming a request stream with Last-Event-ID', () => {
     for (const id of ['nope_1', 'no-separator', 'get_999999']) {
       const response = await get({ ...headers, 'last-event-id': id });
       expect(response.status).toBe(400);
-      expect(((await response.json()) as { error: { message: string } }).error.message).toBe(`Bad Request: Last-Event-ID "${id}" is unknown here (evicted, or from another session)`);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
+        `Bad Request: Last-Event-ID "${id}" is unknown here (evicted, or from another session)`,
+      );
     }
     const other = await session('2025-11-25');
     const reader = expectSse(await post(callTool('call-3', 'phases', { phases: 1, perPhase: 1 }, 'tok'), other));

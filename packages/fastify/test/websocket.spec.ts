@@ -513,7 +513,7 @@ describe('closing Fastify with a call in flight on a socket', () => {
 describe('@fastify/websocket', () => {
   it('is used as the app registered it, when it did (its own routes keep working)', async () => {
     const app = Fastify({ logger: false });
-     
+
     await app.register(require('@fastify/websocket'));
     app.register(async (scope) => {
       scope.get('/echo', { websocket: true } as object, ((socket: WebSocket) => socket.on('message', (data) => socket.send(`echo ${data.toString()}`))) as never);
@@ -526,10 +526,13 @@ describe('@fastify/websocket', () => {
       await socket.initialize();
       expect(await socket.call(1, 'tools/call', { name: 'add', arguments: { a: 1, b: 2 } })).toMatchObject({ result: { content: [{ text: '3' }] } });
       const echo = new WebSocket(`ws://127.0.0.1:${port}/echo`);
-      const reply = await bounded(new Promise<string>((resolve) => {
-        echo.on('open', () => echo.send('hi'));
-        echo.on('message', (data) => resolve(data.toString()));
-      }), 'the echo');
+      const reply = await bounded(
+        new Promise<string>((resolve) => {
+          echo.on('open', () => echo.send('hi'));
+          echo.on('message', (data) => resolve(data.toString()));
+        }),
+        'the echo',
+      );
       expect(reply).toBe('echo hi');
       echo.close();
       // Its preClose closes its sockets at once; the MCP one drains first, then closes with 1001.
@@ -547,12 +550,15 @@ describe('@fastify/websocket', () => {
       jest.doMock('@fastify/websocket', () => {
         throw Object.assign(new Error("Cannot find module '@fastify/websocket' from 'websocket-route.ts'"), { code: 'MODULE_NOT_FOUND' });
       });
-       
+
       const isolated = require('@hermes-mcp/fastify') as typeof import('@hermes-mcp/fastify');
       const app = Fastify({ logger: false });
       registered = app.register(isolated.hermesMcp, { server: SocketServer, appOptions: { logger: silent }, websocket: true }).ready();
     });
-    const error = await Promise.resolve(registered).then(() => undefined, (e: unknown) => e);
+    const error = await Promise.resolve(registered).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toMatchObject({ code: 'HERMES_MISSING_PEER', message: expect.stringContaining('npm install @fastify/websocket') });
     expect((error as Error).name).toBe(HermesError.name);
     jest.dontMock('@fastify/websocket');

@@ -102,9 +102,7 @@ export class McpError extends Error {
 
   /** The JSON-RPC `error` object for this error. */
   toJSON(): JsonRpcErrorObject {
-    return this.data === undefined
-      ? { code: this.code, message: this.message }
-      : { code: this.code, message: this.message, data: this.data };
+    return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
 
   /** Rebuilds an error received from a peer. */

@@ -79,10 +79,7 @@ export type ClassifiedMessage =
   | InvalidMessage;
 
 /** The outcome of parsing one frame of bytes. */
-export type ParsedFrame =
-  | { kind: 'single'; message: ClassifiedMessage }
-  | { kind: 'batch'; messages: ClassifiedMessage[] }
-  | { kind: 'invalid'; error: McpError };
+export type ParsedFrame = { kind: 'single'; message: ClassifiedMessage } | { kind: 'batch'; messages: ClassifiedMessage[] } | { kind: 'invalid'; error: McpError };
 
 /**
  * The longest string request id or progress token accepted, in characters. Both are echoed in
@@ -312,7 +309,7 @@ export function serialize(message: JsonRpcMessage | JsonRpcMessage[]): string {
   } catch (error) {
     if (Array.isArray(message)) return `[${message.map((m) => serialize(m)).join(',')}]`;
     if (!('result' in message) && !('error' in message)) throw error;
-    const id = (message).id;
+    const id = message.id;
     const failed = 'error' in message && typeof message.error?.code === 'number' && typeof message.error.message === 'string';
     const fallback = failed ? { code: message.error.code, message: message.error.message } : McpError.internalError('Internal error: the answer could not be serialized').toJSON();
     return JSON.stringify(errorResponse(id, fallback));

@@ -359,7 +359,9 @@ export class Peer {
 
   private receiveBatch(messages: ClassifiedMessage[], info?: TransportInfo): void {
     if (!this.handlers.acceptBatch?.()) {
-      this.sendResponse(errorResponse(this.unreadableId, McpError.invalidRequest('JSON-RPC batches are not supported by the negotiated protocol revision (only 2025-03-26 has them)')));
+      this.sendResponse(
+        errorResponse(this.unreadableId, McpError.invalidRequest('JSON-RPC batches are not supported by the negotiated protocol revision (only 2025-03-26 has them)')),
+      );
       return;
     }
     const answers: Array<JsonRpcResponse | Promise<JsonRpcResponse | undefined>> = [];

@@ -74,7 +74,9 @@ function loadCorpus(): Corpus | { missing: string } {
   const examples = new Map<string, Example[]>();
   const folders = readdirSync(examplesDir, { withFileTypes: true }).filter((d) => d.isDirectory());
   for (const folder of folders.map((d) => d.name).sort()) {
-    const files = readdirSync(path.join(examplesDir, folder)).filter((f) => f.endsWith('.json')).sort();
+    const files = readdirSync(path.join(examplesDir, folder))
+      .filter((f) => f.endsWith('.json'))
+      .sort();
     examples.set(
       folder,
       files.map((f) => {

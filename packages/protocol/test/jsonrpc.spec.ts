@@ -148,12 +148,16 @@ describe('classify: envelope errors', () => {
     expectInvalid(classify({ jsonrpc: '2.0', id, method: 'ping' }), null, /"id" member must be a string of at most 1024 characters or an integer/);
   });
 
-  it('caps what it will echo: a string id or progress token longer than MAX_ID_LENGTH is refused, and the token with the request\'s id', () => {
+  it("caps what it will echo: a string id or progress token longer than MAX_ID_LENGTH is refused, and the token with the request's id", () => {
     const long = 'x'.repeat(MAX_ID_LENGTH + 1);
     const fits = 'y'.repeat(MAX_ID_LENGTH);
     expectInvalid(classify({ jsonrpc: '2.0', id: long, method: 'ping' }), null, /"id" member must be a string of at most 1024 characters/);
     expect(classify({ jsonrpc: '2.0', id: fits, method: 'ping' }).kind).toBe('request');
-    expectInvalid(classify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { _meta: { progressToken: long } } }), 7, /progress token \(params\._meta\.progressToken\) must be a string of at most 1024 characters or an integer/);
+    expectInvalid(
+      classify({ jsonrpc: '2.0', id: 7, method: 'tools/call', params: { _meta: { progressToken: long } } }),
+      7,
+      /progress token \(params\._meta\.progressToken\) must be a string of at most 1024 characters or an integer/,
+    );
     expectInvalid(classify({ jsonrpc: '2.0', id: 8, method: 'tools/call', params: { _meta: { progressToken: 1.5 } } }), 8, /progress token/);
     expect(classify({ jsonrpc: '2.0', id: 9, method: 'tools/call', params: { _meta: { progressToken: fits } } }).kind).toBe('request');
     // A response to a request of ours carrying an over-long id answers nothing we sent.
@@ -402,7 +406,11 @@ describe('parseFrame: keys that could change prototypes', () => {
     expect(single(parseFrame('{"jsonrpc":"2.0","method":"notifications/x","params":{"__proto__":{}}}'))).toMatchObject({ kind: 'invalid', id: null, noReply: true });
     expect(single(parseFrame('{"jsonrpc":"2.0","id":3,"result":{"__proto__":{}}}'))).toMatchObject({ kind: 'invalid', id: 3, noReply: true });
     // An invalid request is answered as one, whatever keys it holds.
-    expect(single(parseFrame('{"jsonrpc":"1.0","id":4,"method":"ping","params":{"__proto__":{}}}'))).toMatchObject({ kind: 'invalid', id: 4, error: { message: expect.stringMatching(/"jsonrpc"/) } });
+    expect(single(parseFrame('{"jsonrpc":"1.0","id":4,"method":"ping","params":{"__proto__":{}}}'))).toMatchObject({
+      kind: 'invalid',
+      id: 4,
+      error: { message: expect.stringMatching(/"jsonrpc"/) },
+    });
     // "constructor" without "prototype", and "proto" in values, are fine.
     expect(single(parseFrame('{"jsonrpc":"2.0","id":6,"method":"ping","params":{"constructor":{"name":"x"},"v":"__proto__"}}')).kind).toBe('request');
   });

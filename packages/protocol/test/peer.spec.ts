@@ -176,7 +176,7 @@ describe('Peer: errors from handlers', () => {
   it('answers a synchronous throw of a non-Error value with -32603 too', async () => {
     const { handlers, errors } = recording(() => {
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- a handler that throws a non-Error, on purpose
-          throw 'a string';
+      throw 'a string';
     });
     const { client } = await connect(handlers);
     const error = await rejection(client.request('m', {}));
@@ -230,9 +230,7 @@ describe('Peer: frames that are not valid requests', () => {
     });
     await send({ jsonrpc: '2.0', id: 3, method: 'no/such' });
     const [frame] = await recorder.waitFor(1);
-    expect(messagesOf(frame)).toEqual([
-      { kind: 'error', message: { jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'Method not found: no/such' } } },
-    ]);
+    expect(messagesOf(frame)).toEqual([{ kind: 'error', message: { jsonrpc: '2.0', id: 3, error: { code: -32601, message: 'Method not found: no/such' } } }]);
   });
 
   it('reports an error response with id null instead of answering it', async () => {
@@ -451,9 +449,7 @@ describe('Peer: progress', () => {
     const connection = await connect(handlers);
     server = connection.server;
     const updates: ProgressUpdate[] = [];
-    const error = await rejection(
-      connection.client.request('work', {}, { timeout: 250, resetTimeoutOnProgress: false, onprogress: (p) => updates.push(p) }),
-    );
+    const error = await rejection(connection.client.request('work', {}, { timeout: 250, resetTimeoutOnProgress: false, onprogress: (p) => updates.push(p) }));
     expect(error.code).toBe(-32001);
     expect(updates.map((u) => u.progress)).toEqual([1, 2]);
   });
@@ -722,11 +718,15 @@ describe('Peer: regressions', () => {
     const { handlers: clientHandlers, errors } = recording(() => ({}));
     const gate = deferred();
     const { client } = await connect({ onRequest: async () => (await gate.promise, { ok: true }) }, { client: clientHandlers });
-    const call = client.request('work', {}, {
-      onprogress: () => {
-        throw failure;
+    const call = client.request(
+      'work',
+      {},
+      {
+        onprogress: () => {
+          throw failure;
+        },
       },
-    });
+    );
     await flush();
     // Feed the progress frame in directly, as a transport's read loop would, and see that it returns normally.
     const progress = JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 0, progress: 1 } });
@@ -881,10 +881,12 @@ describe('Peer: draining, failing and cancelling inbound requests', () => {
 
   it('drain: past its timeout, what still runs is aborted and answered with -32010; a shorter second drain brings the end forward', async () => {
     let signal!: AbortSignal;
-    const { client, server } = await connect(recording((_request, extra) => {
-      signal = extra.signal;
-      return new Promise(() => undefined);
-    }).handlers);
+    const { client, server } = await connect(
+      recording((_request, extra) => {
+        signal = extra.signal;
+        return new Promise(() => undefined);
+      }).handlers,
+    );
     const stuck = client.request('stuck', {});
     await flush();
     void server.drain(60_000);
@@ -895,14 +897,16 @@ describe('Peer: draining, failing and cancelling inbound requests', () => {
     await drained;
   });
 
-  it('failInbound: aborts the handler and answers at once with the error; the handler\'s late result is dropped', async () => {
+  it("failInbound: aborts the handler and answers at once with the error; the handler's late result is dropped", async () => {
     const release = deferred();
     let signal!: AbortSignal;
-    const { client, server } = await connect(recording(async (_request, extra) => {
-      signal = extra.signal;
-      await release.promise;
-      return { late: true };
-    }).handlers);
+    const { client, server } = await connect(
+      recording(async (_request, extra) => {
+        signal = extra.signal;
+        await release.promise;
+        return { late: true };
+      }).handlers,
+    );
     const call = client.request('work', {});
     await flush();
     expect(server.failInbound(0, new McpError(ErrorCode.ClientTooSlow, 'too slow'))).toBe(true);

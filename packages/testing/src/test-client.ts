@@ -132,7 +132,11 @@ export interface TestClient {
   /** Gets a prompt (its arguments are strings, as MCP says). */
   getPrompt(name: string, args?: Record<string, string>, options?: CallOptions): Promise<GetPromptResult>;
   /** Completes an argument of a prompt (`{ type: 'ref/prompt', name }`) or a template variable (`{ type: 'ref/resource', uri }`). */
-  complete(ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string }, argument: { name: string; value: string }, context?: Record<string, string>): Promise<{ values: string[]; total?: number; hasMore?: boolean }>;
+  complete(
+    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+    argument: { name: string; value: string },
+    context?: Record<string, string>,
+  ): Promise<{ values: string[]; total?: number; hasMore?: boolean }>;
   /** Any request, answered with its raw result (the modern envelope and input rounds are handled). */
   request(method: string, params?: Record<string, unknown>, options?: CallOptions): Promise<Record<string, unknown>>;
   /** Sends a notification (e.g. `notifications/roots/list_changed`). */
@@ -326,16 +330,18 @@ class LinkedTestClient implements TestClient {
     const { onElicitation, onSampling, onRoots } = this.options;
     switch (method) {
       case 'elicitation/create':
-        if (onElicitation) return (await onElicitation(params as ElicitationRequest));
+        if (onElicitation) return await onElicitation(params as ElicitationRequest);
         break;
       case 'sampling/createMessage':
-        if (onSampling) return (await onSampling(params as CreateMessageRequestParams));
+        if (onSampling) return await onSampling(params as CreateMessageRequestParams);
         break;
       case 'roots/list':
         if (onRoots) return { roots: await onRoots() };
         break;
     }
-    throw McpError.methodNotFound(`${method} (give createTestClient an ${method === 'roots/list' ? 'onRoots' : method === 'sampling/createMessage' ? 'onSampling' : 'onElicitation'} handler)`);
+    throw McpError.methodNotFound(
+      `${method} (give createTestClient an ${method === 'roots/list' ? 'onRoots' : method === 'sampling/createMessage' ? 'onSampling' : 'onElicitation'} handler)`,
+    );
   }
 
   private received(notification: JsonRpcNotification): void {
@@ -364,5 +370,3 @@ export function textOf(result: CallToolResult | GetPromptResult | ReadResourceRe
   for (const entry of contents ?? []) take(entry);
   return texts.join('\n');
 }
-
-

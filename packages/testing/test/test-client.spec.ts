@@ -132,7 +132,7 @@ describe.each(['legacy', 'modern'] as const)('createTestClient, %s era', (era) =
     }
   });
 
-  it('answers elicitation, sampling and roots with the test\'s handlers', async () => {
+  it("answers elicitation, sampling and roots with the test's handlers", async () => {
     const asked: string[] = [];
     const client = await createTestClient(KitServer, {
       era,

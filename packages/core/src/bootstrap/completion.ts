@@ -22,7 +22,6 @@ export interface CompletionContext {
  */
 export type CompleteFn = (value: string, ctx: CompletionContext) => readonly string[] | Promise<readonly string[]>;
 
-
 /**
  * Gives a prompt argument or template variable a completion function.
  *
@@ -74,7 +73,11 @@ export async function complete(fn: CompleteFn | undefined, value: string, ctx: C
 function enumValues(schema: object): string[] | undefined {
   const s = schema as { enum?: unknown[]; anyOf?: object[]; items?: object };
   if (Array.isArray(s.enum)) return s.enum.filter((v) => v !== null).map(String);
-  if (Array.isArray(s.anyOf)) for (const branch of s.anyOf) { const found = enumValues(branch); if (found) return found; }
+  if (Array.isArray(s.anyOf))
+    for (const branch of s.anyOf) {
+      const found = enumValues(branch);
+      if (found) return found;
+    }
   return undefined;
 }
 

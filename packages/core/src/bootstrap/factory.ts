@@ -225,10 +225,19 @@ export class McpApp {
     return this.resource(options.uri);
   }
 
-  private addRuntime(kind: 'tool' | 'prompt' | 'resource', options: (ToolOptions | PromptOptions | ResourceOptions) & { name: string }, input: Constructor | undefined, handler: RuntimeHandler): void {
+  private addRuntime(
+    kind: 'tool' | 'prompt' | 'resource',
+    options: (ToolOptions | PromptOptions | ResourceOptions) & { name: string },
+    input: Constructor | undefined,
+    handler: RuntimeHandler,
+  ): void {
     const registry = this.decorated();
     if (typeof handler !== 'function') throw new HermesError('HERMES_INVALID_OPTIONS', `add${kind[0].toUpperCase()}${kind.slice(1)}: the handler must be a function.`);
-    const warnings = register(registry, kind, options, { owner: `runtime ${kind} "${options.name}"`, call: handler as (input: unknown, ctx: unknown) => unknown, inputClass: input });
+    const warnings = register(registry, kind, options, {
+      owner: `runtime ${kind} "${options.name}"`,
+      call: handler as (input: unknown, ctx: unknown) => unknown,
+      inputClass: input,
+    });
     logSchemaWarnings(this.logger, warnings);
   }
 

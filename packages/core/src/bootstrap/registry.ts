@@ -4,14 +4,7 @@
  * Shaped list arrays are built once per revision and reused until the registry changes; pages are
  * slices of them.
  */
-import type {
-  Prompt,
-  ProtocolVersion,
-  Resource,
-  ResourceTemplate,
-  RevisionFeatures,
-  Tool,
-} from '@hermes-mcp/protocol';
+import type { Prompt, ProtocolVersion, Resource, ResourceTemplate, RevisionFeatures, Tool } from '@hermes-mcp/protocol';
 import type { CompleteFn } from './completion';
 import type { Constructor } from './container';
 import type { CursorCodec } from './cursor';
@@ -179,8 +172,7 @@ export class Registry {
 
   /** Removes a definition; true when it existed. */
   remove(kind: 'tool' | 'prompt' | 'resource', key: string): boolean {
-    const removed =
-      kind === 'tool' ? this.tools.delete(key) : kind === 'prompt' ? this.prompts.delete(key) : this.resources.delete(key) || this.templates.delete(key);
+    const removed = kind === 'tool' ? this.tools.delete(key) : kind === 'prompt' ? this.prompts.delete(key) : this.resources.delete(key) || this.templates.delete(key);
     if (removed) this.changed(kind === 'tool' ? 'tools' : kind === 'prompt' ? 'prompts' : 'resources');
     return removed;
   }

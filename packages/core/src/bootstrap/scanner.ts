@@ -62,7 +62,15 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
       const explicit = (meta.options as ToolOptions).input ?? (meta.options as ResourceOptions).params ?? (meta.options as PromptOptions).args;
       // A tool with a verbatim `inputSchema` needs no class: an unreadable parameter type gets the raw arguments.
       const lenient = meta.kind === 'resource' || (meta.options as ToolOptions).inputSchema !== undefined;
-      const invocation = invocationOf(cls, instance as object, meta.method, explicit, meta.kind, meta.kind === 'tool' ? 'input' : meta.kind === 'prompt' ? 'args' : 'params', lenient);
+      const invocation = invocationOf(
+        cls,
+        instance as object,
+        meta.method,
+        explicit,
+        meta.kind,
+        meta.kind === 'tool' ? 'input' : meta.kind === 'prompt' ? 'args' : 'params',
+        lenient,
+      );
       const middleware = [...classMiddleware, ...resolveMiddleware(middlewareOf(cls, meta.method), container, invocation.owner)];
       const wrapped: Invocation = { ...invocation, call: compose(middleware, invocation.call) as Invocation['call'] };
       for (const warning of register(registry, meta.kind, { ...meta.options, name: meta.options.name ?? meta.method }, wrapped)) {
@@ -93,7 +101,12 @@ function handlersOf(cls: Function): HandlerMetadata[] {
  * whose schemas it built (a tool's input and output, a prompt's arguments), for the caller to log.
  * @internal
  */
-export function register(registry: Registry, kind: HandlerKind, options: (ToolOptions | ResourceOptions | PromptOptions) & { name: string }, invocation: Invocation): SchemaWarning[] {
+export function register(
+  registry: Registry,
+  kind: HandlerKind,
+  options: (ToolOptions | ResourceOptions | PromptOptions) & { name: string },
+  invocation: Invocation,
+): SchemaWarning[] {
   switch (kind) {
     case 'tool': {
       const tool = toolDefinition(options as ToolOptions & { name: string }, invocation);
@@ -126,19 +139,37 @@ function toolDefinition(options: ToolOptions & { name: string }, invocation: Inv
     name,
     ...(options.title !== undefined && { title: options.title }),
     ...(options.description !== undefined && { description: options.description }),
-    inputSchema: options.inputSchema !== undefined ? verbatimSchema(options.inputSchema, invocation.owner) : invocation.inputClass ? buildObjectSchema(invocation.inputClass) : emptyObjectSchema(),
+    inputSchema:
+      options.inputSchema !== undefined
+        ? verbatimSchema(options.inputSchema, invocation.owner)
+        : invocation.inputClass
+          ? buildObjectSchema(invocation.inputClass)
+          : emptyObjectSchema(),
     ...(options.output && { outputSchema: buildObjectSchema(checkClass(options.output, invocation.owner, 'output')) }),
     ...(options.annotations && { annotations: options.annotations }),
     ...(options.icons && { icons: options.icons }),
     ...(options._meta && { _meta: options._meta }),
   };
-  return { ...invocation, name, descriptor, outputClass: options.output, mimeType: options.mimeType, timeout: options.timeout, task: options.task, taskStart: options.taskStart, enabled: true };
+  return {
+    ...invocation,
+    name,
+    descriptor,
+    outputClass: options.output,
+    mimeType: options.mimeType,
+    timeout: options.timeout,
+    task: options.task,
+    taskStart: options.taskStart,
+    enabled: true,
+  };
 }
 
 /** A copy of a tool's own `inputSchema`, kept as written; MCP requires an object schema at its root. */
 function verbatimSchema(schema: JsonSchemaObject, owner: string): JsonSchemaObject {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema) || schema.type !== 'object') {
-    throw new HermesError('HERMES_INVALID_OPTIONS', `${owner}: \`inputSchema\` must be a JSON Schema whose root is { type: 'object', ... } (MCP requires an object schema for tool input).`);
+    throw new HermesError(
+      'HERMES_INVALID_OPTIONS',
+      `${owner}: \`inputSchema\` must be a JSON Schema whose root is { type: 'object', ... } (MCP requires an object schema for tool input).`,
+    );
   }
   return structuredClone(schema);
 }
@@ -194,15 +225,7 @@ function promptDefinition(options: PromptOptions & { name: string }, invocation:
  * template variables of a resource (all strings, already checked by the template), or the
  * arguments of a tool that gives its own `inputSchema`.
  */
-function invocationOf(
-  cls: Function,
-  instance: object,
-  method: string,
-  explicit: Function | undefined,
-  kind: string,
-  option: string,
-  lenient = false,
-): Invocation {
+function invocationOf(cls: Function, instance: object, method: string, explicit: Function | undefined, kind: string, option: string, lenient = false): Invocation {
   const owner = `${cls.name}.${method}`;
   const fn = (instance as Record<string, unknown>)[method];
   if (typeof fn !== 'function') {
@@ -254,7 +277,10 @@ function checkClass(value: Function, owner: string, option: string): Function {
 }
 
 function unresolved(owner: string, kind: string, option: string, index: number, declared: unknown): HermesError {
-  const seen = declared === undefined ? 'no type metadata (compiled without emitDecoratorMetadata, e.g. by esbuild or tsx?)' : `the type \`${(declared as Function).name}\` (an interface, type alias or primitive?)`;
+  const seen =
+    declared === undefined
+      ? 'no type metadata (compiled without emitDecoratorMetadata, e.g. by esbuild or tsx?)'
+      : `the type \`${(declared as Function).name}\` (an interface, type alias or primitive?)`;
   return new HermesError(
     'HERMES_UNRESOLVED_TYPE',
     `${owner}: cannot tell the class of parameter ${index + 1} — found ${seen}. ` +

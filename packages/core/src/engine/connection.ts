@@ -4,7 +4,30 @@
  * of the method table (handshake, `logging/setLevel`, subscriptions); modern requests on the same
  * stream handed to the engine.
  */
-import { ClientCapabilities, ErrorCode, ErrorContext, Implementation, InboundRequestExtra, InitializeResult, JsonRpcNotification, JsonRpcRequest, LegacyProtocolVersion, LoggingLevel, McpError, Peer, PeerHandlers, REVISIONS, RequestId, RequestOptions, RevisionFeatures, isRecord, LOGGING_LEVELS, Root, Transport, negotiateLegacyVersion } from '@hermes-mcp/protocol';
+import {
+  ClientCapabilities,
+  ErrorCode,
+  ErrorContext,
+  Implementation,
+  InboundRequestExtra,
+  InitializeResult,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  LegacyProtocolVersion,
+  LoggingLevel,
+  McpError,
+  Peer,
+  PeerHandlers,
+  REVISIONS,
+  RequestId,
+  RequestOptions,
+  RevisionFeatures,
+  isRecord,
+  LOGGING_LEVELS,
+  Root,
+  Transport,
+  negotiateLegacyVersion,
+} from '@hermes-mcp/protocol';
 import { McpContext, RequestChannel, SessionInfo, isLoggingLevel } from './context';
 import type { NotificationContext } from './mcp-handler';
 import { LazyChildLogger, Logger } from '../logger';
@@ -145,9 +168,14 @@ export class Connection implements PeerHandlers, RequestChannel {
     const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: meta }, session, extra.transportInfo ?? this.transport.info, extra, this, this.log);
     const limit = this.engine.options.handlerTimeout;
     if (!limit) return handler.handleRequest(ctx);
-    return withTimeout(ctx, limit, () => handler.handleRequest(ctx), (error) => {
-      throw error;
-    });
+    return withTimeout(
+      ctx,
+      limit,
+      () => handler.handleRequest(ctx),
+      (error) => {
+        throw error;
+      },
+    );
   }
 
   /**
@@ -207,7 +235,10 @@ export class Connection implements PeerHandlers, RequestChannel {
     return {
       session,
       listRoots: async () => {
-        if (!session.clientCapabilities.roots) throw new McpError(ErrorCode.MissingRequiredClientCapability, 'Cannot use roots: the client did not declare the roots capability.', { requiredCapabilities: { roots: {} } });
+        if (!session.clientCapabilities.roots)
+          throw new McpError(ErrorCode.MissingRequiredClientCapability, 'Cannot use roots: the client did not declare the roots capability.', {
+            requiredCapabilities: { roots: {} },
+          });
         const result = await this.peer.request('roots/list', {});
         if (!Array.isArray(result.roots)) throw McpError.invalidParams('the client answered roots/list without a "roots" array');
         return result.roots as Root[];

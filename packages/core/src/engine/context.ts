@@ -329,14 +329,16 @@ export class McpContext {
     let params: Record<string, unknown>;
     if (typeof form === 'function') {
       // A client that declares `elicitation: {}` supports form mode (the 2025-06-18 meaning).
-      if (features.urlElicitation && capability.url && !capability.form) throw this.unsupported('elicitation', 'the client supports URL elicitation only', { elicitation: { form: {} } });
+      if (features.urlElicitation && capability.url && !capability.form)
+        throw this.unsupported('elicitation', 'the client supports URL elicitation only', { elicitation: { form: {} } });
       const requestedSchema = elicitationSchemaFor(form, features.urlElicitation ? '2025-11-25' : '2025-06-18');
       params = features.urlElicitation ? { mode: 'form', message, requestedSchema } : { message, requestedSchema };
     } else {
       if (!features.urlElicitation) throw this.unsupported('elicitation', `URL elicitation needs MCP 2025-11-25; this client speaks ${version}`, { elicitation: { url: {} } });
       if (!capability.url) throw this.unsupported('elicitation', 'the client did not declare URL elicitation', { elicitation: { url: {} } });
       // 2026-07-28 dropped elicitationId (and the completion notification that used it).
-      params = features.era === 'modern' ? { mode: 'url', message, url: form.url } : { mode: 'url', message, url: form.url, elicitationId: form.elicitationId ?? crypto.randomUUID() };
+      params =
+        features.era === 'modern' ? { mode: 'url', message, url: form.url } : { mode: 'url', message, url: form.url, elicitationId: form.elicitationId ?? crypto.randomUUID() };
     }
     const result = await this.ask('elicit', 'elicitation/create', params, options);
     const action = result.action;

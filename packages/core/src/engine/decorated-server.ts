@@ -3,17 +3,7 @@
  * the registry. Input is validated before a handler runs; results are normalised and shaped for
  * the revision that asked.
  */
-import {
-  CallToolResult,
-  Implementation,
-  McpError,
-  REVISIONS,
-  RevisionFeatures,
-  ServerCapabilities,
-  isRecord,
-  isThenable,
-  reuseSerialized,
-} from '@hermes-mcp/protocol';
+import { CallToolResult, Implementation, McpError, REVISIONS, RevisionFeatures, ServerCapabilities, isRecord, isThenable, reuseSerialized } from '@hermes-mcp/protocol';
 import { McpContext, isInputRequired } from './context';
 import { HermesError, ToolError } from '../errors';
 import type { McpHandler } from './mcp-handler';
@@ -145,9 +135,14 @@ export class DecoratedServerHandler implements McpHandler {
   private runTool(tool: ToolDefinition, input: unknown, ctx: McpContext, features: RevisionFeatures): Promise<CallToolResult> | CallToolResult {
     let value: unknown;
     try {
-      value = withTimeout(ctx, tool.timeout, () => tool.call(input, ctx), () => {
-        throw new ToolError(`Tool "${tool.name}" timed out after ${tool.timeout} ms`);
-      });
+      value = withTimeout(
+        ctx,
+        tool.timeout,
+        () => tool.call(input, ctx),
+        () => {
+          throw new ToolError(`Tool "${tool.name}" timed out after ${tool.timeout} ms`);
+        },
+      );
     } catch (error) {
       return shapeCallToolResult(this.toolFailure(tool, error, ctx), features);
     }
@@ -221,9 +216,7 @@ export class DecoratedServerHandler implements McpHandler {
     if (!prompt) throw McpError.invalidParams(`Unknown prompt: ${name}`);
     const args = params.arguments ?? {};
     if (!isRecord(args)) throw McpError.invalidParams('"arguments" must be an object of strings');
-    const input = await this.checkInput(prompt, args, (issues) =>
-      McpError.invalidParams(`invalid arguments for prompt "${name}":\n${formatIssues(issues)}`, issuesData(issues)),
-    );
+    const input = await this.checkInput(prompt, args, (issues) => McpError.invalidParams(`invalid arguments for prompt "${name}":\n${formatIssues(issues)}`, issuesData(issues)));
     const result = toGetPromptResult(await this.run(prompt, input, ctx), prompt.descriptor.description);
     return { ...result, messages: shapeMessages(result.messages, features) };
   }
@@ -277,7 +270,6 @@ export class DecoratedServerHandler implements McpHandler {
     try {
       return await def.call(input, ctx);
     } catch (error) {
-       
       if (error instanceof McpError || isInputRequired(error) || error instanceof TaskStartedSignal) throw error;
       ctx.log.error({ err: error }, `${def.owner} failed`);
       throw McpError.internalError(`${ctx.request.method} failed with an internal error`);

@@ -79,7 +79,13 @@ export class Engine {
    * stream), then handled. `sink` receives the request's notifications. Throws an `McpError`
    * (with its `httpStatus`) for a refused request.
    */
-  serveModern(request: JsonRpcRequest, headers: HeadersRecord | undefined, extra: InboundRequestExtra, transport: TransportInfo, sink: ModernSink): Promise<Record<string, unknown>> {
+  serveModern(
+    request: JsonRpcRequest,
+    headers: HeadersRecord | undefined,
+    extra: InboundRequestExtra,
+    transport: TransportInfo,
+    sink: ModernSink,
+  ): Promise<Record<string, unknown>> {
     const admitted = admitModern(request, headers, this.inputSchemaOf);
     return this.modern.handle(request, admitted, extra, transport, sink);
   }

@@ -34,9 +34,13 @@ export function decideEra(method: string, params: unknown, hints: EraHints): Era
   const modernHeader = hints.header !== undefined && isModernProtocolVersion(hints.header.trim());
   if (method === 'initialize') {
     if (modernHeader) {
-      const error = new McpError(ErrorCode.HeaderMismatch, 'Bad Request: an initialize request cannot name MCP-Protocol-Version 2026-07-28 (send server/discover with _meta instead)', {
-        mismatch: { header: hints.header, body: method },
-      });
+      const error = new McpError(
+        ErrorCode.HeaderMismatch,
+        'Bad Request: an initialize request cannot name MCP-Protocol-Version 2026-07-28 (send server/discover with _meta instead)',
+        {
+          mismatch: { header: hints.header, body: method },
+        },
+      );
       error.httpStatus = 400;
       return error;
     }

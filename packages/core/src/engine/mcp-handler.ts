@@ -52,10 +52,5 @@ export interface McpHandler {
 
 /** True for an object that implements {@link McpHandler}. */
 export function isMcpHandler(value: unknown): value is McpHandler {
-  return (
-    typeof value === 'object' &&
-    value !== null &&
-    typeof (value as McpHandler).handleRequest === 'function' &&
-    typeof (value as McpHandler).serverInfo === 'object'
-  );
+  return typeof value === 'object' && value !== null && typeof (value as McpHandler).handleRequest === 'function' && typeof (value as McpHandler).serverInfo === 'object';
 }

@@ -20,7 +20,6 @@ export interface McpMiddleware {
 /** A middleware function or class. */
 export type MiddlewareLike = Middleware | Constructor<McpMiddleware>;
 
-
 /**
  * Wraps every handler of a class, or one method, in middleware.
  *
@@ -32,14 +31,14 @@ export type MiddlewareLike = Middleware | Constructor<McpMiddleware>;
  * \@Use(audit) \@Tool() deleteNote(input: NoteRef) { ... }
  */
 export function Use(...middleware: MiddlewareLike[]): ClassDecorator & MethodDecorator {
-  return ((target: object, property?: string | symbol) => {
+  return (target: object, property?: string | symbol) => {
     const holder = property === undefined ? target : (target as { constructor: Function }).constructor;
     const key = property === undefined ? undefined : String(property);
     const existing = ((key === undefined ? Reflect.getOwnMetadata(USE, holder) : Reflect.getOwnMetadata(USE, holder, key)) as MiddlewareLike[] | undefined) ?? [];
     const list = [...middleware, ...existing];
     if (key === undefined) Reflect.defineMetadata(USE, list, holder);
     else Reflect.defineMetadata(USE, list, holder, key);
-  });
+  };
 }
 
 /** The middleware `@Use` put on a class (with its base classes) or on one of its methods. @internal */

@@ -4,11 +4,32 @@
  * (-32602, HTTP 400), over HTTP the headers that contradict it (-32020), the version (-32022), over
  * HTTP the required headers, `Mcp-Name` and `Mcp-Param-*` (-32020), the method (-32601, HTTP 404).
  */
-import { ClientCapabilities, ErrorCode, Implementation, JsonRpcRequest, LoggingLevel, McpError, META_KEYS, MODERN_PROTOCOL_VERSIONS, ModernProtocolVersion, isModernProtocolVersion, isRecord } from '@hermes-mcp/protocol';
+import {
+  ClientCapabilities,
+  ErrorCode,
+  Implementation,
+  JsonRpcRequest,
+  LoggingLevel,
+  McpError,
+  META_KEYS,
+  MODERN_PROTOCOL_VERSIONS,
+  ModernProtocolVersion,
+  isModernProtocolVersion,
+  isRecord,
+} from '@hermes-mcp/protocol';
 import { isLoggingLevel } from './context';
 import { TASKS_EXTENSION } from './tasks';
 import { MethodSpec, methodSpec } from './methods';
-import { HeaderParam, HeaderProblem, HeadersRecord, checkMethodHeader, checkParamHeaders, checkStandardHeaders, checkVersionHeader, headerParamsOf } from '../transports/http/headers';
+import {
+  HeaderParam,
+  HeaderProblem,
+  HeadersRecord,
+  checkMethodHeader,
+  checkParamHeaders,
+  checkStandardHeaders,
+  checkVersionHeader,
+  headerParamsOf,
+} from '../transports/http/headers';
 
 /** A validated envelope. @internal */
 export interface Envelope {
@@ -39,10 +60,7 @@ export function needsTasks(reason: string): McpError {
 }
 
 function envelopeError(key: string, problem: string): McpError {
-  return status(
-    McpError.invalidParams(`Invalid _meta envelope for protocol revision 2026-07-28: ${key}: ${problem}`, { envelope: { key, problem } }),
-    400,
-  );
+  return status(McpError.invalidParams(`Invalid _meta envelope for protocol revision 2026-07-28: ${key}: ${problem}`, { envelope: { key, problem } }), 400);
 }
 
 /**
@@ -71,7 +89,10 @@ export function readEnvelope(params: Record<string, unknown> | undefined): Omit<
 /** -32022 (HTTP 400) unless the envelope names a modern revision this server serves. */
 export function checkVersion(envelope: ReturnType<typeof readEnvelope>): Envelope {
   if (!isModernProtocolVersion(envelope.version)) {
-    throw status(new McpError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${envelope.version}`, { supported: SUPPORTED, requested: envelope.version }), 400);
+    throw status(
+      new McpError(ErrorCode.UnsupportedProtocolVersion, `Unsupported protocol version: ${envelope.version}`, { supported: SUPPORTED, requested: envelope.version }),
+      400,
+    );
   }
   return envelope as Envelope;
 }
@@ -130,4 +151,3 @@ function checkToolParamHeaders(headers: HeadersRecord, request: JsonRpcRequest, 
 export function headerMismatch(problem: HeaderProblem): McpError {
   return status(new McpError(ErrorCode.HeaderMismatch, problem.message, problem.data), 400);
 }
-

@@ -129,7 +129,14 @@ export class ModernHandler {
     }
   }
 
-  private async dispatch(spec: MethodSpec, request: JsonRpcRequest, envelope: Envelope, extra: InboundRequestExtra, transport: TransportInfo, sink: ModernSink): Promise<Record<string, unknown>> {
+  private async dispatch(
+    spec: MethodSpec,
+    request: JsonRpcRequest,
+    envelope: Envelope,
+    extra: InboundRequestExtra,
+    transport: TransportInfo,
+    sink: ModernSink,
+  ): Promise<Record<string, unknown>> {
     const params = request.params ?? EMPTY_ANSWERS;
     const tasksDeclared = isRecord(envelope.capabilities.extensions) && TASKS_EXTENSION in envelope.capabilities.extensions;
     if (spec.extension === 'tasks' && !tasksDeclared) throw needsTasks(`${request.method} belongs to the tasks extension`);
@@ -154,12 +161,26 @@ export class ModernHandler {
             throw new TaskStartedSignal(this.startTask(spec, request, params, envelope, session, transport, channel, work));
           }
         : undefined;
-    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, this.options.logger, round?.round, starter);
+    const ctx = new McpContext(
+      { id: request.id, method: request.method, params, _meta: envelope.meta },
+      session,
+      transport,
+      extra,
+      channel,
+      this.options.logger,
+      round?.round,
+      starter,
+    );
     let result: Record<string, unknown>;
     try {
-      result = await withTimeout(ctx, this.options.handlerTimeout, () => this.handler.handleRequest(ctx), (error) => {
-        throw error;
-      });
+      result = await withTimeout(
+        ctx,
+        this.options.handlerTimeout,
+        () => this.handler.handleRequest(ctx),
+        (error) => {
+          throw error;
+        },
+      );
     } catch (error) {
       if (error instanceof TaskStartedSignal) return error.handle;
       if (round?.round.asked) return this.inputRequired(round);
@@ -201,16 +222,19 @@ export class ModernHandler {
     this.listeners.clear();
     if (this.inFlight.size === 0) return Promise.resolve();
     return (this.drainPromise ??= new Promise<void>((resolve) => {
-      const timer = setTimeout(() => {
-        const error = McpError.shuttingDown('the request was still running when the grace period ended');
-        status(error, 503);
-        for (const extra of [...this.inFlight]) {
-          extra.abort(error);
-          extra.fail?.(error);
-        }
-        this.inFlight.clear();
-        resolve();
-      }, Math.max(0, gracePeriod));
+      const timer = setTimeout(
+        () => {
+          const error = McpError.shuttingDown('the request was still running when the grace period ended');
+          status(error, 503);
+          for (const extra of [...this.inFlight]) {
+            extra.abort(error);
+            extra.fail?.(error);
+          }
+          this.inFlight.clear();
+          resolve();
+        },
+        Math.max(0, gracePeriod),
+      );
       timer.unref();
       this.drained = () => {
         clearTimeout(timer);
@@ -236,7 +260,15 @@ export class ModernHandler {
     work?: (ctx: McpContext) => Promise<unknown>,
   ): Record<string, unknown> {
     const task = this.tasks.create();
-    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, task.controller, channel, this.options.logger, new TaskInputs(task));
+    const ctx = new McpContext(
+      { id: request.id, method: request.method, params, _meta: envelope.meta },
+      session,
+      transport,
+      task.controller,
+      channel,
+      this.options.logger,
+      new TaskInputs(task),
+    );
     // Auto: the whole call is the task. Manual: the work handed to ctx.runAsTask is, shaped like the tool's result.
     const run = work ? async () => toCallToolResult(await work(ctx)) : async () => this.handler.handleRequest(ctx);
     this.tasks.run(task, async () => this.complete(spec, await run()));

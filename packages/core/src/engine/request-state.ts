@@ -29,7 +29,10 @@ export class RequestStateCodec {
    * @param secret shared by every process serving the same clients; default: random per process
    * @param ttlMs how long a state stays valid (default 10 minutes)
    */
-  constructor(secret?: string | Buffer, private readonly ttlMs = 10 * 60_000) {
+  constructor(
+    secret?: string | Buffer,
+    private readonly ttlMs = 10 * 60_000,
+  ) {
     this.secret = secret === undefined ? randomBytes(32) : Buffer.from(secret);
   }
 

@@ -251,7 +251,11 @@ function keysOf(target: Function): Map<string, { name?: string; excluded: boolea
     }
   };
   const excludesAll = written(PROBE)?.length === 0;
-  const properties = new Set(ruleStorage().getTargetValidationMetadatas(target, '', true, false).map((meta) => meta.propertyName));
+  const properties = new Set(
+    ruleStorage()
+      .getTargetValidationMetadatas(target, '', true, false)
+      .map((meta) => meta.propertyName),
+  );
   for (const property of properties) {
     const keys = written(property);
     if (keys === undefined || keys.length > 1) continue; // cannot tell
@@ -281,12 +285,19 @@ function check(): string | undefined {
   for (const property of ['at', 'tags', 'trimmed']) {
     const said = storage.findTypeMetadata(Shape, property);
     const done = publicMetadata.findTypeMetadata(Shape, property);
-    if (said?.typeFunction() !== done?.typeFunction() || said?.reflectedType !== done?.reflectedType) return `the @Type of ${Shape.name}.${property} differs from what plainToInstance builds`;
+    if (said?.typeFunction() !== done?.typeFunction() || said?.reflectedType !== done?.reflectedType)
+      return `the @Type of ${Shape.name}.${property} differs from what plainToInstance builds`;
   }
-  const renames = (metadata: TransformerMetadata) => metadata.getExposedMetadatas(Shape).filter((e) => e.options?.name).map((e) => `${e.propertyName}>${e.options.name}`);
-  if (!isDeepStrictEqual(renames(storage), renames(publicMetadata)) || renames(storage).length !== 1) return `the @Expose renames of ${Shape.name} differ from what instanceToPlain writes`;
+  const renames = (metadata: TransformerMetadata) =>
+    metadata
+      .getExposedMetadatas(Shape)
+      .filter((e) => e.options?.name)
+      .map((e) => `${e.propertyName}>${e.options.name}`);
+  if (!isDeepStrictEqual(renames(storage), renames(publicMetadata)) || renames(storage).length !== 1)
+    return `the @Expose renames of ${Shape.name} differ from what instanceToPlain writes`;
   for (const property of ['secret', 'trimmed']) {
-    if (!storage.findExcludeMetadata(Shape, property) !== !publicMetadata.findExcludeMetadata(Shape, property)) return `the @Exclude of ${Shape.name}.${property} differs from what instanceToPlain writes`;
+    if (!storage.findExcludeMetadata(Shape, property) !== !publicMetadata.findExcludeMetadata(Shape, property))
+      return `the @Exclude of ${Shape.name}.${property} differs from what instanceToPlain writes`;
   }
   return undefined;
 }

@@ -128,7 +128,11 @@ function internals(): Internals | string {
       /* eslint-enable @typescript-eslint/no-require-imports */
       const converters = found.defaultConverters as Record<string, unknown> | undefined;
       const table = typeof converters === 'object' && converters !== null && Object.getPrototypeOf(converters) === Object.prototype;
-      if (!table || !TABLE_KEYS.every((key) => hasOwn(converters, key)) || !Object.values(converters).every((c) => typeof c === 'function' || (typeof c === 'object' && c !== null))) {
+      if (
+        !table ||
+        !TABLE_KEYS.every((key) => hasOwn(converters, key)) ||
+        !Object.values(converters).every((c) => typeof c === 'function' || (typeof c === 'object' && c !== null))
+      ) {
         loaded = 'build/defaultConverters no longer exports a table of converters';
       } else if (typeof found.getMetadataSchema !== 'function') {
         loaded = 'build/decorators no longer exports getMetadataSchema()';
@@ -232,7 +236,12 @@ function check(): string | undefined {
   if (Object.keys(found.defaultOptions).length === 0) return 'build/options exports empty defaultOptions';
   if (hasOwn(found.defaultConverters, GIVEN)) return 'its converters know a rule type Hermes uses as a marker';
   const storage = getMetadataStorage();
-  const options = { ...found.defaultOptions, classValidatorMetadataStorage: storage, classTransformerMetadataStorage: transformerMetadata(), additionalConverters: {} } as ConversionOptions;
+  const options = {
+    ...found.defaultOptions,
+    classValidatorMetadataStorage: storage,
+    classTransformerMetadataStorage: transformerMetadata(),
+    additionalConverters: {},
+  } as ConversionOptions;
   for (const cls of [Point, Doc]) {
     const expected = (targetConstructorToSchema(cls, options) as Schema).properties;
     const replayed = replay(cls, storage, options, found);

@@ -292,8 +292,8 @@ function indexOf(rules: Rules): Index {
   const unusual: unknown[] = [];
   for (const target of rules.keys()) {
     position.set(target, position.size);
-    const prototype = typeof target === 'function' ? (target).prototype : undefined;
-    if (typeof target !== 'function' || !isObject(prototype) || (target)[Symbol.hasInstance] !== ordinaryHasInstance) {
+    const prototype = typeof target === 'function' ? target.prototype : undefined;
+    if (typeof target !== 'function' || !isObject(prototype) || target[Symbol.hasInstance] !== ordinaryHasInstance) {
       unusual.push(target);
       continue;
     }

@@ -33,7 +33,11 @@ export function loadedCopies(cache: Record<string, unknown> = require.cache): Ma
     set.add(match[1]);
   }
   const copies = new Map<string, LoadedCopy[]>();
-  for (const [name, set] of roots) copies.set(name, [...set].sort().map((root) => ({ root, version: versionAt(root) })));
+  for (const [name, set] of roots)
+    copies.set(
+      name,
+      [...set].sort().map((root) => ({ root, version: versionAt(root) })),
+    );
   return copies;
 }
 

@@ -1,16 +1,7 @@
 /**
  * Helpers that build content blocks by hand, for tools and prompts that want exact control.
  */
-import type {
-  Annotations,
-  AudioContent,
-  BlobResourceContents,
-  EmbeddedResource,
-  ImageContent,
-  ResourceLink,
-  TextContent,
-  TextResourceContents,
-} from '@hermes-mcp/protocol';
+import type { Annotations, AudioContent, BlobResourceContents, EmbeddedResource, ImageContent, ResourceLink, TextContent, TextResourceContents } from '@hermes-mcp/protocol';
 
 /** Bytes as base64: accepts a base64 string as it is. */
 function base64(data: Uint8Array | string): string {
@@ -44,8 +35,7 @@ export function resourceLink(uri: string, name: string, extra: Omit<ResourceLink
  * embedded('notes://note/1', '# Groceries', 'text/markdown')
  */
 export function embedded(uri: string, data: string | Uint8Array, mimeType?: string): EmbeddedResource {
-  const resource: TextResourceContents | BlobResourceContents =
-    typeof data === 'string' ? { uri, text: data } : { uri, blob: base64(data) };
+  const resource: TextResourceContents | BlobResourceContents = typeof data === 'string' ? { uri, text: data } : { uri, blob: base64(data) };
   if (mimeType) resource.mimeType = mimeType;
   return { type: 'resource', resource };
 }

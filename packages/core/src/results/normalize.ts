@@ -8,14 +8,7 @@
  *   object passes through; another value → its JSON as `application/json` text.
  * - prompts: string → one user text message; messages, a content block, or a full result.
  */
-import type {
-  CallToolResult,
-  ContentBlock,
-  GetPromptResult,
-  PromptMessage,
-  ReadResourceResult,
-  ResourceContents,
-} from '@hermes-mcp/protocol';
+import type { CallToolResult, ContentBlock, GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents } from '@hermes-mcp/protocol';
 import { embedded, toBase64 } from './content';
 
 const CONTENT_TYPES = new Set(['text', 'image', 'audio', 'resource', 'resource_link']);

@@ -18,14 +18,7 @@ import type { MetadataStorage } from 'class-validator';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import { transformerMetadata } from '../interop/class-transformer';
 import type { ValidationMetadata } from '../interop/class-validator';
-import {
-  ConversionOptions,
-  Converter,
-  convertRule,
-  hasClassSchema,
-  jsonSchemaDefaults,
-  withPropertySchema,
-} from '../interop/class-validator-jsonschema';
+import { ConversionOptions, Converter, convertRule, hasClassSchema, jsonSchemaDefaults, withPropertySchema } from '../interop/class-validator-jsonschema';
 import { conjoin } from './conjoin';
 
 export type { ConversionOptions, Converter } from '../interop/class-validator-jsonschema';
@@ -48,7 +41,12 @@ export function conversionOptions(additionalConverters: Record<string, Converter
 export function convertClass(cls: Function, options: ConversionOptions): Schema {
   const storage = options.classValidatorMetadataStorage as MetadataStorage;
   const metadatas: ValidationMetadata[] = storage.getTargetValidationMetadatas(cls, '', true, false);
-  if (!isCommon(cls, metadatas)) return throughLibrary(cls, options, metadatas.map((meta) => withConstraintName(storage, meta)));
+  if (!isCommon(cls, metadatas))
+    return throughLibrary(
+      cls,
+      options,
+      metadatas.map((meta) => withConstraintName(storage, meta)),
+    );
   if (metadatas.length === 0) return {}; // no group, so no schema of that name
   // Grouped as lodash.groupby groups them: a plain object's key order (integer-like names first).
   const byProperty = Object.create(null) as Record<string, ValidationMetadata[]>;
@@ -74,7 +72,11 @@ function throughLibrary(cls: Function, options: ConversionOptions, metadatas: Va
   const recorded = new Map<string, Array<Schema | undefined>>();
   const { required: _required, ...schema } = targetConstructorToSchema(cls, recording(options, recorded, metadatas)) as Schema;
   const properties = schema.properties as Record<string, Schema> | undefined;
-  const renamed = new Set(transformerMetadata().getExposedMetadatas(cls).map((expose) => expose.options?.name));
+  const renamed = new Set(
+    transformerMetadata()
+      .getExposedMetadatas(cls)
+      .map((expose) => expose.options?.name),
+  );
   for (const [name, rules] of recorded) {
     if (properties && Object.prototype.hasOwnProperty.call(properties, name) && !renamed.has(name)) {
       properties[name] = withPropertySchema(cls, name, conjoin(rules), options);
@@ -110,7 +112,12 @@ function recording(options: ConversionOptions, recorded: Map<string, Array<Schem
 function isCommon(cls: Function, metadatas: ValidationMetadata[]): boolean {
   if (!cls.name) return false; // the library finds a schema by the class's name
   for (const meta of metadatas) if (meta.target !== cls) return false;
-  if (transformerMetadata().getExposedMetadatas(cls).some((expose) => expose.options?.name)) return false;
+  if (
+    transformerMetadata()
+      .getExposedMetadatas(cls)
+      .some((expose) => expose.options?.name)
+  )
+    return false;
   return hasClassSchema(cls) === false;
 }
 

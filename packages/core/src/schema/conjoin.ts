@@ -36,12 +36,14 @@ function both(a: Schema, b: Schema): Schema {
     else if (typeof current === 'number' && typeof value === 'number' && UPPER_BOUNDS.has(key)) out[key] = Math.min(current, value);
     else if (SUBSCHEMAS.has(key) && isObject(current) && isObject(value)) out[key] = both(current, value);
     else if (key === 'type' && isNumeric(current) && isNumeric(value)) out[key] = 'integer';
-    else if (key === 'type') also.push({ not: {} }); // a string that is a number: nothing is both
+    else if (key === 'type')
+      also.push({ not: {} }); // a string that is a number: nothing is both
     else if (key === 'enum' && Array.isArray(current) && Array.isArray(value)) {
       const common = current.filter((x) => value.some((y) => equal(x, y)));
       if (common.length > 0) out[key] = common;
       else also.push({ not: {} });
-    } else if (key === 'allOf' && Array.isArray(current) && Array.isArray(value)) out[key] = [...(current as unknown[]), ...(value as unknown[]).filter((x) => !(current as unknown[]).some((y) => equal(x, y)))];
+    } else if (key === 'allOf' && Array.isArray(current) && Array.isArray(value))
+      out[key] = [...(current as unknown[]), ...(value as unknown[]).filter((x) => !(current as unknown[]).some((y) => equal(x, y)))];
     else if (key === 'description' && typeof current === 'string' && typeof value === 'string') out[key] = `${current}; ${value}`;
     else also.push({ [key]: value });
   }

@@ -85,12 +85,7 @@ export interface ElicitationMultiSelectField extends ElicitationFieldBase {
 }
 
 /** One property of an {@link ElicitationSchema} (the spec's `PrimitiveSchemaDefinition`). */
-export type ElicitationField =
-  | ElicitationStringField
-  | ElicitationNumberField
-  | ElicitationBooleanField
-  | ElicitationSingleSelectField
-  | ElicitationMultiSelectField;
+export type ElicitationField = ElicitationStringField | ElicitationNumberField | ElicitationBooleanField | ElicitationSingleSelectField | ElicitationMultiSelectField;
 
 /**
  * The `requestedSchema` of an `elicitation/create` form request: a flat object schema.
@@ -236,8 +231,7 @@ function field(ctx: Context, schema: Schema): ElicitationField {
   const titles = enumTitlesOf(ctx.cls, ctx.name);
   const labels = pick(schema, ['title', 'description'], 'string');
   // SEP-1034: every kind takes a `default` on 2025-11-25; 2025-06-18 had it on booleans only.
-  const defaultOf = <T>(check: (value: unknown) => value is T): { default?: T } =>
-    latest && check(schema.default) ? { default: schema.default } : {};
+  const defaultOf = <T>(check: (value: unknown) => value is T): { default?: T } => (latest && check(schema.default) ? { default: schema.default } : {});
 
   if (schema.$ref !== undefined || schema.type === 'object') {
     throw unsupported(ctx, `this one is a nested object. Move its fields into ${ctx.cls.name} itself, or ask for them in a second form.`);
@@ -255,8 +249,7 @@ function field(ctx: Context, schema: Schema): ElicitationField {
     if (!latest) {
       throw unsupported(
         ctx,
-        `a multi-select needs revision 2025-11-25, and this form is for 2025-06-18. ` +
-          `Ask 2025-06-18 clients with one @IsBoolean() property per option instead.`,
+        `a multi-select needs revision 2025-11-25, and this form is for 2025-06-18. ` + `Ask 2025-06-18 clients with one @IsBoolean() property per option instead.`,
       );
     }
     if (titles?.legacy) {
@@ -329,10 +322,7 @@ function unsupported(ctx: Context, why: string): HermesError {
 /** The values of a choice, which a form can only offer as (at least one) strings. */
 function stringChoices(ctx: Context, values: unknown[]): string[] {
   if (values.length === 0 || !values.every((value): value is string => typeof value === 'string')) {
-    throw unsupported(
-      ctx,
-      `the choices must be strings, and they are ${JSON.stringify(values)}. Use a string enum, or @IsIn with strings only.`,
-    );
+    throw unsupported(ctx, `the choices must be strings, and they are ${JSON.stringify(values)}. Use a string enum, or @IsIn with strings only.`);
   }
   return [...values];
 }
@@ -385,5 +375,3 @@ function pick(schema: Schema, keys: readonly string[], type: 'string' | 'number'
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isNumber = (value: unknown): value is number => typeof value === 'number';
-
-

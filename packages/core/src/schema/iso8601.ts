@@ -71,11 +71,7 @@ const TIME =
 
 /** Month-day pairs that exist every year (February 29 aside), with `sep` between them. */
 function monthDays(sep: string): string {
-  return (
-    `(?:(?:0[13578]|1[02])${sep}${DAY}` +
-    `|(?:0[469]|11)${sep}(?:0[1-9]|[12][0-9]|30)` +
-    `|02${sep}(?:0[1-9]|1[0-9]|2[0-8]))`
-  );
+  return `(?:(?:0[13578]|1[02])${sep}${DAY}` + `|(?:0[469]|11)${sep}(?:0[1-9]|[12][0-9]|30)` + `|02${sep}(?:0[1-9]|1[0-9]|2[0-8]))`;
 }
 
 // Years from 0100: the strict check builds `new Date("Y-MM-DD")` from the year as a number, and
@@ -94,9 +90,7 @@ export function iso8601Pattern(options: Iso8601Options = {}): string {
   const separator = options.strictSeparator ? 'T' : `[T${SPACE}${OTHER_WHITESPACE}]`;
   const time = `(?:${separator}${TIME})?`;
   if (!options.strict) {
-    const date =
-      `(?:-(?:${MONTH}(?:-${DAY})?|${WEEK}|${ORDINAL})|${MONTH}${DAY}|${WEEK}|${ORDINAL})${time}` +
-      `|${MONTH}T${TIME}`; // basic month without day: only before `T` (the year's look-ahead)
+    const date = `(?:-(?:${MONTH}(?:-${DAY})?|${WEEK}|${ORDINAL})|${MONTH}${DAY}|${WEEK}|${ORDINAL})${time}` + `|${MONTH}T${TIME}`; // basic month without day: only before `T` (the year's look-ahead)
     return `^[+-]?${YEAR}(?:${date})?$`;
   }
   // Strict: the same strings, less those the calendar check refuses.
@@ -114,10 +108,7 @@ export function iso8601Pattern(options: Iso8601Options = {}): string {
     `[+-]${YEAR_BELOW_100}-?${ORDINAL_AS_MONTH_DAY_BELOW_100}${time}`,
     ...(options.strictSeparator
       ? []
-      : [
-          `${YEAR_FROM_100}-?${ORDINAL_AS_MONTH_DAY}[${OTHER_WHITESPACE}]${TIME}`,
-          `${YEAR_BELOW_100}-?${ORDINAL_AS_MONTH_DAY_BELOW_100}[${OTHER_WHITESPACE}]${TIME}`,
-        ]),
+      : [`${YEAR_FROM_100}-?${ORDINAL_AS_MONTH_DAY}[${OTHER_WHITESPACE}]${TIME}`, `${YEAR_BELOW_100}-?${ORDINAL_AS_MONTH_DAY_BELOW_100}[${OTHER_WHITESPACE}]${TIME}`]),
   ];
   return `^(?:${alternatives.join('|')})$`;
 }

@@ -102,7 +102,6 @@ import { libraryRuleTypes } from '../interop/class-validator-jsonschema';
 import { X_MCP_HEADER, headerOf } from './mcp-header.decorator';
 import { failingProperties, planOf } from '../validation/fast-path';
 
-
 /**
  * The `$schema` URI of JSON Schema 2020-12. The built schemas do not carry it: MCP 2025-11-25
  * clients assume 2020-12 when it is absent, and older revisions do not expect the key. Add it
@@ -577,9 +576,7 @@ function arrayNotContainsSchema(values: unknown[]): Schema {
 
 /** isNotEmptyObject: an own key; with `nullable: false`, a value that is not null. */
 function notEmptyObjectSchema(options: { nullable?: boolean } | undefined): Schema {
-  return options?.nullable === false
-    ? { type: 'object', minProperties: 1, not: { additionalProperties: { type: 'null' } } }
-    : { type: 'object', minProperties: 1 };
+  return options?.nullable === false ? { type: 'object', minProperties: 1, not: { additionalProperties: { type: 'null' } } } : { type: 'object', minProperties: 1 };
 }
 
 /**

@@ -16,7 +16,7 @@ const hex4 = (code: number) => `\\u${code.toString(16).toUpperCase().padStart(4,
 /** A character class of these BMP code units, as ranges. */
 function charClass(units: number[]): string {
   let out = '';
-  for (let i = 0; i < units.length; ) {
+  for (let i = 0; i < units.length;) {
     let j = i;
     while (j + 1 < units.length && units[j + 1] === units[j] + 1) j++;
     const one = (code: number) => (/[A-Za-z0-9]/.test(String.fromCharCode(code)) ? String.fromCharCode(code) : hex4(code));
@@ -151,7 +151,15 @@ export function fqdnPattern(options: FqdnOptions = {}): string {
   let last: string;
   if (requireTld && !options.allow_numeric_tld) {
     // Two or more letters (the ranges of validator.js's TLD expression, no whitespace), or xn--…
-    const letters = rangesWithout([[0xa1, 0xa8], [0xaa, 0xd7ff], [0xf900, 0xfdcf], [0xfdf0, 0xffef]], [...WIDE_WHITESPACE, ...range(0xff01, 0xff5e)]);
+    const letters = rangesWithout(
+      [
+        [0xa1, 0xa8],
+        [0xaa, 0xd7ff],
+        [0xf900, 0xfdcf],
+        [0xfdf0, 0xffef],
+      ],
+      [...WIDE_WHITESPACE, ...range(0xff01, 0xff5e)],
+    );
     const longest = options.ignore_max_length ? '' : '63';
     const xnLongest = options.ignore_max_length ? '' : '60';
     last = `(?:[a-zA-Z${letters}]{2,${longest}}|[xX][nN][a-zA-Z0-9-]{1,${xnLongest}}[a-zA-Z0-9])`;

@@ -57,7 +57,22 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
 
 /** The console methods that write to stdout. */
-const STDOUT_CONSOLE_METHODS = ['log', 'info', 'debug', 'dir', 'dirxml', 'table', 'count', 'countReset', 'group', 'groupCollapsed', 'groupEnd', 'time', 'timeLog', 'timeEnd'] as const;
+const STDOUT_CONSOLE_METHODS = [
+  'log',
+  'info',
+  'debug',
+  'dir',
+  'dirxml',
+  'table',
+  'count',
+  'countReset',
+  'group',
+  'groupCollapsed',
+  'groupEnd',
+  'time',
+  'timeLog',
+  'timeEnd',
+] as const;
 
 type ConsoleMethod = (typeof STDOUT_CONSOLE_METHODS)[number];
 

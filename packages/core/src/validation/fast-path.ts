@@ -179,7 +179,6 @@ function elementsOf(value: unknown): unknown[] | undefined {
   return undefined;
 }
 
-
 const INVALID = Symbol('invalid');
 const MAX_DEPTH = 64;
 

@@ -50,16 +50,9 @@ export type ValidationResult<T> = { ok: true; value: T } | { ok: false; issues: 
  * if (!checked.ok) return `Invalid arguments:\n${formatIssues(checked.issues)}`;
  * checked.value.city; // a ForecastInput
  */
-export function validateInput<T extends object>(
-  cls: ClassConstructor<T>,
-  plain: unknown,
-  options: ValidateOptions = {},
-): ValidationResult<T> {
+export function validateInput<T extends object>(cls: ClassConstructor<T>, plain: unknown, options: ValidateOptions = {}): ValidationResult<T> {
   if (rulesOf(cls).async) {
-    throw new HermesError(
-      'HERMES_INVALID_OPTIONS',
-      `${cls.name} has async validators, which validateInput cannot run; use validateInputAsync.`,
-    );
+    throw new HermesError('HERMES_INVALID_OPTIONS', `${cls.name} has async validators, which validateInput cannot run; use validateInputAsync.`);
   }
   const fast = fastPath(cls, plain, options);
   if (fast) return { ok: true, value: fast };
@@ -76,11 +69,7 @@ export function validateInput<T extends object>(
  * {@link validateInput} for every class, async validators included; classes without any are
  * validated synchronously all the same.
  */
-export async function validateInputAsync<T extends object>(
-  cls: ClassConstructor<T>,
-  plain: unknown,
-  options: ValidateOptions = {},
-): Promise<ValidationResult<T>> {
+export async function validateInputAsync<T extends object>(cls: ClassConstructor<T>, plain: unknown, options: ValidateOptions = {}): Promise<ValidationResult<T>> {
   const fast = fastPath(cls, plain, options);
   if (fast) return { ok: true, value: fast };
   const instance = toInstance(cls, plain);
@@ -98,11 +87,7 @@ export async function validateInputAsync<T extends object>(
  * {@link validateInputAsync} without a promise where none is needed: the result itself for classes
  * without async validators (most), a promise otherwise. For hot paths that await only when they must.
  */
-export function validateInputNow<T extends object>(
-  cls: ClassConstructor<T>,
-  plain: unknown,
-  options: ValidateOptions = {},
-): ValidationResult<T> | Promise<ValidationResult<T>> {
+export function validateInputNow<T extends object>(cls: ClassConstructor<T>, plain: unknown, options: ValidateOptions = {}): ValidationResult<T> | Promise<ValidationResult<T>> {
   return rulesOf(cls).async ? validateInputAsync(cls, plain, options) : validateInput(cls, plain, options);
 }
 

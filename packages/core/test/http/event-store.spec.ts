@@ -3,7 +3,7 @@ import type { JsonRpcMessage } from '@hermes-mcp/protocol';
 import { InMemoryEventStore } from '../../src/transports/http/event-store';
 
 const note = (n: number): JsonRpcMessage => ({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 't', progress: n } });
-const progressOf = (events: Array<{ message: JsonRpcMessage | JsonRpcMessage[] }>) => events.map((e) => ((e.message as unknown as { params: { progress: number } }).params.progress));
+const progressOf = (events: Array<{ message: JsonRpcMessage | JsonRpcMessage[] }>) => events.map((e) => (e.message as unknown as { params: { progress: number } }).params.progress);
 
 describe('InMemoryEventStore', () => {
   it('numbers events per stream, priming marks included, and replays what came after an id of that stream only', () => {

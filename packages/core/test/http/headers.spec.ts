@@ -133,19 +133,30 @@ describe('checkStandardHeaders', () => {
 
   describe('conf http-header-validation: the three accept cases, through Node’s own parser', () => {
     it('Mcp-Name with surrounding whitespace', async () => {
-      const received = await headersAsNodeParsesThem([['MCP-Protocol-Version', V], ['Mcp-Method', 'tools/call'], ['Mcp-Name', '  first_tool  ']]);
+      const received = await headersAsNodeParsesThem([
+        ['MCP-Protocol-Version', V],
+        ['Mcp-Method', 'tools/call'],
+        ['Mcp-Name', '  first_tool  '],
+      ]);
       expect(checkStandardHeaders(received, call, V)).toBeUndefined();
       // Node already trims; the function trims anyway.
       expect(checkStandardHeaders(headers({ 'mcp-method': 'tools/call', 'mcp-name': ' \tfirst_tool\t ' }), call, V)).toBeUndefined();
     });
 
     it.each(['mcp-method', 'MCP-METHOD'])('header name sent as %s', async (name) => {
-      const received = await headersAsNodeParsesThem([['mcp-protocol-version', V], [name, 'tools/list']]);
+      const received = await headersAsNodeParsesThem([
+        ['mcp-protocol-version', V],
+        [name, 'tools/list'],
+      ]);
       expect(checkStandardHeaders(received, list, V)).toBeUndefined();
     });
 
     it('duplicated Mcp-Method headers are joined by Node, and then mismatch', async () => {
-      const received = await headersAsNodeParsesThem([['MCP-Protocol-Version', V], ['Mcp-Method', 'tools/list'], ['Mcp-Method', 'tools/list']]);
+      const received = await headersAsNodeParsesThem([
+        ['MCP-Protocol-Version', V],
+        ['Mcp-Method', 'tools/list'],
+        ['Mcp-Method', 'tools/list'],
+      ]);
       expect(checkStandardHeaders(received, list, V)?.data.mismatch).toEqual({ header: 'tools/list, tools/list', body: 'tools/list' });
     });
   });
@@ -194,9 +205,7 @@ describe('checkStandardHeaders', () => {
     });
 
     it('conf tasks-request-headers: a mismatched Mcp-Name on tasks/get', () => {
-      expect(named('tasks/get', { taskId: 'real' }, 'other')?.message).toBe(
-        "Header mismatch: Mcp-Name header value 'other' does not match body value 'real'",
-      );
+      expect(named('tasks/get', { taskId: 'real' }, 'other')?.message).toBe("Header mismatch: Mcp-Name header value 'other' does not match body value 'real'");
     });
 
     it('is compared case-sensitively', () => {
@@ -211,7 +220,8 @@ describe('checkStandardHeaders', () => {
 
     it('refuses an invalid sentinel or raw non-ASCII', () => {
       expect(named('tools/call', { name: 'echo' }, '=?base64?ZWNobw?=')).toEqual({
-        message: "Header mismatch: Mcp-Name header value '=?base64?ZWNobw?=' is invalid: the Base64 payload is not canonical Base64 (standard alphabet, \"=\" padding to a multiple of 4)",
+        message:
+          'Header mismatch: Mcp-Name header value \'=?base64?ZWNobw?=\' is invalid: the Base64 payload is not canonical Base64 (standard alphabet, "=" padding to a multiple of 4)',
         data: { mismatch: { header: '=?base64?ZWNobw?=', body: 'echo' } },
       });
       expect(named('tools/call', { name: 'grüß' }, Buffer.from('grüß').toString('latin1'))?.message).toMatch(/is invalid: .*outside visible ASCII/);
@@ -346,7 +356,11 @@ describe('validateHeaderDeclarations', () => {
     ['type null', tool({ a: { type: 'null', 'x-mcp-header': 'A' } }), /of type "null"/],
     ['no type', tool({ a: { 'x-mcp-header': 'A' } }), /of type none/],
     ['a type list with null', tool({ a: { type: ['string', 'null'], 'x-mcp-header': 'A' } }), /of type \["string","null"\]/],
-    ['the nullable shape the builder gives an @IsOptional property', tool({ a: { anyOf: [{ type: 'string', 'x-mcp-header': 'A' }, { type: 'null' }] } }), /^properties\.a\.anyOf\[0\]: .* only allowed on a property reached from the root through 'properties' keys/],
+    [
+      'the nullable shape the builder gives an @IsOptional property',
+      tool({ a: { anyOf: [{ type: 'string', 'x-mcp-header': 'A' }, { type: 'null' }] } }),
+      /^properties\.a\.anyOf\[0\]: .* only allowed on a property reached from the root through 'properties' keys/,
+    ],
     ['the root', { type: 'object', 'x-mcp-header': 'A' }, /^<root>: x-mcp-header 'A' is only allowed on a property reached/],
     ['items', tool({ a: { type: 'array', items: { type: 'string', 'x-mcp-header': 'A' } } }), /^properties\.a\.items: /],
     ['prefixItems', tool({ a: { type: 'array', prefixItems: [{ type: 'string', 'x-mcp-header': 'A' }] } }), /^properties\.a\.prefixItems\[0\]: /],

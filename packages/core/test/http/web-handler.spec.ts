@@ -170,7 +170,11 @@ describe('the Web-standard handler with careless and hostile clients', () => {
     expect(text.status).toBe(415);
     const noAccept = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(rpc(1, 'ping')) });
     expect(noAccept.status).toBe(406);
-    const evil = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, origin: 'https://evil.example' }, body: JSON.stringify(rpc(1, 'ping')) });
+    const evil = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, origin: 'https://evil.example' },
+      body: JSON.stringify(rpc(1, 'ping')),
+    });
     expect(evil.status).toBe(403);
     expect(await evil.json()).toMatchObject({ error: { message: expect.stringContaining('https://evil.example') } });
     const unknown = await sessionPost(url, 'no-such-session', rpc(1, 'ping'));
@@ -178,7 +182,13 @@ describe('the Web-standard handler with careless and hostile clients', () => {
   });
 
   it('checks 2026-07-28 headers against the body: -32020 with HTTP 400, and -32601 with 404', async () => {
-    const mismatch = await modernPost(url, 7, 'tools/call', { name: 'echo', arguments: { text: 'x' } }, { headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'slow' } });
+    const mismatch = await modernPost(
+      url,
+      7,
+      'tools/call',
+      { name: 'echo', arguments: { text: 'x' } },
+      { headers: { 'content-type': 'application/json', accept: ACCEPT_BOTH, 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'slow' } },
+    );
     expect(mismatch.status).toBe(400);
     expect(await mismatch.json()).toMatchObject({ id: 7, error: { code: -32020 } });
     const missing = await modernPost(url, 8, 'no/such', {});

@@ -14,9 +14,8 @@ import { classTransformerStatus, nothingToTransform, publicMetadata, transformer
 import { planOf } from '../../src/validation/fast-path';
 import { validateInput } from '../../src/validation/validator';
 
- 
 const storage = require('class-transformer/cjs/storage').defaultMetadataStorage as Record<string, unknown>;
- 
+
 const defaultOptions = require('class-transformer/cjs/constants/default-options.constant').defaultOptions as Record<string, unknown>;
 
 /** A kind of metadata class-transformer does not have (yet), registered for `target` as its kinds are. */
@@ -69,7 +68,11 @@ describe('nothingToTransform: an allow-list of metadata kinds', () => {
   });
 
   it('says no for a default option it does not know, or one set to other than its neutral value', () => {
-    for (const [key, value] of [['enableImplicitConversion', true], ['excludeExtraneousValues', true], ['aFutureOption', 1]] as const) {
+    for (const [key, value] of [
+      ['enableImplicitConversion', true],
+      ['excludeExtraneousValues', true],
+      ['aFutureOption', 1],
+    ] as const) {
       const had = Object.prototype.hasOwnProperty.call(defaultOptions, key);
       const before = defaultOptions[key];
       defaultOptions[key] = value;
@@ -140,7 +143,11 @@ describe('publicMetadata: what the decorators say, from plainToInstance and inst
       expect([property, derived?.typeFunction(), derived?.reflectedType]).toEqual([property, said?.typeFunction(), said?.reflectedType]);
       expect([property, Boolean(publicMetadata.findExcludeMetadata(cls, property))]).toEqual([property, Boolean(storageSays.findExcludeMetadata(cls, property))]);
     }
-    const renames = (found: ReturnType<typeof storageSays.getExposedMetadatas>) => found.filter((e) => e.options?.name).map((e) => [e.propertyName, e.options.name]).sort();
+    const renames = (found: ReturnType<typeof storageSays.getExposedMetadatas>) =>
+      found
+        .filter((e) => e.options?.name)
+        .map((e) => [e.propertyName, e.options.name])
+        .sort();
     expect(renames(publicMetadata.getExposedMetadatas(cls))).toEqual(renames(storageSays.getExposedMetadatas(cls)));
   });
 });

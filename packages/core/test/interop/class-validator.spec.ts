@@ -67,7 +67,16 @@ class Lookup {
 
 const inputs: Array<Record<string, unknown>> = [
   { code: 'ok', level: 1, at: { x: 1, y: 2 }, path: [{ x: 1, y: 2 }], tags: ['a'] },
-  { code: 'x', level: 7, at: { x: 1.5, y: 3 }, path: [{ x: 1, y: 2 }, { x: 'a', y: 1 }], tags: ['a', 2] },
+  {
+    code: 'x',
+    level: 7,
+    at: { x: 1.5, y: 3 },
+    path: [
+      { x: 1, y: 2 },
+      { x: 'a', y: 1 },
+    ],
+    tags: ['a', 2],
+  },
   { code: 'if', level: 1, at: {}, path: 'no', flag: 'yes', strict: 3, extra: 1 },
   { level: null, at: null },
   {},

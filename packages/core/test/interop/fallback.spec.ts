@@ -79,7 +79,11 @@ describe('a library release that moved the internals Hermes reads', () => {
     const run = () => runs.get(label)!;
 
     it(`turns the ${library} fast paths off, and only those`, () => {
-      expect(run().status.filter((s) => !s.fast).map((s) => s.library)).toEqual([library]);
+      expect(
+        run()
+          .status.filter((s) => !s.fast)
+          .map((s) => s.library),
+      ).toEqual([library]);
       expect(run().status.find((s) => s.library === library)!.reason).toEqual(expect.any(String));
     });
 

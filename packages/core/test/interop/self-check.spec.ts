@@ -36,7 +36,6 @@ describe('the self-checks', () => {
 
   it('catch a class-validator storage whose lookup no longer reads the rule map Hermes narrows', () => {
     const statuses = statusAfter(() => {
-       
       const storage = require('class-validator').getMetadataStorage() as Record<string, unknown>;
       const proto = Object.getPrototypeOf(storage) as Record<string, (...args: unknown[]) => unknown>;
       // As a release that caches or moves the map would: the right rules, whatever view it is called on.
@@ -48,7 +47,6 @@ describe('the self-checks', () => {
 
   it('catch a class-transformer storage that says other than what plainToInstance and instanceToPlain do', () => {
     const statuses = statusAfter(() => {
-       
       const storage = require('class-transformer/cjs/storage').defaultMetadataStorage as Record<string, unknown>;
       // The library excludes through getExcludedMetadatas(); this one answers as if nothing were.
       storage.findExcludeMetadata = () => undefined;
@@ -59,7 +57,6 @@ describe('the self-checks', () => {
 
   it('catch a class-transformer storage without one of the metadata maps it knows', () => {
     const statuses = statusAfter(() => {
-       
       const storage = require('class-transformer/cjs/storage').defaultMetadataStorage as Record<string, unknown>;
       const proto = Object.getPrototypeOf(storage) as Record<string, (...args: unknown[]) => unknown>;
       // As a release that renamed the map would: its own methods read the new one.
@@ -78,7 +75,6 @@ describe('the self-checks', () => {
 
   it('catch converters of class-validator-jsonschema in another shape', () => {
     const statuses = statusAfter(() => {
-       
       const module = require('class-validator-jsonschema/build/defaultConverters') as Record<string, unknown>;
       const converters = module.defaultConverters;
       module.defaultConverters = new Map(Object.entries(converters as object));

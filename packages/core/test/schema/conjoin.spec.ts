@@ -10,7 +10,12 @@ describe('conjoin: what every rule schema accepts', () => {
   });
 
   it('tightens bounds, makes number and integer an integer, intersects enums', () => {
-    expect(conjoin([{ minLength: 2, maxLength: 10 }, { maxLength: 5 }, { minimum: 1 }, { minimum: 3, maximum: 8 }])).toEqual({ minLength: 2, maxLength: 5, minimum: 3, maximum: 8 });
+    expect(conjoin([{ minLength: 2, maxLength: 10 }, { maxLength: 5 }, { minimum: 1 }, { minimum: 3, maximum: 8 }])).toEqual({
+      minLength: 2,
+      maxLength: 5,
+      minimum: 3,
+      maximum: 8,
+    });
     expect(conjoin([{ type: 'number' }, { type: 'integer' }])).toEqual({ type: 'integer' });
     expect(conjoin([{ enum: ['a', 'b'] }, { enum: ['b', 'c'] }])).toEqual({ enum: ['b'] });
   });
@@ -21,7 +26,13 @@ describe('conjoin: what every rule schema accepts', () => {
   });
 
   it('combines item schemas, and puts any other keyword two rules use in allOf (once)', () => {
-    expect(conjoin([{ type: 'array', items: {} }, { type: 'array', items: { type: 'string' } }, { type: 'array', items: { maxLength: 3 } }])).toEqual({
+    expect(
+      conjoin([
+        { type: 'array', items: {} },
+        { type: 'array', items: { type: 'string' } },
+        { type: 'array', items: { maxLength: 3 } },
+      ]),
+    ).toEqual({
       type: 'array',
       items: { type: 'string', maxLength: 3 },
     });

@@ -105,62 +105,288 @@ const sample = <T>(arbitrary: fc.Arbitrary<T>, numRuns: number, seed = SEED): T[
 
 /** Every row gets these: each JSON type, the usual suspects, and random JSON. */
 const ANY: unknown[] = [
-  MISSING, null, true, false, 0, -0, 1, -1, 2, 1.5, -2.5, 1e21, 2 ** 53, -1e-7, Number.MAX_VALUE,
-  '', ' ', 'a', 'A', 'abc', '0', '1', 'true', 'null', '😀', '\uFE0F',
-  [], [1], ['a'], [null], [[]], [{}], {}, { a: 1 }, { value: 'x' }, { a: null },
+  MISSING,
+  null,
+  true,
+  false,
+  0,
+  -0,
+  1,
+  -1,
+  2,
+  1.5,
+  -2.5,
+  1e21,
+  2 ** 53,
+  -1e-7,
+  Number.MAX_VALUE,
+  '',
+  ' ',
+  'a',
+  'A',
+  'abc',
+  '0',
+  '1',
+  'true',
+  'null',
+  '😀',
+  '\uFE0F',
+  [],
+  [1],
+  ['a'],
+  [null],
+  [[]],
+  [{}],
+  {},
+  { a: 1 },
+  { value: 'x' },
+  { a: null },
   ...sample(fc.jsonValue({ maxDepth: 2 }), 40),
 ];
 
 const CHARS = [
-  'a', 'Z', '0', '9', '_', '-', '.', ' ', '\t', '\n', '\u00A0', '\u3000', 'é', 'É', 'ß', 'İ', 'ı', 'Σ', 'ς', 'ǅ', 'ﬀ', 'µ',
-  '１', 'Ａ', 'ｱ', '\uFF61', '\uFFE8', '😀', '\uD83D', '\uDE00', '\uFE0E', '\uFE0F', '\u200D', '@', '#', '/', '+', '=', '%', '~',
+  'a',
+  'Z',
+  '0',
+  '9',
+  '_',
+  '-',
+  '.',
+  ' ',
+  '\t',
+  '\n',
+  '\u00A0',
+  '\u3000',
+  'é',
+  'É',
+  'ß',
+  'İ',
+  'ı',
+  'Σ',
+  'ς',
+  'ǅ',
+  'ﬀ',
+  'µ',
+  '１',
+  'Ａ',
+  'ｱ',
+  '\uFF61',
+  '\uFFE8',
+  '😀',
+  '\uD83D',
+  '\uDE00',
+  '\uFE0E',
+  '\uFE0F',
+  '\u200D',
+  '@',
+  '#',
+  '/',
+  '+',
+  '=',
+  '%',
+  '~',
 ];
 const STRINGS: unknown[] = [
   ...CHARS,
-  'abc', 'ABC', 'Abc', 'abc1', 'a b', 'a.b', 'a\uFE0F', '❤️', '❤️❤️', '😀😀', 'a\uD800', 'x'.repeat(40),
+  'abc',
+  'ABC',
+  'Abc',
+  'abc1',
+  'a b',
+  'a.b',
+  'a\uFE0F',
+  '❤️',
+  '❤️❤️',
+  '😀😀',
+  'a\uD800',
+  'x'.repeat(40),
   ...sample(fc.string({ unit: fc.constantFrom(...CHARS), maxLength: 6 }), 60),
   ...sample(fc.string({ unit: 'grapheme', maxLength: 5 }), 20),
   ...sample(fc.string({ unit: 'binary', maxLength: 4 }), 20),
 ];
 
 const NUMBERS: unknown[] = [
-  -3, -2, -1, -0.5, 0, 0.5, 1, 2, 3, 2.5, 4.5, 6, 7.5, 9, 10, 11, 15, 1e-7, 1e300, -1e300, 2 ** 31, 2 ** 53 + 2, 1e21, 3e21,
-  Number.MIN_VALUE, Number.EPSILON, 0.1, 0.3, 1 / 3,
+  -3,
+  -2,
+  -1,
+  -0.5,
+  0,
+  0.5,
+  1,
+  2,
+  3,
+  2.5,
+  4.5,
+  6,
+  7.5,
+  9,
+  10,
+  11,
+  15,
+  1e-7,
+  1e300,
+  -1e300,
+  2 ** 31,
+  2 ** 53 + 2,
+  1e21,
+  3e21,
+  Number.MIN_VALUE,
+  Number.EPSILON,
+  0.1,
+  0.3,
+  1 / 3,
   ...sample(fc.integer({ min: -20, max: 20 }), 20),
   ...sample(fc.integer(), 10),
   ...sample(fc.double({ noNaN: true, noDefaultInfinity: true }), 30),
 ];
 
 const ARRAYS: unknown[] = [
-  [], [1], [1, 1], [1, 2], ['a'], ['a', 'a'], ['a', 'b'], ['a', 1], [null], [null, null], [true, 'true'], [1, '1'],
-  [{ a: 1 }, { a: 1 }], [[1], [1]], [{}, {}], ['a', 'b', 'c'], [0, -0], ['a', null],
+  [],
+  [1],
+  [1, 1],
+  [1, 2],
+  ['a'],
+  ['a', 'a'],
+  ['a', 'b'],
+  ['a', 1],
+  [null],
+  [null, null],
+  [true, 'true'],
+  [1, '1'],
+  [{ a: 1 }, { a: 1 }],
+  [[1], [1]],
+  [{}, {}],
+  ['a', 'b', 'c'],
+  [0, -0],
+  ['a', null],
   ...sample(fc.array(fc.oneof(fc.constantFrom('a', 'b', 1, 2, null, true, false, ''), fc.jsonValue({ maxDepth: 1 })), { maxLength: 4 }), 40),
 ];
 
 const OBJECTS: unknown[] = [
-  {}, { a: 1 }, { a: null }, { a: null, b: null }, { a: null, b: 0 }, { '': '' }, { a: [] }, { a: {} },
+  {},
+  { a: 1 },
+  { a: null },
+  { a: null, b: null },
+  { a: null, b: 0 },
+  { '': '' },
+  { a: [] },
+  { a: {} },
   ...sample(fc.dictionary(fc.string({ maxLength: 3 }), fc.oneof(fc.constant(null), fc.jsonValue({ maxDepth: 1 })), { maxKeys: 3 }), 30),
 ];
 
 const mutations = (base: fc.Arbitrary<string>, alphabet: string[]): fc.Arbitrary<string> =>
-  fc
-    .tuple(base, fc.nat(40), fc.constantFrom('', ...alphabet), fc.boolean())
-    .map(([text, at, insert, replace]) => text.slice(0, at) + insert + text.slice(at + (replace ? 1 : 0)));
+  fc.tuple(base, fc.nat(40), fc.constantFrom('', ...alphabet), fc.boolean()).map(([text, at, insert, replace]) => text.slice(0, at) + insert + text.slice(at + (replace ? 1 : 0)));
 
 /** ISO 8601 look-alikes: valid and broken pieces in any order, then mutated. */
 const ISO_PIECES = [
-  '', '+', '-', '1997', '2000', '1900', '2004', '0000', '0031', '0400', '19970', '-', '-', 'W', 'W01', 'W53', 'W54', '-3', '7', ':', ':',
-  '.', ',', 'T', 'T', 't', ' ', '\t', '\u3000', 'Z', 'z', '+02', '-05:30', '+0530', '24:00', '00', '01', '02', '12', '13', '29', '30',
-  '31', '32', '23', '24', '59', '60', '360', '366', '365', '123', '135', '130', '001', '5', '45',
+  '',
+  '+',
+  '-',
+  '1997',
+  '2000',
+  '1900',
+  '2004',
+  '0000',
+  '0031',
+  '0400',
+  '19970',
+  '-',
+  '-',
+  'W',
+  'W01',
+  'W53',
+  'W54',
+  '-3',
+  '7',
+  ':',
+  ':',
+  '.',
+  ',',
+  'T',
+  'T',
+  't',
+  ' ',
+  '\t',
+  '\u3000',
+  'Z',
+  'z',
+  '+02',
+  '-05:30',
+  '+0530',
+  '24:00',
+  '00',
+  '01',
+  '02',
+  '12',
+  '13',
+  '29',
+  '30',
+  '31',
+  '32',
+  '23',
+  '24',
+  '59',
+  '60',
+  '360',
+  '366',
+  '365',
+  '123',
+  '135',
+  '130',
+  '001',
+  '5',
+  '45',
 ];
 const isoLike = fc.array(fc.constantFrom(...ISO_PIECES), { maxLength: 8 }).map((pieces) => pieces.join(''));
 const ISO_STRINGS: unknown[] = [
-  '1997', '+1997', '-0001', '1997-01', '199701', '199701T10', '1997-01-01', '19970101', '1997-W01', '1997W013', '1997-W01-3', '1997-123',
-  '1997123', '1997-360', '1997-366', '2000-366', '1997-01-01T10', '1997-01-01T10:30', '1997-01-01T1030', '1997-01-01T10:30:45',
-  '1997-01-01T103045', '1997-01-01T10:3045', '1997-01-01T10:30:45.5Z', '1997-01-01T10:30,5+02', '1997-01-01T10.5:30', '1997-01-01T24:00',
-  '1997-01-01T24:00:30', '1997-01-01 10:00', '1997-01-01\t10:00', '1997-01-01t10:00', '1997-01-01T', '1997-01-01T30', '1997-01-01TZ',
-  '2024-05-01T10:00:00Z', '2024-05-01T10:00:00.250+02:00', '2023-02-29', '2024-02-29', '1900-02-29', '2000-02-29', '2023-02-30',
-  '2023-04-31', '0031-12-01', '+1997-135', '1997-135', '1997-135\u3000', '1997-01-01T10:00:60', '1997-13-01', 'yesterday',
+  '1997',
+  '+1997',
+  '-0001',
+  '1997-01',
+  '199701',
+  '199701T10',
+  '1997-01-01',
+  '19970101',
+  '1997-W01',
+  '1997W013',
+  '1997-W01-3',
+  '1997-123',
+  '1997123',
+  '1997-360',
+  '1997-366',
+  '2000-366',
+  '1997-01-01T10',
+  '1997-01-01T10:30',
+  '1997-01-01T1030',
+  '1997-01-01T10:30:45',
+  '1997-01-01T103045',
+  '1997-01-01T10:3045',
+  '1997-01-01T10:30:45.5Z',
+  '1997-01-01T10:30,5+02',
+  '1997-01-01T10.5:30',
+  '1997-01-01T24:00',
+  '1997-01-01T24:00:30',
+  '1997-01-01 10:00',
+  '1997-01-01\t10:00',
+  '1997-01-01t10:00',
+  '1997-01-01T',
+  '1997-01-01T30',
+  '1997-01-01TZ',
+  '2024-05-01T10:00:00Z',
+  '2024-05-01T10:00:00.250+02:00',
+  '2023-02-29',
+  '2024-02-29',
+  '1900-02-29',
+  '2000-02-29',
+  '2023-02-30',
+  '2023-04-31',
+  '0031-12-01',
+  '+1997-135',
+  '1997-135',
+  '1997-135\u3000',
+  '1997-01-01T10:00:60',
+  '1997-13-01',
+  'yesterday',
   ...sample(isoLike, 150),
   ...sample(mutations(isoLike, ['0', '1', ':', '-', 'T', ' ', '.', '５']), 60),
 ];
@@ -209,7 +435,10 @@ function classOf(label: string, decorators: PropertyDecorator[], type?: Function
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isEqual = (expected: unknown) => (value: unknown) => value === expected;
-const oneOfThese = (...values: unknown[]) => (value: unknown) => values.includes(value);
+const oneOfThese =
+  (...values: unknown[]) =>
+  (value: unknown) =>
+    values.includes(value);
 
 /** The schema says "a string"; class-validator checks what JSON Schema cannot say. */
 const checkedByServer = (what: string): Exception => ({
@@ -236,14 +465,16 @@ const EACH_TAKES_ONE: Exception = {
 
 /** Ajv divides (floating point) to check multipleOf; class-validator's `%` is exact, as JSON Schema means it. */
 const AJV_MULTIPLE_OF: Exception = {
-  reason: "Ajv checks multipleOf by division: past 2^53 every quotient looks whole (past 1e21 it misreads the exponent), and a quotient that underflows to 0 passes; class-validator's % is exact, as the specification means it",
+  reason:
+    "Ajv checks multipleOf by division: past 2^53 every quotient looks whole (past 1e21 it misreads the exponent), and a quotient that underflows to 0 passes; class-validator's % is exact, as the specification means it",
   schema: 'either',
   when: (value) => typeof value === 'number' && (Math.abs(value) >= 2 ** 53 || (value !== 0 && Math.abs(value) < 1e-300)),
 };
 
 /** Enum member names of numeric members: class-validator takes them (Object.keys of the enum object). */
 const ENUM_NAMES: Exception = {
-  reason: "class-validator also takes the names of numeric members ('Low' for Level.Low = 0), which the reverse mapping puts among the enum object's values; the schema follows the declared type",
+  reason:
+    "class-validator also takes the names of numeric members ('Low' for Level.Low = 0), which the reverse mapping puts among the enum object's values; the schema follows the declared type",
   schema: 'refuses',
   when: oneOfThese('Low', 'High', 'B'),
 };
@@ -279,8 +510,7 @@ const NO_DATE_IN_JSON: Exception = {
 };
 
 const ROWS: Row[] = [];
-const row = (rule: string, label: string, decorators: PropertyDecorator[], values: unknown[], more: Partial<Row> = {}) =>
-  ROWS.push({ rule, label, decorators, values, ...more });
+const row = (rule: string, label: string, decorators: PropertyDecorator[], values: unknown[], more: Partial<Row> = {}) => ROWS.push({ rule, label, decorators, values, ...more });
 
 // --- formats
 row('isEmail', '@IsEmail()', [IsEmail()], [...STRINGS, 'ann@example.com', '"john doe"@example.com', 'ann@example.c', 'ann@localhost', ...sample(fc.emailAddress(), 60)], {
@@ -294,10 +524,27 @@ row('isUrl', '@IsUrl()', [IsUrl()], [...STRINGS, 'https://example.com/a?b=1', 'e
   type: String,
   exceptions: [
     { reason: 'validator.js takes a URL without scheme; format "uri" (RFC 3986) needs one', schema: 'refuses', when: isEqual('example.com') },
-    { reason: 'validator.js wants http(s)/ftp and a top-level domain; format "uri" takes any scheme and host', schema: 'accepts', when: oneOfThese('http://localhost:3000', 'mailto:ann@example.com') },
+    {
+      reason: 'validator.js wants http(s)/ftp and a top-level domain; format "uri" takes any scheme and host',
+      schema: 'accepts',
+      when: oneOfThese('http://localhost:3000', 'mailto:ann@example.com'),
+    },
   ],
 });
-row('isUuid', '@IsUUID()', [IsUUID()], [...STRINGS, ...sample(fc.uuid(), 30), ...sample(fc.uuid({ version: [1, 4, 7] }), 20), 'urn:uuid:123e4567-e89b-42d3-a456-426614174000', '00000000-0000-0000-0000-000000000000', 'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF'], { type: String });
+row(
+  'isUuid',
+  '@IsUUID()',
+  [IsUUID()],
+  [
+    ...STRINGS,
+    ...sample(fc.uuid(), 30),
+    ...sample(fc.uuid({ version: [1, 4, 7] }), 20),
+    'urn:uuid:123e4567-e89b-42d3-a456-426614174000',
+    '00000000-0000-0000-0000-000000000000',
+    'FFFFFFFF-FFFF-FFFF-FFFF-FFFFFFFFFFFF',
+  ],
+  { type: String },
+);
 row('isUuid', "@IsUUID('4')", [IsUUID('4')], [...sample(fc.uuid(), 30), ...sample(fc.uuid({ version: 4 }), 20), '123E4567-E89B-42D3-A456-426614174000']);
 row('isUuid', "@IsUUID('loose')", [IsUUID('loose')], [...sample(fc.uuid(), 30), 'urn:uuid:123e4567-e89b-42d3-a456-426614174000', '123e4567-e89b-02d3-0456-426614174000']);
 row('isUuid', "@IsUUID(['4', '7'])", [IsUUID(['4', '7'])], [...sample(fc.uuid(), 30), ...sample(fc.uuid({ version: [4, 7] }), 20)]);
@@ -305,15 +552,54 @@ row('isDateString', '@IsDateString()', [IsDateString()], [...ISO_STRINGS, ...STR
 row('isDateString', '@IsDateString({ strict: true })', [IsDateString({ strict: true })], ISO_STRINGS);
 row('isIso8601', '@IsISO8601()', [IsISO8601()], [...ISO_STRINGS, ...STRINGS]);
 row('isIso8601', '@IsISO8601({ strict: true, strictSeparator: true })', [IsISO8601({ strict: true, strictSeparator: true })], ISO_STRINGS);
-const IPS = ['1.2.3.4', '255.255.255.255', '256.1.1.1', '01.2.3.4', '::1', '::', 'fe80::1%eth0', 'fe80::1%', '::ffff:1.2.3.4', '1:2:3:4:5:6:7:8', '1:2:3:4:5:6:7:8:9', ...sample(fc.ipV4(), 20), ...sample(fc.ipV4Extended(), 20), ...sample(fc.ipV6(), 40)];
+const IPS = [
+  '1.2.3.4',
+  '255.255.255.255',
+  '256.1.1.1',
+  '01.2.3.4',
+  '::1',
+  '::',
+  'fe80::1%eth0',
+  'fe80::1%',
+  '::ffff:1.2.3.4',
+  '1:2:3:4:5:6:7:8',
+  '1:2:3:4:5:6:7:8:9',
+  ...sample(fc.ipV4(), 20),
+  ...sample(fc.ipV4Extended(), 20),
+  ...sample(fc.ipV6(), 40),
+];
 row('isIp', '@IsIP()', [IsIP()], [...STRINGS, ...IPS]);
 row('isIp', "@IsIP('4')", [IsIP('4')], IPS);
 row('isIp', "@IsIP('6')", [IsIP('6')], IPS);
 row('isIp', '@IsIP(4)', [IsIP(4)], IPS);
 const HOSTS = [
-  'example.com', 'localhost', 'a_b.com', 'bücher.de', 'example.c', 'example.123', '-a.com', 'a-.com', `${'a'.repeat(63)}.com`, `${'a'.repeat(64)}.com`,
-  'ｅxample.com', 'example.com.', '*.example.com', 'a..com', '.com', 'xn--bcher-kva.example', 'a.xn--p1ai', 'a.xn--', 'a.b\u3000c', 'a\u3000b.com', '123', '1.23',
-  'a.1b', 'a.b-', 'a.ü', 'a.😀', 'a.b_c',
+  'example.com',
+  'localhost',
+  'a_b.com',
+  'bücher.de',
+  'example.c',
+  'example.123',
+  '-a.com',
+  'a-.com',
+  `${'a'.repeat(63)}.com`,
+  `${'a'.repeat(64)}.com`,
+  'ｅxample.com',
+  'example.com.',
+  '*.example.com',
+  'a..com',
+  '.com',
+  'xn--bcher-kva.example',
+  'a.xn--p1ai',
+  'a.xn--',
+  'a.b\u3000c',
+  'a\u3000b.com',
+  '123',
+  '1.23',
+  'a.1b',
+  'a.b-',
+  'a.ü',
+  'a.😀',
+  'a.b_c',
   ...sample(fc.domain(), 40),
   ...sample(mutations(fc.domain(), ['.', '-', '_', '*', '1', 'a', 'ü', '\u3000', 'ｅ', '😀']), 60),
 ];
@@ -333,20 +619,67 @@ row('isFqdn', '@IsFQDN()', [IsFQDN()], [...STRINGS, ...HOSTS, `${'a'.repeat(62)}
     },
   ],
 });
-const BASE64 = ['', 'QQ==', 'QUI=', 'QUJD', 'QUJDRA', 'QUJDRA==', 'QUJD=', 'QU=D', '=', '====', 'Q===', 'a+/b', 'a-_b', 'a-_b==', ...sample(fc.base64String(), 30), ...sample(fc.string({ unit: fc.constantFrom('A', 'b', '0', '+', '/', '-', '_', '='), maxLength: 9 }), 60)];
+const BASE64 = [
+  '',
+  'QQ==',
+  'QUI=',
+  'QUJD',
+  'QUJDRA',
+  'QUJDRA==',
+  'QUJD=',
+  'QU=D',
+  '=',
+  '====',
+  'Q===',
+  'a+/b',
+  'a-_b',
+  'a-_b==',
+  ...sample(fc.base64String(), 30),
+  ...sample(fc.string({ unit: fc.constantFrom('A', 'b', '0', '+', '/', '-', '_', '='), maxLength: 9 }), 60),
+];
 row('isBase64', '@IsBase64()', [IsBase64()], [...STRINGS, ...BASE64]);
 row('isBase64', '@IsBase64({ urlSafe: true })', [IsBase64({ urlSafe: true })], BASE64);
 row('isBase64', '@IsBase64({ urlSafe: true, padding: true })', [IsBase64({ urlSafe: true, padding: true })], BASE64);
-row('isMongoId', '@IsMongoId()', [IsMongoId()], [...STRINGS, '507f1f77bcf86cd799439011', '0x07f1f77bcf86cd79943901', '0H07f1f77bcf86cd79943901', ...sample(hexString(26), 40), ...sample(fc.string({ unit: fc.constantFrom(...HEX), minLength: 22, maxLength: 26 }), 40)]);
-row('isHexColor', '@IsHexColor()', [IsHexColor()], [...STRINGS, '#fff', 'fff', '#ffff', '#ffffff', '#ffffff80', '#fffff', '#ggg', ...sample(fc.string({ unit: fc.constantFrom('#', 'a', 'F', '0', 'g'), maxLength: 10 }), 60)]);
+row(
+  'isMongoId',
+  '@IsMongoId()',
+  [IsMongoId()],
+  [
+    ...STRINGS,
+    '507f1f77bcf86cd799439011',
+    '0x07f1f77bcf86cd79943901',
+    '0H07f1f77bcf86cd79943901',
+    ...sample(hexString(26), 40),
+    ...sample(fc.string({ unit: fc.constantFrom(...HEX), minLength: 22, maxLength: 26 }), 40),
+  ],
+);
+row(
+  'isHexColor',
+  '@IsHexColor()',
+  [IsHexColor()],
+  [...STRINGS, '#fff', 'fff', '#ffff', '#ffffff', '#ffffff80', '#fffff', '#ggg', ...sample(fc.string({ unit: fc.constantFrom('#', 'a', 'F', '0', 'g'), maxLength: 10 }), 60)],
+);
 row('isHexadecimal', '@IsHexadecimal()', [IsHexadecimal()], [...STRINGS, 'ff', '0x1F', '0h1f', '0X', 'x1', ...sample(hexString(5), 60)]);
-row('isMilitaryTime', '@IsMilitaryTime()', [IsMilitaryTime()], [...STRINGS, '00:00', '23:59', '2359', '24:00', '7:00', ...sample(fc.string({ unit: fc.constantFrom('0', '1', '2', '3', '5', '9', ':'), maxLength: 6 }), 60)]);
-row('isCreditCard', '@IsCreditCard()', [IsCreditCard()], [...STRINGS, '4111111111111111', '4111111111111112', '4111 1111 1111 1111'], { exceptions: [checkedByServer("A card number's Luhn checksum")] });
-row('isCurrency', '@IsCurrency()', [IsCurrency()], [...STRINGS, '$10.00', '10', '-$1,000.50', '1.5.5'], { exceptions: [checkedByServer('The amount grammar (symbol, separators, options)')] });
+row(
+  'isMilitaryTime',
+  '@IsMilitaryTime()',
+  [IsMilitaryTime()],
+  [...STRINGS, '00:00', '23:59', '2359', '24:00', '7:00', ...sample(fc.string({ unit: fc.constantFrom('0', '1', '2', '3', '5', '9', ':'), maxLength: 6 }), 60)],
+);
+row('isCreditCard', '@IsCreditCard()', [IsCreditCard()], [...STRINGS, '4111111111111111', '4111111111111112', '4111 1111 1111 1111'], {
+  exceptions: [checkedByServer("A card number's Luhn checksum")],
+});
+row('isCurrency', '@IsCurrency()', [IsCurrency()], [...STRINGS, '$10.00', '10', '-$1,000.50', '1.5.5'], {
+  exceptions: [checkedByServer('The amount grammar (symbol, separators, options)')],
+});
 row('isIsbn', '@IsISBN()', [IsISBN()], [...STRINGS, '9780306406157', '9780306406158', '0306406152'], { exceptions: [checkedByServer("An ISBN's checksum")] });
 row('isIsin', '@IsISIN()', [IsISIN()], [...STRINGS, 'US0378331005', 'US0378331006'], { exceptions: [checkedByServer("An ISIN's checksum")] });
-row('isJson', '@IsJSON()', [IsJSON()], [...STRINGS, '{}', '[1]', '1', 'null', '{"a":', '"x"'], { exceptions: [checkedByServer('Whether a string parses as a JSON object or array (nesting is not regular)')] });
-row('isMobilePhone', '@IsMobilePhone()', [IsMobilePhone()], [...STRINGS, '+14155552671', '0612345678', '12'], { exceptions: [checkedByServer("Every locale's phone number grammar")] });
+row('isJson', '@IsJSON()', [IsJSON()], [...STRINGS, '{}', '[1]', '1', 'null', '{"a":', '"x"'], {
+  exceptions: [checkedByServer('Whether a string parses as a JSON object or array (nesting is not regular)')],
+});
+row('isMobilePhone', '@IsMobilePhone()', [IsMobilePhone()], [...STRINGS, '+14155552671', '0612345678', '12'], {
+  exceptions: [checkedByServer("Every locale's phone number grammar")],
+});
 
 // --- strings
 row('isString', '@IsString()', [IsString()], STRINGS);
@@ -411,7 +744,7 @@ row('isNumber', '@IsNumber({ maxDecimalPlaces: 1 })', [IsNumber({ maxDecimalPlac
     {
       reason: 'decimal places cannot be said in JSON Schema (multipleOf 0.1 fails on binary fractions): the schema takes any number',
       schema: 'accepts',
-      when: (value) => typeof value === 'number' && (String(value).split('.')[1]?.length ?? 0) > 1 || (typeof value === 'number' && /e-/.test(String(value))),
+      when: (value) => (typeof value === 'number' && (String(value).split('.')[1]?.length ?? 0) > 1) || (typeof value === 'number' && /e-/.test(String(value))),
     },
   ],
 });
@@ -447,7 +780,13 @@ row('isString', '@IsArray() @IsString({ each: true })', [IsArray(), IsString({ e
 row('isString', '@IsString({ each: true })', [IsString({ each: true })], [...ARRAYS, ...STRINGS], { type: Array, exceptions: [EACH_TAKES_ONE] });
 row('maxLength', '@IsArray() @MaxLength(1, { each: true })', [IsArray(), MaxLength(1, { each: true })], ARRAYS, { type: Array });
 row('isIn', "@IsArray() @IsIn(['a', 1], { each: true })", [IsArray(), IsIn(['a', 1], { each: true })], ARRAYS, { type: Array });
-row('isInt', '@IsArray() @ArrayMinSize(1) @IsInt({ each: true }) @Min(0, { each: true })', [IsArray(), ArrayMinSize(1), IsInt({ each: true }), Min(0, { each: true })], [...ARRAYS, ...NUMBERS], { type: Array });
+row(
+  'isInt',
+  '@IsArray() @ArrayMinSize(1) @IsInt({ each: true }) @Min(0, { each: true })',
+  [IsArray(), ArrayMinSize(1), IsInt({ each: true }), Min(0, { each: true })],
+  [...ARRAYS, ...NUMBERS],
+  { type: Array },
+);
 
 // --- booleans
 row('isBoolean', '@IsBoolean()', [IsBoolean()], ANY);
@@ -476,7 +815,22 @@ row('isNotIn', "@IsNotIn(['a', 'b'])", [IsNotIn(['a', 'b'])], LISTED);
 row('isNotIn', "@IsNotIn(['a', 1, null])", [IsNotIn(['a', 1, null])], LISTED);
 
 // --- dates
-const DATES = ['2024-05-01', '2024-05-01T10:00:00Z', '2023-12-31', '2023-06-01T10:00:00+02:00', '2024-02-30', 'May 1, 2024', '2024', 'not a date', 1714557600000, 0, true, [2024], 8.64e15, 8.64e15 + 1];
+const DATES = [
+  '2024-05-01',
+  '2024-05-01T10:00:00Z',
+  '2023-12-31',
+  '2023-06-01T10:00:00+02:00',
+  '2024-02-30',
+  'May 1, 2024',
+  '2024',
+  'not a date',
+  1714557600000,
+  0,
+  true,
+  [2024],
+  8.64e15,
+  8.64e15 + 1,
+];
 row('isDate', '@IsDate()', [IsDate()], DATES, { type: Date, takes: 'nothing', exceptions: [NO_DATE_IN_JSON] });
 row('isDate', '@Type(() => Date) @IsDate()', [Type(() => Date), IsDate()], DATES, { type: Date, exceptions: [DATE_PARSER] });
 row('minDate', '@MinDate(2024-01-01)', [MinDate(new Date('2024-01-01T00:00:00Z'))], DATES, { type: Date, takes: 'nothing', exceptions: [NO_DATE_IN_JSON] });
@@ -502,10 +856,16 @@ row('isNotEmptyObject', '@IsNotEmptyObject()', [IsNotEmptyObject()], OBJECTS);
 row('isNotEmptyObject', '@IsNotEmptyObject({ nullable: false })', [IsNotEmptyObject({ nullable: false })], OBJECTS);
 const ADDRESSES = [{ city: 'Paris' }, { city: 1 }, {}, { city: 'Paris', zip: 1 }, [{ city: 'Paris' }], [], [[{ city: 'Paris' }]], 'Paris'];
 row('nestedValidation', '@ValidateNested() @Type(() => Address)', [ValidateNested(), Type(() => Address)], ADDRESSES, { type: Address, exceptions: [NESTED_ARRAYS] });
-row('nestedValidation', '@IsArray() @ValidateNested({ each: true }) @Type(() => Address)', [IsArray(), ValidateNested({ each: true }), Type(() => Address)], [...ADDRESSES, [{ city: 'Paris' }, { city: 'Lima' }], [{ city: 'Paris' }, null]], {
-  type: Array,
-  exceptions: [{ ...NESTED_ARRAYS, when: (value) => Array.isArray(value) && value.some(Array.isArray) }],
-});
+row(
+  'nestedValidation',
+  '@IsArray() @ValidateNested({ each: true }) @Type(() => Address)',
+  [IsArray(), ValidateNested({ each: true }), Type(() => Address)],
+  [...ADDRESSES, [{ city: 'Paris' }, { city: 'Lima' }], [{ city: 'Paris' }, null]],
+  {
+    type: Array,
+    exceptions: [{ ...NESTED_ARRAYS, when: (value) => Array.isArray(value) && value.some(Array.isArray) }],
+  },
+);
 
 // --- presence, equality
 row('conditionalValidation', '@IsOptional() @IsString()', [IsOptional(), IsString()], STRINGS);
@@ -578,16 +938,17 @@ function describeValue(value: unknown): string {
 const used = new Set<string>();
 
 describe('every decorator: the published schema accepts exactly what class-validator accepts', () => {
-
   describe.each(ROWS.map((r) => [r.label, r] as const))('%s', (_label, r) => {
     const cls = classOf(r.label, r.decorators, r.type, r.inherited);
     const values = [...ANY, ...r.values];
 
     it('has the rule it covers', () => {
-      const types = getMetadataStorage().getTargetValidationMetadatas(cls, '', true, false).flatMap((meta) => {
-        const constraints = meta.constraintCls ? getMetadataStorage().getTargetValidatorConstraints(meta.constraintCls) : [];
-        return [meta.type, ...constraints.map((constraint) => constraint.name)];
-      });
+      const types = getMetadataStorage()
+        .getTargetValidationMetadatas(cls, '', true, false)
+        .flatMap((meta) => {
+          const constraints = meta.constraintCls ? getMetadataStorage().getTargetValidatorConstraints(meta.constraintCls) : [];
+          return [meta.type, ...constraints.map((constraint) => constraint.name)];
+        });
       expect(types).toContain(r.rule);
     });
 
@@ -626,7 +987,10 @@ describe('a rule that throws', () => {
   it('makes the input refused, never the call throw (validator.js throws on a lone surrogate, isNumber on 1e-7)', () => {
     const email = classOf('ThrowingEmail', [IsEmail()]);
     const decimals = classOf('ThrowingDecimals', [IsNumber({ maxDecimalPlaces: 1 })]);
-    for (const [cls, value] of [[email, 'ann\uD800@example.com'], [decimals, 1e-7]] as const) {
+    for (const [cls, value] of [
+      [email, 'ann\uD800@example.com'],
+      [decimals, 1e-7],
+    ] as const) {
       expect(() => validateInput(cls, { value })).not.toThrow();
       expect(validateInput(cls, { value })).toEqual({ ok: false, issues: [{ path: '', constraints: { unreadable: 'the input could not be read or checked' } }] });
     }
@@ -636,6 +1000,10 @@ describe('a rule that throws', () => {
 describe('completeness', () => {
   it('has a row for every rule the schema builder converts', () => {
     const covered = new Set(ROWS.map((r) => r.rule));
-    expect(convertedRuleTypes().filter((rule) => !covered.has(rule)).sort()).toEqual([]);
+    expect(
+      convertedRuleTypes()
+        .filter((rule) => !covered.has(rule))
+        .sort(),
+    ).toEqual([]);
   });
 });

@@ -187,7 +187,7 @@ const LATEST_ONLY: Array<[string, Ctor]> = [
   ['Sep1330', Sep1330],
 ];
 
-withSpec('elicitationSchemaFor: the revision\'s requestedSchema definition accepts it', () => {
+withSpec("elicitationSchemaFor: the revision's requestedSchema definition accepts it", () => {
   const cases: Array<[string, ElicitationRevision, Ctor]> = [
     ...FOR_BOTH.map(([n, c]): [string, ElicitationRevision, Ctor] => [n, '2025-06-18', c]),
     ...[...FOR_BOTH, ...LATEST_ONLY].map(([n, c]): [string, ElicitationRevision, Ctor] => [n, '2025-11-25', c]),
@@ -258,7 +258,7 @@ describe('elicitationSchemaFor: numbers', () => {
       price: { type: 'number' },
       count: { type: 'integer', minimum: 1, default: 3 },
     });
-    expect((props(elicitationSchemaFor(Numbers, '2025-06-18')).count)).toEqual({ type: 'integer', minimum: 1 });
+    expect(props(elicitationSchemaFor(Numbers, '2025-06-18')).count).toEqual({ type: 'integer', minimum: 1 });
   });
 });
 
@@ -355,7 +355,7 @@ describe('SEP-1034 (conformance: elicitation-sep1034-defaults)', () => {
     expect(schema.required).toBeUndefined();
   });
 
-  it('passes the suite\'s checks', () => {
+  it("passes the suite's checks", () => {
     expect([p.name.type, p.name.default]).toEqual(['string', 'John Doe']);
     expect([p.age.type, p.age.default]).toEqual(['integer', 30]);
     expect([p.score.type, p.score.default]).toEqual(['number', 95.5]);
@@ -364,7 +364,7 @@ describe('SEP-1034 (conformance: elicitation-sep1034-defaults)', () => {
     expect([p.verified.type, p.verified.default]).toEqual(['boolean', true]);
   });
 
-  it('the suite\'s answer is valid for the schema and the class', async () => {
+  it("the suite's answer is valid for the schema and the class", async () => {
     const answer = { name: 'Jane Smith', age: 25, score: 88.0, status: 'inactive', verified: false };
     expect(new Ajv2020({ strict: false }).validate(schema, answer)).toBe(true);
     expect(await validateInputAsync(Sep1034, answer)).toMatchObject({ ok: true, value: answer });
@@ -372,7 +372,11 @@ describe('SEP-1034 (conformance: elicitation-sep1034-defaults)', () => {
 
   it('on 2025-06-18 only the boolean keeps its default; the class still applies all of them', async () => {
     const old = props(elicitationSchemaFor(Sep1034, '2025-06-18'));
-    expect(Object.entries(old).filter(([, f]) => 'default' in f).map(([name]) => name)).toEqual(['verified']);
+    expect(
+      Object.entries(old)
+        .filter(([, f]) => 'default' in f)
+        .map(([name]) => name),
+    ).toEqual(['verified']);
     expect(await validateInputAsync(Sep1034, {})).toMatchObject({
       ok: true,
       value: { name: 'John Doe', age: 30, score: 95.5, status: 'active', verified: true },
@@ -410,7 +414,7 @@ describe('SEP-1330 (conformance: elicitation-sep1330-enums)', () => {
     });
   });
 
-  it('passes the suite\'s checks', () => {
+  it("passes the suite's checks", () => {
     const { untitledSingle, titledSingle, legacyEnum, untitledMulti, titledMulti } = p;
     expect(untitledSingle).toMatchObject({ type: 'string', enum: expect.any(Array) });
     expect(untitledSingle).not.toHaveProperty('oneOf');
@@ -432,7 +436,7 @@ describe('SEP-1330 (conformance: elicitation-sep1330-enums)', () => {
     expect(titledMulti.items).not.toHaveProperty('enum');
   });
 
-  it('the suite\'s answer is valid for the schema and the class', async () => {
+  it("the suite's answer is valid for the schema and the class", async () => {
     const answer = {
       untitledSingle: 'option1',
       titledSingle: 'value1',
@@ -541,9 +545,7 @@ describe('elicitationSchemaFor: what a form cannot ask for', () => {
       );
       expect(thrown(() => elicitationSchemaFor(OnText, revision)).message).toContain('OnText.letter: @EnumTitles applies to choices of strings only');
     }
-    expect(thrown(() => elicitationSchemaFor(LegacyMulti, '2025-11-25')).message).toContain(
-      'LegacyMulti.letters: @EnumTitles({ legacy: true }) applies to single choices only',
-    );
+    expect(thrown(() => elicitationSchemaFor(LegacyMulti, '2025-11-25')).message).toContain('LegacyMulti.letters: @EnumTitles({ legacy: true }) applies to single choices only');
   });
 
   it('a revision without form elicitation', () => {

@@ -458,7 +458,7 @@ describe('buildObjectSchema: structure', () => {
     const p = props(Order);
     expect(p.lines).toEqual({ type: 'array', items: { $ref: '#/$defs/Line' }, minItems: 1, maxItems: 3 });
     expect(p.spares).toEqual({ anyOf: [{ type: 'array', items: { $ref: '#/$defs/Line' } }, { type: 'null' }] });
-    expect((buildObjectSchema(Line).required as string[])).toEqual(['sku', 'qty']);
+    expect(buildObjectSchema(Line).required as string[]).toEqual(['sku', 'qty']);
   });
 
   it('types the items of arrays of primitives', () => {

@@ -88,8 +88,7 @@ describe('schemaWarningsFor', () => {
 });
 
 describe('scanServer: warnings for the factory to log', () => {
-  const scan = (cls: Function, container: DependencyContainer = defaultContainer()) =>
-    scanServer(cls as new () => unknown, container, new Registry(100, new CursorCodec()));
+  const scan = (cls: Function, container: DependencyContainer = defaultContainer()) => scanServer(cls as new () => unknown, container, new Registry(100, new CursorCodec()));
 
   it('gathers the warnings of tool inputs and outputs and prompt arguments, once per class and property', () => {
     class Result {

@@ -87,8 +87,14 @@ describe('ipv6Pattern: validator.js isIP(value, 6)', () => {
   const PIECES = ['', ':', '::', '1', 'ffff', 'ABCD', '12345', 'g', '1.2.3.4', '255.255.255.255', '256.1.1.1', '01.2.3.4', '%eth0', '%', '%a.b', '.', '0'];
   const strings = [
     ...fc.sample(fc.ipV6(), { seed: SEED, numRuns: 3000 }),
-    ...fc.sample(fc.array(fc.constantFrom(...PIECES), { maxLength: 12 }).map((pieces) => pieces.join('')), { seed: SEED, numRuns: 8000 }),
-    ...fc.sample(fc.array(fc.constantFrom('1', ':', '::', '1.2.3.4'), { maxLength: 14 }).map((pieces) => pieces.join('')), { seed: SEED, numRuns: 8000 }),
+    ...fc.sample(
+      fc.array(fc.constantFrom(...PIECES), { maxLength: 12 }).map((pieces) => pieces.join('')),
+      { seed: SEED, numRuns: 8000 },
+    ),
+    ...fc.sample(
+      fc.array(fc.constantFrom('1', ':', '::', '1.2.3.4'), { maxLength: 14 }).map((pieces) => pieces.join('')),
+      { seed: SEED, numRuns: 8000 },
+    ),
   ];
 
   it('accepts what isIP accepts, zones included, and nothing else', () => {
@@ -101,7 +107,10 @@ describe('fqdnPattern: validator.js isFQDN', () => {
   const PIECES = ['a', 'Z', '0', '9', '-', '_', '.', '.', '*.', 'xn--', 'ü', 'ß', 'ｅ', '\u3000', '\u00A0', '😀', 'com', 'de', 'c', '123'];
   const strings = [
     ...fc.sample(fc.domain(), { seed: SEED, numRuns: 1000 }),
-    ...fc.sample(fc.array(fc.constantFrom(...PIECES), { maxLength: 10 }).map((pieces) => pieces.join('')), { seed: SEED, numRuns: 6000 }),
+    ...fc.sample(
+      fc.array(fc.constantFrom(...PIECES), { maxLength: 10 }).map((pieces) => pieces.join('')),
+      { seed: SEED, numRuns: 6000 },
+    ),
     `${'a'.repeat(63)}.com`,
     `${'a'.repeat(64)}.com`,
     `a.${'b'.repeat(63)}`,
@@ -124,7 +133,6 @@ describe('fqdnPattern: validator.js isFQDN', () => {
 });
 
 describe('letter patterns: validator.js isAlpha and isAlphanumeric, every locale', () => {
-   
   const tables = require('validator/lib/alpha') as { alpha: Record<string, RegExp>; alphanumeric: Record<string, RegExp> };
   const cases = (['alpha', 'alphanumeric'] as const).flatMap((kind) => Object.keys(tables[kind]).map((locale) => [kind, locale] as const));
 

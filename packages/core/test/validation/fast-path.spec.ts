@@ -198,7 +198,11 @@ describe('the fast path of input validation', () => {
         } catch {
           continue;
         }
-        const expected = new Set(validateSync(instance).map((e) => e.property).filter((name) => typeof name === 'string'));
+        const expected = new Set(
+          validateSync(instance)
+            .map((e) => e.property)
+            .filter((name) => typeof name === 'string'),
+        );
         expect({ cls: cls.name, plain, failing: failingProperties(plan, instance) }).toEqual({ cls: cls.name, plain, failing: expected });
         compared++;
       }

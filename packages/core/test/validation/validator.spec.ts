@@ -1,18 +1,6 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import {
-  Allow,
-  IsArray,
-  IsInt,
-  IsOptional,
-  IsString,
-  Length,
-  Min,
-  Validate,
-  ValidateNested,
-  ValidatorConstraint,
-  ValidatorConstraintInterface,
-} from 'class-validator';
+import { Allow, IsArray, IsInt, IsOptional, IsString, Length, Min, Validate, ValidateNested, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
 import { HermesError } from '../../src/errors';
 import { ValidationIssue, formatIssues, validateInput, validateInputAsync } from '../../src/validation/validator';
 
@@ -130,9 +118,7 @@ describe('validateInput', () => {
     class Nothing {}
     const result = validateInput(Nothing, { a: 1 });
     expect(result.ok && { ...result.value }).toEqual({});
-    expect(issuesOf(Nothing, { a: 1 }, { forbidNonWhitelisted: true })).toEqual([
-      { path: 'a', constraints: { whitelistValidation: 'property a should not exist' } },
-    ]);
+    expect(issuesOf(Nothing, { a: 1 }, { forbidNonWhitelisted: true })).toEqual([{ path: 'a', constraints: { whitelistValidation: 'property a should not exist' } }]);
   });
 
   it('ignores a JSON "__proto__" key', () => {
@@ -144,7 +130,12 @@ describe('validateInput', () => {
 
   it('never throws on input that breaks the transformer', () => {
     const hostile = { ...order };
-    Object.defineProperty(hostile, 'note', { enumerable: true, get: () => { throw new Error('boom'); } });
+    Object.defineProperty(hostile, 'note', {
+      enumerable: true,
+      get: () => {
+        throw new Error('boom');
+      },
+    });
     expect(issuesOf(Order, hostile)).toEqual([{ path: '', constraints: { unreadable: 'the input could not be read or checked' } }]);
   });
 });

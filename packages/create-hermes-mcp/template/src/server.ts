@@ -12,13 +12,17 @@ export class Person {
 
 /** Input of `greet`: validated before the tool runs; the tool's JSON Schema comes from these decorators. */
 export class GreetInput {
-  @IsDefined() @ValidateNested() @Type(() => Person)
+  @IsDefined()
+  @ValidateNested()
+  @Type(() => Person)
   person!: Person;
 }
 
 /** Input of `greet_all`. */
 export class GreetAllInput {
-  @ValidateNested({ each: true }) @Type(() => Person) @ArrayMaxSize(20)
+  @ValidateNested({ each: true })
+  @Type(() => Person)
+  @ArrayMaxSize(20)
   people!: Person[];
 }
 

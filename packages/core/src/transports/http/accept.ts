@@ -18,7 +18,7 @@ export function headerOf(headers: HeadersRecord, name: string): string | undefin
 export function accepts(headers: HeadersRecord, type: string, family: string): boolean {
   const accept = headerOf(headers, 'accept');
   if (accept === undefined) return false;
-  for (let start = 0; start < accept.length; ) {
+  for (let start = 0; start < accept.length;) {
     let end = accept.indexOf(',', start);
     if (end === -1) end = accept.length;
     let from = start;

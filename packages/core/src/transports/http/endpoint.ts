@@ -308,11 +308,16 @@ export class HttpEndpoint {
     if (this.refuseOrigin(request, response)) return;
     const query = request.url.indexOf('?');
     const pathname = query === -1 ? request.url : request.url.slice(0, query);
-    const route = pathname === this.path ? 'mcp' : this.servesSse && pathname === `${this.path}/sse` ? 'sse' : this.servesSse && pathname === `${this.path}/messages` ? 'messages' : undefined;
+    const route =
+      pathname === this.path ? 'mcp' : this.servesSse && pathname === `${this.path}/sse` ? 'sse' : this.servesSse && pathname === `${this.path}/messages` ? 'messages' : undefined;
     if (route === undefined) return sendError(response, 404, ErrorCode.InvalidRequest, `Not Found: MCP is served at ${this.path}`);
     const allowed = route === 'mcp' ? ['GET', 'POST', 'DELETE'] : route === 'sse' ? ['GET'] : ['POST'];
     if (!allowed.includes(request.method)) {
-      return response.send(405, { ...JSON_HEADERS, allow: allowed.join(', ') }, serialize(errorResponse(undefined, McpError.invalidRequest(`Method Not Allowed: ${request.method} ${pathname} (allowed: ${allowed.join(', ')})`))));
+      return response.send(
+        405,
+        { ...JSON_HEADERS, allow: allowed.join(', ') },
+        serialize(errorResponse(undefined, McpError.invalidRequest(`Method Not Allowed: ${request.method} ${pathname} (allowed: ${allowed.join(', ')})`))),
+      );
     }
     if (route === 'sse') return this.openSse(request, response);
     if (route === 'messages') return this.postMessage(request, response);
@@ -382,7 +387,12 @@ export class HttpEndpoint {
     }
     if (frame.kind === 'batch' && !session.connection.acceptBatch()) {
       // The engine refuses it with an error that has no id, so no exchange would ever be answered.
-      return sendError(response, 400, ErrorCode.InvalidRequest, 'Invalid request: JSON-RPC batches are not supported by the negotiated protocol revision (only 2025-03-26 has them)');
+      return sendError(
+        response,
+        400,
+        ErrorCode.InvalidRequest,
+        'Invalid request: JSON-RPC batches are not supported by the negotiated protocol revision (only 2025-03-26 has them)',
+      );
     }
     const transport = session.transport as StreamableHttpTransport;
     const exchange = transport.receive(frame, expected, this.requestInfo(request, session.id, auth), this.priming(session));
@@ -432,7 +442,8 @@ export class HttpEndpoint {
 
   /** `GET {path}/sse`: opens a 2024-11-05 HTTP+SSE session; its first event names where to POST. */
   async openSse(request: HttpRequest, response: HttpResponse): Promise<void> {
-    if (!accepts(request.headers, 'text/event-stream', 'text/*')) return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
+    if (!accepts(request.headers, 'text/event-stream', 'text/*'))
+      return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
     if (this.options.authenticate && (await this.authenticate(request, response)) === REFUSED) return;
     const client = this.clientKey(request);
     if (!this.admit(response, client)) return;
@@ -484,9 +495,17 @@ export class HttpEndpoint {
       if (!this.capped.has(client)) {
         if (this.capped.size >= 1024) this.capped.clear();
         this.capped.add(client);
-        this.log.warn({ client, maxSessionsPerClient }, "a client reached maxSessionsPerClient; behind a proxy, set your server's trust of proxies (Fastify's trustProxy) or clientKey so clients are told apart");
+        this.log.warn(
+          { client, maxSessionsPerClient },
+          "a client reached maxSessionsPerClient; behind a proxy, set your server's trust of proxies (Fastify's trustProxy) or clientKey so clients are told apart",
+        );
       }
-      sendError(response, 429, ErrorCode.InvalidRequest, `Too Many Requests: this client holds its maximum of ${maxSessionsPerClient} sessions (maxSessionsPerClient); end one with DELETE first`);
+      sendError(
+        response,
+        429,
+        ErrorCode.InvalidRequest,
+        `Too Many Requests: this client holds its maximum of ${maxSessionsPerClient} sessions (maxSessionsPerClient); end one with DELETE first`,
+      );
       return false;
     }
     if (this.sessions.size >= maxSessions && !this.idle.evictIdlest()) {

@@ -133,11 +133,7 @@ export function checkMethodHeader(headers: HeadersRecord, method: string): Heade
  * ); // { message: "Header mismatch: Mcp-Name header value 'foo' does not match body value 'bar'",
  *    //   data: { mismatch: { header: 'foo', body: 'bar' } } }
  */
-export function checkStandardHeaders(
-  headers: HeadersRecord,
-  body: { method: string; params?: Record<string, unknown> },
-  protocolVersion: string,
-): HeaderProblem | undefined {
+export function checkStandardHeaders(headers: HeadersRecord, body: { method: string; params?: Record<string, unknown> }, protocolVersion: string): HeaderProblem | undefined {
   const versionMismatch = checkVersionHeader(headers, protocolVersion);
   if (versionMismatch) return versionMismatch;
   if (headerValue(headers, 'mcp-protocol-version') === undefined) return missing('MCP-Protocol-Version');
@@ -180,9 +176,26 @@ const ALLOWED_TYPES = new Set(['string', 'integer', 'boolean']);
 
 /** Keywords whose subschemas a `properties` chain never passes through: a declaration there is invalid. */
 const UNREACHABLE = [
-  'items', 'prefixItems', 'contains', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems',
-  'propertyNames', 'patternProperties', 'dependentSchemas', 'dependencies', 'oneOf', 'anyOf', 'allOf', 'not',
-  'if', 'then', 'else', '$defs', 'definitions', 'contentSchema',
+  'items',
+  'prefixItems',
+  'contains',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'propertyNames',
+  'patternProperties',
+  'dependentSchemas',
+  'dependencies',
+  'oneOf',
+  'anyOf',
+  'allOf',
+  'not',
+  'if',
+  'then',
+  'else',
+  '$defs',
+  'definitions',
+  'contentSchema',
 ];
 /** Of those, the ones whose value maps names to subschemas. */
 const NAMED_SUBSCHEMAS = new Set(['patternProperties', 'dependentSchemas', 'dependencies', '$defs', 'definitions']);
@@ -372,4 +385,3 @@ function printable(text: string): string {
 function isParamType(type: unknown): type is HeaderParamType {
   return type === 'string' || type === 'integer' || type === 'boolean' || type === 'number';
 }
-

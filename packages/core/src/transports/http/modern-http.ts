@@ -124,7 +124,10 @@ export async function serveModern(
   auth?: AuthInfo,
 ): Promise<void> {
   const id: RequestId = message.id;
-  const info: TransportInfo = auth === undefined ? { kind: 'http', headers: request.headers, ip: request.ip, url: request.url } : { kind: 'http', headers: request.headers, ip: request.ip, url: request.url, auth };
+  const info: TransportInfo =
+    auth === undefined
+      ? { kind: 'http', headers: request.headers, ip: request.ip, url: request.url }
+      : { kind: 'http', headers: request.headers, ip: request.ip, url: request.url, auth };
   const inbound = new ResponseRequest(info, response, id, maxBufferedBytes);
   let answer: JsonRpcResponse;
   let status = 200;

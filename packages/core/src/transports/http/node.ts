@@ -101,15 +101,16 @@ async function write(response: Response, res: ServerResponse, signal: AbortSigna
     for (;;) {
       const { done, value } = (await reader.read()) as { done: true; value?: undefined } | { done: false; value: Uint8Array };
       if (done) break;
-      if (!res.write(value)) await new Promise<void>((resolve) => {
-        const go = () => {
-          res.off('drain', go);
-          res.off('close', go);
-          resolve();
-        };
-        res.on('drain', go);
-        res.on('close', go);
-      });
+      if (!res.write(value))
+        await new Promise<void>((resolve) => {
+          const go = () => {
+            res.off('drain', go);
+            res.off('close', go);
+            resolve();
+          };
+          res.on('drain', go);
+          res.on('close', go);
+        });
       if (res.destroyed) return cancel();
     }
     res.end();

@@ -33,7 +33,7 @@ export function checkOrigin(headers: HeadersRecord, policy: OriginPolicy): strin
     if (!host) return 'the Host header is missing';
     const allowed = policy.allowedHosts ?? LOOPBACK;
     const name = hostname(host);
-    if (!allowed.some((entry) => entry.toLowerCase() === host.toLowerCase() || (!entry.includes(':') || entry.startsWith('[')) && entry.toLowerCase() === name)) {
+    if (!allowed.some((entry) => entry.toLowerCase() === host.toLowerCase() || ((!entry.includes(':') || entry.startsWith('[')) && entry.toLowerCase() === name))) {
       return `the Host "${host}" is not allowed (allowedHosts)`;
     }
   }

@@ -52,7 +52,14 @@ export function createWebHandler(server: Constructor | McpHandler | McpApp, opti
     request.headers.forEach((value, name) => (headers[name] = value));
     const read = request.method === 'POST' ? await readBody(request, headers, bodyLimit, response) : NO_BODY;
     if (read === undefined) return response.response;
-    const http: HttpRequest = { method: request.method, url: url.pathname + url.search, headers: headers, ip: options.clientIp?.(request), body: read.body, bodySuspect: read.suspect };
+    const http: HttpRequest = {
+      method: request.method,
+      url: url.pathname + url.search,
+      headers: headers,
+      ip: options.clientIp?.(request),
+      body: read.body,
+      bodySuspect: read.suspect,
+    };
     endpoint.handle(http, response).catch((error: unknown) => {
       app.logger.error({ err: error }, 'MCP endpoint failed');
       if (!response.started) sendError(response, 500, ErrorCode.InternalError, 'Internal error');
