@@ -33,7 +33,8 @@ export function createLogger(options: LoggerOptions = {}): pino.Logger {
 }
 
 /** The pino levels a {@link Logger} logs at. */
-type LogLevel = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** A logger that may say whether a level is on (pino does). */
 type LevelAware = Logger & { isLevelEnabled?(level: string): boolean };
@@ -80,34 +81,17 @@ export class LazyChildLogger implements Logger {
   }
 
   /** Logs at `fatal`. */
-  fatal(...args: unknown[]): void {
-    this.write('fatal', args);
-  }
-
+  declare fatal: pino.LogFn;
   /** Logs at `error`. */
-  error(...args: unknown[]): void {
-    this.write('error', args);
-  }
-
+  declare error: pino.LogFn;
   /** Logs at `warn`. */
-  warn(...args: unknown[]): void {
-    this.write('warn', args);
-  }
-
+  declare warn: pino.LogFn;
   /** Logs at `info`. */
-  info(...args: unknown[]): void {
-    this.write('info', args);
-  }
-
+  declare info: pino.LogFn;
   /** Logs at `debug`. */
-  debug(...args: unknown[]): void {
-    this.write('debug', args);
-  }
-
+  declare debug: pino.LogFn;
   /** Logs at `trace`. */
-  trace(...args: unknown[]): void {
-    this.write('trace', args);
-  }
+  declare trace: pino.LogFn;
 
   /** A child of this logger, itself made on first use. */
   child(bindings: Record<string, unknown>): Logger {
@@ -124,9 +108,21 @@ export class LazyChildLogger implements Logger {
     return this.target;
   }
 
-  private write(level: LogLevel, args: unknown[]): void {
+  /** Writes at `level` through the child (made now if this level is on). @internal */
+  write(level: LogLevel, args: unknown[]): void {
     if (this.bindings !== undefined && !this.isLevelEnabled(level)) return;
     const logger = this.logger;
     Reflect.apply(logger[level], logger, args);
   }
+}
+
+// One method per level on the prototype (shared by every instance), each writing at its level.
+for (const level of LOG_LEVELS) {
+  Object.defineProperty(LazyChildLogger.prototype, level, {
+    value: function (this: LazyChildLogger, ...args: unknown[]): void {
+      this.write(level, args);
+    },
+    writable: true,
+    configurable: true,
+  });
 }

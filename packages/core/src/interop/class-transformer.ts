@@ -22,7 +22,7 @@ import type { MetadataStorage as TransformerStorage } from 'class-transformer/ty
 import { isDeepStrictEqual } from 'node:util';
 import { canary } from './canary';
 import { ruleStorage } from './class-validator';
-import { InteropStatus, statusOf } from './status';
+import { InteropStatus, fastPathSwitch } from './status';
 
 /**
  * What Hermes asks of class-transformer's decorators: the part of its storage it uses, and what
@@ -40,16 +40,12 @@ export interface TransformerMetadata {
 // ---------------------------------------------------------------------------------------------
 // The switch
 
-let status: InteropStatus | undefined;
+const paths = fastPathSwitch('class-transformer', check);
 
 /** Whether the fast paths are on (checked once, on the first call), and why not. */
-export function classTransformerStatus(): InteropStatus {
-  return (status ??= statusOf('class-transformer', check));
-}
+export const classTransformerStatus: () => InteropStatus = paths.status;
 
-function fast(): boolean {
-  return (status ?? classTransformerStatus()).fast;
-}
+const fast = paths.fast;
 
 /** What class-transformer's decorators say: its storage, or the public derivation. @internal */
 export function transformerMetadata(): TransformerMetadata {

@@ -26,7 +26,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { canary } from './canary';
 import { TransformerMetadata, transformerMetadata } from './class-transformer';
 import type { ValidationMetadata } from './class-validator';
-import { InteropStatus, statusOf } from './status';
+import { InteropStatus, fastPathSwitch } from './status';
 
 /** A JSON Schema object. */
 type Schema = Record<string, unknown>;
@@ -38,16 +38,12 @@ export type ConversionOptions = Parameters<typeof targetConstructorToSchema>[1] 
 // ---------------------------------------------------------------------------------------------
 // The switch
 
-let status: InteropStatus | undefined;
+const paths = fastPathSwitch('class-validator-jsonschema', check);
 
 /** Whether the fast paths are on (checked once, on the first call), and why not. */
-export function jsonSchemaStatus(): InteropStatus {
-  return (status ??= statusOf('class-validator-jsonschema', check));
-}
+export const jsonSchemaStatus: () => InteropStatus = paths.status;
 
-function fast(): boolean {
-  return (status ?? jsonSchemaStatus()).fast;
-}
+const fast = paths.fast;
 
 // ---------------------------------------------------------------------------------------------
 // What the rest of Hermes uses

@@ -28,7 +28,7 @@ import type { ValidationMetadata } from 'class-validator/types/metadata/Validati
 import type { ValidationExecutor as Executor } from 'class-validator/types/validation/ValidationExecutor';
 import { isDeepStrictEqual } from 'node:util';
 import { canary } from './canary';
-import { InteropStatus, brief, statusOf } from './status';
+import { InteropStatus, brief, fastPathSwitch } from './status';
 
 /** class-validator's types of a rule and of a constraint, from the modules its index does not re-export. */
 export type { ConstraintMetadata, ValidationMetadata };
@@ -36,16 +36,12 @@ export type { ConstraintMetadata, ValidationMetadata };
 // ---------------------------------------------------------------------------------------------
 // The switch
 
-let status: InteropStatus | undefined;
+const paths = fastPathSwitch('class-validator', check);
 
 /** Whether the fast paths are on (checked once, on the first call), and why not. */
-export function classValidatorStatus(): InteropStatus {
-  return (status ??= statusOf('class-validator', check));
-}
+export const classValidatorStatus: () => InteropStatus = paths.status;
 
-function fast(): boolean {
-  return (status ?? classValidatorStatus()).fast;
-}
+const fast = paths.fast;
 
 // ---------------------------------------------------------------------------------------------
 // What the rest of Hermes uses

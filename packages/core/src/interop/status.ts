@@ -39,6 +39,19 @@ export function statusOf(library: string, check: () => string | undefined, paths
 
 const checking = new Set<string>();
 
+/** One library's switch: its status, worked out once on first use, and whether its fast paths are on. */
+export interface FastPathSwitch {
+  readonly status: () => InteropStatus;
+  readonly fast: () => boolean;
+}
+
+/** The {@link FastPathSwitch} of `library`, whose checks are `check` (see {@link statusOf}). */
+export function fastPathSwitch(library: string, check: () => string | undefined, paths?: string[]): FastPathSwitch {
+  let status: InteropStatus | undefined;
+  const get = (): InteropStatus => (status ??= statusOf(library, check, paths));
+  return { status: get, fast: () => get().fast };
+}
+
 /** The version of `library` as found from `paths` (default: from here). */
 function versionOf(library: string, paths?: string[]): string {
   try {

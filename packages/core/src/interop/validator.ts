@@ -11,7 +11,7 @@
  */
 import { isAlpha, isAlphanumeric, isNumberString } from 'class-validator';
 import * as path from 'node:path';
-import { InteropStatus, statusOf } from './status';
+import { InteropStatus, fastPathSwitch } from './status';
 
 /** What `isAlpha(text, locale)` (or `isAlphanumeric`) accepts: one class of characters, repeated. */
 export interface LetterClass {
@@ -35,16 +35,12 @@ const FROM = (() => {
   }
 })();
 
-let status: InteropStatus | undefined;
+const paths = fastPathSwitch('validator', check, FROM);
 
 /** Whether the tables are read (checked once, on the first call), and why not. */
-export function validatorStatus(): InteropStatus {
-  return (status ??= statusOf('validator', check, FROM));
-}
+export const validatorStatus: () => InteropStatus = paths.status;
 
-function fast(): boolean {
-  return (status ?? validatorStatus()).fast;
-}
+const fast = paths.fast;
 
 // ---------------------------------------------------------------------------------------------
 // What the rest of Hermes uses

@@ -55,6 +55,17 @@ const WEEK = 'W(?:[0-4][0-9]|5[0-3])(?:-?[1-7])?';
 // 001–366 without 360, as validator.js has it.
 const ORDINAL = '(?:00[1-9]|0[1-9][0-9]|[12][0-9]{2}|3[0-5][0-9]|36[1-6])';
 
+// Years from 0100: the strict check builds `new Date("Y-MM-DD")` from the year as a number, and
+// JavaScript reads a year below 100 written that way as another date: no day passes then.
+const YEAR_FROM_100 = '(?:0[1-9][0-9]{2}|[1-9][0-9]{3})';
+const YEAR_BELOW_100 = '00[0-9]{2}';
+const LEAP_YEAR_FROM_100 = '(?:(?:0[1-9]|[1-9][0-9])(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)';
+const ORDINAL_TO_365 = '(?:00[1-9]|0[1-9][0-9]|[12][0-9]{2}|3[0-5][0-9]|36[1-5])';
+// Ordinal days the strict check reads as month and day (see above): valid when the "month" is
+// 00–12 or the "day" 0; with a year below 100, only when one of them is 0.
+const ORDINAL_AS_MONTH_DAY = '(?:00[1-9]|0[1-9][0-9]|1[0-2][0-9]|(?:1[3-9]|2[0-9]|3[0-5])0)';
+const ORDINAL_AS_MONTH_DAY_BELOW_100 = '(?:00[1-9]|(?:0[1-9]|[12][0-9]|3[0-5])0)';
+
 const HOUR = '(?:[01][0-9]|2[0-3])';
 const MINUTE = '[0-5][0-9]';
 const FRACTION = '[.,][0-9]+';
@@ -73,17 +84,6 @@ const TIME =
 function monthDays(sep: string): string {
   return `(?:(?:0[13578]|1[02])${sep}${DAY}` + `|(?:0[469]|11)${sep}(?:0[1-9]|[12][0-9]|30)` + `|02${sep}(?:0[1-9]|1[0-9]|2[0-8]))`;
 }
-
-// Years from 0100: the strict check builds `new Date("Y-MM-DD")` from the year as a number, and
-// JavaScript reads a year below 100 written that way as another date: no day passes then.
-const YEAR_FROM_100 = '(?:0[1-9][0-9]{2}|[1-9][0-9]{3})';
-const YEAR_BELOW_100 = '00[0-9]{2}';
-const LEAP_YEAR_FROM_100 = '(?:(?:0[1-9]|[1-9][0-9])(?:0[48]|[2468][048]|[13579][26])|(?:0[48]|[2468][048]|[13579][26])00)';
-const ORDINAL_TO_365 = '(?:00[1-9]|0[1-9][0-9]|[12][0-9]{2}|3[0-5][0-9]|36[1-5])';
-// Ordinal days the strict check reads as month and day (see above): valid when the "month" is
-// 00–12 or the "day" 0; with a year below 100, only when one of them is 0.
-const ORDINAL_AS_MONTH_DAY = '(?:00[1-9]|0[1-9][0-9]|1[0-2][0-9]|(?:1[3-9]|2[0-9]|3[0-5])0)';
-const ORDINAL_AS_MONTH_DAY_BELOW_100 = '(?:00[1-9]|(?:0[1-9]|[12][0-9]|3[0-5])0)';
 
 /** The `pattern` accepting exactly what validator.js's `isISO8601(value, options)` accepts. */
 export function iso8601Pattern(options: Iso8601Options = {}): string {
