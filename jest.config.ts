@@ -6,6 +6,7 @@ const tsJest: Config['transform'] = {
 
 /** Tests import the packages by name; map them to their sources so no build is needed for unit tests. */
 const moduleNameMapper = {
+  '^@hermes-mcp/core/internal$': '<rootDir>/packages/core/src/internal.ts',
   '^@hermes-mcp/(protocol|core|fastify|testing)$': '<rootDir>/packages/$1/src/index.ts',
 };
 

@@ -2,7 +2,8 @@
  * A Fastify request and its reply as core's HTTP endpoint reads and answers them.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { HttpRequest, HttpResponse, HttpStream, NodeHttpStream } from '@hermes-mcp/core';
+import type { HttpRequest } from '@hermes-mcp/core';
+import { HttpResponse, HttpStream, NodeHttpStream } from '@hermes-mcp/core/internal';
 
 /** Parsed bodies whose text could spell a key that is refused (see `parseJson`'s `suspect`). */
 export const suspectBodies = new WeakSet<object>();

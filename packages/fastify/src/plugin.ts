@@ -12,7 +12,8 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { Constructor, HttpEndpoint, HttpEndpointOptions, HttpRequest, HttpResponse, McpApp, McpAppOptions, McpFactory, McpHandler, sendError } from '@hermes-mcp/core';
+import { Constructor, HttpEndpointOptions, HttpRequest, McpApp, McpAppOptions, McpFactory, McpHandler } from '@hermes-mcp/core';
+import { HttpEndpoint, HttpResponse, sendError } from '@hermes-mcp/core/internal';
 import { ErrorCode, McpError, parseJson } from '@hermes-mcp/protocol';
 import { FastifyExchange, suspectBodies } from './exchange';
 import { WebSocketOptions, serveWebSocket } from './websocket-route';

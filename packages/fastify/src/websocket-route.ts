@@ -14,7 +14,8 @@
  * others when Fastify closes (then closed with 1001).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HermesError, HttpSession, MCP_SUBPROTOCOL, WS_CLOSE, WebSocketLike, WebSocketTransport, sendError } from '@hermes-mcp/core';
+import { HermesError, HttpSession, MCP_SUBPROTOCOL, WS_CLOSE, WebSocketLike, WebSocketTransport } from '@hermes-mcp/core';
+import { sendError } from '@hermes-mcp/core/internal';
 import { ErrorCode } from '@hermes-mcp/protocol';
 import { FastifyExchange } from './exchange';
 

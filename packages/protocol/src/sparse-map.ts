@@ -7,7 +7,7 @@ const NO_ENTRIES: ReadonlyMap<unknown, unknown> = new Map();
 /**
  * The part of a Map that per-connection bookkeeping uses, with the Map made on the first `set` and
  * let go once it is empty again. An idle connection (most HTTP sessions, most of the time) has
- * nothing in flight: an empty Map would still cost ~170 bytes. @internal
+ * nothing in flight: an empty Map would still cost ~170 bytes. For the Hermes packages.
  */
 export class SparseMap<K, V> {
   private map?: Map<K, V> = undefined;

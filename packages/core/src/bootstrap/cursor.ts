@@ -6,7 +6,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { McpError } from '@hermes-mcp/protocol';
 
-/** Issues and reads cursors with one secret. @internal */
+/** Issues and reads cursors with one secret. For the Hermes packages. */
 export class CursorCodec {
   private readonly secret: Buffer;
 

@@ -14,7 +14,7 @@ import { shapePrompt, shapeResource, shapeTool } from '../results/shape';
 import type { TaskStart, TaskSupport } from '../engine/tasks';
 import type { UriTemplate } from './uri-template';
 
-/** How to call one handler. @internal */
+/** How to call one handler. For the Hermes packages. */
 export interface Invocation {
   /** `Class.method`, for messages and logs. */
   readonly owner: string;

@@ -72,8 +72,7 @@ export interface AuthInfo {
 
 /**
  * How a context talks back to the client. One per connection (not per request): every call names
- * the request it belongs to, so transports can route it.
- * @internal
+ * the request it belongs to, so transports can route it. For the Hermes packages.
  */
 export interface RequestChannel {
   notify(relatedRequestId: RequestId, method: string, params: Record<string, unknown>): Promise<void>;

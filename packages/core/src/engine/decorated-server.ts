@@ -42,7 +42,7 @@ function issuesData(issues: ValidationIssue[]): { issues: ValidationIssue[] } {
   return { issues };
 }
 
-/** Answers MCP requests from a registry built by the scanner. @internal */
+/** Answers MCP requests from a registry built by the scanner. For the Hermes packages. */
 export class DecoratedServerHandler implements McpHandler {
   readonly serverInfo: Implementation;
   readonly capabilities: ServerCapabilities;

@@ -26,7 +26,7 @@ export interface CacheHints {
   cacheScope?: 'private' | 'public';
 }
 
-/** Where a modern request's notifications go (its own response stream). @internal */
+/** Where a modern request's notifications go (its own response stream). For the Hermes packages. */
 export interface ModernSink {
   notify(method: string, params: Record<string, unknown>): Promise<void>;
 }
@@ -40,7 +40,7 @@ export interface Listener {
   end(): void;
 }
 
-/** One modern request as the methods of the modern era's own receive it. @internal */
+/** One modern request as the methods of the modern era's own receive it. For the Hermes packages. */
 export interface ModernCall {
   readonly request: JsonRpcRequest;
   readonly params: Record<string, unknown>;
@@ -78,7 +78,7 @@ function bindOf(request: JsonRpcRequest, params: Record<string, unknown>): strin
   return `${request.method}\u0000${target}`;
 }
 
-/** Serves modern-era requests with the server's handler. @internal */
+/** Serves modern-era requests with the server's handler. For the Hermes packages. */
 export class ModernHandler {
   private readonly listeners = new Set<Listener>();
   private readonly inFlight = new Set<InboundRequestExtra>();

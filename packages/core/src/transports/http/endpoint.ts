@@ -128,7 +128,7 @@ export interface HttpSession {
   readonly id: string;
   readonly transport: StreamableHttpTransport | HttpSseTransport | WebSocketTransport;
   readonly connection: Connection;
-  /** Restarts the idle clock. @internal */
+  /** Restarts the idle clock (an adapter calls it on activity it carries itself, such as WebSocket frames). */
   touch(): void;
   /** Ends the session: in-flight requests are aborted, streams closed. */
   close(): Promise<void>;

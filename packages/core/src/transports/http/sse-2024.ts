@@ -5,7 +5,7 @@
 import { JsonRpcMessage, ParsedFrame, Transport, TransportInfo, serialize } from '@hermes-mcp/protocol';
 import type { SseConnection } from './sse';
 
-/** The transport of one HTTP+SSE session (MCP 2024-11-05). @internal */
+/** The transport of one HTTP+SSE session (MCP 2024-11-05). For the Hermes packages. */
 export class HttpSseTransport implements Transport {
   readonly info: TransportInfo;
   onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;

@@ -207,7 +207,7 @@ export interface Expected {
 
 const STANDALONE = 'get';
 
-/** The transport of one Streamable HTTP session. @internal */
+/** The transport of one Streamable HTTP session. For the Hermes packages. */
 export class StreamableHttpTransport implements Transport, ExchangeOwner {
   readonly info: TransportInfo;
   onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;

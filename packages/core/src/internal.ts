@@ -1,0 +1,14 @@
+/**
+ * @hermes-mcp/core/internal — what adapters and other Hermes packages build on, not what
+ * applications use: the HTTP endpoint every HTTP adapter shares and the pieces it answers through,
+ * the engine's types and the method table. No stability promise beyond the packages of this
+ * repository, which move together.
+ */
+export { HttpEndpoint, HTTP_DEFAULTS, sendError } from './transports/http/endpoint';
+export type { HttpResponse, HttpStream } from './transports/http/exchange';
+export { NodeHttpStream } from './transports/http/node';
+export { DEFAULT_MAX_BUFFERED_BYTES } from './transports/http/sse';
+export { allMethods, methodSpec } from './engine/methods';
+export type { MethodSpec } from './engine/methods';
+export type { Engine, EngineOptions } from './engine/engine';
+export type { Connection, ConnectionOptions } from './engine/connection';
