@@ -216,17 +216,17 @@ export class Connection implements PeerHandlers, RequestChannel {
     else this.log.debug({ reason, ...where }, 'the client sent a malformed message');
   }
 
-  /** @internal RequestChannel: a notification related to a request. */
+  /** For the Hermes packages. RequestChannel: a notification related to a request. */
   notify(relatedRequestId: RequestId, method: string, params: Record<string, unknown>): Promise<void> {
     return this.peer.notify(method, params, relatedRequestId);
   }
 
-  /** @internal RequestChannel: a server→client request made while handling a request. */
+  /** For the Hermes packages. RequestChannel: a server→client request made while handling a request. */
   request(relatedRequestId: RequestId, method: string, params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>> {
     return this.peer.request(method, params, { ...options, relatedRequestId });
   }
 
-  /** @internal RequestChannel: the level set with logging/setLevel. */
+  /** For the Hermes packages. RequestChannel: the level set with logging/setLevel. */
   logLevel(): LoggingLevel | undefined {
     return this.level;
   }

@@ -31,7 +31,7 @@ import {
   headerParamsOf,
 } from '../transports/http/headers';
 
-/** A validated envelope. @internal */
+/** A validated envelope. For the Hermes packages. */
 export interface Envelope {
   version: ModernProtocolVersion;
   clientInfo?: Implementation;
@@ -104,7 +104,7 @@ export function checkMethod(method: string): MethodSpec {
   return spec;
 }
 
-/** A modern request that passed every check: its method's table entry and its envelope. @internal */
+/** A modern request that passed every check: its method's table entry and its envelope. For the Hermes packages. */
 export interface Admitted {
   readonly spec: MethodSpec;
   readonly envelope: Envelope;

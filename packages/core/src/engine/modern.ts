@@ -49,7 +49,7 @@ export interface ModernCall {
   readonly sink: ModernSink;
 }
 
-/** Options of the modern handler. @internal */
+/** Options of the modern handler. For the Hermes packages. */
 export interface ModernOptions {
   logger: Logger;
   states: RequestStateCodec;

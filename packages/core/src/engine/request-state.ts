@@ -9,7 +9,7 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { McpError } from '@hermes-mcp/protocol';
 
-/** What a sealed state carries. @internal */
+/** What a sealed state carries. For the Hermes packages. */
 export interface StatePayload {
   /** Answers of earlier rounds, by input key. */
   answers: Record<string, unknown>;
@@ -21,7 +21,7 @@ export interface StatePayload {
   exp: number;
 }
 
-/** Seals and opens request states with one secret. @internal */
+/** Seals and opens request states with one secret. For the Hermes packages. */
 export class RequestStateCodec {
   private readonly secret: Buffer;
 

@@ -20,7 +20,7 @@ const SSE_HEADERS: Readonly<Record<string, string>> = Object.freeze({
   'x-accel-buffering': 'no',
 });
 
-/** Writes SSE events on one HTTP response. @internal */
+/** Writes SSE events on one HTTP response. For the Hermes packages. */
 export class SseConnection {
   private ended = false;
   /** True when the connection was closed because its client left too much unread. */

@@ -14,10 +14,10 @@ import type { HttpResponse } from './exchange';
 import { SseConnection } from './sse';
 import { clientTooSlow } from '../backpressure';
 
-/** How an exchange answers its POST. @internal */
+/** How an exchange answers its POST. For the Hermes packages. */
 export type Decision = { kind: 'json'; body: string; message: JsonRpcMessage | JsonRpcMessage[] } | { kind: 'sse' } | { kind: 'closed' };
 
-/** Where an exchange reports that its stream is over. @internal */
+/** Where an exchange reports that its stream is over. For the Hermes packages. */
 export interface ExchangeOwner {
   /**
    * The stream ended: `delivered` when its last event reached the operating system on a connection
@@ -30,7 +30,7 @@ export interface ExchangeOwner {
   readonly maxBufferedBytes: number;
 }
 
-/** The requests of one POST, and the stream that answers them. @internal */
+/** The requests of one POST, and the stream that answers them. For the Hermes packages. */
 export class Exchange {
   /** How many of its requests still wait for their response. */
   waiting: number;
@@ -185,7 +185,7 @@ export class Exchange {
   }
 }
 
-/** Options of an {@link StreamableHttpTransport}. @internal */
+/** Options of an {@link StreamableHttpTransport}. For the Hermes packages. */
 export interface StreamableHttpTransportOptions {
   sessionId: string;
   eventStore: EventStore;
@@ -197,7 +197,7 @@ export interface StreamableHttpTransportOptions {
   onDropped?: (message: JsonRpcMessage | JsonRpcMessage[]) => void;
 }
 
-/** What a POST carries that needs an answer. @internal */
+/** What a POST carries that needs an answer. For the Hermes packages. */
 export interface Expected {
   /** The ids of its requests (and of invalid members whose id could be read). */
   ids: RequestId[];
