@@ -8,4 +8,4 @@ export { hermesMcp } from './plugin';
 export type { HermesMcpOptions } from './plugin';
 export type { WebSocketOptions } from './websocket-route';
 export { InMemoryEventStore, InMemorySessionStore, MCP_SUBPROTOCOL, WS_CLOSE, WebSocketTransport } from '@hermes-mcp/core';
-export type { EventStore, HttpSession, OriginPolicy, SessionStore, StoredEvent, WebSocketLike, WebSocketTransportOptions } from '@hermes-mcp/core';
+export type { EventStore, HttpSession, OriginPolicy, SessionChange, SessionRecord, SessionStore, StoredEvent, WebSocketLike, WebSocketTransportOptions } from '@hermes-mcp/core';

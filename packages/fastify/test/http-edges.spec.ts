@@ -353,7 +353,7 @@ describe('Streamable HTTP edges', () => {
     });
 
     it('expire after sessionIdleTimeout without requests; each request restarts the clock', async () => {
-      const store = new InMemorySessionStore<HttpSession>();
+      const store = new InMemorySessionStore();
       const idle = 300;
       const short = await start({ sessionIdleTimeout: idle, sessionStore: store });
       const sessionId = await initialize(short.url);
@@ -388,7 +388,7 @@ describe('Streamable HTTP edges', () => {
 
   describe('initialize', () => {
     it('keeps no session when initialize fails: the error comes without a session id', async () => {
-      const store = new InMemorySessionStore<HttpSession>();
+      const store = new InMemorySessionStore();
       const own = await start({ sessionStore: store });
       const response = await post(own.url, { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {} } });
       expect(response.status).toBe(200);

@@ -23,6 +23,7 @@ import {
   RequestOptions,
   RevisionFeatures,
   isRecord,
+  isThenable,
   LOGGING_LEVELS,
   Root,
   Transport,
@@ -36,6 +37,7 @@ import { shapeCapabilities, shapeImplementation } from '../results/shape';
 import { withTimeout } from './timeout';
 import { methodSpec } from './methods';
 import type { Engine } from './engine';
+import type { SessionChange, SessionRecord, SessionStore } from '../stores/session-store';
 
 /** Per-connection options of {@link Engine.connect}. */
 export interface ConnectionOptions {
@@ -53,6 +55,15 @@ export interface ConnectionOptions {
    * `closed.then(…)` for owners of many connections: one function for all, no promise each.
    */
   onclose?: (connection: Connection) => void;
+  /**
+   * Where the session's record is kept (Streamable HTTP): saved after `initialize` (which answers
+   * once it is kept), `logging/setLevel` and subscription changes.
+   */
+  sessionStore?: SessionStore;
+  /** How long the record is kept after the session's last use, in milliseconds (with `sessionStore`). */
+  sessionIdleMs?: number;
+  /** A session taken up from its record (kept by another instance, or before): no `initialize` expected. */
+  restore?: SessionRecord;
 }
 
 const EMPTY: Record<string, unknown> = Object.freeze({});
@@ -77,6 +88,8 @@ export class Connection implements PeerHandlers, RequestChannel {
   private readonly log: Logger;
   private readonly sessionId?: string;
   private readonly onclose?: (connection: Connection) => void;
+  private readonly store?: SessionStore;
+  private readonly idleMs: number;
   /** True once the transport closed. */
   private gone = false;
   /** The promise of {@link closed}, made when someone asks for it, and what settles it. */
@@ -93,6 +106,62 @@ export class Connection implements PeerHandlers, RequestChannel {
     this.log = options.loggerBindings ? new LazyChildLogger(log, options.loggerBindings) : log;
     this.sessionId = options.sessionId;
     this.onclose = options.onclose;
+    this.store = options.sessionStore;
+    this.idleMs = options.sessionIdleMs ?? 30 * 60_000;
+    if (options.restore) this.restore(options.restore);
+  }
+
+  /** Takes up a session from its record: as after `initialize` and `notifications/initialized`. */
+  private restore(record: SessionRecord): void {
+    const version = negotiateLegacyVersion(record.protocolVersion);
+    this.features = REVISIONS[version];
+    this.session = this.sessionOf(version, record.clientInfo, record.clientCapabilities);
+    this.era = 'legacy';
+    this.initialized = true;
+    this.level = record.logLevel;
+    if (record.subscriptions && record.subscriptions.length > 0) this.subscriptions = new Set(record.subscriptions);
+  }
+
+  /**
+   * Keeps the session's record (`change` undefined: the new session's whole record); resolves with
+   * `result` once kept (at once for an in-memory store).
+   */
+  private save<T>(result: T, change?: SessionChange): T | Promise<T> {
+    const session = this.session;
+    if (!this.store || session?.id === undefined) return result;
+    const saved =
+      change !== undefined
+        ? this.store.update(session.id, change)
+        : this.store.create(
+            // A legacy session always has client info: initialize requires it.
+            { id: session.id, protocolVersion: session.protocolVersion, clientInfo: session.clientInfo as Implementation, clientCapabilities: session.clientCapabilities },
+            this.idleMs,
+          );
+    return isThenable(saved)
+      ? Promise.resolve(saved).then(
+          () => result,
+          (error: unknown) => this.storeFailed(error, change),
+        )
+      : result;
+  }
+
+  private storeFailed(error: unknown, change: SessionChange | undefined): never {
+    this.log.error({ err: error, change }, 'the session store failed');
+    throw McpError.internalError(
+      change === undefined
+        ? 'Internal error: the session store failed, so the session could not be kept; try again later'
+        : 'Internal error: the session store failed, so the change could not be kept; try again later',
+    );
+  }
+
+  private sessionOf(version: LegacyProtocolVersion, clientInfo: Implementation, clientCapabilities: ClientCapabilities): SessionInfo {
+    // Plain literals, not a spread: each spread-built object got a hidden class of its own (~300 bytes a session).
+    const id = this.sessionId;
+    return Object.freeze(
+      id !== undefined
+        ? { id, era: 'legacy' as const, protocolVersion: version, clientInfo, clientCapabilities }
+        : { era: 'legacy' as const, protocolVersion: version, clientInfo, clientCapabilities },
+    );
   }
 
   /** Resolves when the connection is gone. */
@@ -165,7 +234,14 @@ export class Connection implements PeerHandlers, RequestChannel {
     }
     if (!session) throw new McpError(ErrorCode.InvalidRequest, `Server not initialized: send "initialize" before "${request.method}"`);
     const meta = isRecord(params._meta) ? params._meta : undefined;
-    const ctx = new McpContext({ id: request.id, method: request.method, params, _meta: meta }, session, extra.transportInfo ?? this.transport.info, extra, this, this.log);
+    const ctx = new McpContext({
+      request: { id: request.id, method: request.method, params, _meta: meta },
+      session,
+      transport: extra.transportInfo ?? this.transport.info,
+      extra,
+      channel: this,
+      log: this.log,
+    });
     const limit = this.engine.options.handlerTimeout;
     if (!limit) return handler.handleRequest(ctx);
     return withTimeout(
@@ -247,7 +323,7 @@ export class Connection implements PeerHandlers, RequestChannel {
   }
 
   /** `initialize`. @internal Called through the method table, as are `setLevel` and `subscribe`. */
-  initialize(params: Record<string, unknown>): InitializeResult {
+  initialize(params: Record<string, unknown>): InitializeResult | Promise<InitializeResult> {
     if (this.session) throw McpError.invalidRequest('"initialize" was already received on this connection');
     if (typeof params.protocolVersion !== 'string') throw McpError.invalidParams('"protocolVersion" must be a string');
     if (!isRecord(params.capabilities)) throw McpError.invalidParams('"capabilities" must be an object');
@@ -258,15 +334,7 @@ export class Connection implements PeerHandlers, RequestChannel {
     const version: LegacyProtocolVersion = negotiateLegacyVersion(params.protocolVersion);
     const features = REVISIONS[version];
     this.features = features;
-    const clientInfo = info as unknown as Implementation;
-    const clientCapabilities = params.capabilities as ClientCapabilities;
-    // Plain literals, not a spread: each spread-built object got a hidden class of its own (~300 bytes a session).
-    const id = this.sessionId;
-    this.session = Object.freeze(
-      id !== undefined
-        ? { id, era: 'legacy' as const, protocolVersion: version, clientInfo, clientCapabilities }
-        : { era: 'legacy' as const, protocolVersion: version, clientInfo, clientCapabilities },
-    );
+    this.session = this.sessionOf(version, info as unknown as Implementation, params.capabilities);
     const handler = this.engine.handler;
     const result: InitializeResult = {
       protocolVersion: version,
@@ -275,23 +343,26 @@ export class Connection implements PeerHandlers, RequestChannel {
     };
     if (handler.instructions !== undefined) result.instructions = handler.instructions;
     this.log.debug({ protocolVersion: version, client: info }, 'session initialized');
-    return result;
+    return this.save(result);
   }
 
   /** `logging/setLevel`. @internal */
-  setLevel(params: Record<string, unknown>): Record<string, unknown> {
+  setLevel(params: Record<string, unknown>): Record<string, unknown> | Promise<Record<string, unknown>> {
     if (!isLoggingLevel(params.level)) {
       throw McpError.invalidParams(`"level" must be one of ${LOGGING_LEVELS.join(', ')}`);
     }
     this.level = params.level;
-    return {};
+    return this.save({}, { logLevel: params.level });
   }
 
   /** `resources/subscribe` and `resources/unsubscribe`. @internal */
-  subscribe(method: string, params: Record<string, unknown>): Record<string, unknown> {
+  subscribe(method: string, params: Record<string, unknown>): Record<string, unknown> | Promise<Record<string, unknown>> {
     if (typeof params.uri !== 'string' || params.uri === '') throw McpError.invalidParams('"uri" must be a non-empty string');
-    if (method === 'resources/subscribe') (this.subscriptions ??= new Set()).add(params.uri);
-    else this.subscriptions?.delete(params.uri);
-    return {};
+    if (method === 'resources/subscribe') {
+      (this.subscriptions ??= new Set()).add(params.uri);
+      return this.save({}, { subscribe: params.uri });
+    }
+    this.subscriptions?.delete(params.uri);
+    return this.save({}, { unsubscribe: params.uri });
   }
 }

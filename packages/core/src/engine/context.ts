@@ -196,6 +196,26 @@ const DONE: Promise<void> = Promise.resolve();
 
 const ACTIONS: ReadonlySet<string> = new Set<ElicitAction>(['accept', 'decline', 'cancel']);
 
+/** What the context of one request is made of. For the Hermes packages. */
+export interface ContextParts {
+  /** The request being handled. */
+  readonly request: RequestInfo;
+  /** The client, as this connection (legacy) or this request (modern) tells it. */
+  readonly session: SessionInfo;
+  /** Where the request came from. */
+  readonly transport: TransportInfo;
+  /** The request's signal and abort (the peer's, or a task's). */
+  readonly extra: InboundRequestExtra;
+  /** Where its notifications and server→client requests go. */
+  readonly channel: RequestChannel;
+  /** The logger its `ctx.log` is a child of. */
+  readonly log: Logger;
+  /** Where a modern-era request's questions are answered (an MRTR round or a task). */
+  readonly round?: InputSource;
+  /** Starts the task of a `taskStart: 'manual'` tool (modern era, tasks declared). */
+  readonly startTask?: <T>(work: (ctx: McpContext) => Promise<T>) => never;
+}
+
 /**
  * The context of one request. Handlers receive it as their second parameter (or the one marked
  * `@Ctx()`).
@@ -219,22 +239,30 @@ export class McpContext {
     return (this.assigned ??= {});
   }
 
-  /** @internal */
-  constructor(
-    /** The request being handled. */
-    readonly request: RequestInfo,
-    /** The client, as this connection knows it. */
-    readonly session: SessionInfo,
-    /** Where the request came from (`kind`: `stdio`, `http`, …). */
-    readonly transport: TransportInfo,
-    private readonly extra: InboundRequestExtra,
-    private readonly channel: RequestChannel,
-    private readonly baseLog: Logger,
-    /** Where a modern-era request's questions are answered (MRTR round or task). @internal */
-    readonly round?: InputSource,
-    /** Starts the task of a `taskStart: 'manual'` tool (modern era, tasks declared). @internal */
-    private readonly taskStarter?: <T>(work: (ctx: McpContext) => Promise<T>) => never,
-  ) {}
+  /** The request being handled. */
+  readonly request: RequestInfo;
+  /** The client, as this connection knows it. */
+  readonly session: SessionInfo;
+  /** Where the request came from (`kind`: `stdio`, `http`, …). */
+  readonly transport: TransportInfo;
+  /** Where a modern-era request's questions are answered (MRTR round or task). @internal */
+  readonly round?: InputSource;
+  private readonly extra: InboundRequestExtra;
+  private readonly channel: RequestChannel;
+  private readonly baseLog: Logger;
+  private readonly taskStarter?: <T>(work: (ctx: McpContext) => Promise<T>) => never;
+
+  /** @internal Made by the engine for each request (connection.ts, modern.ts). */
+  constructor(parts: ContextParts) {
+    this.request = parts.request;
+    this.session = parts.session;
+    this.transport = parts.transport;
+    this.round = parts.round;
+    this.extra = parts.extra;
+    this.channel = parts.channel;
+    this.baseLog = parts.log;
+    this.taskStarter = parts.startTask;
+  }
 
   /**
    * The caller's verified identity, as the HTTP adapter's `authenticate` hook gave it (see

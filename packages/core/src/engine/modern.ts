@@ -8,12 +8,12 @@
  * `InputRequiredResult` rounds (MRTR) with their answers sealed in `requestState`.
  */
 import { ErrorCode, InboundRequestExtra, JsonRpcRequest, McpError, META_KEYS, RequestId, ServerCapabilities, TransportInfo, describeValue, isRecord } from '@hermes-mcp/protocol';
-import { InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired } from './context';
+import { ContextParts, InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired } from './context';
 import type { McpHandler } from './mcp-handler';
 import type { Logger } from '../logger';
 import type { RequestStateCodec } from './request-state';
 import { toCallToolResult } from '../results/normalize';
-import { TASKS_EXTENSION, TaskInputs, TaskOptions, TaskStartedSignal, TaskStore } from './tasks';
+import { TASKS_EXTENSION, TaskInputs, TaskOptions, TaskStartedSignal, Tasks } from './tasks';
 import { MethodSpec } from './methods';
 import { Admitted, Envelope, SUPPORTED, needsTasks, status } from './modern-checks';
 import { withTimeout } from './timeout';
@@ -86,13 +86,13 @@ export class ModernHandler {
   private drainPromise?: Promise<void>;
   /** Settles {@link drainPromise} once the last request in flight finished. */
   private drained?: () => void;
-  private readonly tasks: TaskStore;
+  private readonly tasks: Tasks;
 
   constructor(
     private readonly handler: McpHandler,
     private readonly options: ModernOptions,
   ) {
-    this.tasks = new TaskStore(options.tasks);
+    this.tasks = new Tasks(options.tasks, options.logger);
   }
 
   private sharedMeta?: { info: unknown; meta: Readonly<Record<string, unknown>> };
@@ -151,26 +151,18 @@ export class ModernHandler {
       request: () => Promise.reject(McpError.internalError('server→client requests do not exist in MCP 2026-07-28')),
       logLevel: () => envelope.logLevel,
     };
-    if (taskSupport?.start === 'auto' && tasksDeclared) return this.startTask(spec, request, params, envelope, session, transport, channel);
+    const parts: ContextParts = { request: { id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, log: this.options.logger };
+    if (taskSupport?.start === 'auto' && tasksDeclared) return this.startTask(spec, parts);
     const round = spec.rounds ? this.openRound(request, params) : undefined;
     // A `manual` task tool asks its questions through MRTR first, then `ctx.runAsTask` starts the task.
     const starter =
       taskSupport?.start === 'manual' && tasksDeclared
         ? <T>(work: (ctx: McpContext) => Promise<T>): never => {
             // eslint-disable-next-line @typescript-eslint/only-throw-error -- a control-flow signal carrying the task's handle
-            throw new TaskStartedSignal(this.startTask(spec, request, params, envelope, session, transport, channel, work));
+            throw new TaskStartedSignal(this.startTask(spec, parts, work));
           }
         : undefined;
-    const ctx = new McpContext(
-      { id: request.id, method: request.method, params, _meta: envelope.meta },
-      session,
-      transport,
-      extra,
-      channel,
-      this.options.logger,
-      round?.round,
-      starter,
-    );
+    const ctx = new McpContext({ ...parts, round: round?.round, startTask: starter });
     let result: Record<string, unknown>;
     try {
       result = await withTimeout(
@@ -249,48 +241,32 @@ export class ModernHandler {
   }
 
   /** Runs a task-capable tool as a task: the handle goes back at once, the work goes on. */
-  private startTask(
-    spec: MethodSpec,
-    request: JsonRpcRequest,
-    params: Record<string, unknown>,
-    envelope: Envelope,
-    session: SessionInfo,
-    transport: TransportInfo,
-    channel: RequestChannel,
-    work?: (ctx: McpContext) => Promise<unknown>,
-  ): Record<string, unknown> {
-    const task = this.tasks.create();
-    const ctx = new McpContext(
-      { id: request.id, method: request.method, params, _meta: envelope.meta },
-      session,
-      transport,
-      task.controller,
-      channel,
-      this.options.logger,
-      new TaskInputs(task),
-    );
-    // Auto: the whole call is the task. Manual: the work handed to ctx.runAsTask is, shaped like the tool's result.
-    const run = work ? async () => toCallToolResult(await work(ctx)) : async () => this.handler.handleRequest(ctx);
-    this.tasks.run(task, async () => this.complete(spec, await run()));
-    return { ...this.tasks.view(task), resultType: 'task', _meta: this.serverMeta };
+  private async startTask(spec: MethodSpec, parts: ContextParts, work?: (ctx: McpContext) => Promise<unknown>): Promise<Record<string, unknown>> {
+    const handle = await this.tasks.start((task) => {
+      // The task's own signal (tasks/cancel) and questions (tasks/update), not the request's.
+      const ctx = new McpContext({ ...parts, extra: task.controller, round: new TaskInputs(task) });
+      // Auto: the whole call is the task. Manual: the work handed to ctx.runAsTask is, shaped like the tool's result.
+      const run = work ? async () => toCallToolResult(await work(ctx)) : async () => this.handler.handleRequest(ctx);
+      return run().then((result) => this.complete(spec, result));
+    });
+    return { ...handle, resultType: 'task', _meta: this.serverMeta };
   }
 
   /** `tasks/get`. @internal Called through the method table. */
-  taskGet(call: ModernCall): Record<string, unknown> {
-    return this.tasks.view(this.tasks.get(call.params.taskId));
+  async taskGet(call: ModernCall): Promise<Record<string, unknown>> {
+    return { ...(await this.tasks.get(call.params.taskId)) };
   }
 
   /** `tasks/update`: answers to the questions of a task waiting for input. @internal */
-  taskUpdate(call: ModernCall): Record<string, unknown> {
-    const task = this.tasks.get(call.params.taskId);
+  async taskUpdate(call: ModernCall): Promise<Record<string, unknown>> {
     if (!isRecord(call.params.inputResponses)) throw McpError.invalidParams('"inputResponses" must be an object of answers by key');
-    this.tasks.update(task, call.params.inputResponses);
+    await this.tasks.update(call.params.taskId, call.params.inputResponses);
     return {};
   }
 
   /** `tasks/cancel`. @internal */
-  taskCancel(call: ModernCall): Record<string, unknown> {
-    this.tasks.cancel(this.tasks.get(call.params.taskId));
+  async taskCancel(call: ModernCall): Promise<Record<string, unknown>> {
+    await this.tasks.cancel(call.params.taskId);
     return {};
   }
 

@@ -3,10 +3,13 @@
  * `@Tool({ task: 'optional' | 'required' })` runs in the background when the request declares the
  * extension, and the call returns a task handle at once. `tasks/get` reads it, `tasks/update`
  * answers its questions (`ctx.elicit` and friends park the task as `input_required`), `tasks/cancel`
- * stops it. Tasks live in this process; their ids are unguessable handles.
+ * stops it. The task store (`McpAppOptions.tasks.store`) keeps what clients read; the work runs in the process
+ * that started it. Task ids are unguessable handles.
  */
 import { randomUUID } from 'node:crypto';
-import { InboundRequest, MAX_ID_LENGTH, McpError } from '@hermes-mcp/protocol';
+import { InboundRequest, MAX_ID_LENGTH, McpError, isThenable } from '@hermes-mcp/protocol';
+import { InMemoryTaskStore, TERMINAL_STATUSES, TaskInputRequest, TaskRecord, TaskStatus, TaskStore } from '../stores/task-store';
+
 import type { AskOptions, InputSource } from './context';
 
 /** The extension's id, as declared in capabilities. */
@@ -20,147 +23,202 @@ export type TaskStart = 'auto' | 'manual';
 
 /** Thrown through a handler by `ctx.runAsTask` once the task runs: the engine answers with its handle. @internal */
 export class TaskStartedSignal {
-  constructor(readonly handle: Record<string, unknown>) {}
+  constructor(readonly handle: Promise<Record<string, unknown>>) {}
 }
 
-/** A task's status. */
-export type TaskStatus = 'working' | 'input_required' | 'completed' | 'failed' | 'cancelled';
-
-const TERMINAL: ReadonlySet<TaskStatus> = new Set(['completed', 'failed', 'cancelled']);
-
-/** One task. @internal */
-export interface Task {
-  readonly taskId: string;
-  status: TaskStatus;
-  statusMessage?: string;
-  readonly createdAt: string;
-  lastUpdatedAt: string;
-  readonly ttlMs: number;
-  readonly pollIntervalMs: number;
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string; data?: unknown };
-  /** Questions waiting for `tasks/update`, by key. */
-  readonly outstanding: Map<string, { method: string; params: Record<string, unknown>; answer(value: Record<string, unknown>): void }>;
-  readonly controller: InboundRequest;
-  keys: number;
-}
-
-/** The questions of a running task: each parks the task until `tasks/update` answers it. @internal */
-export class TaskInputs implements InputSource {
-  constructor(private readonly task: Task) {}
-
-  ask(kind: string, method: string, params: Record<string, unknown>, options: AskOptions): Promise<Record<string, unknown>> {
-    const task = this.task;
-    // Keys are never reused within a task's life.
-    const key = options.key && !task.outstanding.has(options.key) ? options.key : `${kind}:${task.keys++}`;
-    return new Promise((resolve, reject) => {
-      task.outstanding.set(key, { method, params, answer: resolve });
-      touch(task, 'input_required');
-      task.controller.signal.addEventListener('abort', () => reject(task.controller.signal.reason as Error), { once: true });
-    });
-  }
-}
-
-function touch(task: Task, status: TaskStatus): void {
-  task.status = status;
-  task.lastUpdatedAt = new Date().toISOString();
-}
-
-/** Options of the task store. */
+/** Options of the tasks extension. */
 export interface TaskOptions {
   /** How long a task stays readable after it was created, in milliseconds (default 1 hour). */
   ttlMs?: number;
   /** How often clients should poll, in milliseconds (default 1000). */
   pollIntervalMs?: number;
+  /** Where tasks are kept (default: an {@link InMemoryTaskStore}); a shared store lets any instance answer `tasks/get`. */
+  store?: TaskStore;
 }
 
-/** The tasks of this process. @internal */
-export class TaskStore {
-  private readonly tasks = new Map<string, Task>();
+/** A question a running task waits on, and how to answer it. */
+interface Question extends TaskInputRequest {
+  answer(value: Record<string, unknown>): void;
+}
 
-  constructor(private readonly options: TaskOptions = {}) {}
+/** A task running in this process: its state, its questions and what aborts it. @internal */
+export class LiveTask {
+  status: TaskStatus = 'working';
+  statusMessage?: string = undefined;
+  lastUpdatedAt: string;
+  result?: Record<string, unknown> = undefined;
+  error?: { code: number; message: string; data?: unknown } = undefined;
+  /** Questions waiting for `tasks/update`, by key. */
+  readonly outstanding = new Map<string, Question>();
+  /** Aborted by `tasks/cancel` and at shutdown. */
+  readonly controller = new InboundRequest();
+  /** Keys given to questions so far (keys are never reused within a task's life). */
+  keys = 0;
 
-  /** Creates a working task, readable at once (before its handle is sent). */
-  create(): Task {
-    const now = new Date().toISOString();
-    const task: Task = {
-      taskId: randomUUID(),
-      status: 'working',
-      createdAt: now,
-      lastUpdatedAt: now,
-      ttlMs: this.options.ttlMs ?? 3_600_000,
-      pollIntervalMs: this.options.pollIntervalMs ?? 1000,
-      outstanding: new Map(),
-      controller: new InboundRequest(),
-      keys: 0,
-    };
-    this.tasks.set(task.taskId, task);
-    setTimeout(() => this.tasks.delete(task.taskId), task.ttlMs).unref();
-    return task;
+  constructor(
+    readonly taskId: string,
+    readonly createdAt: string,
+    readonly ttlMs: number,
+    readonly pollIntervalMs: number,
+    /** Saves the task's new state in the store. */
+    readonly save: (task: LiveTask) => void,
+  ) {
+    this.lastUpdatedAt = createdAt;
   }
 
-  /** Runs `work` as the task: its result or protocol error settles the task, unless it was cancelled. */
-  run(task: Task, work: () => Promise<Record<string, unknown>>): void {
-    work().then(
-      (result) => {
-        if (TERMINAL.has(task.status)) return;
-        task.result = result;
-        touch(task, 'completed');
-      },
-      (error: unknown) => {
-        if (TERMINAL.has(task.status)) return;
-        const failure = error instanceof McpError ? error : McpError.internalError();
-        task.error = failure.toJSON();
-        task.statusMessage = failure.message;
-        touch(task, 'failed');
-      },
-    );
+  get terminal(): boolean {
+    return TERMINAL_STATUSES.has(this.status);
   }
 
-  /** The task of that id; -32602 when unknown or expired. */
-  get(taskId: unknown): Task {
-    const task = typeof taskId === 'string' ? this.tasks.get(taskId) : undefined;
-    // Echoed only when it is a string (ids are capped like request ids): a client value of any
-    // shape, sent back as is, could be too deep to serialise.
-    if (!task) throw McpError.invalidParams('Failed to retrieve task: Task not found', typeof taskId === 'string' && taskId.length <= MAX_ID_LENGTH ? { taskId } : undefined);
-    return task;
+  /** Moves to `status` and saves. */
+  moveTo(status: TaskStatus): void {
+    this.status = status;
+    this.lastUpdatedAt = new Date().toISOString();
+    this.save(this);
   }
 
-  /** Answers outstanding questions; answers to other keys are ignored. */
-  update(task: Task, responses: Record<string, unknown>): void {
+  /** The task as kept and read (`tasks/get`): only the fields its status calls for. */
+  record(): TaskRecord {
+    const { taskId, status, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs } = this;
+    const record: { -readonly [K in keyof TaskRecord]: TaskRecord[K] } = { taskId, status, createdAt, lastUpdatedAt, ttlMs, pollIntervalMs };
+    if (this.statusMessage !== undefined) record.statusMessage = this.statusMessage;
+    if (status === 'input_required') {
+      record.inputRequests = Object.fromEntries([...this.outstanding].map(([key, q]) => [key, { method: q.method, params: q.params }]));
+    }
+    if (status === 'completed' && this.result) record.result = this.result;
+    if (status === 'failed' && this.error) record.error = this.error;
+    return record;
+  }
+}
+
+/** The questions of a running task: each parks the task until `tasks/update` answers it. @internal */
+export class TaskInputs implements InputSource {
+  constructor(private readonly task: LiveTask) {}
+
+  ask(kind: string, method: string, params: Record<string, unknown>, options: AskOptions): Promise<Record<string, unknown>> {
+    const task = this.task;
+    const key = options.key && !task.outstanding.has(options.key) ? options.key : `${kind}:${task.keys++}`;
+    return new Promise((resolve, reject) => {
+      task.outstanding.set(key, { method, params, answer: resolve });
+      task.moveTo('input_required');
+      task.controller.signal.addEventListener('abort', () => reject(task.controller.signal.reason as Error), { once: true });
+    });
+  }
+}
+
+/** -32602 for a task id that names no task (echoed only when it is a string of a sane length). */
+function taskNotFound(taskId: unknown): McpError {
+  // A client value of any shape, sent back as is, could be too deep to serialise.
+  return McpError.invalidParams('Failed to retrieve task: Task not found', typeof taskId === 'string' && taskId.length <= MAX_ID_LENGTH ? { taskId } : undefined);
+}
+
+/**
+ * The tasks of one engine: starts them, keeps the ones running here, and reads and changes any
+ * task through the store. @internal
+ */
+export class Tasks {
+  /** Tasks running in this process, by id. */
+  private readonly live = new Map<string, LiveTask>();
+  private readonly store: TaskStore;
+
+  constructor(
+    private readonly options: TaskOptions = {},
+    private readonly log: { warn(bindings: object, message: string): void },
+  ) {
+    this.store = options.store ?? new InMemoryTaskStore();
+  }
+
+  /**
+   * Creates a working task, kept in the store before its handle goes out, and runs `work` as it:
+   * its result or protocol error settles the task, unless the task was cancelled. Resolves with the
+   * handle (the task as first kept).
+   */
+  async start(work: (task: LiveTask) => Promise<Record<string, unknown>>): Promise<TaskRecord> {
+    const task = new LiveTask(randomUUID(), new Date().toISOString(), this.options.ttlMs ?? 3_600_000, this.options.pollIntervalMs ?? 1000, this.save);
+    const first = task.record();
+    try {
+      await this.store.create(first);
+    } catch (error) {
+      this.log.warn({ err: error }, 'the task store failed to keep a new task');
+      throw McpError.internalError('Internal error: the task store failed, so the task could not be started; try again later');
+    }
+    this.live.set(task.taskId, task);
+    const forget = () => this.live.delete(task.taskId);
+    work(task)
+      .then(
+        (result) => {
+          if (task.terminal) return;
+          task.result = result;
+          task.moveTo('completed');
+        },
+        (error: unknown) => {
+          if (task.terminal) return;
+          const failure = error instanceof McpError ? error : McpError.internalError();
+          task.error = failure.toJSON();
+          task.statusMessage = failure.message;
+          task.moveTo('failed');
+        },
+      )
+      .finally(forget);
+    return first;
+  }
+
+  /** The task of that id, as kept; -32602 when unknown or expired. */
+  async get(taskId: unknown): Promise<TaskRecord> {
+    let record: TaskRecord | undefined;
+    try {
+      record = typeof taskId === 'string' ? await this.store.get(taskId) : undefined;
+    } catch (error) {
+      this.log.warn({ err: error }, 'the task store failed to read a task');
+      throw McpError.internalError('Internal error: the task store could not be read; try again later');
+    }
+    if (!record) throw taskNotFound(taskId);
+    return record;
+  }
+
+  /**
+   * Answers the outstanding questions of a task running here; answers to other keys are ignored
+   * (as are answers to a task that is not waiting here).
+   */
+  async update(taskId: unknown, responses: Record<string, unknown>): Promise<void> {
+    const task = this.live.get(taskId as string);
+    if (!task) {
+      await this.get(taskId);
+      return;
+    }
     for (const [key, value] of Object.entries(responses)) {
       const question = task.outstanding.get(key);
       if (!question) continue;
       task.outstanding.delete(key);
       question.answer(value as Record<string, unknown>);
     }
-    if (task.status === 'input_required' && task.outstanding.size === 0) touch(task, 'working');
+    if (task.status === 'input_required' && task.outstanding.size === 0) task.moveTo('working');
   }
 
-  /** Cancels a task (terminal tasks stay as they are). */
-  cancel(task: Task): void {
-    if (TERMINAL.has(task.status)) return;
-    task.outstanding.clear();
-    touch(task, 'cancelled');
-    task.controller.abort(new McpError(-32001, 'task cancelled'));
-  }
-
-  /** What a client sees of a task (`tasks/get`, the handle). */
-  view(task: Task): Record<string, unknown> {
-    const view: Record<string, unknown> = {
-      taskId: task.taskId,
-      status: task.status,
-      createdAt: task.createdAt,
-      lastUpdatedAt: task.lastUpdatedAt,
-      ttlMs: task.ttlMs,
-      pollIntervalMs: task.pollIntervalMs,
-    };
-    if (task.statusMessage !== undefined) view.statusMessage = task.statusMessage;
-    if (task.status === 'input_required') {
-      view.inputRequests = Object.fromEntries([...task.outstanding].map(([key, q]) => [key, { method: q.method, params: q.params }]));
+  /** Cancels a task (a terminal one stays as it is); one running here is aborted. */
+  async cancel(taskId: unknown): Promise<void> {
+    const task = this.live.get(taskId as string);
+    if (task) {
+      if (task.terminal) return;
+      task.outstanding.clear();
+      task.moveTo('cancelled');
+      task.controller.abort(new McpError(-32001, 'task cancelled'));
+      return;
     }
-    if (task.status === 'completed' && task.result) view.result = task.result;
-    if (task.status === 'failed' && task.error) view.error = task.error;
-    return view;
+    const record = await this.get(taskId);
+    if (TERMINAL_STATUSES.has(record.status)) return;
+    const { inputRequests: _questions, ...rest } = record;
+    await this.store.update({ ...rest, status: 'cancelled', lastUpdatedAt: new Date().toISOString() });
   }
+
+  /** Saves a task's new state; a store that fails is logged (the task goes on). */
+  private readonly save = (task: LiveTask): void => {
+    const fail = (error: unknown) => this.log.warn({ err: error, taskId: task.taskId }, 'the task store failed to save a task');
+    try {
+      const saved = this.store.update(task.record());
+      if (isThenable(saved)) saved.then(undefined, fail);
+    } catch (error) {
+      fail(error);
+    }
+  };
 }

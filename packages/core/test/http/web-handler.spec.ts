@@ -233,12 +233,11 @@ it('keeps the SSE events of each session in the event store its factory makes', 
     made.push(sessionId);
     const store = new InMemoryEventStore(10);
     return {
-      append: (stream, message) => {
-        appended.push(stream);
-        return store.append(stream, message);
+      append: (stream, seq, message) => {
+        if (message !== undefined) appended.push(stream);
+        return store.append(stream, seq, message);
       },
-      mark: (stream) => store.mark(stream),
-      replayAfter: (id) => store.replayAfter(id),
+      replayAfter: (stream, seq) => store.replayAfter(stream, seq),
       forget: (stream) => store.forget(stream),
     };
   };

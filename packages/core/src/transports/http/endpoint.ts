@@ -23,21 +23,22 @@ import {
   classifyValue,
   errorResponse,
   LEGACY_PROTOCOL_VERSIONS,
+  isThenable,
   serialize,
 } from '@hermes-mcp/protocol';
 import type { AuthInfo } from '../../engine/context';
-import type { Connection } from '../../engine/connection';
+import type { Connection, ConnectionOptions } from '../../engine/connection';
 import { decideEra } from '../../engine/era';
 import { HermesError } from '../../errors';
 import type { McpApp } from '../../bootstrap/factory';
 import type { Logger } from '../../logger';
 import { accepts, headerOf } from './accept';
-import { EventStore, InMemoryEventStore } from './event-store';
+import { EventStore, InMemoryEventStore } from '../../stores/event-store';
 import type { HttpRequest, HttpResponse } from './exchange';
 import { HeadersRecord, validateHeaderDeclarations } from './headers';
 import { serveModern } from './modern-http';
 import { OriginPolicy, checkOrigin } from './origin';
-import { InMemorySessionStore, SessionStore } from './session-store';
+import { InMemorySessionStore, SessionRecord, SessionStore } from '../../stores/session-store';
 import { IdleSessions, LiveSession } from './sessions';
 import { DEFAULT_MAX_BUFFERED_BYTES, SseConnection } from './sse';
 import { HttpSseTransport } from './sse-2024';
@@ -88,8 +89,14 @@ export interface HttpEndpointOptions extends OriginPolicy {
    * resumption (default: an {@link InMemoryEventStore} of `eventStoreLimit` events).
    */
   eventStore?: (sessionId: string) => EventStore;
-  /** Where sessions are kept (default: in memory). */
-  sessionStore?: SessionStore<HttpSession>;
+  /**
+   * Where the records of Streamable HTTP sessions are kept (default: an
+   * {@link InMemorySessionStore}); records expire `sessionIdleTimeout` after their session's last use. With a store shared by
+   * several instances, a request for a session this instance does not serve takes it up from its
+   * record. Sessions of the 2024-11-05 HTTP+SSE transport and WebSocket live with their connection
+   * and are not kept there.
+   */
+  sessionStore?: SessionStore;
   /** Serve the 2024-11-05 HTTP+SSE transport at `{path}/sse` and `{path}/messages` (default true). */
   legacySse?: boolean;
   /**
@@ -122,6 +129,8 @@ export class HttpError extends Error {
 
 /** What {@link HttpEndpoint.authenticate} gives back for a refused request. */
 const REFUSED = Symbol('refused');
+/** A session that could not be taken up here (the limits): the request that asked was answered. */
+const REFUSED_SESSION = Symbol('refused session');
 
 /** A live session: its transport and its engine connection. */
 export interface HttpSession {
@@ -156,6 +165,11 @@ class SessionTransportOptions {
   /** Logs a message that had no stream to go to. */
   onDropped(message: JsonRpcMessage | JsonRpcMessage[]): void {
     this.log.debug({ sessionId: this.sessionId, message }, 'no stream for a message; dropped');
+  }
+
+  /** Logs a failed event store call. */
+  onStoreError(error: unknown): void {
+    this.log.warn({ sessionId: this.sessionId, err: error }, 'the event store failed; resuming this stream may fail');
   }
 }
 
@@ -242,8 +256,11 @@ export class HttpEndpoint {
   readonly path: string;
   /** The settings in force (the options over {@link HTTP_DEFAULTS}). */
   readonly settings: Required<Pick<HttpEndpointOptions, keyof typeof HTTP_DEFAULTS>>;
-  private readonly sessions: SessionStore<HttpSession>;
-  private readonly idle: IdleSessions;
+  private readonly store: SessionStore;
+  /** The sessions this process serves. */
+  private readonly sessions: IdleSessions;
+  /** Sessions being taken up from their records, so that concurrent requests take each up once. */
+  private readonly restoring = new Map<string, Promise<HttpSession | typeof REFUSED_SESSION | undefined>>();
   private readonly log: Logger;
   private readonly clientKey: (request: HttpRequest) => string;
   private readonly gracePeriod: number;
@@ -252,7 +269,9 @@ export class HttpEndpoint {
   /** True once closing began: no new sessions or streams. */
   private closing = false;
   /** One function for every connection: the session is found again by its id. */
-  private readonly connectionClosed = (connection: Connection): void => this.idle.connectionClosed(connection);
+  private readonly connectionClosed = (connection: Connection): void => this.sessions.connectionClosed(connection);
+  /** Reports a session store call not waited for that failed. */
+  private readonly storeFailed = (error: unknown): void => this.log.warn({ err: error }, 'the session store failed');
 
   constructor(
     /** The app served. */
@@ -273,9 +292,9 @@ export class HttpEndpoint {
         throw new HermesError('HERMES_INVALID_OPTIONS', `${tool.owner}: the x-mcp-header declarations of "${tool.name}" are invalid: ${problems.join('; ')}`);
       }
     }
-    this.sessions = options.sessionStore ?? new InMemorySessionStore<HttpSession>();
+    this.store = options.sessionStore ?? new InMemorySessionStore();
     this.log = app.logger.child({ mcp: this.path });
-    this.idle = new IdleSessions(this.sessions, settings.sessionIdleTimeout, this.log);
+    this.sessions = new IdleSessions(settings.sessionIdleTimeout, this.log, (id) => this.settle(this.store.delete(id)));
     this.clientKey = options.clientKey ?? ((request: HttpRequest) => request.ip ?? 'unknown');
     this.gracePeriod = options.shutdownGracePeriod ?? app.engine.gracePeriod;
   }
@@ -295,7 +314,7 @@ export class HttpEndpoint {
     return this.clientKey(request);
   }
 
-  /** The live sessions. */
+  /** The sessions this process serves. */
   get sessionCount(): number {
     return this.sessions.size;
   }
@@ -375,14 +394,10 @@ export class HttpEndpoint {
     if (initialize) {
       const client = this.clientKey(request);
       if (!this.admit(response, client)) return;
-      const { eventStoreLimit, retryMs, maxBufferedBytes } = this.settings;
-      const events = this.options.eventStore;
-      session = await this.openSession(
-        client,
-        (id) => new StreamableHttpTransport(new SessionTransportOptions(id, events ? events(id) : new InMemoryEventStore(eventStoreLimit), retryMs, maxBufferedBytes, this.log)),
-      );
+      session = await this.openStreamable(client);
     } else {
-      session = this.sessionOf(request, response);
+      const found = this.sessionOf(request, response);
+      session = isThenable(found) ? await found : found;
       if (!session) return;
     }
     if (frame.kind === 'batch' && !session.connection.acceptBatch()) {
@@ -414,14 +429,20 @@ export class HttpEndpoint {
       return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
     }
     if (this.options.authenticate && (await this.authenticate(request, response)) === REFUSED) return;
-    const session = this.sessionOf(request, response);
+    const found = this.sessionOf(request, response);
+    const session = isThenable(found) ? await found : found;
     if (!session) return;
     const transport = session.transport as StreamableHttpTransport;
     const lastEventId = headerOf(request.headers, 'last-event-id');
     if (lastEventId !== undefined) {
-      if (!transport.resume(response, lastEventId)) {
-        sendError(response, 400, ErrorCode.InvalidRequest, `Bad Request: Last-Event-ID "${lastEventId}" is unknown here (evicted, or from another session)`);
+      let resumed: boolean;
+      try {
+        resumed = await transport.resume(response, lastEventId);
+      } catch (error) {
+        this.log.warn({ sessionId: session.id, err: error }, 'the event store failed to replay a stream');
+        return sendError(response, 503, ErrorCode.InternalError, 'Service Unavailable: the event store could not replay the stream; retry later');
       }
+      if (!resumed) sendError(response, 400, ErrorCode.InvalidRequest, `Bad Request: Last-Event-ID "${lastEventId}" is unknown here (evicted, or from another session)`);
       return;
     }
     if (this.closing) return sendError(response, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
@@ -434,9 +455,9 @@ export class HttpEndpoint {
   /** `DELETE {path}`: ends the session. */
   async delete(request: HttpRequest, response: HttpResponse): Promise<void> {
     if (this.options.authenticate && (await this.authenticate(request, response)) === REFUSED) return;
-    const session = this.sessionOf(request, response);
+    const session = await this.sessionOf(request, response);
     if (!session) return;
-    await session.close();
+    await Promise.all([session.close(), this.store.delete(session.id)]);
     response.send(200, NO_HEADERS);
   }
 
@@ -490,7 +511,7 @@ export class HttpEndpoint {
       return false;
     }
     const { maxSessions, maxSessionsPerClient } = this.settings;
-    if (this.idle.heldBy(client) >= maxSessionsPerClient) {
+    if (this.sessions.heldBy(client) >= maxSessionsPerClient) {
       // Once per client, for the operator: behind a proxy every client may look like one.
       if (!this.capped.has(client)) {
         if (this.capped.size >= 1024) this.capped.clear();
@@ -508,7 +529,7 @@ export class HttpEndpoint {
       );
       return false;
     }
-    if (this.sessions.size >= maxSessions && !this.idle.evictIdlest()) {
+    if (this.sessions.size >= maxSessions && !this.sessions.evictIdlest()) {
       sendError(response, 503, ErrorCode.InternalError, `Service Unavailable: this server holds its maximum of ${maxSessions} sessions (maxSessions), all busy; try again later`);
       return false;
     }
@@ -522,12 +543,31 @@ export class HttpEndpoint {
    */
   async openSession(client: string, makeTransport: (id: string) => HttpSession['transport']): Promise<HttpSession> {
     const id = randomBytes(24).toString('base64url');
-    const transport = makeTransport(id);
+    return this.startSession(id, client, makeTransport(id), {});
+  }
+
+  /** Opens a Streamable HTTP session: a new one (`initialize`), or one taken up from its record. */
+  private openStreamable(client: string, restore?: SessionRecord): Promise<HttpSession> {
+    const id = restore?.id ?? randomBytes(24).toString('base64url');
+    const { eventStoreLimit, retryMs, maxBufferedBytes } = this.settings;
+    const events = this.options.eventStore;
+    const transport = new StreamableHttpTransport(
+      new SessionTransportOptions(id, events ? events(id) : new InMemoryEventStore(eventStoreLimit), retryMs, maxBufferedBytes, this.log),
+    );
+    return this.startSession(id, client, transport, { sessionStore: this.store, sessionIdleMs: this.settings.sessionIdleTimeout, restore });
+  }
+
+  private async startSession(
+    id: string,
+    client: string,
+    transport: HttpSession['transport'],
+    options: Pick<ConnectionOptions, 'sessionStore' | 'sessionIdleMs' | 'restore'>,
+  ): Promise<HttpSession> {
     // The session's child logger (bound to its id) is made when the session first logs.
-    const connection = await this.app.connect(transport, { sessionId: id, logger: this.log, loggerBindings: { sessionId: id }, onclose: this.connectionClosed });
-    const session = new LiveSession(id, transport, connection, this.idle, client);
+    const connection = await this.app.connect(transport, { ...options, sessionId: id, logger: this.log, loggerBindings: { sessionId: id }, onclose: this.connectionClosed });
+    const session = new LiveSession(id, transport, connection, this.sessions, client);
     // Closed while connecting (a legacy SSE stream cut at once): nothing to keep.
-    if (!connection.isClosed) this.idle.add(session);
+    if (!connection.isClosed) this.sessions.add(session);
     return session;
   }
 
@@ -555,19 +595,14 @@ export class HttpEndpoint {
     }
   }
 
-  /** The session named by the request's header: 400 without one, 404 for an unknown one. */
-  private sessionOf(request: HttpRequest, response: HttpResponse): HttpSession | undefined {
+  /**
+   * The session named by the request's header: 400 without one, 404 for an unknown one. A session
+   * this process does not serve is taken up from its record in the session store, if it has one.
+   */
+  private sessionOf(request: HttpRequest, response: HttpResponse): HttpSession | undefined | Promise<HttpSession | undefined> {
     const id = headerOf(request.headers, 'mcp-session-id');
     if (!id) {
       sendError(response, 400, ErrorCode.InvalidRequest, 'Bad Request: the Mcp-Session-Id header is required (send "initialize" first to get one)');
-      return undefined;
-    }
-    const session = this.sessions.get(id);
-    if (!session || !(session.transport instanceof StreamableHttpTransport)) {
-      // While shutting down, a session that ended for it is not "not found": the client should go
-      // elsewhere or come back later, not re-initialize here.
-      if (this.closing) sendError(response, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
-      else sendError(response, 404, ErrorCode.InvalidRequest, 'Session not found: it expired or was ended; send "initialize" to start a new one');
       return undefined;
     }
     const version = headerOf(request.headers, 'mcp-protocol-version');
@@ -575,8 +610,63 @@ export class HttpEndpoint {
       sendError(response, 400, ErrorCode.InvalidRequest, `Bad Request: unsupported MCP-Protocol-Version "${version}" (supported: ${SUPPORTED_HEADER_VERSIONS.join(', ')})`);
       return undefined;
     }
+    const session = this.sessions.get(id);
+    if (session && session.transport instanceof StreamableHttpTransport) {
+      session.touch();
+      this.settle(this.store.touch(id, this.settings.sessionIdleTimeout));
+      return session;
+    }
+    if (session || this.closing) return this.sessionNotFound(response);
+    return this.takeUp(id, request, response);
+  }
+
+  /** Takes up a session this process does not serve from its record (once, however many requests ask). */
+  private async takeUp(id: string, request: HttpRequest, response: HttpResponse): Promise<HttpSession | undefined> {
+    let pending = this.restoring.get(id);
+    const own = pending === undefined;
+    if (!pending) {
+      pending = (async () => {
+        const record = await this.store.get(id);
+        if (!record || this.closing) return undefined;
+        const client = this.clientKey(request);
+        // The limits hold for sessions taken up as for new ones (the answer, if refused, goes to this request).
+        if (!this.admit(response, client)) return REFUSED_SESSION;
+        const session = await this.openStreamable(client, record);
+        this.log.debug({ sessionId: id }, 'session taken up from the session store');
+        this.settle(this.store.touch(id, this.settings.sessionIdleTimeout));
+        return session;
+      })().finally(() => this.restoring.delete(id));
+      this.restoring.set(id, pending);
+    }
+    let session: HttpSession | typeof REFUSED_SESSION | undefined;
+    try {
+      session = await pending;
+    } catch (error) {
+      this.log.warn({ sessionId: id, err: error }, 'the session store failed to find a session');
+      sendError(response, 503, ErrorCode.InternalError, 'Service Unavailable: the session store could not be read; retry later');
+      return undefined;
+    }
+    if (session === REFUSED_SESSION) {
+      // The request that asked first got the refusal (429 or 503); the others wait with it.
+      if (!own) sendError(response, 503, ErrorCode.InternalError, 'Service Unavailable: the session could not be taken up here; try again later');
+      return undefined;
+    }
+    if (!session) return this.sessionNotFound(response);
     session.touch();
     return session;
+  }
+
+  private sessionNotFound(response: HttpResponse): undefined {
+    // While shutting down, a session that ended for it is not "not found": the client should go
+    // elsewhere or come back later, not re-initialize here.
+    if (this.closing) sendError(response, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
+    else sendError(response, 404, ErrorCode.InvalidRequest, 'Session not found: it expired or was ended; send "initialize" to start a new one');
+    return undefined;
+  }
+
+  /** A store call not waited for: its failure is logged, never unhandled. */
+  private settle(pending: unknown): void {
+    if (pending !== undefined && isThenable(pending)) pending.then(undefined, this.storeFailed);
   }
 
   private priming(session: HttpSession): boolean {

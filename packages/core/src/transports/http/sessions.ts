@@ -1,12 +1,12 @@
 /**
- * The plugin's live sessions: idle expiry with one list ordered by last use and one timer (instead
- * of a timer, closures and a promise per session), how many each client holds, and eviction of
- * the longest-idle session when the server is full.
+ * The endpoint's live sessions (those this process serves; their records are in the session
+ * store): idle expiry with one list ordered by last use and one timer (instead of a timer,
+ * closures and a promise per session), how many each client holds, and eviction of the
+ * longest-idle session when the server is full.
  */
 import type { Connection } from '../../engine/connection';
 import { MAX_TIMER_DELAY } from '@hermes-mcp/protocol';
 import type { HttpSession } from './endpoint';
-import type { SessionStore } from './session-store';
 
 /**
  * One session as the plugin keeps it. It is also a link of its {@link IdleSessions} list, so an
@@ -56,12 +56,30 @@ export class IdleSessions {
   private timer?: NodeJS.Timeout = undefined;
   /** Sessions held, by client. */
   private readonly perClient = new Map<string, number>();
+  /** The live sessions by id. */
+  private readonly byId = new Map<string, LiveSession>();
 
   constructor(
-    private readonly store: SessionStore<HttpSession>,
     private readonly idleTimeout: number,
     private readonly log: { debug(bindings: object, message: string): void },
+    /** A session evicted to make room ended: its record goes too. */
+    private readonly evicted: (id: string) => void,
   ) {}
+
+  /** The live session of that id. */
+  get(id: string): LiveSession | undefined {
+    return this.byId.get(id);
+  }
+
+  /** How many sessions are live. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  /** Every live session. */
+  values(): IterableIterator<LiveSession> {
+    return this.byId.values();
+  }
 
   /** How many sessions `client` holds. */
   heldBy(client: string): number {
@@ -79,6 +97,7 @@ export class IdleSessions {
       const evicted = candidate;
       this.forget(evicted);
       this.log.debug({ sessionId: evicted.id }, 'session evicted to make room (maxSessions)');
+      this.evicted(evicted.id);
       void evicted.close();
       return true;
     }
@@ -87,7 +106,7 @@ export class IdleSessions {
 
   /** Keeps a new session and starts its idle clock. */
   add(session: LiveSession): void {
-    this.store.set(session.id, session);
+    this.byId.set(session.id, session);
     this.perClient.set(session.client, this.heldBy(session.client) + 1);
     session.lastUsed = Math.ceil(performance.now());
     this.append(session);
@@ -105,7 +124,7 @@ export class IdleSessions {
 
   /** Forgets a session that ends (closed, expired, or its connection gone). */
   forget(session: LiveSession): void {
-    this.store.delete(session.id);
+    if (this.byId.get(session.id) === session) this.byId.delete(session.id);
     if (!this.holds(session)) return;
     this.unlink(session);
     const held = this.heldBy(session.client) - 1;
@@ -119,10 +138,8 @@ export class IdleSessions {
 
   /** The connection of a session is gone, however it ended (`ConnectionOptions.onclose`). */
   connectionClosed(connection: Connection): void {
-    const id = (connection.transport as HttpSession['transport']).sessionId;
-    const session = this.store.get(id);
-    if (session instanceof LiveSession && session.connection === connection) this.forget(session);
-    else this.store.delete(id);
+    const session = this.byId.get((connection.transport as HttpSession['transport']).sessionId);
+    if (session && session.connection === connection) this.forget(session);
   }
 
   private holds(session: LiveSession): boolean {

@@ -8,8 +8,21 @@
  * goes to the session's GET stream. SSE events are numbered per stream and kept in the event store,
  * so a client that loses a stream resumes it with `Last-Event-ID` and misses nothing.
  */
-import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, isResponse, SparseMap, errorResponse, serialize } from '@hermes-mcp/protocol';
-import type { EventStore } from './event-store';
+import {
+  JsonRpcMessage,
+  McpError,
+  ParsedFrame,
+  RequestId,
+  SendOptions,
+  Transport,
+  TransportInfo,
+  isResponse,
+  isThenable,
+  SparseMap,
+  errorResponse,
+  serialize,
+} from '@hermes-mcp/protocol';
+import type { EventStore, StoredEvent } from '../../stores/event-store';
 import type { HttpResponse } from './exchange';
 import { SseConnection } from './sse';
 import { clientTooSlow } from '../backpressure';
@@ -48,6 +61,10 @@ export class Exchange {
   private attached = false;
   private retired = false;
   private readonly outbox: string[] = [];
+  /** The number of the stream's last event (priming included). */
+  seq = 0;
+  /** Events written while a resumption reads its replay, to follow it. */
+  private held?: string[] = undefined;
 
   constructor(
     readonly streamId: string,
@@ -121,10 +138,29 @@ export class Exchange {
     this.watch(connection);
   }
 
-  /** Attaches a connection that resumes the stream (`Last-Event-ID`). */
+  /** A resumption reads the stream's replay: events written meanwhile are held to follow it. */
+  hold(): void {
+    this.held ??= [];
+  }
+
+  /** Attaches a connection that resumes the stream (`Last-Event-ID`), after its replay was written: what was held follows. */
   reattach(connection: SseConnection): void {
+    const held = this.held;
+    this.held = undefined;
+    if (held) for (const frame of held) connection.writeFrame(frame);
+    if (this.done) {
+      // The last response went out while the replay was read: the stream is complete.
+      connection.end();
+      this.retire(false);
+      return;
+    }
     this.detached = false;
     this.watch(connection);
+  }
+
+  /** The resumption failed: what was held is in the event store anyway. */
+  unhold(): void {
+    this.held = undefined;
   }
 
   private watch(connection: SseConnection): void {
@@ -152,7 +188,8 @@ export class Exchange {
 
   /** Writes one event (or queues it until the stream is attached); a detached stream only stores it. */
   write(data: string, id: string): void {
-    if (this.connection) this.connection.write(data, id);
+    if (this.held) this.held.push(`id: ${id}\ndata: ${data}\n\n`);
+    else if (this.connection) this.connection.write(data, id);
     else if (!this.detached) this.outbox.push(`id: ${id}\ndata: ${data}\n\n`);
   }
 
@@ -195,6 +232,8 @@ export interface StreamableHttpTransportOptions {
   maxBufferedBytes: number;
   /** Reports messages that had nowhere to go. */
   onDropped?: (message: JsonRpcMessage | JsonRpcMessage[]) => void;
+  /** Reports an event store call that failed (events go out anyway; their resumption may fail). */
+  onStoreError?: (error: unknown) => void;
 }
 
 /** What a POST carries that needs an answer. For the Hermes packages. */
@@ -225,6 +264,10 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
   private standaloneOpened = false;
   private closed = false;
   private nextStream = 0;
+  /** The number of the GET stream's last event. */
+  private standaloneSeq = 0;
+  /** GET stream events sent while a resumption of it reads its replay, to follow it. */
+  private standaloneHeld?: string[] = undefined;
 
   constructor(private readonly options: StreamableHttpTransportOptions) {
     this.info = Object.freeze({ kind: 'http', sessionId: options.sessionId });
@@ -282,37 +325,58 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
   /** Opens the session's GET stream for messages unrelated to any request. */
   openStandalone(response: HttpResponse, priming: boolean): SseConnection {
     const connection = SseConnection.open(response, {}, this.options.maxBufferedBytes);
-    this.standalone = connection;
     this.standaloneOpened = true;
-    if (priming) connection.prime(this.options.eventStore.mark(STANDALONE), this.options.retryMs);
+    if (priming) connection.prime(this.event(STANDALONE, ++this.standaloneSeq), this.options.retryMs);
+    this.keepStandalone(connection);
+    return connection;
+  }
+
+  private keepStandalone(connection: SseConnection): void {
+    this.standalone = connection;
     connection.onClose(() => {
       if (this.standalone === connection) this.standalone = undefined;
     });
-    return connection;
   }
 
   /**
    * Resumes a stream from `Last-Event-ID`: replays what came after it on that stream, then keeps
-   * the connection for what is still to come. False when the id is unknown.
+   * the connection for what is still to come. False when the id is not one the event store can
+   * replay from. Events sent while the store answers are held, and follow the replay.
    */
-  resume(response: HttpResponse, lastEventId: string): boolean {
-    const replay = this.options.eventStore.replayAfter(lastEventId);
-    if (!replay) return false;
+  async resume(response: HttpResponse, lastEventId: string): Promise<boolean> {
+    const cut = lastEventId.lastIndexOf('_');
+    const streamId = lastEventId.slice(0, cut);
+    const after = Number(lastEventId.slice(cut + 1));
+    if (cut <= 0 || !/^\d+$/.test(lastEventId.slice(cut + 1)) || !Number.isSafeInteger(after)) return false;
+    const exchange = streamId === STANDALONE ? undefined : this.streams.get(streamId);
+    const live = exchange !== undefined && !exchange.done;
+    if (live) exchange.hold();
+    else if (streamId === STANDALONE) this.standaloneHeld ??= [];
+    let events: StoredEvent[] | undefined;
+    try {
+      const replay = this.options.eventStore.replayAfter(streamId, after);
+      events = isThenable(replay) ? await replay : replay;
+    } finally {
+      if (!events) {
+        if (live) exchange.unhold();
+        else if (streamId === STANDALONE) this.standaloneHeld = undefined;
+      }
+    }
+    if (!events) return false;
     const connection = SseConnection.open(response, {}, this.options.maxBufferedBytes);
-    for (const event of replay.events) connection.write(serialize(event.message), event.id);
-    if (replay.streamId === STANDALONE) {
-      this.standalone = connection;
-      connection.onClose(() => {
-        if (this.standalone === connection) this.standalone = undefined;
-      });
-      return true;
-    }
-    const exchange = this.streams.get(replay.streamId);
-    if (!exchange || exchange.done) {
+    for (const event of events) connection.write(serialize(event.message), `${streamId}_${event.seq}`);
+    if (streamId === STANDALONE) {
+      const held = this.standaloneHeld ?? [];
+      this.standaloneHeld = undefined;
+      for (const frame of held) connection.writeFrame(frame);
+      // A stream begun on another instance goes on from where it was.
+      this.standaloneSeq = Math.max(this.standaloneSeq, after, events.length > 0 ? events[events.length - 1].seq : 0);
+      this.keepStandalone(connection);
+    } else if (live) {
+      exchange.reattach(connection);
+    } else {
       connection.end();
-      return true;
     }
-    exchange.reattach(connection);
     return true;
   }
 
@@ -346,8 +410,9 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
       this.deliver(exchange, message, responses);
     } else if (!responses && this.standaloneOpened) {
       // Stored even while the GET stream is down, so a client that resumes it misses nothing.
-      const id = this.options.eventStore.append(STANDALONE, message);
-      if (this.standalone && !this.standalone.closed) this.standalone.write(serialize(message), id);
+      const id = this.event(STANDALONE, ++this.standaloneSeq, message);
+      if (this.standaloneHeld) this.standaloneHeld.push(`id: ${id}\ndata: ${serialize(message)}\n\n`);
+      else if (this.standalone && !this.standalone.closed) this.standalone.write(serialize(message), id);
     } else {
       this.options.onDropped?.(message);
     }
@@ -367,7 +432,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
       return;
     }
     if (exchange.undecided) this.stream(exchange);
-    exchange.write(serialize(message), this.options.eventStore.append(exchange.streamId, message));
+    exchange.write(serialize(message), this.event(exchange.streamId, ++exchange.seq, message));
     if (last) exchange.finish();
   }
 
@@ -400,7 +465,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
   retire(exchange: Exchange, delivered: boolean): void {
     const forget = () => {
       this.streams.delete(exchange.streamId);
-      this.options.eventStore.forget(exchange.streamId);
+      this.settle(this.options.eventStore.forget(exchange.streamId));
     };
     if (delivered) forget();
     else setTimeout(forget, Math.max(this.options.retryMs * 10, 30_000)).unref();
@@ -409,7 +474,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
   private stream(exchange: Exchange): void {
     this.streams.set(exchange.streamId, exchange);
     exchange.startStream();
-    if (exchange.priming) exchange.prime(this.options.eventStore.mark(exchange.streamId), this.options.retryMs);
+    if (exchange.priming) exchange.prime(this.event(exchange.streamId, ++exchange.seq), this.options.retryMs);
   }
 
   /**
@@ -421,13 +486,26 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
     if (exchange.undecided) {
       this.streams.set(exchange.streamId, exchange);
       exchange.startStream();
-      exchange.prime(this.options.eventStore.mark(exchange.streamId), retryMs);
+      exchange.prime(this.event(exchange.streamId, ++exchange.seq), retryMs);
     } else {
       // Already streaming: the spec asks for a `retry` field before the connection closes.
       exchange.retry(retryMs);
     }
     exchange.detach();
   }
+
+  /** Keeps event `seq` of a stream in the event store (without waiting for it) and returns its id. */
+  private event(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[]): string {
+    this.settle(this.options.eventStore.append(streamId, seq, message));
+    return `${streamId}_${seq}`;
+  }
+
+  /** A store call not waited for: its failure is reported, never unhandled. */
+  private settle(pending: unknown): void {
+    if (pending !== undefined && isThenable(pending)) pending.then(undefined, this.storeFailed);
+  }
+
+  private readonly storeFailed = (error: unknown): void => this.options.onStoreError?.(error);
 
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();

@@ -1,37 +1,45 @@
 /**
  * Event stores keep what was sent on each SSE stream of a session, so a client that lost its
  * connection can resume with `Last-Event-ID` and miss nothing. Event ids name their stream
- * (`<stream>_<seq>`), so a resumption replays only that stream.
+ * (`<stream>_<seq>`, made by the transport), so a resumption replays only that stream.
  */
 import type { JsonRpcMessage } from '@hermes-mcp/protocol';
+import type { Awaitable } from './awaitable';
 
-/** One stored event. */
+/** One stored event of a stream. */
 export interface StoredEvent {
-  id: string;
+  /** Its number in the stream (from 1; priming events have numbers too but are not replayed). */
+  seq: number;
   message: JsonRpcMessage | JsonRpcMessage[];
 }
 
-/** Where a session's SSE events are kept for resumption. */
+/**
+ * Where a session's SSE events are kept for resumption. The transport numbers the events of each
+ * stream (1, 2, 3, …) and makes their ids; the store keeps them. Each method may answer at once or
+ * with a promise (a networked store): the transport does not wait for `append` or `forget` (a
+ * failure is logged), and holds a resumed stream's new events while `replayAfter` answers.
+ */
 export interface EventStore {
-  /** Stores a message sent on `streamId` and returns its event id. */
-  append(streamId: string, message: JsonRpcMessage | JsonRpcMessage[]): string;
-  /** A new event id on `streamId` with nothing stored under it (priming events). */
-  mark(streamId: string): string;
   /**
-   * The events of the stream `eventId` belongs to that came after it, oldest first; undefined
-   * when the id is not one this store issued (or its events were evicted).
+   * Keeps event `seq` of `streamId`. Without a message it is a priming event: nothing to replay,
+   * but the stream can be resumed from it.
    */
-  replayAfter(eventId: string): { streamId: string; events: StoredEvent[] } | undefined;
+  append(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[]): Awaitable<void>;
+  /**
+   * The events of `streamId` after `seq`, oldest first; undefined when the store cannot replay
+   * from there (a stream or number it never had, or events evicted since).
+   */
+  replayAfter(streamId: string, seq: number): Awaitable<StoredEvent[] | undefined>;
   /** Forgets a stream (its request was answered and the client has had time to resume). */
-  forget(streamId: string): void;
+  forget(streamId: string): Awaitable<void>;
 }
 
 /** The events kept of one stream. */
 interface StreamEvents {
-  /** The last sequence number issued on the stream (events and priming marks). */
+  /** The highest number kept on the stream (events and priming marks). */
   seq: number;
   /** Stored events, oldest first. */
-  events: Array<{ seq: number; message: JsonRpcMessage | JsonRpcMessage[] }>;
+  events: StoredEvent[];
   /** The newest sequence number dropped by eviction: a resumption from before it fails. */
   floor: number;
 }
@@ -50,29 +58,18 @@ export class InMemoryEventStore implements EventStore {
 
   constructor(private readonly limit = 1000) {}
 
-  append(streamId: string, message: JsonRpcMessage | JsonRpcMessage[]): string {
+  append(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[]): void {
     const stream = this.stream(streamId);
-    const seq = ++stream.seq;
+    if (seq > stream.seq) stream.seq = seq;
+    if (message === undefined) return;
     stream.events.push({ seq, message });
     if (++this.stored > this.limit) this.evictOne();
-    return `${streamId}_${seq}`;
   }
 
-  mark(streamId: string): string {
-    return `${streamId}_${++this.stream(streamId).seq}`;
-  }
-
-  replayAfter(eventId: string): { streamId: string; events: StoredEvent[] } | undefined {
-    const cut = eventId.lastIndexOf('_');
-    if (cut <= 0) return undefined;
-    const streamId = eventId.slice(0, cut);
-    const after = Number(eventId.slice(cut + 1));
+  replayAfter(streamId: string, after: number): StoredEvent[] | undefined {
     const stream = this.streams?.get(streamId);
     if (!stream || !Number.isSafeInteger(after) || after > stream.seq || after < stream.floor) return undefined;
-    return {
-      streamId,
-      events: stream.events.filter((e) => e.seq > after).map((e) => ({ id: `${streamId}_${e.seq}`, message: e.message })),
-    };
+    return stream.events.filter((e) => e.seq > after);
   }
 
   forget(streamId: string): void {
