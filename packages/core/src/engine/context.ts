@@ -196,7 +196,7 @@ const DONE: Promise<void> = Promise.resolve();
 
 const ACTIONS: ReadonlySet<string> = new Set<ElicitAction>(['accept', 'decline', 'cancel']);
 
-/** What the context of one request is made of. For the Hermes packages. */
+/** What the context of one request is made of. @internal */
 export interface ContextParts {
   /** The request being handled. */
   readonly request: RequestInfo;
