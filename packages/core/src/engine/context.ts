@@ -210,10 +210,6 @@ export interface ContextParts {
   readonly channel: RequestChannel;
   /** The logger its `ctx.log` is a child of. */
   readonly log: Logger;
-  /** Where a modern-era request's questions are answered (an MRTR round or a task). */
-  readonly round?: InputSource;
-  /** Starts the task of a `taskStart: 'manual'` tool (modern era, tasks declared). */
-  readonly startTask?: <T>(work: (ctx: McpContext) => Promise<T>) => never;
 }
 
 /**
@@ -252,16 +248,20 @@ export class McpContext {
   private readonly baseLog: Logger;
   private readonly taskStarter?: <T>(work: (ctx: McpContext) => Promise<T>) => never;
 
-  /** @internal Made by the engine for each request (connection.ts, modern.ts). */
-  constructor(parts: ContextParts) {
+  /**
+   * @internal Made by the engine for each request (connection.ts, modern.ts). A modern-era request
+   * adds where its questions are answered (an MRTR round or a task) and, for a `taskStart:
+   * 'manual'` tool, what starts its task.
+   */
+  constructor(parts: ContextParts, round?: InputSource, startTask?: <T>(work: (ctx: McpContext) => Promise<T>) => never) {
     this.request = parts.request;
     this.session = parts.session;
     this.transport = parts.transport;
-    this.round = parts.round;
     this.extra = parts.extra;
     this.channel = parts.channel;
     this.baseLog = parts.log;
-    this.taskStarter = parts.startTask;
+    this.round = round;
+    this.taskStarter = startTask;
   }
 
   /**

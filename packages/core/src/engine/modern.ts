@@ -162,7 +162,7 @@ export class ModernHandler {
             throw new TaskStartedSignal(this.startTask(spec, parts, work));
           }
         : undefined;
-    const ctx = new McpContext({ ...parts, round: round?.round, startTask: starter });
+    const ctx = new McpContext(parts, round?.round, starter);
     let result: Record<string, unknown>;
     try {
       result = await withTimeout(
@@ -244,7 +244,7 @@ export class ModernHandler {
   private async startTask(spec: MethodSpec, parts: ContextParts, work?: (ctx: McpContext) => Promise<unknown>): Promise<Record<string, unknown>> {
     const handle = await this.tasks.start((task) => {
       // The task's own signal (tasks/cancel) and questions (tasks/update), not the request's.
-      const ctx = new McpContext({ ...parts, extra: task.controller, round: new TaskInputs(task) });
+      const ctx = new McpContext({ ...parts, extra: task.controller }, new TaskInputs(task));
       // Auto: the whole call is the task. Manual: the work handed to ctx.runAsTask is, shaped like the tool's result.
       const run = work ? async () => toCallToolResult(await work(ctx)) : async () => this.handler.handleRequest(ctx);
       return run().then((result) => this.complete(spec, result));
