@@ -26,6 +26,8 @@ const WAV = 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=';
 
 /** Guard: lets the call through only with the right token. */
 const tokenGuard: Middleware = (ctx, next) => {
+  // The token comes with each call: every caller may see the tool listed.
+  if (ctx.listing) return next();
   if ((ctx.request.params.arguments as { token?: string } | undefined)?.token !== 'letmein') throw new ToolError('access denied: wrong token');
   ctx.assigns.user = 'admin';
   return next();

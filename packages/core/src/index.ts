@@ -20,6 +20,7 @@ export { McpContext } from './engine/context';
 export type { AskOptions, AuthInfo, ElicitResult, RequestInfo, SessionInfo, UrlElicitation } from './engine/context';
 export { Use } from './engine/middleware';
 export type { McpMiddleware, Middleware, MiddlewareLike } from './engine/middleware';
+export type { Listing } from './engine/context';
 export { Complete } from './bootstrap/completion';
 export type { CompleteFn, CompletionContext } from './bootstrap/completion';
 export { EnumTitles, elicitationSchemaFor } from './schema/elicitation-schema';

@@ -13,7 +13,7 @@ import Fastify from 'fastify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { AuthInfo, HttpEndpointOptions, HttpError, HttpRequest, McpContext, McpServer, Tool, ToolError, createWebHandler, toNodeListener } from '@hermes-mcp/core';
+import { AuthInfo, HttpEndpointOptions, HttpError, HttpRequest, McpContext, McpServer, Middleware, Tool, ToolError, Use, createWebHandler, toNodeListener } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { ACCEPT_BOTH, capturingLogger, messagesOf, modernPost, rpc } from '../../../test-support/hardening';
 
@@ -21,11 +21,23 @@ class NoteInput {
   @IsString() text!: string;
 }
 
+/** A guard on ctx.auth: callers without `notes:write` neither see nor call what it guards. */
+const needsWrite: Middleware = (ctx, next) => {
+  if (!ctx.auth?.scopes?.includes('notes:write')) throw new ToolError('notes:write is required');
+  return next();
+};
+
 @McpServer({ name: 'auth-test', version: '1.0.0' })
 class WhoAmI {
   @Tool({ description: 'Who the caller is' })
   whoami(ctx: McpContext) {
     return { subject: ctx.auth?.subject ?? 'anonymous', scopes: [...(ctx.auth?.scopes ?? [])] };
+  }
+
+  @Use(needsWrite)
+  @Tool({ description: 'Writes a note (needs notes:write)' })
+  write(input: NoteInput) {
+    return `wrote ${input.text}`;
   }
 
   @Tool({ description: 'Refuses with details' })
@@ -94,6 +106,22 @@ describe.each(Object.keys(adapters))('authenticate on the %s adapter', (adapter)
     } finally {
       await anonymous.close();
     }
+  });
+
+  it('lets a guard on ctx.auth hide a tool from callers without the scope, and refuse it when called anyway', async () => {
+    const names = async (token: string) => {
+      const client = new Client({ name: token, version: '1' });
+      await client.connect(new StreamableHTTPClientTransport(new URL(running.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+      try {
+        const tools = (await client.listTools()).tools.map((t) => t.name);
+        const call = await client.callTool({ name: 'write', arguments: { text: 'hi' } });
+        return { tools, call: call.content };
+      } finally {
+        await client.close();
+      }
+    };
+    expect(await names('alice')).toEqual({ tools: ['whoami', 'write', 'refuse'], call: [{ type: 'text', text: 'wrote hi' }] });
+    expect(await names('bob')).toEqual({ tools: ['whoami', 'refuse'], call: [{ type: 'text', text: 'notes:write is required' }] });
   });
 
   it('gives ctx.auth to 2026-07-28 requests and over the 2024-11-05 HTTP+SSE transport', async () => {

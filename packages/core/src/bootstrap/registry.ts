@@ -4,6 +4,7 @@
  * Shaped list arrays are built once per revision and reused until the registry changes; pages are
  * slices of them.
  */
+import type { Middleware } from '../engine/middleware';
 import type { Prompt, ProtocolVersion, Resource, ResourceTemplate, RevisionFeatures, Tool } from '@hermes-mcp/protocol';
 import type { CompleteFn } from './completion';
 import type { Constructor } from './container';
@@ -22,6 +23,11 @@ export interface Invocation {
   readonly call: (input: unknown, ctx: unknown) => unknown;
   /** The class the input is validated into; undefined → the raw value is passed. */
   readonly inputClass?: Constructor;
+  /**
+   * The middleware `call` runs through (server, class, method), when there is any: list methods
+   * run it too, to decide whether the caller sees the definition.
+   */
+  readonly middleware?: readonly Middleware[];
 }
 
 /** What every definition has: it can be switched off without being removed. */
@@ -80,7 +86,21 @@ export interface Page<T> {
   nextCursor?: string;
 }
 
-type Lists = { tools?: Tool[]; resources?: Resource[]; templates?: ResourceTemplate[]; prompts?: Prompt[] };
+/** What a list's definitions are called on the wire and in `ctx.listing`. */
+export type ListedKind = 'tool' | 'resource' | 'template' | 'prompt';
+
+/**
+ * A whole list for one revision: the shaped items, and — when any definition has middleware —
+ * each item's middleware and key, for the list methods to ask whether a caller sees it.
+ */
+export interface ShapedList<T> {
+  readonly kind: ListedKind;
+  readonly items: readonly T[];
+  /** Per item: its middleware (undefined when it has none) and its name, URI or URI template. */
+  readonly guarded?: ReadonlyArray<{ readonly middleware?: readonly Middleware[]; readonly key: string }>;
+}
+
+type Lists = { tools?: ShapedList<Tool>; resources?: ShapedList<Resource>; templates?: ShapedList<ResourceTemplate>; prompts?: ShapedList<Prompt> };
 
 /** Everything a server offers, by name or URI. */
 export class Registry {
@@ -188,27 +208,52 @@ export class Registry {
     return [...this.tools.values()].filter((t) => t.enabled);
   }
 
-  /** One page of `tools/list` for a revision. */
-  listTools(f: RevisionFeatures, cursor?: unknown): Page<Tool> {
-    return this.page('tools', (this.cache(f.version).tools ??= shaped(this.tools, (t) => shapeTool(t.descriptor, f))), cursor);
+  /** The whole `tools/list` for a revision (cached until the registry changes). */
+  listTools(f: RevisionFeatures): ShapedList<Tool> {
+    return (this.cache(f.version).tools ??= shaped(
+      'tool',
+      this.tools,
+      (t) => t.name,
+      (t) => shapeTool(t.descriptor, f),
+    ));
   }
 
-  /** One page of `resources/list` for a revision. */
-  listResources(f: RevisionFeatures, cursor?: unknown): Page<Resource> {
-    return this.page('resources', (this.cache(f.version).resources ??= shaped(this.resources, (r) => shapeResource(r.descriptor, f))), cursor);
+  /** The whole `resources/list` for a revision. */
+  listResources(f: RevisionFeatures): ShapedList<Resource> {
+    return (this.cache(f.version).resources ??= shaped(
+      'resource',
+      this.resources,
+      (r) => r.uri,
+      (r) => shapeResource(r.descriptor, f),
+    ));
   }
 
-  /** One page of `resources/templates/list` for a revision. */
-  listTemplates(f: RevisionFeatures, cursor?: unknown): Page<ResourceTemplate> {
-    return this.page('templates', (this.cache(f.version).templates ??= shaped(this.templates, (t) => shapeResource(t.descriptor, f))), cursor);
+  /** The whole `resources/templates/list` for a revision. */
+  listTemplates(f: RevisionFeatures): ShapedList<ResourceTemplate> {
+    return (this.cache(f.version).templates ??= shaped(
+      'template',
+      this.templates,
+      (t) => t.template.template,
+      (t) => shapeResource(t.descriptor, f),
+    ));
   }
 
-  /** One page of `prompts/list` for a revision. */
-  listPrompts(f: RevisionFeatures, cursor?: unknown): Page<Prompt> {
-    return this.page('prompts', (this.cache(f.version).prompts ??= shaped(this.prompts, (p) => shapePrompt(p.descriptor, f))), cursor);
+  /** The whole `prompts/list` for a revision. */
+  listPrompts(f: RevisionFeatures): ShapedList<Prompt> {
+    return (this.cache(f.version).prompts ??= shaped(
+      'prompt',
+      this.prompts,
+      (p) => p.name,
+      (p) => shapePrompt(p.descriptor, f),
+    ));
   }
 
-  private page<T>(kind: string, all: readonly T[], cursor: unknown): Page<T> {
+  /**
+   * The page of `all` a cursor points at (the first without one). A list that fits one page is
+   * `all` itself. Cursors are sealed with the list's kind and hold an offset into the list as the
+   * caller sees it.
+   */
+  page<T>(kind: ListedKind, all: readonly T[], cursor: unknown): Page<T> {
     const start = cursor === undefined ? 0 : this.cursors.decode(kind, cursor);
     if (start === 0 && all.length <= this.pageSize) return { items: all };
     const end = start + this.pageSize;
@@ -235,10 +280,23 @@ export class Registry {
   }
 }
 
-function shaped<D extends Switchable, T>(defs: Map<string, D>, shape: (def: D) => T): T[] {
-  const out: T[] = [];
-  for (const def of defs.values()) if (def.enabled) out.push(shape(def));
-  return Object.freeze(out) as T[];
+function shaped<D extends Switchable & { middleware?: readonly Middleware[] }, T>(
+  kind: ListedKind,
+  defs: Map<string, D>,
+  key: (def: D) => string,
+  shape: (def: D) => T,
+): ShapedList<T> {
+  const items: T[] = [];
+  const guarded: Array<{ middleware?: readonly Middleware[]; key: string }> = [];
+  let anyMiddleware = false;
+  for (const def of defs.values()) {
+    if (!def.enabled) continue;
+    items.push(shape(def));
+    guarded.push({ middleware: def.middleware, key: key(def) });
+    if (def.middleware !== undefined) anyMiddleware = true;
+  }
+  Object.freeze(items);
+  return anyMiddleware ? { kind, items, guarded } : { kind, items };
 }
 
 function duplicate(kind: string, name: string, first: string, second: string): HermesError {

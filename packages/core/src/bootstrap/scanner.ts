@@ -72,7 +72,7 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
         lenient,
       );
       const middleware = [...classMiddleware, ...resolveMiddleware(middlewareOf(cls, meta.method), container, invocation.owner)];
-      const wrapped: Invocation = { ...invocation, call: compose(middleware, invocation.call) as Invocation['call'] };
+      const wrapped: Invocation = { ...invocation, call: compose(middleware, invocation.call) as Invocation['call'], middleware: middleware.length > 0 ? middleware : undefined };
       for (const warning of register(registry, meta.kind, { ...meta.options, name: meta.options.name ?? meta.method }, wrapped)) {
         warnings.set(`${warning.code} ${warning.className}.${warning.property}`, warning);
       }

@@ -196,6 +196,13 @@ const DONE: Promise<void> = Promise.resolve();
 
 const ACTIONS: ReadonlySet<string> = new Set<ElicitAction>(['accept', 'decline', 'cancel']);
 
+/** The component a list method is deciding about (see {@link McpContext.listing}). */
+export interface Listing {
+  readonly kind: 'tool' | 'resource' | 'template' | 'prompt';
+  /** The tool's or prompt's name, the resource's URI, or the template's URI template. */
+  readonly name: string;
+}
+
 /** What the context of one request is made of. @internal */
 export interface ContextParts {
   /** The request being handled. */
@@ -237,6 +244,14 @@ export class McpContext {
 
   /** The request being handled. */
   readonly request: RequestInfo;
+  /**
+   * Set while a list method (`tools/list`, `resources/list`, `resources/templates/list`,
+   * `prompts/list`) asks a component's middleware whether the caller sees it: `next()` then
+   * resolves at once without running the handler, and a middleware that throws hides the
+   * component. Undefined on every other request. A middleware that should not run for lists
+   * (timing, auditing) returns `next()` when it is set.
+   */
+  readonly listing?: Listing;
   /** The client, as this connection knows it. */
   readonly session: SessionInfo;
   /** Where the request came from (`kind`: `stdio`, `http`, …). */
@@ -262,6 +277,14 @@ export class McpContext {
     this.baseLog = parts.log;
     this.round = round;
     this.taskStarter = startTask;
+  }
+
+  /**
+   * This context as seen while a list asks whether the caller sees `listing` (see {@link listing}):
+   * everything else is this context's. @internal
+   */
+  forListing(listing: Listing): McpContext {
+    return Object.create(this, { listing: { value: listing, enumerable: true } }) as McpContext;
   }
 
   /**

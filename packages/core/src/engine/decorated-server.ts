@@ -4,13 +4,14 @@
  * the revision that asked.
  */
 import { CallToolResult, Implementation, McpError, REVISIONS, RevisionFeatures, ServerCapabilities, isRecord, isThenable, reuseSerialized } from '@hermes-mcp/protocol';
-import { McpContext, isInputRequired } from './context';
+import { Listing, McpContext, isInputRequired } from './context';
 import { HermesError, ToolError } from '../errors';
 import type { McpHandler } from './mcp-handler';
 import type { McpServerOptions } from '../metadata/options';
 import { toCallToolResult, toGetPromptResult, toReadResourceResult } from '../results/normalize';
 import { CompleteFn, complete } from '../bootstrap/completion';
-import type { Invocation, Page, Registry, ToolDefinition } from '../bootstrap/registry';
+import type { Invocation, Page, Registry, ShapedList, ToolDefinition } from '../bootstrap/registry';
+import { Middleware, compose } from './middleware';
 import { TaskStart, TaskStartedSignal, TaskSupport } from './tasks';
 import { withTimeout } from './timeout';
 import { methodSpec } from './methods';
@@ -36,6 +37,19 @@ function listResult(key: string, page: Page<unknown>): Record<string, unknown> {
   let result = wholeLists.get(page.items);
   if (!result) wholeLists.set(page.items, (result = reuseSerialized(Object.freeze({ [key]: page.items }) as Record<string, unknown>)));
   return result;
+}
+
+/** The result keys of the four lists. */
+const RESULT_KEY = { tool: 'tools', resource: 'resources', template: 'resourceTemplates', prompt: 'prompts' } as const;
+
+/** Whether the caller sees a component: its middleware runs (with `ctx.listing` set) up to a `next()` that stops there. */
+async function visible(middleware: readonly Middleware[], ctx: McpContext, listing: Listing): Promise<boolean> {
+  try {
+    await compose(middleware, () => undefined)(undefined, ctx.forListing(listing));
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function issuesData(issues: ValidationIssue[]): { issues: ValidationIssue[] } {
@@ -90,23 +104,48 @@ export class DecoratedServerHandler implements McpHandler {
   }
 
   /** `tools/list`. @internal Called through the method table, as are the methods below. */
-  listTools(params: Params, features: RevisionFeatures): Record<string, unknown> {
-    return listResult('tools', this.registry.listTools(features, params.cursor));
+  listTools(params: Params, ctx: McpContext, features: RevisionFeatures): Record<string, unknown> | Promise<Record<string, unknown>> {
+    return this.list(this.registry.listTools(features), params, ctx);
   }
 
   /** `resources/list`. @internal */
-  listResources(params: Params, features: RevisionFeatures): Record<string, unknown> {
-    return listResult('resources', this.registry.listResources(features, params.cursor));
+  listResources(params: Params, ctx: McpContext, features: RevisionFeatures): Record<string, unknown> | Promise<Record<string, unknown>> {
+    return this.list(this.registry.listResources(features), params, ctx);
   }
 
   /** `resources/templates/list`. @internal */
-  listTemplates(params: Params, features: RevisionFeatures): Record<string, unknown> {
-    return listResult('resourceTemplates', this.registry.listTemplates(features, params.cursor));
+  listTemplates(params: Params, ctx: McpContext, features: RevisionFeatures): Record<string, unknown> | Promise<Record<string, unknown>> {
+    return this.list(this.registry.listTemplates(features), params, ctx);
   }
 
   /** `prompts/list`. @internal */
-  listPrompts(params: Params, features: RevisionFeatures): Record<string, unknown> {
-    return listResult('prompts', this.registry.listPrompts(features, params.cursor));
+  listPrompts(params: Params, ctx: McpContext, features: RevisionFeatures): Record<string, unknown> | Promise<Record<string, unknown>> {
+    return this.list(this.registry.listPrompts(features), params, ctx);
+  }
+
+  /**
+   * One page of a list. Without middleware on any item, the cached list (and result) serve
+   * everyone. Otherwise each item's middleware decides whether this caller sees it, the page is cut
+   * from what it sees, and a modern-era result is marked private (it is this caller's).
+   */
+  private list(list: ShapedList<unknown>, params: Params, ctx: McpContext): Record<string, unknown> | Promise<Record<string, unknown>> {
+    const key = RESULT_KEY[list.kind];
+    const guarded = list.guarded;
+    if (!guarded) return listResult(key, this.registry.page(list.kind, list.items, params.cursor));
+    // Checked before the middleware runs: a bad cursor is -32602 whatever the caller sees.
+    if (params.cursor !== undefined) this.registry.page(list.kind, [], params.cursor);
+    const checks = guarded.map((item) => (item.middleware ? visible(item.middleware, ctx, { kind: list.kind, name: item.key }) : Promise.resolve(true)));
+    return Promise.all(checks).then((seen) => {
+      const page = this.registry.page(
+        list.kind,
+        list.items.filter((_, i) => seen[i]),
+        params.cursor,
+      );
+      const result: Record<string, unknown> = { [key]: page.items };
+      if (page.nextCursor !== undefined) result.nextCursor = page.nextCursor;
+      if (ctx.session.era === 'modern') result.cacheScope = 'private';
+      return result;
+    });
   }
 
   /**

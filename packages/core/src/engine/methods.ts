@@ -85,10 +85,10 @@ const TABLE: Record<string, MethodSpec> = {
   'tasks/update': { ...MODERN, owner: 'modern', extension: 'tasks', nameField: 'taskId', serve: (m, call) => m.taskUpdate(call) },
   'tasks/cancel': { ...MODERN, owner: 'modern', extension: 'tasks', nameField: 'taskId', serve: (m, call) => m.taskCancel(call) },
 
-  'tools/list': { ...BOTH, owner: 'server', cacheable: true, capability: tools, serve: (s, params, _ctx, f) => s.listTools(params, f) },
+  'tools/list': { ...BOTH, owner: 'server', cacheable: true, capability: tools, serve: (s, params, ctx, f) => s.listTools(params, ctx, f) },
   'tools/call': { ...BOTH, owner: 'server', rounds: true, nameField: 'name', capability: tools, serve: (s, params, ctx, f) => s.callTool(params, ctx, f) },
-  'resources/list': { ...BOTH, owner: 'server', cacheable: true, capability: resources, serve: (s, params, _ctx, f) => s.listResources(params, f) },
-  'resources/templates/list': { ...BOTH, owner: 'server', cacheable: true, capability: resources, serve: (s, params, _ctx, f) => s.listTemplates(params, f) },
+  'resources/list': { ...BOTH, owner: 'server', cacheable: true, capability: resources, serve: (s, params, ctx, f) => s.listResources(params, ctx, f) },
+  'resources/templates/list': { ...BOTH, owner: 'server', cacheable: true, capability: resources, serve: (s, params, ctx, f) => s.listTemplates(params, ctx, f) },
   'resources/read': {
     ...BOTH,
     owner: 'server',
@@ -98,7 +98,7 @@ const TABLE: Record<string, MethodSpec> = {
     capability: resources,
     serve: (s, params, ctx, f) => s.readResource(params, ctx, f),
   },
-  'prompts/list': { ...BOTH, owner: 'server', cacheable: true, capability: prompts, serve: (s, params, _ctx, f) => s.listPrompts(params, f) },
+  'prompts/list': { ...BOTH, owner: 'server', cacheable: true, capability: prompts, serve: (s, params, ctx, f) => s.listPrompts(params, ctx, f) },
   'prompts/get': { ...BOTH, owner: 'server', rounds: true, nameField: 'name', capability: prompts, serve: (s, params, ctx, f) => s.getPrompt(params, ctx, f) },
   'completion/complete': { ...BOTH, owner: 'server', capability: (c) => c.completions !== undefined, serve: (s, params, ctx) => s.complete(params, ctx) },
 };
