@@ -10,7 +10,7 @@ import type { AddressInfo } from 'node:net';
 import { IsString } from 'class-validator';
 import Fastify, { FastifyInstance } from 'fastify';
 import { McpContext, McpServer, Tool, createLogger } from '@hermes-mcp/core';
-import { HermesMcpOptions, HttpSession, InMemorySessionStore, hermesMcp } from '@hermes-mcp/fastify';
+import { HermesMcpOptions, InMemorySessionStore, hermesMcp } from '@hermes-mcp/fastify';
 import { SseReader } from '../../../test-support/sse-reader';
 import { eventually, untilAborted } from '../../../test-support/e2e';
 
