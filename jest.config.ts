@@ -7,7 +7,7 @@ const tsJest: Config['transform'] = {
 /** Tests import the packages by name; map them to their sources so no build is needed for unit tests. */
 const moduleNameMapper = {
   '^@hermes-mcp/core/internal$': '<rootDir>/packages/core/src/internal.ts',
-  '^@hermes-mcp/(protocol|core|fastify|testing)$': '<rootDir>/packages/$1/src/index.ts',
+  '^@hermes-mcp/(protocol|core|fastify|testing|client)$': '<rootDir>/packages/$1/src/index.ts',
 };
 
 function project(name: string, root: string): Config {
@@ -29,6 +29,7 @@ const config: Config = {
     project('core', 'packages/core'),
     project('fastify', 'packages/fastify'),
     project('testing', 'packages/testing'),
+    project('client', 'packages/client'),
     // Also runs the template's own tests (template/test) against the sources, before anyone scaffolds it.
     project('create-hermes-mcp', 'packages/create-hermes-mcp'),
     project('examples', 'examples'),

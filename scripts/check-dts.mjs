@@ -14,6 +14,7 @@ const ENTRIES = {
   '@hermes-mcp/core/internal': 'packages/core/dist/internal.d.ts',
   '@hermes-mcp/fastify': 'packages/fastify/dist/index.d.ts',
   '@hermes-mcp/testing': 'packages/testing/dist/index.d.ts',
+  '@hermes-mcp/client': 'packages/client/dist/index.d.ts',
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'hermes-dts-'));

@@ -53,4 +53,4 @@ export type { SendOptions, Transport, TransportInfo } from './transport';
 export { InboundRequest, MAX_TIMER_DELAY, Peer, isThenable } from './peer';
 export { SparseMap } from './sparse-map';
 export { InMemoryTransport } from './memory-transport';
-export type { ErrorContext, InboundRequestExtra, PeerHandlers, PeerOptions, ProgressUpdate, RequestOptions } from './peer';
+export type { ErrorContext, InboundRequestExtra, PeerHandlers, PeerOptions, PendingRequest, ProgressUpdate, RequestOptions } from './peer';

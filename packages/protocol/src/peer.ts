@@ -126,6 +126,14 @@ export interface RequestOptions {
   relatedRequestId?: RequestId;
 }
 
+/** An outgoing request awaiting its response (see {@link Peer.pendingRequests}). */
+export interface PendingRequest {
+  readonly id: RequestId;
+  readonly method: string;
+  /** Milliseconds since it was sent. */
+  readonly elapsedMs: number;
+}
+
 /** One `notifications/progress` update. */
 export interface ProgressUpdate {
   progress: number;
@@ -146,6 +154,10 @@ export interface PeerOptions {
 }
 
 interface Pending {
+  /** The request's method. */
+  method: string;
+  /** `performance.now()` when it was sent. */
+  sentAt: number;
   resolve(result: Record<string, unknown>): void;
   reject(error: Error): void;
   timer?: NodeJS.Timeout;
@@ -226,6 +238,23 @@ export class Peer {
     return this.pending.size;
   }
 
+  /** The outgoing requests awaiting a response, oldest first: id, method and milliseconds since sent. */
+  pendingRequests(): PendingRequest[] {
+    const now = performance.now();
+    return [...this.pending.entries()].map(([id, entry]) => ({ id, method: entry.method, elapsedMs: Math.round(now - entry.sentAt) }));
+  }
+
+  /**
+   * Cancels an outgoing request: `notifications/cancelled` goes to the other side and its caller's
+   * promise rejects with `error` (default -32001 "Request cancelled"). False when no such request
+   * is pending.
+   */
+  cancel(id: RequestId, error: McpError = new McpError(ErrorCode.RequestTimeout, 'Request cancelled')): boolean {
+    if (!this.pending.has(id)) return false;
+    this.cancelOutgoing(id, error);
+    return true;
+  }
+
   /** Sends a request and resolves with its result; rejects with an {@link McpError}. */
   request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
@@ -237,6 +266,8 @@ export class Peer {
     }
     return new Promise((resolve, reject) => {
       const entry: Pending = {
+        method,
+        sentAt: performance.now(),
         resolve,
         reject,
         timeout: options.timeout ?? this.requestTimeout,

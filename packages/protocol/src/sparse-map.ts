@@ -46,6 +46,11 @@ export class SparseMap<K, V> {
     return (this.map ?? (NO_ENTRIES as ReadonlyMap<K, V>)).keys();
   }
 
+  /** Like `Map#entries`. */
+  entries(): IterableIterator<[K, V]> {
+    return (this.map ?? (NO_ENTRIES as ReadonlyMap<K, V>)).entries();
+  }
+
   /** Like `Map#values`. */
   values(): IterableIterator<V> {
     return (this.map ?? (NO_ENTRIES as ReadonlyMap<K, V>)).values();

@@ -1,0 +1,484 @@
+/**
+ * `McpClient`: talks to any MCP server over any {@link Transport}, in either era. `connect()`
+ * negotiates the era (`server/discover`, falling back to `initialize`); the typed methods check the
+ * server's declared capability first; the server's questions (elicitation, sampling, roots) are
+ * answered by the same handlers whether they come as requests (legacy sessions) or as the input
+ * requests of a 2026-07-28 round, which the client answers and retries by itself.
+ */
+import {
+  CallToolResult,
+  ClientCapabilities,
+  CreateMessageRequestParams,
+  CreateMessageResult,
+  ErrorCode,
+  GetPromptResult,
+  Implementation,
+  JsonRpcNotification,
+  JsonRpcRequest,
+  LATEST_LEGACY_VERSION,
+  LoggingLevel,
+  McpError,
+  META_KEYS,
+  MODERN_PROTOCOL_VERSIONS,
+  Peer,
+  PendingRequest,
+  ProgressUpdate,
+  Prompt,
+  ProtocolVersion,
+  ReadResourceResult,
+  RequestId,
+  Resource,
+  ResourceTemplate,
+  Root,
+  ServerCapabilities,
+  Tool,
+  Transport,
+  isModernProtocolVersion,
+  isRecord,
+} from '@hermes-mcp/protocol';
+
+/** The params of an `elicitation/create` request, as the server sent them. */
+export interface ElicitationRequest {
+  /** `form` (a `requestedSchema` to fill in) or `url` (a page to open); absent before 2025-11-25 (form). */
+  mode?: 'form' | 'url';
+  message: string;
+  requestedSchema?: Record<string, unknown>;
+  url?: string;
+  [key: string]: unknown;
+}
+
+/** What an elicitation is answered with. */
+export type ElicitationAnswer = { action: 'accept'; content?: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
+
+/** One `notifications/message` from the server. */
+export interface LogMessage {
+  level: LoggingLevel;
+  data: unknown;
+  logger?: string;
+}
+
+/** Where a callback that threw is reported (default: `console.error`). */
+export interface ClientLogger {
+  error(message: string, error: unknown): void;
+}
+
+/** Options of an {@link McpClient}. */
+export interface McpClientOptions {
+  /** The client's name and version (default `hermes-mcp-client` 0.1.0). */
+  clientInfo?: Implementation;
+  /**
+   * The revision to speak: `auto` (default) asks `server/discover` and speaks 2026-07-28 when the
+   * server does, else initializes a legacy session at the newest revision both know; or one
+   * revision, pinned.
+   */
+  protocolVersion?: 'auto' | ProtocolVersion;
+  /**
+   * The client's capabilities. Default: what the handlers make true (`elicitation` with form and
+   * url modes for `onElicitation`, `sampling` for `onSampling`, `roots` for `onRoots`).
+   */
+  capabilities?: ClientCapabilities;
+  /** Milliseconds a request may take before it is cancelled and fails (default 60 000). */
+  requestTimeout?: number;
+  /** Most input rounds one 2026-07-28 request may take (default 10). */
+  maxRounds?: number;
+  /** Asks for log messages at this level and above (`logging/setLevel`, or the envelope's level). */
+  logLevel?: LoggingLevel;
+  /** Answers `elicitation/create`. */
+  onElicitation?: (request: ElicitationRequest) => ElicitationAnswer | Promise<ElicitationAnswer>;
+  /** Answers `sampling/createMessage`. */
+  onSampling?: (request: CreateMessageRequestParams) => CreateMessageResult | Promise<CreateMessageResult>;
+  /** Answers `roots/list`. */
+  onRoots?: () => Root[] | Promise<Root[]>;
+  /** Each log message the server sends. */
+  onLog?: (message: LogMessage) => void;
+  /** A list changed (`notifications/{tools,resources,prompts}/list_changed`). */
+  onListChanged?: (list: 'tools' | 'resources' | 'prompts') => void;
+  /** A subscribed resource changed. */
+  onResourceUpdated?: (uri: string) => void;
+  /** Every notification from the server, including the ones above. */
+  onNotification?: (notification: JsonRpcNotification) => void;
+  /** Where a callback that threw is reported. */
+  logger?: ClientLogger;
+}
+
+/** Options of one request. */
+export interface CallOptions {
+  /** Called with each progress notification of this request (a progress token is made for it). */
+  onProgress?: (progress: ProgressUpdate) => void;
+  /** Aborting it cancels the request (`notifications/cancelled`). */
+  signal?: AbortSignal;
+  /** Milliseconds before it is cancelled and fails; default the client's `requestTimeout`. */
+  timeout?: number;
+  /** Extra `_meta` for the request. */
+  meta?: Record<string, unknown>;
+}
+
+/** One page of a list, and the cursor of the next. */
+export interface ListPage<T> {
+  items: T[];
+  nextCursor?: string;
+}
+
+/** A tool result with `isError: true`, thrown by {@link unwrap}. */
+export class ToolCallError extends Error {
+  constructor(readonly result: CallToolResult) {
+    super((result.content ?? []).map((block) => (block.type === 'text' ? block.text : `[${block.type}]`)).join('\n') || 'the tool failed');
+    this.name = 'ToolCallError';
+  }
+}
+
+/**
+ * The result of a tool call that succeeded; throws a {@link ToolCallError} for one with
+ * `isError: true` (tool errors come back as results, protocol errors as an `McpError`).
+ *
+ * @example
+ * const forecast = unwrap(await client.callTool('weather', { city: 'Oslo' })).structuredContent;
+ */
+export function unwrap(result: CallToolResult): CallToolResult {
+  if (result.isError === true) throw new ToolCallError(result);
+  return result;
+}
+
+const CLIENT_VERSION = '0.1.0';
+const MODERN_NEWEST = MODERN_PROTOCOL_VERSIONS[MODERN_PROTOCOL_VERSIONS.length - 1];
+const consoleLogger: ClientLogger = { error: (message, error) => console.error(message, error) };
+
+/** Which capability of the server a method needs. */
+const NEEDS: Readonly<Record<string, (c: ServerCapabilities) => boolean>> = {
+  'tools/list': (c) => c.tools !== undefined,
+  'tools/call': (c) => c.tools !== undefined,
+  'resources/list': (c) => c.resources !== undefined,
+  'resources/templates/list': (c) => c.resources !== undefined,
+  'resources/read': (c) => c.resources !== undefined,
+  'resources/subscribe': (c) => c.resources?.subscribe === true,
+  'resources/unsubscribe': (c) => c.resources?.subscribe === true,
+  'prompts/list': (c) => c.prompts !== undefined,
+  'prompts/get': (c) => c.prompts !== undefined,
+  'completion/complete': (c) => c.completions !== undefined,
+  'logging/setLevel': (c) => c.logging !== undefined,
+};
+
+/** A client of one MCP server, over one transport. */
+export class McpClient {
+  /** `legacy` (an initialized session) or `modern` (2026-07-28, stateless); undefined before `connect`. */
+  era?: 'legacy' | 'modern' = undefined;
+  /** The revision spoken, once connected. */
+  protocolVersion?: string = undefined;
+  /** The server's name and version, once connected. */
+  serverInfo?: Implementation = undefined;
+  /** What the server declared it can do, once connected. */
+  serverCapabilities: ServerCapabilities = {};
+  /** The server's instructions, if it gave any. */
+  instructions?: string = undefined;
+  private readonly peer: Peer;
+  private readonly capabilities: ClientCapabilities;
+  private readonly clientInfo: Implementation;
+  private readonly logger: ClientLogger;
+
+  constructor(
+    readonly transport: Transport,
+    private readonly options: McpClientOptions = {},
+  ) {
+    this.capabilities = options.capabilities ?? {
+      ...(options.onElicitation && { elicitation: { form: {}, url: {} } }),
+      ...(options.onSampling && { sampling: {} }),
+      ...(options.onRoots && { roots: { listChanged: true } }),
+    };
+    this.clientInfo = options.clientInfo ?? { name: 'hermes-mcp-client', version: CLIENT_VERSION };
+    this.logger = options.logger ?? consoleLogger;
+    this.peer = new Peer(
+      transport,
+      {
+        onRequest: (request) => this.answer(request),
+        onNotification: (notification) => this.received(notification),
+      },
+      { requestTimeout: options.requestTimeout ?? 60_000 },
+    );
+  }
+
+  /**
+   * Starts the transport and negotiates the era: with `protocolVersion: 'auto'` (default) it asks
+   * `server/discover` and falls back to `initialize` when the server does not answer it.
+   */
+  async connect(): Promise<void> {
+    await this.peer.start();
+    const wanted = this.options.protocolVersion ?? 'auto';
+    if (wanted === 'auto' || isModernProtocolVersion(wanted)) {
+      const version = wanted === 'auto' ? MODERN_NEWEST : wanted;
+      try {
+        const discovered = await this.peer.request('server/discover', { _meta: this.envelope(version) }, { timeout: this.options.requestTimeout ?? 60_000 });
+        this.adoptDiscovery(discovered, version);
+        return;
+      } catch (error) {
+        if (wanted !== 'auto' || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) throw this.explain(error);
+      }
+    }
+    await this.initialize(wanted === 'auto' ? LATEST_LEGACY_VERSION : wanted);
+  }
+
+  private adoptDiscovery(discovered: Record<string, unknown>, version: string): void {
+    const supported = Array.isArray(discovered.supportedVersions) ? (discovered.supportedVersions as string[]) : [version];
+    this.era = 'modern';
+    this.protocolVersion = supported.includes(version) ? version : (supported.filter(isModernProtocolVersion).pop() ?? version);
+    this.serverCapabilities = (discovered.capabilities ?? {}) as ServerCapabilities;
+    const meta = isRecord(discovered._meta) ? discovered._meta : {};
+    this.serverInfo = (meta[META_KEYS.serverInfo] ?? discovered.serverInfo) as Implementation | undefined;
+    if (typeof discovered.instructions === 'string') this.instructions = discovered.instructions;
+  }
+
+  private async initialize(version: string): Promise<void> {
+    const result = await this.peer.request('initialize', { protocolVersion: version, capabilities: this.capabilities, clientInfo: this.clientInfo }).catch((error: unknown) => {
+      throw this.explain(error);
+    });
+    this.era = 'legacy';
+    this.protocolVersion = String(result.protocolVersion);
+    this.serverInfo = result.serverInfo as Implementation;
+    this.serverCapabilities = (result.capabilities ?? {}) as ServerCapabilities;
+    if (typeof result.instructions === 'string') this.instructions = result.instructions;
+    await this.peer.notify('notifications/initialized');
+    if (this.options.logLevel && this.serverCapabilities.logging) await this.request('logging/setLevel', { level: this.options.logLevel });
+  }
+
+  /** Lists one page of tools. */
+  async listTools(cursor?: string, options?: CallOptions): Promise<ListPage<Tool>> {
+    return this.page('tools/list', 'tools', cursor, options);
+  }
+
+  /** Every tool, following cursors page by page. */
+  listAllTools(options?: CallOptions): AsyncIterable<Tool> {
+    return this.all('tools/list', 'tools', options);
+  }
+
+  /** Calls a tool. A tool error comes back as a result with `isError: true` (see {@link unwrap}); a protocol error rejects with an `McpError`. */
+  async callTool(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<CallToolResult> {
+    return (await this.request('tools/call', { name, arguments: args }, options)) as unknown as CallToolResult;
+  }
+
+  /** Lists one page of resources. */
+  async listResources(cursor?: string, options?: CallOptions): Promise<ListPage<Resource>> {
+    return this.page('resources/list', 'resources', cursor, options);
+  }
+
+  /** Every resource, page by page. */
+  listAllResources(options?: CallOptions): AsyncIterable<Resource> {
+    return this.all('resources/list', 'resources', options);
+  }
+
+  /** Lists one page of resource templates. */
+  async listResourceTemplates(cursor?: string, options?: CallOptions): Promise<ListPage<ResourceTemplate>> {
+    return this.page('resources/templates/list', 'resourceTemplates', cursor, options);
+  }
+
+  /** Every resource template, page by page. */
+  listAllResourceTemplates(options?: CallOptions): AsyncIterable<ResourceTemplate> {
+    return this.all('resources/templates/list', 'resourceTemplates', options);
+  }
+
+  /** Reads a resource. */
+  async readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
+    return (await this.request('resources/read', { uri }, options)) as unknown as ReadResourceResult;
+  }
+
+  /** Subscribes to updates of a resource (legacy sessions; `onResourceUpdated` hears them). */
+  async subscribe(uri: string): Promise<void> {
+    await this.request('resources/subscribe', { uri });
+  }
+
+  /** Ends a subscription. */
+  async unsubscribe(uri: string): Promise<void> {
+    await this.request('resources/unsubscribe', { uri });
+  }
+
+  /** Lists one page of prompts. */
+  async listPrompts(cursor?: string, options?: CallOptions): Promise<ListPage<Prompt>> {
+    return this.page('prompts/list', 'prompts', cursor, options);
+  }
+
+  /** Every prompt, page by page. */
+  listAllPrompts(options?: CallOptions): AsyncIterable<Prompt> {
+    return this.all('prompts/list', 'prompts', options);
+  }
+
+  /** Gets a prompt (its arguments are strings, as MCP says). */
+  async getPrompt(name: string, args: Record<string, string> = {}, options?: CallOptions): Promise<GetPromptResult> {
+    return (await this.request('prompts/get', { name, arguments: args }, options)) as unknown as GetPromptResult;
+  }
+
+  /** Completes an argument of a prompt or a variable of a resource template. */
+  async complete(
+    ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
+    argument: { name: string; value: string },
+    context?: Record<string, string>,
+  ): Promise<{ values: string[]; total?: number; hasMore?: boolean }> {
+    const result = await this.request('completion/complete', { ref, argument, ...(context && { context: { arguments: context } }) });
+    return result.completion as { values: string[]; total?: number; hasMore?: boolean };
+  }
+
+  /** Asks for log messages at `level` and above (legacy sessions; in 2026-07-28 set `logLevel` instead). */
+  async setLogLevel(level: LoggingLevel): Promise<void> {
+    await this.request('logging/setLevel', { level });
+  }
+
+  /** Checks the server is there. */
+  async ping(options?: CallOptions): Promise<void> {
+    await this.request('ping', {}, options);
+  }
+
+  /**
+   * Any request, answered with its raw result. The server's capability for the method is checked
+   * first; in 2026-07-28 the envelope goes in `_meta` and input rounds are answered and retried.
+   */
+  async request(method: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Record<string, unknown>> {
+    if (this.era === undefined) throw new McpError(ErrorCode.ConnectionClosed, 'Not connected: call connect() first');
+    const needs = NEEDS[method];
+    if (needs && !needs(this.serverCapabilities)) {
+      throw new McpError(ErrorCode.MethodNotFound, `The server did not declare the capability ${method} needs`, { method });
+    }
+    const send = (p: Record<string, unknown>) =>
+      this.peer
+        .request(method, this.withMeta(p, options.meta), {
+          onprogress: options.onProgress && this.guarded('onProgress', options.onProgress),
+          signal: options.signal,
+          timeout: options.timeout,
+        })
+        .catch((error: unknown) => {
+          throw this.explain(error);
+        });
+    if (this.era === 'legacy') return send(params);
+    // 2026-07-28: the server asks its questions by ending the round; answer them and go again.
+    let result = await send(params);
+    const maxRounds = this.options.maxRounds ?? 10;
+    for (let round = 1; result.resultType === 'input_required'; round++) {
+      if (round > maxRounds) throw new McpError(ErrorCode.InternalError, `${method}: the server still asks for input after ${maxRounds} rounds (maxRounds)`);
+      const questions = (isRecord(result.inputRequests) ? result.inputRequests : {}) as Record<string, { method: string; params?: Record<string, unknown> }>;
+      const inputResponses: Record<string, unknown> = {};
+      for (const [key, question] of Object.entries(questions)) inputResponses[key] = await this.ask(question.method, question.params ?? {});
+      const retry: Record<string, unknown> = { ...params, inputResponses };
+      if (result.requestState !== undefined) retry.requestState = result.requestState;
+      result = await send(retry);
+    }
+    return result;
+  }
+
+  /** Sends a notification (e.g. `notifications/roots/list_changed`). */
+  notify(method: string, params?: Record<string, unknown>): Promise<void> {
+    return this.peer.notify(method, this.era === 'modern' ? this.withMeta(params ?? {}) : params);
+  }
+
+  /** The requests awaiting an answer: id, method and milliseconds since sent. */
+  pendingRequests(): PendingRequest[] {
+    return this.peer.pendingRequests();
+  }
+
+  /** Cancels one pending request (`notifications/cancelled`); its caller gets an `McpError`. False when it is not pending. */
+  cancel(requestId: RequestId, reason = 'Request cancelled by the client'): boolean {
+    return this.peer.cancel(requestId, new McpError(ErrorCode.RequestTimeout, reason));
+  }
+
+  /** Cancels every pending request; returns how many. */
+  cancelAll(reason = 'Request cancelled by the client'): number {
+    let cancelled = 0;
+    for (const { id } of this.peer.pendingRequests()) if (this.cancel(id, reason)) cancelled++;
+    return cancelled;
+  }
+
+  /** Closes the transport; pending requests fail. */
+  close(): Promise<void> {
+    return this.peer.close();
+  }
+
+  /** One page of a list. */
+  private async page<T>(method: string, key: string, cursor: string | undefined, options?: CallOptions): Promise<ListPage<T>> {
+    const result = await this.request(method, cursor === undefined ? {} : { cursor }, options);
+    const page: ListPage<T> = { items: Array.isArray(result[key]) ? (result[key] as T[]) : [] };
+    if (typeof result.nextCursor === 'string') page.nextCursor = result.nextCursor;
+    return page;
+  }
+
+  /** Every item of a list, page after page; stops at a cursor seen before (a server that loops). */
+  private async *all<T>(method: string, key: string, options?: CallOptions): AsyncIterable<T> {
+    const seen = new Set<string>();
+    let cursor: string | undefined;
+    do {
+      const page = await this.page<T>(method, key, cursor, options);
+      yield* page.items;
+      cursor = page.nextCursor;
+      if (cursor !== undefined && seen.has(cursor)) throw new McpError(ErrorCode.InternalError, `${method}: the server sent the cursor "${cursor}" twice`);
+      if (cursor !== undefined) seen.add(cursor);
+    } while (cursor !== undefined);
+  }
+
+  /** The 2026-07-28 envelope: revision, client info and capabilities, log level. */
+  private envelope(version: string): Record<string, unknown> {
+    const envelope: Record<string, unknown> = {
+      [META_KEYS.protocolVersion]: version,
+      [META_KEYS.clientCapabilities]: this.capabilities,
+      [META_KEYS.clientInfo]: this.clientInfo,
+    };
+    if (this.options.logLevel) envelope[META_KEYS.logLevel] = this.options.logLevel;
+    return envelope;
+  }
+
+  /** The params with the modern envelope (and any extra `_meta`) where they belong. */
+  private withMeta(params: Record<string, unknown>, extra?: Record<string, unknown>): Record<string, unknown> {
+    const own = isRecord(params._meta) ? params._meta : undefined;
+    if (this.era === 'legacy') return extra ? { ...params, _meta: { ...own, ...extra } } : params;
+    return { ...params, _meta: { ...this.envelope(this.protocolVersion!), ...own, ...extra } };
+  }
+
+  /** A server→client request (legacy sessions). */
+  private answer(request: JsonRpcRequest): Promise<Record<string, unknown>> | Record<string, unknown> {
+    if (request.method === 'ping') return {};
+    return this.ask(request.method, request.params ?? {});
+  }
+
+  /** A question from the server — a request, or an input request of a 2026-07-28 round — answered by the handlers. */
+  private async ask(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    const { onElicitation, onSampling, onRoots } = this.options;
+    if (method === 'elicitation/create' && onElicitation) return { ...(await onElicitation(params as ElicitationRequest)) };
+    if (method === 'sampling/createMessage' && onSampling) return { ...(await onSampling(params as unknown as CreateMessageRequestParams)) };
+    if (method === 'roots/list' && onRoots) return { roots: await onRoots() };
+    const handler = method === 'roots/list' ? 'onRoots' : method === 'sampling/createMessage' ? 'onSampling' : method === 'elicitation/create' ? 'onElicitation' : undefined;
+    throw McpError.methodNotFound(handler ? `${method} (this client has no ${handler} handler)` : method);
+  }
+
+  private received(notification: JsonRpcNotification): void {
+    const { onLog, onListChanged, onResourceUpdated, onNotification } = this.options;
+    const params = notification.params ?? {};
+    if (onNotification) this.guarded('onNotification', onNotification)(notification);
+    switch (notification.method) {
+      case 'notifications/message':
+        if (onLog) this.guarded('onLog', onLog)(params as unknown as LogMessage);
+        break;
+      case 'notifications/tools/list_changed':
+      case 'notifications/resources/list_changed':
+      case 'notifications/prompts/list_changed':
+        if (onListChanged) this.guarded('onListChanged', onListChanged)(notification.method.split('/')[1] as 'tools' | 'resources' | 'prompts');
+        break;
+      case 'notifications/resources/updated':
+        if (onResourceUpdated && typeof params.uri === 'string') this.guarded('onResourceUpdated', onResourceUpdated)(params.uri);
+        break;
+    }
+  }
+
+  /** `callback`, with what it throws reported rather than breaking the client. */
+  private guarded<A>(name: string, callback: (arg: A) => unknown): (arg: A) => void {
+    return (arg) => {
+      try {
+        const result = callback(arg);
+        if (result instanceof Promise) result.catch((error: unknown) => this.logger.error(`the ${name} callback failed`, error));
+      } catch (error) {
+        this.logger.error(`the ${name} callback threw`, error);
+      }
+    };
+  }
+
+  /** A connection that closed because a stdio server exited says how it exited. */
+  private explain(error: unknown): unknown {
+    if (!(error instanceof McpError) || error.code !== ErrorCode.ConnectionClosed) return error;
+    const status = (this.transport as { status?: () => { exit?: { code: number | null; signal: string | null } } }).status?.();
+    if (!status?.exit) return error;
+    const how = status.exit.signal ?? `code ${status.exit.code}`;
+    return new McpError(ErrorCode.ConnectionClosed, `Connection closed: the server exited with ${how}`, { exit: status.exit });
+  }
+}

@@ -1,0 +1,15 @@
+/**
+ * @hermes-mcp/client: a client for any MCP server, in either era, over stdio or any transport.
+ *
+ * @example
+ * const client = new McpClient(new StdioClientTransport({ command: 'node', args: ['server.js'] }));
+ * await client.connect();
+ * for await (const tool of client.listAllTools()) console.log(tool.name);
+ * const result = unwrap(await client.callTool('add', { a: 2, b: 3 }));
+ */
+export { McpClient, ToolCallError, unwrap } from './client';
+export type { CallOptions, ClientLogger, ElicitationAnswer, ElicitationRequest, ListPage, LogMessage, McpClientOptions } from './client';
+export { StdioClientTransport } from './stdio';
+export type { StdioClientOptions, StdioInfo, TransportState } from './stdio';
+export { InMemoryTransport, McpError } from '@hermes-mcp/protocol';
+export type { PendingRequest, Transport } from '@hermes-mcp/protocol';

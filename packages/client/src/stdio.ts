@@ -1,0 +1,163 @@
+/**
+ * The client side of stdio: spawns the server, writes newline-delimited JSON to its stdin and reads
+ * it from its stdout. Its stderr goes to a callback (or the parent's stderr). Closing ends stdin,
+ * then sends SIGTERM, then SIGKILL after a grace period; a server that exits is reported with its
+ * exit status, and the peer rejects every pending request.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { JsonRpcMessage, ParsedFrame, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
+
+/** Where a client transport is. */
+export type TransportState = 'connecting' | 'connected' | 'disconnected' | 'error';
+
+/** Options of a {@link StdioClientTransport}. */
+export interface StdioClientOptions {
+  /** The program to run (e.g. `process.execPath` or `npx`). */
+  command: string;
+  args?: readonly string[];
+  /** Its environment (default: this process's). */
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Each chunk of the server's stderr (default: written to this process's stderr). */
+  onStderr?: (chunk: string) => void;
+  /** Milliseconds between each step of {@link StdioClientTransport.close}: end stdin, SIGTERM, SIGKILL (default 2000). */
+  closeGracePeriod?: number;
+}
+
+/** What {@link StdioClientTransport.info} reports. */
+export interface StdioInfo {
+  pid?: number;
+  state: TransportState;
+  /** The exit code or signal, once the server exited. */
+  exit?: { code: number | null; signal: NodeJS.Signals | null };
+  bytesIn: number;
+  bytesOut: number;
+  lastError?: Error;
+}
+
+/** Talks to an MCP server it spawns, over the server's stdin and stdout. */
+export class StdioClientTransport implements Transport {
+  readonly info: TransportInfo = Object.freeze({ kind: 'stdio' });
+  onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private child?: ChildProcess = undefined;
+  private state: TransportState = 'disconnected';
+  private exit?: { code: number | null; signal: NodeJS.Signals | null } = undefined;
+  private lastError?: Error = undefined;
+  private bytesIn = 0;
+  private bytesOut = 0;
+  /** The start of a line not yet complete. */
+  private partial = '';
+  private closed = false;
+  private exited?: Promise<void> = undefined;
+
+  constructor(private readonly options: StdioClientOptions) {}
+
+  /** The process, its state, exit status and traffic. */
+  status(): StdioInfo {
+    const status: StdioInfo = { state: this.state, bytesIn: this.bytesIn, bytesOut: this.bytesOut };
+    if (this.child?.pid !== undefined) status.pid = this.child.pid;
+    if (this.exit) status.exit = this.exit;
+    if (this.lastError) status.lastError = this.lastError;
+    return status;
+  }
+
+  /** Spawns the server; resolves once it runs (rejects when it cannot be started). */
+  start(): Promise<void> {
+    if (this.child) return Promise.resolve();
+    this.state = 'connecting';
+    const { command, args = [], env, cwd, onStderr } = this.options;
+    const child = spawn(command, [...args], { env: env ?? process.env, cwd, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
+    this.child = child;
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk: string) => this.read(chunk));
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk: string) => (onStderr ? onStderr(chunk) : process.stderr.write(chunk)));
+    // A server that exits while a write is under way: the exit reports it, not an EPIPE.
+    child.stdin.on('error', (error) => this.fail(error));
+    this.exited = new Promise((resolve) =>
+      child.on('exit', (code, signal) => {
+        this.exit = { code, signal };
+        if (!this.closed && (code !== 0 || signal !== null)) this.fail(new Error(`the server exited with ${signal ?? `code ${code}`}`));
+        this.end();
+        resolve();
+      }),
+    );
+    return new Promise((resolve, reject) => {
+      child.once('spawn', () => {
+        this.state = 'connected';
+        resolve();
+      });
+      child.once('error', (error) => {
+        this.fail(error);
+        this.end();
+        reject(error);
+      });
+    });
+  }
+
+  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    const stdin = this.child?.stdin;
+    if (!stdin || this.closed || !stdin.writable) return Promise.reject(new Error('the server is not running'));
+    const line = `${serialize(message)}\n`;
+    this.bytesOut += Buffer.byteLength(line);
+    // Backpressure: wait for the pipe to drain before the next write resolves.
+    if (stdin.write(line)) return Promise.resolve();
+    return new Promise((resolve) => stdin.once('drain', resolve));
+  }
+
+  /** Ends stdin; after the grace period SIGTERM, then SIGKILL. Resolves once the server exited. */
+  async close(): Promise<void> {
+    const child = this.child;
+    if (!child || this.exit) {
+      this.end();
+      return;
+    }
+    this.closed = true;
+    const grace = this.options.closeGracePeriod ?? 2000;
+    child.stdin?.end();
+    const steps: Array<NodeJS.Signals> = ['SIGTERM', 'SIGKILL'];
+    for (const signal of steps) {
+      if (await this.exitedWithin(grace)) return;
+      child.kill(signal);
+    }
+    await this.exited;
+  }
+
+  private async exitedWithin(ms: number): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+    const done = await Promise.race([this.exited!.then(() => true as const), timeout]);
+    clearTimeout(timer);
+    return done;
+  }
+
+  /** Cuts stdout into lines, each one frame. */
+  private read(chunk: string): void {
+    this.bytesIn += Buffer.byteLength(chunk);
+    let text = this.partial + chunk;
+    let newline = text.indexOf('\n');
+    while (newline !== -1) {
+      const line = text.slice(0, newline).replace(/\r$/, '');
+      text = text.slice(newline + 1);
+      if (line.trim() !== '') this.onframe?.(parseFrame(line));
+      newline = text.indexOf('\n');
+    }
+    this.partial = text;
+  }
+
+  private fail(error: Error): void {
+    this.lastError = error;
+    this.state = 'error';
+    this.onerror?.(error);
+  }
+
+  private end(): void {
+    if (this.state === 'disconnected' && this.child === undefined) return;
+    if (this.state !== 'error') this.state = 'disconnected';
+    const onclose = this.onclose;
+    this.onclose = undefined;
+    onclose?.();
+  }
+}

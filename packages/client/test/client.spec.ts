@@ -1,0 +1,248 @@
+/**
+ * McpClient against a real Hermes server in this process (linked in-memory transports), in both
+ * eras: negotiation, typed methods and pagination, progress, the server's questions answered by
+ * the same handlers in both eras, callbacks that throw, timeouts and cancellation (seen by the
+ * server), the pending list, capability checks.
+ */
+import 'reflect-metadata';
+import { IsString } from 'class-validator';
+import { McpContext, McpFactory, McpHandler, McpServer, Prompt, Resource, Tool, ToolError, createLogger } from '@hermes-mcp/core';
+import { InMemoryTransport, McpClient, McpClientOptions, McpError, ToolCallError, unwrap } from '@hermes-mcp/client';
+
+class NameInput {
+  @IsString() name!: string;
+}
+
+/** What the server saw of the `wait` tool's signal. */
+const waits: { aborted: unknown[] } = { aborted: [] };
+
+class NameForm {
+  @IsString() name!: string;
+}
+
+@McpServer({ name: 'client-test', version: '2.0.0', instructions: 'Be kind.' })
+class TestServer {
+  @Tool({ description: 'Greets' }) greet(input: NameInput) {
+    return `Hello, ${input.name}!`;
+  }
+  @Tool({ description: 'Fails as a tool' }) broken() {
+    throw new ToolError('it broke');
+  }
+  @Tool({ description: 'Sends progress' }) async steps(ctx: McpContext) {
+    for (let i = 1; i <= 3; i++) await ctx.progress(i, 3, `step ${i}`);
+    return 'stepped';
+  }
+  @Tool({ description: 'Logs' }) async chatty(ctx: McpContext) {
+    await ctx.notify('debug', 'quiet');
+    await ctx.notify('warning', 'loud');
+    return 'logged';
+  }
+  @Tool({ description: 'Asks a name' }) async who(ctx: McpContext) {
+    const answer = await ctx.elicit('Who are you?', NameForm);
+    return answer.action === 'accept' ? `you are ${answer.content.name}` : answer.action;
+  }
+  @Tool({ description: 'Waits until cancelled' }) async wait(ctx: McpContext) {
+    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    waits.aborted.push(ctx.signal.reason);
+    return 'stopped';
+  }
+  @Tool({ description: 'a' }) a() {
+    return 'a';
+  }
+  @Resource({ uri: 'notes://one', description: 'One note' }) one() {
+    return 'note one';
+  }
+  @Prompt({ description: 'A prompt' }) hello() {
+    return 'Say hello';
+  }
+}
+
+const clients: McpClient[] = [];
+
+async function connect(options: McpClientOptions = {}, pageSize = 3): Promise<McpClient> {
+  const app = McpFactory.create(TestServer, { logger: createLogger({ level: 'silent' }), pageSize });
+  const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+  await app.connect(serverSide);
+  const client = new McpClient(clientSide, options);
+  clients.push(client);
+  await client.connect();
+  return client;
+}
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  waits.aborted.length = 0;
+});
+
+describe('negotiation', () => {
+  it("speaks 2026-07-28 with a server that answers server/discover ('auto')", async () => {
+    const client = await connect();
+    expect(client.era).toBe('modern');
+    expect(client.protocolVersion).toBe('2026-07-28');
+    expect(client.serverInfo).toEqual({ name: 'client-test', version: '2.0.0' });
+    expect(client.serverCapabilities.tools).toBeDefined();
+    expect(client.instructions).toBe('Be kind.');
+  });
+
+  it('initializes a legacy session at a pinned revision', async () => {
+    const client = await connect({ protocolVersion: '2025-06-18' });
+    expect(client.era).toBe('legacy');
+    expect(client.protocolVersion).toBe('2025-06-18');
+    expect(client.serverInfo).toMatchObject({ name: 'client-test', version: '2.0.0' });
+    expect(client.instructions).toBe('Be kind.');
+  });
+});
+
+describe.each([
+  ['legacy', '2025-11-25'],
+  ['modern', 'auto'],
+] as const)('in the %s era', (era, protocolVersion) => {
+  it('lists every tool across pages, and one page at a time', async () => {
+    const client = await connect({ protocolVersion });
+    expect(client.era).toBe(era);
+    const names: string[] = [];
+    for await (const tool of client.listAllTools()) names.push(tool.name);
+    expect(names).toEqual(['greet', 'broken', 'steps', 'chatty', 'who', 'wait', 'a']);
+    const first = await client.listTools();
+    expect(first.items.map((t) => t.name)).toEqual(['greet', 'broken', 'steps']);
+    expect(first.nextCursor).toEqual(expect.any(String));
+    expect((await client.listTools(first.nextCursor)).items.map((t) => t.name)).toEqual(['chatty', 'who', 'wait']);
+  });
+
+  it('calls tools; a tool error is a result, unwrap throws it; a protocol error is an McpError', async () => {
+    const client = await connect({ protocolVersion });
+    expect(unwrap(await client.callTool('greet', { name: 'Ada' })).content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
+    const broken = await client.callTool('broken');
+    expect(broken.isError).toBe(true);
+    expect(() => unwrap(broken)).toThrow(new ToolCallError(broken));
+    expect(() => unwrap(broken)).toThrow('it broke');
+    const unknown = await client.callTool('nope').catch((error: unknown) => error);
+    expect(unknown).toBeInstanceOf(McpError);
+    expect(unknown).toMatchObject({ code: -32602 });
+  });
+
+  it('reports progress to the call that asked, and reads resources and prompts', async () => {
+    const client = await connect({ protocolVersion });
+    const progress: Array<[number, string | undefined]> = [];
+    await client.callTool('steps', {}, { onProgress: (p) => progress.push([p.progress, p.message]) });
+    expect(progress).toEqual([
+      [1, 'step 1'],
+      [2, 'step 2'],
+      [3, 'step 3'],
+    ]);
+    expect((await client.readResource('notes://one')).contents).toEqual([expect.objectContaining({ uri: 'notes://one', text: 'note one' })]);
+    expect((await client.getPrompt('hello')).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Say hello' } }]);
+  });
+
+  it('answers the server’s elicitation with onElicitation (a request, or an input round)', async () => {
+    const asked: string[] = [];
+    const client = await connect({
+      protocolVersion,
+      onElicitation: (request) => {
+        asked.push(request.message);
+        return { action: 'accept', content: { name: 'Grace' } };
+      },
+    });
+    expect(unwrap(await client.callTool('who')).content).toEqual([{ type: 'text', text: 'you are Grace' }]);
+    expect(asked).toEqual(['Who are you?']);
+  });
+
+  it('hears log messages at its level, and survives a callback that throws', async () => {
+    const failures: string[] = [];
+    const logs: string[] = [];
+    const client = await connect({
+      protocolVersion,
+      logLevel: 'warning',
+      onLog: (message) => {
+        logs.push(`${message.level}: ${String(message.data)}`);
+        throw new Error('the callback broke');
+      },
+      logger: { error: (message) => failures.push(message) },
+    });
+    expect(unwrap(await client.callTool('chatty')).content).toEqual([{ type: 'text', text: 'logged' }]);
+    expect(logs).toEqual(['warning: loud']);
+    expect(failures).toEqual(['the onLog callback threw']);
+    expect(unwrap(await client.callTool('greet', { name: 'still here' })).content).toEqual([{ type: 'text', text: 'Hello, still here!' }]);
+  });
+
+  it('times a request out: the caller gets a timeout error, the server sees notifications/cancelled', async () => {
+    const client = await connect({ protocolVersion });
+    const error = await client.callTool('wait', {}, { timeout: 50 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: -32001, message: 'Request timed out after 50 ms' });
+    expect(client.pendingRequests()).toEqual([]);
+    await waitFor(() => waits.aborted.length === 1);
+    expect(String((waits.aborted[0] as Error).message)).toMatch(/timed out/);
+  });
+
+  it('lists pending requests, and cancels one, or all', async () => {
+    const client = await connect({ protocolVersion });
+    const one = client.callTool('wait').catch((e: unknown) => e);
+    const two = client.callTool('wait').catch((e: unknown) => e);
+    const three = client.callTool('wait').catch((e: unknown) => e);
+    await waitFor(() => client.pendingRequests().length === 3);
+    const pending = client.pendingRequests();
+    expect(pending.map((p) => p.method)).toEqual(['tools/call', 'tools/call', 'tools/call']);
+    expect(pending.every((p) => p.elapsedMs >= 0)).toBe(true);
+    expect(client.cancel(pending[0].id, 'changed my mind')).toBe(true);
+    expect(client.cancel(pending[0].id)).toBe(false);
+    expect(await one).toMatchObject({ message: 'changed my mind' });
+    expect(client.cancelAll()).toBe(2);
+    expect(await two).toBeInstanceOf(McpError);
+    expect(await three).toBeInstanceOf(McpError);
+    expect(client.pendingRequests()).toEqual([]);
+    await waitFor(() => waits.aborted.length === 3);
+  });
+
+  it('cancels a request whose AbortSignal aborts', async () => {
+    const client = await connect({ protocolVersion });
+    const controller = new AbortController();
+    const call = client.callTool('wait', {}, { signal: controller.signal }).catch((e: unknown) => e);
+    await waitFor(() => client.pendingRequests().length === 1);
+    controller.abort(new Error('user pressed stop'));
+    expect(await call).toMatchObject({ message: 'user pressed stop' });
+    await waitFor(() => waits.aborted.length === 1);
+  });
+});
+
+describe('capability checks', () => {
+  it('refuses a method whose capability the server did not declare, without sending it', async () => {
+    // A server without decorators that offers tools only.
+    const toolsOnly: McpHandler = {
+      serverInfo: { name: 'tools-only', version: '1.0.0' },
+      capabilities: { tools: {} },
+      handleRequest: (ctx) => {
+        if (ctx.request.method === 'tools/list') return { tools: [{ name: 't', inputSchema: { type: 'object' } }] };
+        throw McpError.methodNotFound(ctx.request.method);
+      },
+    };
+    const app = McpFactory.create(toolsOnly, { logger: createLogger({ level: 'silent' }) });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await app.connect(serverSide);
+    const client = new McpClient(clientSide, { protocolVersion: '2025-11-25' });
+    clients.push(client);
+    await client.connect();
+    const sent: string[] = [];
+    const send = clientSide.send.bind(clientSide);
+    clientSide.send = (message, options) => {
+      sent.push((message as { method?: string }).method ?? '');
+      return send(message, options);
+    };
+    await expect(client.listPrompts()).rejects.toMatchObject({ code: -32601, message: 'The server did not declare the capability prompts/list needs' });
+    expect(sent).toEqual([]);
+    expect((await client.listTools()).items.map((t) => t.name)).toEqual(['t']);
+    expect(sent).toEqual(['tools/list']);
+  });
+
+  it('refuses requests before connect()', async () => {
+    const [clientSide] = InMemoryTransport.createLinkedPair();
+    await expect(new McpClient(clientSide).listTools()).rejects.toMatchObject({ message: 'Not connected: call connect() first' });
+  });
+});
+
+async function waitFor(condition: () => boolean, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('gave up waiting');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
