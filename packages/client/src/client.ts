@@ -216,6 +216,11 @@ export class McpClient {
     await this.initialize(wanted === 'auto' ? LATEST_LEGACY_VERSION : wanted);
   }
 
+  /** Tells a transport that sends the revision in a header (HTTP) which one was negotiated. */
+  private negotiated(version: string): void {
+    (this.transport as { setProtocolVersion?: (version: string) => void }).setProtocolVersion?.(version);
+  }
+
   private adoptDiscovery(discovered: Record<string, unknown>, version: string): void {
     const supported = Array.isArray(discovered.supportedVersions) ? (discovered.supportedVersions as string[]) : [version];
     this.era = 'modern';
@@ -224,6 +229,7 @@ export class McpClient {
     const meta = isRecord(discovered._meta) ? discovered._meta : {};
     this.serverInfo = (meta[META_KEYS.serverInfo] ?? discovered.serverInfo) as Implementation | undefined;
     if (typeof discovered.instructions === 'string') this.instructions = discovered.instructions;
+    this.negotiated(this.protocolVersion);
   }
 
   private async initialize(version: string): Promise<void> {
@@ -232,6 +238,7 @@ export class McpClient {
     });
     this.era = 'legacy';
     this.protocolVersion = String(result.protocolVersion);
+    this.negotiated(this.protocolVersion);
     this.serverInfo = result.serverInfo as Implementation;
     this.serverCapabilities = (result.capabilities ?? {}) as ServerCapabilities;
     if (typeof result.instructions === 'string') this.instructions = result.instructions;

@@ -10,6 +10,8 @@
 export { McpClient, ToolCallError, unwrap } from './client';
 export type { CallOptions, ClientLogger, ElicitationAnswer, ElicitationRequest, ListPage, LogMessage, McpClientOptions } from './client';
 export { StdioClientTransport } from './stdio';
+export { StreamableHttpClientTransport } from './streamable-http';
+export type { ReconnectOptions, StreamableHttpClientOptions } from './streamable-http';
 export type { StdioClientOptions, StdioInfo, TransportState } from './stdio';
 export { InMemoryTransport, McpError } from '@hermes-mcp/protocol';
 export type { PendingRequest, Transport } from '@hermes-mcp/protocol';

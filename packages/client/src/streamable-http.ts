@@ -1,0 +1,309 @@
+/**
+ * The client side of Streamable HTTP (MCP 2025-03-26 … 2025-11-25) and of MCP 2026-07-28 over
+ * HTTP. Each message is a POST; a request's answer is JSON, or an SSE stream carrying what the
+ * server sends about the request and then its response. A stream cut before the response is
+ * resumed with `Last-Event-ID` after the server's `retry` (or a backoff with jitter). A legacy
+ * session keeps its `Mcp-Session-Id`, opens the GET stream for the server's own messages, and is
+ * ended with DELETE on close. Modern requests carry `Mcp-Method` and `Mcp-Name`.
+ */
+import {
+  ErrorCode,
+  JsonRpcMessage,
+  McpError,
+  META_KEYS,
+  ParsedFrame,
+  RequestId,
+  Transport,
+  TransportInfo,
+  classifyValue,
+  errorResponse,
+  isRecord,
+  parseFrame,
+  serialize,
+} from '@hermes-mcp/protocol';
+import { readSse } from './sse';
+import type { TransportState } from './stdio';
+
+/** How lost streams are reconnected. */
+export interface ReconnectOptions {
+  /** The first delay, in milliseconds, when the server gave no `retry` (default 1000). */
+  initialDelayMs?: number;
+  /** The longest delay (default 30 000). */
+  maxDelayMs?: number;
+  /** Each attempt waits this many times longer than the one before (default 2). */
+  factor?: number;
+  /** Attempts in a row before giving up (default 5). */
+  maxAttempts?: number;
+}
+
+/** Options of a {@link StreamableHttpClientTransport}. */
+export interface StreamableHttpClientOptions {
+  /** The MCP endpoint, e.g. `http://127.0.0.1:3000/mcp`. */
+  url: string | URL;
+  /** Headers sent with every request (an `authorization` header, say). */
+  headers?: Record<string, string>;
+  /** The `fetch` to use (default the global one). */
+  fetch?: typeof fetch;
+  reconnect?: ReconnectOptions;
+  /** Open the GET stream of a legacy session for the server's own messages (default true). */
+  standaloneStream?: boolean;
+}
+
+/** The field `Mcp-Name` mirrors, per method (MCP 2026-07-28). */
+const NAME_FIELD: Readonly<Record<string, string>> = {
+  'tools/call': 'name',
+  'prompts/get': 'name',
+  'resources/read': 'uri',
+  'tasks/get': 'taskId',
+  'tasks/update': 'taskId',
+  'tasks/cancel': 'taskId',
+};
+
+/** Talks to an MCP server over HTTP. */
+export class StreamableHttpClientTransport implements Transport {
+  readonly info: TransportInfo = Object.freeze({ kind: 'http' });
+  onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  /** The session's id, once the server gave one (legacy sessions). */
+  sessionId?: string = undefined;
+  /** The revision sent in `MCP-Protocol-Version` (set by the client once negotiated). */
+  protocolVersion?: string = undefined;
+  private state: TransportState = 'disconnected';
+  private lastError?: Error = undefined;
+  private reconnects = 0;
+  private closed = false;
+  private readonly aborter = new AbortController();
+  private readonly url: URL;
+  private readonly fetch: typeof fetch;
+  private standaloneOpen = false;
+
+  constructor(private readonly options: StreamableHttpClientOptions) {
+    this.url = new URL(options.url);
+    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** The transport's state, last error and how many times it reconnected a stream. */
+  status(): { state: TransportState; lastError?: Error; reconnects: number; sessionId?: string } {
+    const status: { state: TransportState; lastError?: Error; reconnects: number; sessionId?: string } = { state: this.state, reconnects: this.reconnects };
+    if (this.lastError) status.lastError = this.lastError;
+    if (this.sessionId) status.sessionId = this.sessionId;
+    return status;
+  }
+
+  /** Sets the revision sent in `MCP-Protocol-Version` (the client calls it once negotiated). */
+  setProtocolVersion(version: string): void {
+    this.protocolVersion = version;
+  }
+
+  start(): Promise<void> {
+    this.state = 'connected';
+    return Promise.resolve();
+  }
+
+  async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+    if (this.closed) throw new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
+    const single = Array.isArray(message) ? undefined : (message as { id?: RequestId; method?: string; params?: Record<string, unknown> });
+    const headers = this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
+    const meta = isRecord(single?.params?._meta) ? single.params._meta : undefined;
+    const modernVersion = meta?.[META_KEYS.protocolVersion];
+    if (typeof modernVersion === 'string') headers['mcp-protocol-version'] = modernVersion;
+    if (single?.method !== undefined && typeof modernVersion === 'string') {
+      headers['mcp-method'] = single.method;
+      const field = NAME_FIELD[single.method];
+      const name = field ? single.params?.[field] : undefined;
+      if (typeof name === 'string') headers['mcp-name'] = name;
+    }
+    const awaited = single?.method !== undefined && single.id !== undefined ? single.id : undefined;
+    let response: Response;
+    try {
+      response = await this.fetch(this.url, { method: 'POST', headers, body: serialize(message), signal: this.aborter.signal });
+    } catch (error) {
+      const failure = this.failed(error, `POST ${this.url.href} failed`);
+      throw new McpError(ErrorCode.ConnectionClosed, `Could not reach ${this.url.href}: ${causeOf(failure)}`);
+    }
+    const session = response.headers.get('mcp-session-id');
+    if (session && single?.method === 'initialize') this.sessionId = session;
+    if (response.status === 202) {
+      await response.body?.cancel().catch(() => undefined);
+      if (single?.method === 'notifications/initialized') this.openStandalone();
+      return;
+    }
+    const type = (response.headers.get('content-type') ?? '').toLowerCase();
+    if (type.startsWith('text/event-stream') && response.body) {
+      // Read in the background: the peer hears each message as it comes.
+      void this.consume(response.body, awaited, undefined);
+      return;
+    }
+    const text = await response.text().catch(() => '');
+    if (type.startsWith('application/json') && text !== '') {
+      const frame = parseFrame(text);
+      // A JSON-RPC answer (a result, or an error with an HTTP error status) goes to the peer as it is.
+      if (frame.kind !== 'invalid' && (response.ok || hasId(frame))) {
+        this.onframe?.(frame);
+        return;
+      }
+    }
+    if (response.status === 404 && this.sessionId !== undefined) {
+      throw new McpError(ErrorCode.ConnectionClosed, 'Session not found (HTTP 404): the server ended the session; connect again', { status: 404 });
+    }
+    throw new McpError(ErrorCode.InternalError, `HTTP ${response.status} from ${this.url.href}${text ? `: ${text.slice(0, 200)}` : ''}`, { status: response.status });
+  }
+
+  /** Ends the session (DELETE) and every stream. */
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.aborter.abort();
+    if (this.sessionId !== undefined) {
+      // A server that does not let clients end sessions answers 405: nothing more to do.
+      await this.fetch(this.url, { method: 'DELETE', headers: this.headers({}) }).then(
+        (response) => response.body?.cancel(),
+        () => undefined,
+      );
+    }
+    this.state = 'disconnected';
+    const onclose = this.onclose;
+    this.onclose = undefined;
+    onclose?.();
+  }
+
+  /** The headers of every request: the options', the session's and the revision's. */
+  private headers(own: Record<string, string>): Record<string, string> {
+    const headers: Record<string, string> = { ...this.options.headers, ...own };
+    if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
+    if (this.protocolVersion !== undefined && headers['mcp-protocol-version'] === undefined) headers['mcp-protocol-version'] = this.protocolVersion;
+    return headers;
+  }
+
+  /**
+   * Reads an SSE stream; when it ends before the response to `awaited` (or it is the GET stream,
+   * which is kept open), reconnects with `Last-Event-ID` and reads on.
+   */
+  private async consume(body: ReadableStream<Uint8Array>, awaited: RequestId | undefined, lastEventId: string | undefined, retryMs?: number): Promise<void> {
+    let answered = false;
+    let lastId = lastEventId;
+    let retry = retryMs;
+    let attempt = 0;
+    let stream: ReadableStream<Uint8Array> | null | undefined = body;
+    while (!this.closed) {
+      if (stream) {
+        try {
+          for await (const event of readSse(stream, this.aborter.signal)) {
+            attempt = 0;
+            if (event.id !== undefined) lastId = event.id;
+            if (event.retry !== undefined) retry = event.retry;
+            if (event.data === '') continue;
+            const frame = parseFrame(event.data);
+            if (awaited !== undefined && isResponseTo(frame, awaited)) answered = true;
+            this.onframe?.(frame);
+          }
+        } catch (error) {
+          if (this.closed) return;
+          this.failed(error, 'an SSE stream broke');
+        }
+      }
+      if (this.closed || (awaited !== undefined && answered)) return;
+      // The stream ended early: resume it, if the server numbered its events.
+      if (lastId === undefined && awaited !== undefined) return this.giveUp(awaited, 'the response stream ended before the response, and had no event id to resume from');
+      if (attempt >= (this.options.reconnect?.maxAttempts ?? 5)) {
+        if (awaited !== undefined) return this.giveUp(awaited, `the response stream could not be resumed after ${attempt} attempts`);
+        this.standaloneOpen = false;
+        return;
+      }
+      await this.sleep(this.delay(attempt++, retry));
+      if (this.closed) return;
+      stream = await this.reopen(lastId);
+      if (stream === null) {
+        // The server does not offer a GET stream (405), or does not know the event id: stop.
+        if (awaited !== undefined) return this.giveUp(awaited, 'the server refused to resume the response stream');
+        this.standaloneOpen = false;
+        return;
+      }
+      this.reconnects++;
+    }
+  }
+
+  /** Opens the GET stream (resuming from `lastEventId`); null when the server refuses it, undefined on a network error (retried). */
+  private async reopen(lastEventId: string | undefined): Promise<ReadableStream<Uint8Array> | null | undefined> {
+    const headers = this.headers({ accept: 'text/event-stream' });
+    if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
+    try {
+      const response = await this.fetch(this.url, { method: 'GET', headers, signal: this.aborter.signal });
+      if (response.ok && response.body && (response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response.body;
+      await response.body?.cancel().catch(() => undefined);
+      return response.status >= 500 ? undefined : null;
+    } catch (error) {
+      if (!this.closed) this.failed(error, `GET ${this.url.href} failed`);
+      return undefined;
+    }
+  }
+
+  /** Opens the session's GET stream once, in the background. */
+  private openStandalone(): void {
+    if (this.options.standaloneStream === false || this.standaloneOpen || this.sessionId === undefined) return;
+    this.standaloneOpen = true;
+    void this.reopen(undefined).then((stream) => {
+      if (stream) void this.consume(stream, undefined, undefined);
+      else this.standaloneOpen = false;
+    });
+  }
+
+  /** The request will get no response over this stream: the peer hears an error for it. */
+  private giveUp(id: RequestId, why: string): void {
+    this.onframe?.(classifyValue(errorResponse(id, new McpError(ErrorCode.ConnectionClosed, `Connection lost: ${why}`))));
+  }
+
+  /** The server's `retry`, else a backoff with jitter. */
+  private delay(attempt: number, retryMs: number | undefined): number {
+    if (retryMs !== undefined && attempt === 0) return retryMs;
+    const { initialDelayMs = 1000, maxDelayMs = 30_000, factor = 2 } = this.options.reconnect ?? {};
+    const base = Math.min(maxDelayMs, (retryMs ?? initialDelayMs) * factor ** attempt);
+    return base / 2 + Math.random() * (base / 2);
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.aborter.signal.addEventListener(
+        'abort',
+        () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        { once: true },
+      );
+    });
+  }
+
+  private failed(error: unknown, what: string): Error {
+    // Duck-typed: an error made in another realm (Node's fetch under a test runner) is no `instanceof Error` here.
+    const failure = isErrorLike(error) ? (error as Error) : new Error(String(error));
+    this.lastError = failure;
+    this.state = 'error';
+    this.onerror?.(new Error(`${what}: ${failure.message}`));
+    return failure;
+  }
+}
+
+/** True for a frame that answers a request (a result or an error with an id). */
+function hasId(frame: ParsedFrame): boolean {
+  if (frame.kind !== 'single' || (frame.message.kind !== 'result' && frame.message.kind !== 'error')) return false;
+  const id = frame.message.message.id as unknown;
+  return typeof id === 'string' || typeof id === 'number';
+}
+
+/** True for the response to request `id`. */
+function isResponseTo(frame: ParsedFrame, id: RequestId): boolean {
+  return frame.kind === 'single' && (frame.message.kind === 'result' || frame.message.kind === 'error') && frame.message.message.id === id;
+}
+
+/** What a failed `fetch` says, with its cause (`fetch failed` alone says little). */
+function causeOf(error: Error): string {
+  const cause = (error as { cause?: unknown }).cause;
+  return isErrorLike(cause) ? `${error.message} (${cause.message})` : error.message;
+}
+
+function isErrorLike(value: unknown): value is { message: string } {
+  return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string';
+}

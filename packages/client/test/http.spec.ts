@@ -1,0 +1,201 @@
+/**
+ * McpClient over Streamable HTTP against a real Fastify server with the Hermes plugin on
+ * 127.0.0.1: both eras, JSON and SSE answers, the server's questions, the GET stream of a legacy
+ * session, a stream the server closes on purpose (resumed with Last-Event-ID after its `retry`),
+ * DELETE on close, a restarted server, and the headers of 2026-07-28 requests.
+ */
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import { IsString } from 'class-validator';
+import Fastify, { FastifyInstance } from 'fastify';
+import { McpApp, McpContext, McpFactory, McpServer, Tool, createLogger } from '@hermes-mcp/core';
+import { hermesMcp } from '@hermes-mcp/fastify';
+import { McpClient, McpClientOptions, StreamableHttpClientTransport, unwrap } from '@hermes-mcp/client';
+
+class NameForm {
+  @IsString() name!: string;
+}
+
+class NameInput {
+  @IsString() name!: string;
+}
+
+@McpServer({ name: 'http-client-test', version: '1.0.0' })
+class HttpServer {
+  @Tool({ description: 'Greets' }) greet(input: NameInput) {
+    return `Hello, ${input.name}!`;
+  }
+  @Tool({ description: 'Sends progress, then answers' }) async steps(ctx: McpContext) {
+    for (let i = 1; i <= 3; i++) await ctx.progress(i, 3);
+    return 'stepped';
+  }
+  @Tool({ description: 'Asks a name' }) async who(ctx: McpContext) {
+    const answer = await ctx.elicit('Who are you?', NameForm);
+    return answer.action === 'accept' ? `you are ${answer.content.name}` : answer.action;
+  }
+  @Tool({ description: 'Closes its stream (SSE polling), then answers with progress after a while' }) async poll(ctx: McpContext) {
+    ctx.transport.closeStream?.(30);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await ctx.progress(1, 1, 'after the close');
+    return 'answered after polling';
+  }
+}
+
+interface Running {
+  app: FastifyInstance;
+  mcp: McpApp;
+  url: string;
+  /** Every request the server saw: method, path, and the MCP headers. */
+  seen: Array<{ method: string; session?: string; version?: string; mcpMethod?: string; mcpName?: string; lastEventId?: string }>;
+}
+
+async function serve(port = 0): Promise<Running> {
+  const mcp = McpFactory.create(HttpServer, { logger: createLogger({ level: 'silent' }) });
+  // Keep-alive sockets of fetch are closed with the server, so a restart on the same port is quick.
+  const app = Fastify({ logger: false, forceCloseConnections: true });
+  const seen: Running['seen'] = [];
+  app.addHook('onRequest', async (request) => {
+    const h = request.headers as Record<string, string | undefined>;
+    seen.push({
+      method: request.method,
+      session: h['mcp-session-id'],
+      version: h['mcp-protocol-version'],
+      mcpMethod: h['mcp-method'],
+      mcpName: h['mcp-name'],
+      lastEventId: h['last-event-id'],
+    });
+  });
+  await app.register(hermesMcp, { server: mcp, path: '/mcp' });
+  await app.listen({ host: '127.0.0.1', port });
+  return { app, mcp, seen, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp` };
+}
+
+let server: Running;
+const clients: McpClient[] = [];
+
+beforeEach(async () => {
+  server = await serve();
+});
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await server.app.close();
+});
+
+async function connect(options: McpClientOptions = {}, url = server.url): Promise<{ client: McpClient; transport: StreamableHttpClientTransport }> {
+  const transport = new StreamableHttpClientTransport({ url, reconnect: { initialDelayMs: 20, maxAttempts: 3 } });
+  const client = new McpClient(transport, options);
+  clients.push(client);
+  await client.connect();
+  return { client, transport };
+}
+
+describe.each([
+  ['legacy', '2025-11-25'],
+  ['modern', 'auto'],
+] as const)('the %s era over Streamable HTTP', (era, protocolVersion) => {
+  it('lists and calls tools, with progress over an SSE answer', async () => {
+    const { client } = await connect({ protocolVersion });
+    expect(client.era).toBe(era);
+    const names: string[] = [];
+    for await (const tool of client.listAllTools()) names.push(tool.name);
+    expect(names).toEqual(['greet', 'steps', 'who', 'poll']);
+    expect(unwrap(await client.callTool('greet', { name: 'Ada' })).content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
+    const progress: number[] = [];
+    expect(unwrap(await client.callTool('steps', {}, { onProgress: (p) => progress.push(p.progress) })).content).toEqual([{ type: 'text', text: 'stepped' }]);
+    expect(progress).toEqual([1, 2, 3]);
+  });
+
+  it('answers the server’s elicitation with onElicitation', async () => {
+    const { client } = await connect({ protocolVersion, onElicitation: () => ({ action: 'accept', content: { name: 'Grace' } }) });
+    expect(unwrap(await client.callTool('who')).content).toEqual([{ type: 'text', text: 'you are Grace' }]);
+  });
+
+  it('resumes a stream the server closed (SSE polling) with Last-Event-ID, and gets the response', async () => {
+    const { client, transport } = await connect({ protocolVersion });
+    const progress: string[] = [];
+    const result = await client.callTool('poll', {}, { onProgress: (p) => progress.push(p.message ?? '') });
+    expect(unwrap(result).content).toEqual([{ type: 'text', text: 'answered after polling' }]);
+    expect(progress).toEqual(['after the close']);
+    if (era === 'legacy') {
+      expect(server.seen.some((r) => r.method === 'GET' && r.lastEventId !== undefined)).toBe(true);
+      expect(transport.status().reconnects).toBeGreaterThanOrEqual(1);
+    }
+  });
+});
+
+describe('a legacy session over HTTP', () => {
+  it('keeps its session id and revision in every request, hears list changes on its GET stream, and ends with DELETE', async () => {
+    const changed: string[] = [];
+    const { client, transport } = await connect({ protocolVersion: '2025-11-25', onListChanged: (list) => changed.push(list) });
+    const sessionId = transport.sessionId!;
+    expect(sessionId).toMatch(/^[\x21-\x7e]{32,}$/);
+    await client.ping();
+    const afterInit = server.seen.filter((r) => r.method === 'POST').slice(1);
+    expect(afterInit.every((r) => r.session === sessionId && r.version === '2025-11-25')).toBe(true);
+    await waitFor(() => server.seen.some((r) => r.method === 'GET'));
+    // The GET stream is open once the server registered it: a change reaches the client.
+    await waitFor(async () => {
+      server.mcp.addTool({ name: `t${changed.length}-${Date.now()}`, description: 'added' }, () => 'x');
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      return changed.length > 0;
+    });
+    expect(changed[0]).toBe('tools');
+    await client.close();
+    expect(server.seen[server.seen.length - 1]).toMatchObject({ method: 'DELETE', session: sessionId });
+    const after = await fetch(server.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': sessionId },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'ping' }),
+    });
+    expect(after.status).toBe(404);
+  });
+
+  it('says the session ended when the server forgot it (a restart)', async () => {
+    const { client } = await connect({ protocolVersion: '2025-11-25' });
+    const port = Number(new URL(server.url).port);
+    await server.app.close();
+    server = await serve(port);
+    await expect(client.ping()).rejects.toMatchObject({ code: -32000, message: 'Session not found (HTTP 404): the server ended the session; connect again' });
+  });
+});
+
+describe('2026-07-28 over HTTP', () => {
+  it('sends MCP-Protocol-Version, Mcp-Method and Mcp-Name with each request, and no session', async () => {
+    const { client } = await connect();
+    await client.callTool('greet', { name: 'x' });
+    await client.listTools();
+    const posts = server.seen.filter((r) => r.method === 'POST');
+    expect(posts.map((r) => [r.mcpMethod, r.mcpName, r.version, r.session])).toEqual([
+      ['server/discover', undefined, '2026-07-28', undefined],
+      ['tools/call', 'greet', '2026-07-28', undefined],
+      ['tools/list', undefined, '2026-07-28', undefined],
+    ]);
+  });
+
+  it('goes on after the server restarts (nothing to resume: each request stands alone)', async () => {
+    const { client } = await connect();
+    const port = Number(new URL(server.url).port);
+    await server.app.close();
+    server = await serve(port);
+    expect(unwrap(await client.callTool('greet', { name: 'again' })).content).toEqual([{ type: 'text', text: 'Hello, again!' }]);
+  });
+
+  it('fails a call clearly when the server is down', async () => {
+    const { client, transport } = await connect();
+    await server.app.close();
+    const error = await client.callTool('greet', { name: 'x' }).catch((e: unknown) => e);
+    expect((error as Error).message).toMatch(/^Could not reach http:\/\/127\.0\.0\.1:\d+\/mcp: fetch failed \(.*ECONNREFUSED.*\)$/);
+    expect(error).toMatchObject({ code: -32000 });
+    expect(transport.status().state).toBe('error');
+    server = await serve();
+  });
+});
+
+async function waitFor(condition: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('gave up waiting');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
