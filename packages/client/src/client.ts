@@ -11,6 +11,10 @@ import {
   CreateMessageRequestParams,
   CreateMessageResult,
   ErrorCode,
+  HeaderParam,
+  encodeHeaderValue,
+  headerParamsOf,
+  validateHeaderDeclarations,
   GetPromptResult,
   Implementation,
   JsonRpcNotification,
@@ -111,6 +115,8 @@ export interface CallOptions {
   timeout?: number;
   /** Extra `_meta` for the request. */
   meta?: Record<string, unknown>;
+  /** Extra HTTP headers for the request (HTTP transports). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** One page of a list, and the cursor of the next. */
@@ -140,6 +146,8 @@ export function unwrap(result: CallToolResult): CallToolResult {
 }
 
 const CLIENT_VERSION = '0.1.0';
+/** -32020: the server found the request's headers and body disagree (SEP-2243). */
+const HEADER_MISMATCH = -32020;
 const MODERN_NEWEST = MODERN_PROTOCOL_VERSIONS[MODERN_PROTOCOL_VERSIONS.length - 1];
 const consoleLogger: ClientLogger = { error: (message, error) => console.error(message, error) };
 
@@ -174,6 +182,11 @@ export class McpClient {
   private readonly capabilities: ClientCapabilities;
   private readonly clientInfo: Implementation;
   private readonly logger: ClientLogger;
+  /**
+   * The `x-mcp-header` declarations of the tools listed so far (2026-07-28), by tool name: a call
+   * mirrors those arguments into `Mcp-Param-*` headers.
+   */
+  private readonly toolHeaders = new Map<string, HeaderParam[]>();
 
   constructor(
     readonly transport: Transport,
@@ -256,9 +269,57 @@ export class McpClient {
     return this.all('tools/list', 'tools', options);
   }
 
-  /** Calls a tool. A tool error comes back as a result with `isError: true` (see {@link unwrap}); a protocol error rejects with an `McpError`. */
+  /**
+   * Calls a tool. A tool error comes back as a result with `isError: true` (see {@link unwrap}); a
+   * protocol error rejects with an `McpError`. In 2026-07-28 the arguments the tool declares with
+   * `x-mcp-header` go in `Mcp-Param-*` headers too; a server that finds them missing (a tool not
+   * listed yet) gets the call again once the tools were listed.
+   */
   async callTool(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<CallToolResult> {
-    return (await this.request('tools/call', { name, arguments: args }, options)) as unknown as CallToolResult;
+    const call = () => this.request('tools/call', { name, arguments: args }, { ...options, headers: this.paramHeaders(name, args) }) as Promise<unknown> as Promise<CallToolResult>;
+    if (this.era !== 'modern' || this.toolHeaders.has(name)) return call();
+    try {
+      return await call();
+    } catch (error) {
+      if (!(error instanceof McpError) || error.code !== HEADER_MISMATCH) throw error;
+      for await (const _tool of this.listAllTools()) void _tool;
+      if (!this.toolHeaders.has(name)) throw error;
+      return call();
+    }
+  }
+
+  /** The `Mcp-Param-*` headers of a call to `name` (2026-07-28), from the tool's declarations. */
+  private paramHeaders(name: string, args: Record<string, unknown>): Record<string, string> | undefined {
+    const declarations = this.toolHeaders.get(name);
+    if (!declarations || declarations.length === 0) return undefined;
+    const headers: Record<string, string> = {};
+    for (const { path, header } of declarations) {
+      let value: unknown = args;
+      for (const key of path) value = isRecord(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+      const encoded = encodeHeaderValue(value);
+      if (encoded !== undefined) headers[`mcp-param-${header.toLowerCase()}`] = encoded;
+    }
+    return headers;
+  }
+
+  /**
+   * The tools of a 2026-07-28 list page the client keeps: a tool whose `x-mcp-header` declarations
+   * are invalid is left out (the spec has clients reject it) and reported; the others' declarations
+   * are remembered for their calls.
+   */
+  private keepTools(tools: Tool[]): Tool[] {
+    if (this.era !== 'modern') return tools;
+    return tools.filter((tool) => {
+      const schema = isRecord(tool.inputSchema) ? tool.inputSchema : {};
+      const problems = validateHeaderDeclarations(schema);
+      if (problems.length > 0) {
+        this.logger.error(`the tool "${String(tool.name)}" is left out: its x-mcp-header declarations are invalid`, problems);
+        this.toolHeaders.delete(tool.name);
+        return false;
+      }
+      this.toolHeaders.set(tool.name, headerParamsOf(schema));
+      return true;
+    });
   }
 
   /** Lists one page of resources. */
@@ -347,6 +408,7 @@ export class McpClient {
           onprogress: options.onProgress && this.guarded('onProgress', options.onProgress),
           signal: options.signal,
           timeout: options.timeout,
+          headers: options.headers,
         })
         .catch((error: unknown) => {
           throw this.explain(error);
@@ -397,7 +459,8 @@ export class McpClient {
   /** One page of a list. */
   private async page<T>(method: string, key: string, cursor: string | undefined, options?: CallOptions): Promise<ListPage<T>> {
     const result = await this.request(method, cursor === undefined ? {} : { cursor }, options);
-    const page: ListPage<T> = { items: Array.isArray(result[key]) ? (result[key] as T[]) : [] };
+    const items = Array.isArray(result[key]) ? (result[key] as T[]) : [];
+    const page: ListPage<T> = { items: method === 'tools/list' ? (this.keepTools(items as Tool[]) as T[]) : items };
     if (typeof result.nextCursor === 'string') page.nextCursor = result.nextCursor;
     return page;
   }

@@ -13,6 +13,7 @@ import {
   META_KEYS,
   ParsedFrame,
   RequestId,
+  SendOptions,
   Transport,
   TransportInfo,
   classifyValue,
@@ -101,10 +102,10 @@ export class StreamableHttpClientTransport implements Transport {
     return Promise.resolve();
   }
 
-  async send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+  async send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed) throw new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
     const single = Array.isArray(message) ? undefined : (message as { id?: RequestId; method?: string; params?: Record<string, unknown> });
-    const headers = this.headers({ 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
+    const headers = this.headers({ ...options?.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
     const meta = isRecord(single?.params?._meta) ? single.params._meta : undefined;
     const modernVersion = meta?.[META_KEYS.protocolVersion];
     if (typeof modernVersion === 'string') headers['mcp-protocol-version'] = modernVersion;

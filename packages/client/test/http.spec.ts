@@ -8,7 +8,7 @@ import 'reflect-metadata';
 import type { AddressInfo } from 'node:net';
 import { IsString } from 'class-validator';
 import Fastify, { FastifyInstance } from 'fastify';
-import { McpApp, McpContext, McpFactory, McpServer, Tool, createLogger } from '@hermes-mcp/core';
+import { McpApp, McpContext, McpFactory, McpHandler, McpHeader, McpServer, Tool, createLogger } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { McpClient, McpClientOptions, StreamableHttpClientTransport, unwrap } from '@hermes-mcp/client';
 
@@ -18,6 +18,10 @@ class NameForm {
 
 class NameInput {
   @IsString() name!: string;
+}
+
+class RegionInput {
+  @McpHeader('Region') @IsString() region!: string;
 }
 
 @McpServer({ name: 'http-client-test', version: '1.0.0' })
@@ -33,6 +37,9 @@ class HttpServer {
     const answer = await ctx.elicit('Who are you?', NameForm);
     return answer.action === 'accept' ? `you are ${answer.content.name}` : answer.action;
   }
+  @Tool({ description: 'Echoes its region (mirrored in Mcp-Param-Region in 2026-07-28)' }) region(input: RegionInput) {
+    return `region ${input.region}`;
+  }
   @Tool({ description: 'Closes its stream (SSE polling), then answers with progress after a while' }) async poll(ctx: McpContext) {
     ctx.transport.closeStream?.(30);
     await new Promise((resolve) => setTimeout(resolve, 100));
@@ -46,11 +53,11 @@ interface Running {
   mcp: McpApp;
   url: string;
   /** Every request the server saw: method, path, and the MCP headers. */
-  seen: Array<{ method: string; session?: string; version?: string; mcpMethod?: string; mcpName?: string; lastEventId?: string }>;
+  seen: Array<{ method: string; session?: string; version?: string; mcpMethod?: string; mcpName?: string; lastEventId?: string; region?: string }>;
 }
 
-async function serve(port = 0): Promise<Running> {
-  const mcp = McpFactory.create(HttpServer, { logger: createLogger({ level: 'silent' }) });
+async function serve(port = 0, server: Function | McpHandler = HttpServer): Promise<Running> {
+  const mcp = McpFactory.create(server as typeof HttpServer, { logger: createLogger({ level: 'silent' }) });
   // Keep-alive sockets of fetch are closed with the server, so a restart on the same port is quick.
   const app = Fastify({ logger: false, forceCloseConnections: true });
   const seen: Running['seen'] = [];
@@ -63,6 +70,7 @@ async function serve(port = 0): Promise<Running> {
       mcpMethod: h['mcp-method'],
       mcpName: h['mcp-name'],
       lastEventId: h['last-event-id'],
+      region: h['mcp-param-region'],
     });
   });
   await app.register(hermesMcp, { server: mcp, path: '/mcp' });
@@ -99,7 +107,7 @@ describe.each([
     expect(client.era).toBe(era);
     const names: string[] = [];
     for await (const tool of client.listAllTools()) names.push(tool.name);
-    expect(names).toEqual(['greet', 'steps', 'who', 'poll']);
+    expect(names).toEqual(['greet', 'steps', 'who', 'region', 'poll']);
     expect(unwrap(await client.callTool('greet', { name: 'Ada' })).content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
     const progress: number[] = [];
     expect(unwrap(await client.callTool('steps', {}, { onProgress: (p) => progress.push(p.progress) })).content).toEqual([{ type: 'text', text: 'stepped' }]);
@@ -171,6 +179,54 @@ describe('2026-07-28 over HTTP', () => {
       ['tools/call', 'greet', '2026-07-28', undefined],
       ['tools/list', undefined, '2026-07-28', undefined],
     ]);
+  });
+
+  it('mirrors x-mcp-header arguments into Mcp-Param-* headers, Base64 where a header cannot carry them', async () => {
+    const { client } = await connect();
+    for await (const _tool of client.listAllTools()) void _tool;
+    for (const region of ['eu-west', 'Hello, 世界', ' padded ']) {
+      expect(unwrap(await client.callTool('region', { region })).content).toEqual([{ type: 'text', text: `region ${region}` }]);
+    }
+    expect(server.seen.filter((r) => r.mcpName === 'region').map((r) => r.region)).toEqual([
+      'eu-west',
+      `=?base64?${Buffer.from('Hello, 世界').toString('base64')}?=`,
+      `=?base64?${Buffer.from(' padded ').toString('base64')}?=`,
+    ]);
+  });
+
+  it('lists the tools and calls again when the server misses a header of a tool not listed yet', async () => {
+    const { client } = await connect();
+    expect(unwrap(await client.callTool('region', { region: 'us' })).content).toEqual([{ type: 'text', text: 'region us' }]);
+    const posts = server.seen.filter((r) => r.method === 'POST').map((r) => [r.mcpMethod, r.region]);
+    expect(posts).toEqual([
+      ['server/discover', undefined],
+      ['tools/call', undefined],
+      ['tools/list', undefined],
+      ['tools/call', 'us'],
+    ]);
+  });
+
+  it('leaves out a tool whose x-mcp-header declarations are invalid, and keeps the others', async () => {
+    const tool = (name: string, property: Record<string, unknown>) => ({ name, inputSchema: { type: 'object', properties: { p: property } } });
+    const tools = [
+      tool('valid_tool', { type: 'string', 'x-mcp-header': 'Region' }),
+      tool('invalid_empty_header', { type: 'string', 'x-mcp-header': '' }),
+      tool('invalid_number_header', { type: 'number', 'x-mcp-header': 'N' }),
+      tool('invalid_space_in_name', { type: 'string', 'x-mcp-header': 'My Header' }),
+    ];
+    const listing: McpHandler = {
+      serverInfo: { name: 'listing', version: '1' },
+      capabilities: { tools: {} },
+      handleRequest: () => ({ tools }),
+    };
+    await server.app.close();
+    server = await serve(0, listing);
+    const left: string[] = [];
+    const { client } = await connect({ logger: { error: (message) => left.push(message) } });
+    expect((await client.listTools()).items.map((t) => t.name)).toEqual(['valid_tool']);
+    expect(left).toEqual(
+      ['invalid_empty_header', 'invalid_number_header', 'invalid_space_in_name'].map((name) => `the tool "${name}" is left out: its x-mcp-header declarations are invalid`),
+    );
   });
 
   it('goes on after the server restarts (nothing to resume: each request stands alone)', async () => {

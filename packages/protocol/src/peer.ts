@@ -23,7 +23,7 @@ import {
   resultResponse,
 } from './jsonrpc';
 import { SparseMap } from './sparse-map';
-import type { Transport, TransportInfo } from './transport';
+import type { SendOptions, Transport, TransportInfo } from './transport';
 
 /** What an inbound request handler receives besides the request. */
 export interface InboundRequestExtra {
@@ -124,6 +124,8 @@ export interface RequestOptions {
   resetTimeoutOnProgress?: boolean;
   /** The inbound request this request is made for (routing hint for the transport). */
   relatedRequestId?: RequestId;
+  /** Extra HTTP headers for this request (HTTP client transports send them; others ignore them). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** An outgoing request awaiting its response (see {@link Peer.pendingRequests}). */
@@ -283,7 +285,8 @@ export class Peer {
       }
       this.pending.set(id, entry);
       this.arm(id, entry);
-      this.transport.send(request(id, method, outParams), { relatedRequestId: options.relatedRequestId }).catch((error) => {
+      const sendOptions: SendOptions = options.headers ? { relatedRequestId: options.relatedRequestId, headers: options.headers } : { relatedRequestId: options.relatedRequestId };
+      this.transport.send(request(id, method, outParams), sendOptions).catch((error) => {
         this.settle(id);
         reject(error as Error);
       });

@@ -29,6 +29,8 @@ export interface SendOptions {
    * answer even when no member had a readable id (a batch of invalid messages).
    */
   batch?: readonly unknown[];
+  /** Extra HTTP headers for this message (HTTP client transports; others ignore them). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /**
