@@ -8,7 +8,11 @@
 //    runs it once with <args> instead (e.g. `-- --suite all`, `-- --scenario tools-list`).
 //    All of it once per adapter of ADAPTERS: the Fastify plugin and the Web-standard handler
 //    (`CONFORMANCE_ADAPTERS=web` picks one).
-// 4. Stops the server. Exits 0 when every run exited 0; otherwise with the first failing run's code.
+// 4. Stops the server, then runs the suite's client side once per entry of RUNS against
+//    examples/conformance-client (@hermes-mcp/client), the authorization scenarios listed as
+//    expected failures (examples/conformance-client/expected-failures.yml) until the OAuth client
+//    exists. `CONFORMANCE_SIDES=server` or `=client` runs one side.
+// 5. Exits 0 when every run exited 0; otherwise with the first failing run's code.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -20,6 +24,10 @@ const CACHE = join(ROOT, '.cache');
 const SUITE = { name: '@modelcontextprotocol/conformance', version: '0.2.0-alpha.12' };
 const NODE_MAJOR = 22;
 const SERVER = join(ROOT, 'examples/conformance-server/dist/main.js');
+const CLIENT = join(ROOT, 'examples/conformance-client/dist/main.js');
+const CLIENT_EXPECTED_FAILURES = join(ROOT, 'examples/conformance-client/expected-failures.yml');
+/** Which sides of the suite run (`CONFORMANCE_SIDES`, default both). */
+const SIDES = (process.env.CONFORMANCE_SIDES ?? 'server,client').split(',').filter(Boolean);
 const STARTUP_TIMEOUT_MS = 20_000;
 
 /**
@@ -148,8 +156,19 @@ async function stopServer(child) {
 }
 
 function runSuite(node, entry, url, args) {
+  return spawnSuite(node, [entry, 'server', '--url', url, ...args]);
+}
+
+/** The client side: the suite starts a mock server per scenario and runs our client against it. */
+function runClientSuite(node, entry, args) {
+  // The suite runs the command through a shell, with the mock server's URL appended.
+  const command = `"${process.execPath}" "${CLIENT}"`;
+  return spawnSuite(node, [entry, 'client', '--command', command, '--expected-failures', CLIENT_EXPECTED_FAILURES, ...args]);
+}
+
+function spawnSuite(node, args) {
   return new Promise((resolve, reject) => {
-    const suite = spawn(node, [entry, 'server', '--url', url, ...args], { cwd: ROOT, stdio: 'inherit' });
+    const suite = spawn(node, args, { cwd: ROOT, stdio: 'inherit' });
     suite.once('error', reject);
     suite.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
   });
@@ -162,7 +181,7 @@ async function main() {
   const entry = suiteEntry();
   build();
   const results = [];
-  for (const adapter of ADAPTERS) {
+  for (const adapter of SIDES.includes('server') ? ADAPTERS : []) {
     const { child, url } = await startServer(adapter);
     const stop = () => stopServer(child).finally(() => process.exit(130));
     process.once('SIGINT', stop);
@@ -177,6 +196,11 @@ async function main() {
       process.off('SIGTERM', stop);
       await stopServer(child);
     }
+  }
+  // Custom arguments are for the server side.
+  for (const { label, args } of SIDES.includes('client') && extra.length === 0 ? RUNS : []) {
+    log(`running ${SUITE.name}@${SUITE.version} client scenarios against @hermes-mcp/client: ${label}`);
+    results.push({ label: `client: ${label}`, code: await runClientSuite(node, entry, args) });
   }
   for (const { label, code } of results) log(`${code === 0 ? 'passed' : 'FAILED'}: ${label} (exit ${code})`);
   return results.find((r) => r.code !== 0)?.code ?? 0;

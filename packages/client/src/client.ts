@@ -146,8 +146,6 @@ export function unwrap(result: CallToolResult): CallToolResult {
 }
 
 const CLIENT_VERSION = '0.1.0';
-/** -32020: the server found the request's headers and body disagree (SEP-2243). */
-const HEADER_MISMATCH = -32020;
 const MODERN_NEWEST = MODERN_PROTOCOL_VERSIONS[MODERN_PROTOCOL_VERSIONS.length - 1];
 const consoleLogger: ClientLogger = { error: (message, error) => console.error(message, error) };
 
@@ -219,14 +217,34 @@ export class McpClient {
     if (wanted === 'auto' || isModernProtocolVersion(wanted)) {
       const version = wanted === 'auto' ? MODERN_NEWEST : wanted;
       try {
-        const discovered = await this.peer.request('server/discover', { _meta: this.envelope(version) }, { timeout: this.options.requestTimeout ?? 60_000 });
-        this.adoptDiscovery(discovered, version);
+        let asked: string = version;
+        const discover = () => this.peer.request('server/discover', { _meta: this.envelope(asked) });
+        const discovered = await discover().catch((error: unknown) => {
+          const other = this.otherVersion(error, asked);
+          if (other === undefined) throw error;
+          asked = other;
+          return discover();
+        });
+        this.adoptDiscovery(discovered, asked);
         return;
       } catch (error) {
         if (wanted !== 'auto' || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) throw this.explain(error);
       }
     }
     await this.initialize(wanted === 'auto' ? LATEST_LEGACY_VERSION : wanted);
+  }
+
+  /**
+   * For a -32022 (unsupported protocol version) answer: the newest 2026-era revision both sides
+   * speak, from the error's `data.supported`; undefined for any other error.
+   */
+  private otherVersion(error: unknown, asked: string): string | undefined {
+    if (!(error instanceof McpError) || error.code !== ErrorCode.UnsupportedProtocolVersion) return undefined;
+    const supported = (error.data as { supported?: unknown } | undefined)?.supported;
+    if (!Array.isArray(supported)) return undefined;
+    const both = MODERN_PROTOCOL_VERSIONS.filter((v) => supported.includes(v));
+    // The same revision again is a retry the server asked for (it may have refused the first try only).
+    return both.length > 0 ? both[both.length - 1] : supported.includes(asked) ? asked : undefined;
   }
 
   /** Tells a transport that sends the revision in a header (HTTP) which one was negotiated. */
@@ -281,7 +299,7 @@ export class McpClient {
     try {
       return await call();
     } catch (error) {
-      if (!(error instanceof McpError) || error.code !== HEADER_MISMATCH) throw error;
+      if (!(error instanceof McpError) || error.code !== ErrorCode.HeaderMismatch) throw error;
       for await (const _tool of this.listAllTools()) void _tool;
       if (!this.toolHeaders.has(name)) throw error;
       return call();
@@ -414,8 +432,15 @@ export class McpClient {
           throw this.explain(error);
         });
     if (this.era === 'legacy') return send(params);
-    // 2026-07-28: the server asks its questions by ending the round; answer them and go again.
-    let result = await send(params);
+    // 2026-07-28: a server that turns the revision down names those it speaks: once, speak one of them.
+    let result = await send(params).catch((error: unknown) => {
+      const other = this.otherVersion(error, this.protocolVersion!);
+      if (other === undefined) throw error;
+      this.protocolVersion = other;
+      this.negotiated(other);
+      return send(params);
+    });
+    // The server asks its questions by ending the round; answer them and go again.
     const maxRounds = this.options.maxRounds ?? 10;
     for (let round = 1; result.resultType === 'input_required'; round++) {
       if (round > maxRounds) throw new McpError(ErrorCode.InternalError, `${method}: the server still asks for input after ${maxRounds} rounds (maxRounds)`);

@@ -18,6 +18,7 @@ import {
   TransportInfo,
   classifyValue,
   errorResponse,
+  isModernProtocolVersion,
   isRecord,
   parseFrame,
   serialize,
@@ -109,7 +110,8 @@ export class StreamableHttpClientTransport implements Transport {
     const meta = isRecord(single?.params?._meta) ? single.params._meta : undefined;
     const modernVersion = meta?.[META_KEYS.protocolVersion];
     if (typeof modernVersion === 'string') headers['mcp-protocol-version'] = modernVersion;
-    if (single?.method !== undefined && typeof modernVersion === 'string') {
+    // Every request and notification of 2026-07-28 names its method (SEP-2243).
+    if (single?.method !== undefined && (typeof modernVersion === 'string' || (this.protocolVersion !== undefined && isModernProtocolVersion(this.protocolVersion)))) {
       headers['mcp-method'] = single.method;
       const field = NAME_FIELD[single.method];
       const name = field ? single.params?.[field] : undefined;

@@ -1,0 +1,87 @@
+/**
+ * The conformance suite's client: `conformance client --command "node dist/main.js"` starts a mock
+ * server per scenario and runs this program with the server's URL as its last argument, the
+ * scenario in `MCP_CONFORMANCE_SCENARIO`, the revision to speak in
+ * `MCP_CONFORMANCE_PROTOCOL_VERSION` and scenario data in `MCP_CONFORMANCE_CONTEXT`. It does what
+ * each scenario expects of a client with @hermes-mcp/client, and exits 0 (1 with the error on
+ * stderr when something failed).
+ */
+import { ElicitationAnswer, ElicitationRequest, McpClient, StreamableHttpClientTransport } from '@hermes-mcp/client';
+
+const url = process.argv[process.argv.length - 1];
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+const protocolVersion = process.env.MCP_CONFORMANCE_PROTOCOL_VERSION;
+const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Record<string, unknown>;
+
+/** Accepts an elicitation with the defaults its schema gives (SEP-1034). */
+function acceptDefaults(request: ElicitationRequest): ElicitationAnswer {
+  const content: Record<string, unknown> = {};
+  const properties = (request.requestedSchema?.properties ?? {}) as Record<string, { default?: unknown }>;
+  for (const [name, property] of Object.entries(properties)) if (property.default !== undefined) content[name] = property.default;
+  return { action: 'accept', content };
+}
+
+async function main(): Promise<void> {
+  const client = new McpClient(new StreamableHttpClientTransport({ url }), {
+    protocolVersion: (protocolVersion as never) ?? 'auto',
+    clientInfo: { name: 'hermes-conformance-client', version: '0.1.0' },
+    onElicitation: acceptDefaults,
+    onSampling: () => ({ role: 'assistant', content: { type: 'text', text: 'a sampled answer' }, model: 'conformance-model', stopReason: 'endTurn' }),
+    onRoots: () => [{ uri: 'file:///conformance', name: 'conformance' }],
+    logger: { error: (message, error) => process.stderr.write(`${message}: ${JSON.stringify(error)}\n`) },
+  });
+  await client.connect();
+  try {
+    await run(client);
+  } finally {
+    await client.close();
+  }
+}
+
+async function run(client: McpClient): Promise<void> {
+  // A server that declares no tools (request-metadata's) is not asked for them.
+  const tools = [];
+  if (client.serverCapabilities.tools) for await (const tool of client.listAllTools()) tools.push(tool);
+  switch (scenario) {
+    case 'json-schema-ref-no-deref':
+      return;
+    case 'json-schema-2020-12-preservation': {
+      const focal = tools.find((t) => t.name === 'json_schema_2020_12_tool');
+      if (!focal) throw new Error('json_schema_2020_12_tool is not listed');
+      await client.callTool('json_schema_echo', { schema: focal.inputSchema });
+      return;
+    }
+    case 'http-custom-headers': {
+      for (const call of (context.toolCalls ?? []) as Array<{ name: string; arguments: Record<string, unknown> }>) await client.callTool(call.name, call.arguments);
+      return;
+    }
+    case 'http-invalid-tool-headers':
+    case 'sep-2322-client-request-state':
+      // Every tool the client kept, one after the other (their input rounds answered by the client).
+      for (const tool of tools) await client.callTool(tool.name, {});
+      return;
+    case 'http-standard-headers': {
+      if (tools[0]) await client.callTool(tools[0].name, {});
+      if (client.serverCapabilities.resources) {
+        const resources = await client.listResources();
+        if (resources.items[0]) await client.readResource(resources.items[0].uri);
+      }
+      if (client.serverCapabilities.prompts) {
+        const prompts = await client.listPrompts();
+        if (prompts.items[0]) await client.getPrompt(prompts.items[0].name);
+      }
+      return;
+    }
+    default:
+      // initialize, tools_call and the like: call the first tool with the suite's usual arguments.
+      if (tools[0]) await client.callTool(tools[0].name, { a: 2, b: 3 });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    process.stderr.write(`conformance client (${scenario}): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+    process.exit(1);
+  },
+);
