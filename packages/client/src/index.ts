@@ -12,6 +12,8 @@ export type { CallOptions, ClientLogger, ElicitationAnswer, ElicitationRequest, 
 export { StdioClientTransport } from './stdio';
 export { StreamableHttpClientTransport } from './streamable-http';
 export type { ReconnectOptions, StreamableHttpClientOptions } from './streamable-http';
+export { SseClientTransport } from './sse-legacy';
+export type { SseClientOptions } from './sse-legacy';
 export type { StdioClientOptions, StdioInfo, TransportState } from './stdio';
 export { InMemoryTransport, McpError } from '@hermes-mcp/protocol';
 export type { PendingRequest, Transport } from '@hermes-mcp/protocol';

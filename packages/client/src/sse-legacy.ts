@@ -1,0 +1,136 @@
+/**
+ * The client side of the HTTP+SSE transport of MCP 2024-11-05, for servers that still speak only
+ * it: a GET opens the session's event stream, whose first `endpoint` event names where to POST;
+ * every message of the server arrives on that stream as a `message` event. The session lives as
+ * long as the stream.
+ */
+import { ErrorCode, JsonRpcMessage, McpError, ParsedFrame, SendOptions, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
+import { readSse } from './sse';
+import type { TransportState } from './stdio';
+
+/** Options of an {@link SseClientTransport}. */
+export interface SseClientOptions {
+  /** The stream's URL, e.g. `http://127.0.0.1:3000/mcp/sse`. */
+  url: string | URL;
+  /** Headers sent with the GET and every POST. */
+  headers?: Record<string, string>;
+  /** The `fetch` to use (default the global one). */
+  fetch?: typeof fetch;
+  /** Milliseconds to wait for the `endpoint` event (default 10 000). */
+  connectTimeout?: number;
+}
+
+/** Talks to a 2024-11-05 HTTP+SSE server. */
+export class SseClientTransport implements Transport {
+  readonly info: TransportInfo = Object.freeze({ kind: 'sse' });
+  onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
+  onclose?: () => void;
+  onerror?: (error: Error) => void;
+  private state: TransportState = 'disconnected';
+  private lastError?: Error = undefined;
+  private endpoint?: URL = undefined;
+  private readonly aborter = new AbortController();
+  private readonly fetch: typeof fetch;
+  private closed = false;
+
+  constructor(private readonly options: SseClientOptions) {
+    this.fetch = options.fetch ?? globalThis.fetch.bind(globalThis);
+  }
+
+  /** The transport's state, its last error and the URL it POSTs to. */
+  status(): { state: TransportState; lastError?: Error; endpoint?: string } {
+    const status: { state: TransportState; lastError?: Error; endpoint?: string } = { state: this.state };
+    if (this.lastError) status.lastError = this.lastError;
+    if (this.endpoint) status.endpoint = this.endpoint.href;
+    return status;
+  }
+
+  /** Opens the stream and waits for the `endpoint` event. */
+  async start(): Promise<void> {
+    this.state = 'connecting';
+    const url = new URL(this.options.url);
+    // Only the handshake is timed: once the endpoint event came, the stream may last for ever.
+    const handshake = new AbortController();
+    const timer = setTimeout(() => handshake.abort(new Error('no endpoint event in time')), this.options.connectTimeout ?? 10_000);
+    try {
+      let response: Response;
+      try {
+        response = await this.fetch(url, { headers: { ...this.options.headers, accept: 'text/event-stream' }, signal: AbortSignal.any([this.aborter.signal, handshake.signal]) });
+      } catch (error) {
+        throw this.fail(new McpError(ErrorCode.ConnectionClosed, `Could not open the SSE stream at ${url.href}: ${(error as Error).message}`));
+      }
+      if (!response.ok || !response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+        await response.body?.cancel().catch(() => undefined);
+        throw this.fail(new McpError(ErrorCode.ConnectionClosed, `GET ${url.href} answered ${response.status} ${response.headers.get('content-type') ?? ''}, not an SSE stream`));
+      }
+      const events = readSse(response.body, this.aborter.signal);
+      const first = await events.next().catch(() => ({ done: true as const, value: undefined }));
+      if (first.done || first.value.event !== 'endpoint') {
+        this.aborter.abort();
+        throw this.fail(new McpError(ErrorCode.ConnectionClosed, `The SSE stream at ${url.href} did not start with an endpoint event`));
+      }
+      const endpoint = new URL(first.value.data, url);
+      if (endpoint.origin !== url.origin) {
+        this.aborter.abort();
+        throw this.fail(new McpError(ErrorCode.ConnectionClosed, `The endpoint event names another origin (${endpoint.origin}); refused`));
+      }
+      this.endpoint = endpoint;
+      this.state = 'connected';
+      void this.read(events);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  async send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
+    if (this.closed || !this.endpoint) throw new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
+    let response: Response;
+    try {
+      response = await this.fetch(this.endpoint, {
+        method: 'POST',
+        headers: { ...this.options.headers, ...options?.headers, 'content-type': 'application/json' },
+        body: serialize(message),
+        signal: this.aborter.signal,
+      });
+    } catch (error) {
+      throw this.fail(new McpError(ErrorCode.ConnectionClosed, `Could not reach ${this.endpoint.href}: ${(error as Error).message}`));
+    }
+    const text = await response.text().catch(() => '');
+    if (!response.ok)
+      throw new McpError(ErrorCode.InternalError, `HTTP ${response.status} from ${this.endpoint.href}${text ? `: ${text.slice(0, 200)}` : ''}`, { status: response.status });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.aborter.abort();
+    this.end();
+    return Promise.resolve();
+  }
+
+  /** Hands each `message` event to the peer until the stream ends; then the session is over. */
+  private async read(events: AsyncGenerator<{ event?: string; data: string }>): Promise<void> {
+    try {
+      for await (const event of events) {
+        if ((event.event === undefined || event.event === 'message') && event.data !== '') this.onframe?.(parseFrame(event.data));
+      }
+    } catch (error) {
+      if (!this.closed) this.fail(error instanceof Error ? error : new Error(String(error)));
+    }
+    this.end();
+  }
+
+  private fail(error: Error): Error {
+    this.lastError = error;
+    this.state = 'error';
+    this.onerror?.(error);
+    return error;
+  }
+
+  private end(): void {
+    if (this.state !== 'error') this.state = 'disconnected';
+    const onclose = this.onclose;
+    this.onclose = undefined;
+    onclose?.();
+  }
+}
