@@ -44,6 +44,15 @@ export interface BenchResults {
     runs: Record<number, Record<string, HttpRun[]>>;
   };
   stdio?: CallRuns;
+  /** Clients (ours, SDK v1, SDK v2) calling the same Hermes server, per transport. */
+  clients?: {
+    configs: Array<{ key: string; label: string }>;
+    pipelinedCalls: number;
+    sequentialMs: number;
+    /** transport → client → calls per second, one per round. */
+    sequential: Record<string, Record<string, number[]>>;
+    pipelined: Record<string, Record<string, number[]>>;
+  };
   /** tools/call over one WebSocket: the bare ws echo (`echo`) and Hermes (`hermes`). */
   websocket?: CallRuns;
   memory?: {
@@ -195,6 +204,33 @@ function websocketSection(ws: NonNullable<BenchResults['websocket']>, targets: T
   ].join('\n');
 }
 
+function clientSection(clients: NonNullable<BenchResults['clients']>, targets: Target[]): string {
+  const parts: string[] = [
+    `### Clients calling the same Hermes server (sequential: ${fixed(clients.sequentialMs / 1000, 1)} s of one call at a time; pipelined: ${int(clients.pipelinedCalls)} calls sent at once)`,
+    '',
+  ];
+  for (const transport of Object.keys(clients.sequential)) {
+    const seq = clients.sequential[transport];
+    const pipe = clients.pipelined[transport];
+    // The faster SDK client, round by round.
+    const sdkSeq = seq['sdk-v1'].map((v, i) => Math.max(v, seq['sdk-v2'][i]));
+    const sdkPipe = pipe['sdk-v1'].map((v, i) => Math.max(v, pipe['sdk-v2'][i]));
+    const rows = clients.configs.map(({ key, label }) => [
+      label,
+      int(median(seq[key])),
+      fixed(median(ratios(seq[key], sdkSeq))),
+      int(median(pipe[key])),
+      fixed(median(ratios(pipe[key], sdkPipe))),
+    ]);
+    const seqRatio = median(ratios(seq.hermes, sdkSeq));
+    const pipeRatio = median(ratios(pipe.hermes, sdkPipe));
+    targets.push({ what: `client ${transport} pipelined ≥ 2 × the faster SDK client`, measured: `${fixed(pipeRatio)} ×`, holds: pipeRatio >= 2 });
+    targets.push({ what: `client ${transport} sequential ≥ 1 × the faster SDK client`, measured: `${fixed(seqRatio)} ×`, holds: seqRatio >= 1 });
+    parts.push(`${transport}:`, '', table(['client', 'sequential calls/s', '× faster SDK', 'pipelined calls/s', '× faster SDK'], rows), '');
+  }
+  return parts.join('\n');
+}
+
 function memorySection(memory: NonNullable<BenchResults['memory']>, targets: Target[]): string {
   const sessionRows = memory.sessions.map((s) => [s.label, kib(s.rssBytes), kib(s.heapBytes)]);
   for (const s of memory.sessions.filter((s) => s.key === 'hermes')) {
@@ -289,6 +325,7 @@ function render(results: BenchResults): { markdown: string; targets: Target[] } 
   if (results.http) parts.push(httpSection(results.http, targets));
   if (results.stdio) parts.push(stdioSection(results.stdio, targets));
   if (results.websocket) parts.push(websocketSection(results.websocket, targets));
+  if (results.clients) parts.push(clientSection(results.clients, targets));
   if (results.memory) parts.push(memorySection(results.memory, targets));
   if (results.bootstrap) parts.push(bootstrapSection(results.bootstrap, targets));
   parts.push(

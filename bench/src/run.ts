@@ -18,6 +18,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { HttpServerProcess, profileInto, startHttp, startStdio, stop, stopAll, stopAllOnExit } from './children';
+import { BenchClient, CLIENT_CONFIGS, STDIO_SERVER, pipelined, sequential } from './clients';
 import { HttpRun, load } from './http-load';
 import { Expectation, MODERN_HEADERS, MODERN_META, PLAIN_HEADERS, PROGRESS_META, RequestTemplate, addCall, checkAnswer, listCall, openSession } from './mcp';
 import { BenchResults, MachineInfo, writeReport } from './report';
@@ -26,8 +27,8 @@ import { median } from './stats';
 import { StdioClient } from './stdio-client';
 import { WsClient } from './ws-client';
 
-type Section = 'http' | 'stdio' | 'websocket' | 'memory' | 'bootstrap';
-const SECTIONS: Section[] = ['http', 'stdio', 'websocket', 'memory', 'bootstrap'];
+type Section = 'http' | 'stdio' | 'websocket' | 'client' | 'memory' | 'bootstrap';
+const SECTIONS: Section[] = ['http', 'stdio', 'websocket', 'client', 'memory', 'bootstrap'];
 
 interface Options {
   rounds: number;
@@ -277,6 +278,49 @@ const MEMORY_ENV = { BENCH_MEMORY: '1' };
 // 8-16 MiB of RSS in the middle of a measurement, whatever the sessions hold.
 const MEMORY_FLAGS = ['--expose-gc', '--min-semi-space-size=16'];
 
+// ---------------------------------------------------------------------------------------------
+// Clients
+// ---------------------------------------------------------------------------------------------
+
+/** Our client and the SDK clients against the same Hermes server, over stdio and HTTP. */
+async function benchClients(options: Options): Promise<BenchResults['clients']> {
+  log('\n== clients ==');
+  const http = await startHttp('client-http', 'hermes-http.server.js');
+  const sequentialMs = Math.max(500, (options.seconds * 1000) / 2);
+  const count = Math.min(options.pipelined, 5_000);
+  const sequentialRuns: Record<string, Record<string, number[]>> = {};
+  const pipelinedRuns: Record<string, Record<string, number[]>> = {};
+  try {
+    for (const transport of ['stdio', 'http'] as const) {
+      const connected: Array<{ key: string; label: string; client: BenchClient }> = [];
+      for (const config of CLIENT_CONFIGS) {
+        const client = await config.connect({ stdioServer: STDIO_SERVER, httpUrl: http.url }, transport);
+        // Warm-up, and a check that every call is answered right.
+        await pipelined(client, 500);
+        await sequential(client, 200);
+        connected.push({ key: config.key, label: config.label, client });
+      }
+      sequentialRuns[transport] = Object.fromEntries(connected.map((c) => [c.key, []]));
+      pipelinedRuns[transport] = Object.fromEntries(connected.map((c) => [c.key, []]));
+      for (let round = 1; round <= options.rounds; round++) {
+        for (const { key, label, client } of connected) {
+          const seq = await sequential(client, sequentialMs);
+          const pipe = await pipelined(client, count);
+          sequentialRuns[transport][key].push(seq);
+          pipelinedRuns[transport][key].push(pipe);
+          log(
+            `round ${round}  ${transport.padEnd(5)} ${label.padEnd(24)} sequential ${Math.round(seq).toString().padStart(6)} calls/s   pipelined ${Math.round(pipe).toString().padStart(6)} calls/s`,
+          );
+        }
+      }
+      await Promise.all(connected.map((c) => c.client.close()));
+    }
+  } finally {
+    await stop(http);
+  }
+  return { configs: CLIENT_CONFIGS.map(({ key, label }) => ({ key, label })), pipelinedCalls: count, sequentialMs, sequential: sequentialRuns, pipelined: pipelinedRuns };
+}
+
 async function memoryOf(server: HttpServerProcess): Promise<NodeJS.MemoryUsage> {
   const response = await fetch(server.url.replace(/\/mcp$/, MEMORY_PATH));
   if (!response.ok) throw new Error(`${server.name}: memory probe answered ${response.status}`);
@@ -424,6 +468,7 @@ async function main(): Promise<void> {
     if (options.sections.includes('http')) results.http = await benchHttp(options);
     if (options.sections.includes('stdio')) results.stdio = await benchStdio(options);
     if (options.sections.includes('websocket')) results.websocket = await benchWebsocket(options);
+    if (options.sections.includes('client')) results.clients = await benchClients(options);
     if (options.sections.includes('memory')) results.memory = await benchMemory(options);
     if (options.sections.includes('bootstrap')) results.bootstrap = await benchBootstrap(options);
   } finally {

@@ -5,6 +5,7 @@
  * exit status, and the peer rejects every pending request.
  */
 import { ChildProcess, spawn } from 'node:child_process';
+import { StringDecoder } from 'node:string_decoder';
 import { JsonRpcMessage, ParsedFrame, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
 
 /** Where a client transport is. */
@@ -49,6 +50,9 @@ export class StdioClientTransport implements Transport {
   private bytesOut = 0;
   /** The start of a line not yet complete. */
   private partial = '';
+  private readonly decoder = new StringDecoder('utf8');
+  /** Settles when a full stdin pipe drains. */
+  private drained?: Promise<void> = undefined;
   private closed = false;
   private exited?: Promise<void> = undefined;
 
@@ -70,8 +74,7 @@ export class StdioClientTransport implements Transport {
     const { command, args = [], env, cwd, onStderr } = this.options;
     const child = spawn(command, [...args], { env: env ?? process.env, cwd, stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true });
     this.child = child;
-    child.stdout.setEncoding('utf8');
-    child.stdout.on('data', (chunk: string) => this.read(chunk));
+    child.stdout.on('data', (chunk: Buffer) => this.read(chunk));
     child.stderr.setEncoding('utf8');
     child.stderr.on('data', (chunk: string) => (onStderr ? onStderr(chunk) : process.stderr.write(chunk)));
     // A server that exits while a write is under way: the exit reports it, not an EPIPE.
@@ -102,9 +105,14 @@ export class StdioClientTransport implements Transport {
     if (!stdin || this.closed || !stdin.writable) return Promise.reject(new Error('the server is not running'));
     const line = `${serialize(message)}\n`;
     this.bytesOut += Buffer.byteLength(line);
-    // Backpressure: wait for the pipe to drain before the next write resolves.
+    // Backpressure: while the pipe is full, sends resolve when it drains (one listener for all of them).
     if (stdin.write(line)) return Promise.resolve();
-    return new Promise((resolve) => stdin.once('drain', resolve));
+    return (this.drained ??= new Promise<void>((resolve) =>
+      stdin.once('drain', () => {
+        this.drained = undefined;
+        resolve();
+      }),
+    ));
   }
 
   /** Ends stdin; after the grace period SIGTERM, then SIGKILL. Resolves once the server exited. */
@@ -133,18 +141,17 @@ export class StdioClientTransport implements Transport {
     return done;
   }
 
-  /** Cuts stdout into lines, each one frame. */
-  private read(chunk: string): void {
-    this.bytesIn += Buffer.byteLength(chunk);
-    let text = this.partial + chunk;
-    let newline = text.indexOf('\n');
-    while (newline !== -1) {
-      const line = text.slice(0, newline).replace(/\r$/, '');
-      text = text.slice(newline + 1);
-      if (line.trim() !== '') this.onframe?.(parseFrame(line));
-      newline = text.indexOf('\n');
+  /** Cuts stdout into lines, each one frame (a character split between chunks waits in the decoder). */
+  private read(chunk: Buffer): void {
+    this.bytesIn += chunk.length;
+    const text = this.partial + this.decoder.write(chunk);
+    let start = 0;
+    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
+      const end = newline > start && text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
+      if (end > start) this.onframe?.(parseFrame(text.slice(start, end)));
+      start = newline + 1;
     }
-    this.partial = text;
+    this.partial = start === 0 ? text : text.slice(start);
   }
 
   private fail(error: Error): void {
