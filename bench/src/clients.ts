@@ -38,10 +38,9 @@ type V2 = {
   StdioClientTransport: new (options: { command: string; args: string[]; stderr?: string }) => unknown;
 };
 let v2: Promise<V2> | undefined;
-// A real dynamic import (tsc would turn `import()` into `require` for CommonJS output).
-const importEsm = new Function('specifier', 'return import(specifier)') as (specifier: string) => Promise<Record<string, unknown>>;
 function loadV2(): Promise<V2> {
-  return (v2 ??= Promise.all([importEsm('@modelcontextprotocol/client'), importEsm('@modelcontextprotocol/client/stdio')]).then(
+  // node16 module output keeps `import()` as it is: the ESM-only package loads from CommonJS.
+  return (v2 ??= Promise.all([import('@modelcontextprotocol/client'), import('@modelcontextprotocol/client/stdio')]).then(
     ([main, stdio]) => ({ ...main, ...stdio }) as unknown as V2,
   ));
 }

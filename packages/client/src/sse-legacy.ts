@@ -36,7 +36,7 @@ export class SseClientTransport implements Transport {
 
   constructor(private readonly options: SseClientOptions) {
     // A custom fetch, else node:http with keep-alive (Node's fetch costs more than the request).
-    this.fetch = options.fetch ? (options.fetch as unknown as FetchLike) : nodeFetch;
+    this.fetch = options.fetch ? options.fetch : nodeFetch;
   }
 
   /** The transport's state, its last error and the URL it POSTs to. */

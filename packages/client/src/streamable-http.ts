@@ -84,7 +84,7 @@ export class StreamableHttpClientTransport implements Transport {
   constructor(private readonly options: StreamableHttpClientOptions) {
     this.url = new URL(options.url);
     // A custom fetch, else node:http with keep-alive (Node's fetch costs more than the request).
-    this.fetch = options.fetch ? (options.fetch as unknown as FetchLike) : nodeFetch;
+    this.fetch = options.fetch ? options.fetch : nodeFetch;
   }
 
   /** The transport's state, last error and how many times it reconnected a stream. */
