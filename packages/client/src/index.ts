@@ -13,6 +13,8 @@ export { StdioClientTransport } from './stdio';
 export { StreamableHttpClientTransport } from './streamable-http';
 export type { ReconnectOptions, StreamableHttpClientOptions } from './streamable-http';
 export { SseClientTransport } from './sse-legacy';
+export { WebSocketClientTransport } from './websocket';
+export type { WebSocketClientOptions, WebSocketConstructor, WebSocketLikeClient } from './websocket';
 export type { SseClientOptions } from './sse-legacy';
 export type { StdioClientOptions, StdioInfo, TransportState } from './stdio';
 export { InMemoryTransport, McpError } from '@hermes-mcp/protocol';

@@ -1,0 +1,99 @@
+/**
+ * McpClient over WebSocket against the Hermes Fastify plugin (`websocket: true`, subprotocol
+ * `mcp`) on 127.0.0.1, with the `ws` package's WebSocket (Node 20 has no global one): both eras,
+ * progress, elicitation, cancellation, and a server that goes away.
+ */
+import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
+import { IsString } from 'class-validator';
+import Fastify, { FastifyInstance } from 'fastify';
+import { WebSocket } from 'ws';
+import { McpContext, McpServer, Tool, createLogger } from '@hermes-mcp/core';
+import { hermesMcp } from '@hermes-mcp/fastify';
+import { McpClient, McpClientOptions, WebSocketClientTransport, WebSocketConstructor, unwrap } from '@hermes-mcp/client';
+
+class NameForm {
+  @IsString() name!: string;
+}
+
+let aborted = 0;
+
+@McpServer({ name: 'ws-client-test', version: '1.0.0' })
+class SocketServer {
+  @Tool({ description: 'Sends progress' }) async steps(ctx: McpContext) {
+    for (let i = 1; i <= 3; i++) await ctx.progress(i, 3);
+    return 'stepped';
+  }
+  @Tool({ description: 'Asks a name' }) async who(ctx: McpContext) {
+    const answer = await ctx.elicit('Who are you?', NameForm);
+    return answer.action === 'accept' ? `you are ${answer.content.name}` : answer.action;
+  }
+  @Tool({ description: 'Waits until cancelled' }) async wait(ctx: McpContext) {
+    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    aborted++;
+    return 'stopped';
+  }
+}
+
+let app: FastifyInstance;
+let url: string;
+const clients: McpClient[] = [];
+
+beforeEach(async () => {
+  app = Fastify({ logger: false, forceCloseConnections: true });
+  await app.register(hermesMcp, { server: SocketServer, path: '/mcp', appOptions: { logger: createLogger({ level: 'silent' }) }, websocket: true });
+  await app.listen({ host: '127.0.0.1', port: 0 });
+  url = `ws://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp/ws`;
+  aborted = 0;
+});
+
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((c) => c.close()));
+  await app.close();
+});
+
+async function connect(options: McpClientOptions = {}): Promise<{ client: McpClient; transport: WebSocketClientTransport }> {
+  const transport = new WebSocketClientTransport({ url, WebSocket: WebSocket as unknown as WebSocketConstructor });
+  const client = new McpClient(transport, options);
+  clients.push(client);
+  await client.connect();
+  return { client, transport };
+}
+
+describe.each([
+  ['legacy', '2025-11-25'],
+  ['modern', 'auto'],
+] as const)('the %s era over WebSocket', (era, protocolVersion) => {
+  it('calls with progress, answers elicitation, and cancels', async () => {
+    const { client } = await connect({ protocolVersion, onElicitation: () => ({ action: 'accept', content: { name: 'Ada' } }) });
+    expect(client.era).toBe(era);
+    const progress: number[] = [];
+    expect(unwrap(await client.callTool('steps', {}, { onProgress: (p) => progress.push(p.progress) })).content).toEqual([{ type: 'text', text: 'stepped' }]);
+    expect(progress).toEqual([1, 2, 3]);
+    expect(unwrap(await client.callTool('who')).content).toEqual([{ type: 'text', text: 'you are Ada' }]);
+    await expect(client.callTool('wait', {}, { timeout: 50 })).rejects.toMatchObject({ code: -32001 });
+    for (let i = 0; i < 100 && aborted === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(aborted).toBe(1);
+  });
+});
+
+it('fails pending calls when the server goes away, and reports the close', async () => {
+  const { client, transport } = await connect({ protocolVersion: '2025-11-25' });
+  const pending = client.callTool('wait').catch((e: unknown) => e);
+  for (let i = 0; i < 100 && client.pendingRequests().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  await app.close();
+  expect(await pending).toMatchObject({ code: -32000 });
+  expect(transport.status().state).toBe('disconnected');
+  expect(transport.status().closeCode).toEqual(expect.any(Number));
+});
+
+it('refuses to start without a WebSocket class on a runtime that has none', async () => {
+  const global = globalThis as { WebSocket?: unknown };
+  const saved = global.WebSocket;
+  delete global.WebSocket;
+  try {
+    await expect(new WebSocketClientTransport({ url: 'ws://127.0.0.1:1/mcp/ws' }).start()).rejects.toThrow(/No WebSocket class/);
+  } finally {
+    if (saved !== undefined) global.WebSocket = saved;
+  }
+});
