@@ -117,6 +117,17 @@ export interface CallOptions {
   meta?: Record<string, unknown>;
   /** Extra HTTP headers for the request (HTTP transports). */
   headers?: Readonly<Record<string, string>>;
+  /** Told the JSON-RPC id of the request before it is sent (of each round's request, in 2026-07-28). */
+  onId?: (id: RequestId) => void;
+}
+
+/** What `subscriptions/listen` asks for (MCP 2026-07-28). */
+export interface ListenFilter {
+  toolsListChanged?: boolean;
+  promptsListChanged?: boolean;
+  resourcesListChanged?: boolean;
+  /** URIs whose `notifications/resources/updated` to receive. */
+  resourceSubscriptions?: string[];
 }
 
 /** One page of a list, and the cursor of the next. */
@@ -185,6 +196,8 @@ export class McpClient {
    * mirrors those arguments into `Mcp-Param-*` headers.
    */
   private readonly toolHeaders = new Map<string, HeaderParam[]>();
+  /** Open `subscriptions/listen` requests, by id: where the notifications tagged with it go. */
+  private readonly listens = new Map<RequestId, (notification: JsonRpcNotification) => void>();
 
   constructor(
     readonly transport: Transport,
@@ -405,6 +418,62 @@ export class McpClient {
     await this.request('logging/setLevel', { level });
   }
 
+  /**
+   * `subscriptions/listen` (MCP 2026-07-28): the notifications the server sends for it, as they
+   * come — first `notifications/subscriptions/acknowledged` with what it honours, then list
+   * changes and resource updates. Breaking out of the loop (or `signal`) ends the subscription.
+   *
+   * @example
+   * for await (const n of client.listen({ toolsListChanged: true })) if (n.method.endsWith('list_changed')) refresh();
+   */
+  async *listen(filter: ListenFilter, options: { signal?: AbortSignal } = {}): AsyncGenerator<JsonRpcNotification> {
+    if (this.era !== 'modern') throw new McpError(ErrorCode.MethodNotFound, 'subscriptions/listen is a 2026-07-28 method; in a legacy session use onListChanged and subscribe()');
+    const queue: JsonRpcNotification[] = [];
+    let wake: (() => void) | undefined;
+    let ended = false;
+    let failure: Error | undefined;
+    const controller = new AbortController();
+    const stop = () => controller.abort(new McpError(ErrorCode.RequestTimeout, 'Listening ended by the client'));
+    options.signal?.addEventListener('abort', stop, { once: true });
+    let id: RequestId | undefined;
+    const pending = this.request(
+      'subscriptions/listen',
+      { notifications: filter },
+      {
+        signal: controller.signal,
+        timeout: Infinity,
+        onId: (sent) => {
+          if (id !== undefined) this.listens.delete(id);
+          id = sent;
+          this.listens.set(sent, (notification) => {
+            queue.push(notification);
+            wake?.();
+          });
+        },
+      },
+    ).then(
+      () => (ended = true),
+      (error: unknown) => {
+        ended = true;
+        if (!controller.signal.aborted) failure = error instanceof Error ? error : new Error(String(error));
+      },
+    );
+    void pending.finally(() => wake?.());
+    try {
+      for (;;) {
+        while (queue.length > 0) yield queue.shift()!;
+        if (ended) break;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+      if (failure !== undefined) throw failure;
+    } finally {
+      options.signal?.removeEventListener('abort', stop);
+      if (!ended) stop();
+      if (id !== undefined) this.listens.delete(id);
+    }
+  }
+
   /** Checks the server is there. */
   async ping(options?: CallOptions): Promise<void> {
     await this.request('ping', {}, options);
@@ -427,6 +496,7 @@ export class McpClient {
           signal: options.signal,
           timeout: options.timeout,
           headers: options.headers,
+          onid: options.onId,
         })
         .catch((error: unknown) => {
           throw this.explain(error);
@@ -540,6 +610,14 @@ export class McpClient {
   private received(notification: JsonRpcNotification): void {
     const { onLog, onListChanged, onResourceUpdated, onNotification } = this.options;
     const params = notification.params ?? {};
+    const subscription = isRecord(params._meta) ? (params._meta[META_KEYS.subscriptionId] as RequestId | undefined) : undefined;
+    if (subscription !== undefined) {
+      const listener = this.listens.get(subscription);
+      if (listener) {
+        listener(notification);
+        return;
+      }
+    }
     if (onNotification) this.guarded('onNotification', onNotification)(notification);
     switch (notification.method) {
       case 'notifications/message':

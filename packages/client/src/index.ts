@@ -8,7 +8,7 @@
  * const result = unwrap(await client.callTool('add', { a: 2, b: 3 }));
  */
 export { McpClient, ToolCallError, unwrap } from './client';
-export type { CallOptions, ClientLogger, ElicitationAnswer, ElicitationRequest, ListPage, LogMessage, McpClientOptions } from './client';
+export type { CallOptions, ClientLogger, ElicitationAnswer, ElicitationRequest, ListenFilter, ListPage, LogMessage, McpClientOptions } from './client';
 export { StdioClientTransport } from './stdio';
 export { StreamableHttpClientTransport } from './streamable-http';
 export type { ReconnectOptions, StreamableHttpClientOptions } from './streamable-http';

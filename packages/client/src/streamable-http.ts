@@ -80,6 +80,8 @@ export class StreamableHttpClientTransport implements Transport {
   private readonly url: URL;
   private readonly fetch: FetchLike;
   private standaloneOpen = false;
+  /** The requests whose answer is awaited, each with what ends its connection. */
+  private readonly inflight = new Map<RequestId, AbortController>();
 
   constructor(private readonly options: StreamableHttpClientOptions) {
     this.url = new URL(options.url);
@@ -120,10 +122,17 @@ export class StreamableHttpClientTransport implements Transport {
       if (typeof name === 'string') headers['mcp-name'] = name;
     }
     const awaited = single?.method !== undefined && single.id !== undefined ? single.id : undefined;
+    // A request cancelled by the client ends its answer's connection: that is how an HTTP server
+    // hears of it (a 2026-07-28 one only so; a legacy one also reads the notification, sent below).
+    if (single?.method === 'notifications/cancelled') this.abortRequest(single.params?.requestId as RequestId);
+    const own = awaited !== undefined ? new AbortController() : undefined;
+    if (own) this.inflight.set(awaited!, own);
+    const signal = own ? own.signal : this.aborter.signal;
     let response: FetchResponse;
     try {
-      response = await this.fetch(this.url, { method: 'POST', headers, body: serialize(message), signal: this.aborter.signal });
+      response = await this.fetch(this.url, { method: 'POST', headers, body: serialize(message), signal });
     } catch (error) {
+      if (awaited !== undefined) this.inflight.delete(awaited);
       const failure = this.failed(error, `POST ${this.url.href} failed`);
       throw new McpError(ErrorCode.ConnectionClosed, `Could not reach ${this.url.href}: ${causeOf(failure)}`);
     }
@@ -137,10 +146,11 @@ export class StreamableHttpClientTransport implements Transport {
     const type = (response.headers.get('content-type') ?? '').toLowerCase();
     if (type.startsWith('text/event-stream') && response.body) {
       // Read in the background: the peer hears each message as it comes.
-      void this.consume(response.body, awaited, undefined);
+      void this.consume(response.body, awaited, signal).finally(() => awaited !== undefined && this.inflight.delete(awaited));
       return;
     }
     const text = await response.text().catch(() => '');
+    if (awaited !== undefined) this.inflight.delete(awaited);
     if (type.startsWith('application/json') && text !== '') {
       const frame = parseFrame(text);
       // A JSON-RPC answer (a result, or an error with an HTTP error status) goes to the peer as it is.
@@ -160,6 +170,8 @@ export class StreamableHttpClientTransport implements Transport {
     if (this.closed) return;
     this.closed = true;
     this.aborter.abort();
+    for (const request of this.inflight.values()) request.abort();
+    this.inflight.clear();
     if (this.sessionId !== undefined) {
       // A server that does not let clients end sessions answers 405: nothing more to do.
       await this.fetch(this.url, { method: 'DELETE', headers: this.headers({}) }).then(
@@ -185,16 +197,16 @@ export class StreamableHttpClientTransport implements Transport {
    * Reads an SSE stream; when it ends before the response to `awaited` (or it is the GET stream,
    * which is kept open), reconnects with `Last-Event-ID` and reads on.
    */
-  private async consume(body: ReadableStream<Uint8Array>, awaited: RequestId | undefined, lastEventId: string | undefined, retryMs?: number): Promise<void> {
+  private async consume(body: ReadableStream<Uint8Array>, awaited: RequestId | undefined, signal: AbortSignal): Promise<void> {
     let answered = false;
-    let lastId = lastEventId;
-    let retry = retryMs;
+    let lastId: string | undefined;
+    let retry: number | undefined;
     let attempt = 0;
     let stream: ReadableStream<Uint8Array> | null | undefined = body;
-    while (!this.closed) {
+    while (!this.closed && !signal.aborted) {
       if (stream) {
         try {
-          for await (const event of readSse(stream, this.aborter.signal)) {
+          for await (const event of readSse(stream, signal)) {
             attempt = 0;
             if (event.id !== undefined) lastId = event.id;
             if (event.retry !== undefined) retry = event.retry;
@@ -204,11 +216,11 @@ export class StreamableHttpClientTransport implements Transport {
             this.onframe?.(frame);
           }
         } catch (error) {
-          if (this.closed) return;
+          if (this.closed || signal.aborted) return;
           this.failed(error, 'an SSE stream broke');
         }
       }
-      if (this.closed || (awaited !== undefined && answered)) return;
+      if (this.closed || signal.aborted || (awaited !== undefined && answered)) return;
       // The stream ended early: resume it, if the server numbered its events.
       if (lastId === undefined && awaited !== undefined) return this.giveUp(awaited, 'the response stream ended before the response, and had no event id to resume from');
       if (attempt >= (this.options.reconnect?.maxAttempts ?? 5)) {
@@ -216,9 +228,9 @@ export class StreamableHttpClientTransport implements Transport {
         this.standaloneOpen = false;
         return;
       }
-      await this.sleep(this.delay(attempt++, retry));
-      if (this.closed) return;
-      stream = await this.reopen(lastId);
+      await this.sleep(this.delay(attempt++, retry), signal);
+      if (this.closed || signal.aborted) return;
+      stream = await this.reopen(lastId, signal);
       if (stream === null) {
         // The server does not offer a GET stream (405), or does not know the event id: stop.
         if (awaited !== undefined) return this.giveUp(awaited, 'the server refused to resume the response stream');
@@ -230,11 +242,11 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   /** Opens the GET stream (resuming from `lastEventId`); null when the server refuses it, undefined on a network error (retried). */
-  private async reopen(lastEventId: string | undefined): Promise<ReadableStream<Uint8Array> | null | undefined> {
+  private async reopen(lastEventId: string | undefined, signal: AbortSignal): Promise<ReadableStream<Uint8Array> | null | undefined> {
     const headers = this.headers({ accept: 'text/event-stream' });
     if (lastEventId !== undefined) headers['last-event-id'] = lastEventId;
     try {
-      const response = await this.fetch(this.url, { method: 'GET', headers, signal: this.aborter.signal });
+      const response = await this.fetch(this.url, { method: 'GET', headers, signal });
       if (response.ok && response.body && (response.headers.get('content-type') ?? '').startsWith('text/event-stream')) return response.body;
       await response.body?.cancel().catch(() => undefined);
       return response.status >= 500 ? undefined : null;
@@ -248,10 +260,17 @@ export class StreamableHttpClientTransport implements Transport {
   private openStandalone(): void {
     if (this.options.standaloneStream === false || this.standaloneOpen || this.sessionId === undefined) return;
     this.standaloneOpen = true;
-    void this.reopen(undefined).then((stream) => {
-      if (stream) void this.consume(stream, undefined, undefined);
+    void this.reopen(undefined, this.aborter.signal).then((stream) => {
+      if (stream) void this.consume(stream, undefined, this.aborter.signal);
       else this.standaloneOpen = false;
     });
+  }
+
+  /** Ends the connection answering a request (the client cancelled it). */
+  private abortRequest(id: RequestId | undefined): void {
+    if (id === undefined) return;
+    this.inflight.get(id)?.abort();
+    this.inflight.delete(id);
   }
 
   /** The request will get no response over this stream: the peer hears an error for it. */
@@ -267,10 +286,10 @@ export class StreamableHttpClientTransport implements Transport {
     return base / 2 + Math.random() * (base / 2);
   }
 
-  private sleep(ms: number): Promise<void> {
+  private sleep(ms: number, signal: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, ms);
-      this.aborter.signal.addEventListener(
+      signal.addEventListener(
         'abort',
         () => {
           clearTimeout(timer);

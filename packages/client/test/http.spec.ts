@@ -24,6 +24,9 @@ class RegionInput {
   @McpHeader('Region') @IsString() region!: string;
 }
 
+/** How many `wait` calls saw their signal abort. */
+const waits = { aborted: 0 };
+
 @McpServer({ name: 'http-client-test', version: '1.0.0' })
 class HttpServer {
   @Tool({ description: 'Greets' }) greet(input: NameInput) {
@@ -36,6 +39,11 @@ class HttpServer {
   @Tool({ description: 'Asks a name' }) async who(ctx: McpContext) {
     const answer = await ctx.elicit('Who are you?', NameForm);
     return answer.action === 'accept' ? `you are ${answer.content.name}` : answer.action;
+  }
+  @Tool({ description: 'Waits until cancelled' }) async wait(ctx: McpContext) {
+    await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve(), { once: true }));
+    waits.aborted++;
+    return 'stopped';
   }
   @Tool({ description: 'Echoes its region (mirrored in Mcp-Param-Region in 2026-07-28)' }) region(input: RegionInput) {
     return `region ${input.region}`;
@@ -107,7 +115,7 @@ describe.each([
     expect(client.era).toBe(era);
     const names: string[] = [];
     for await (const tool of client.listAllTools()) names.push(tool.name);
-    expect(names).toEqual(['greet', 'steps', 'who', 'region', 'poll']);
+    expect(names).toEqual(['greet', 'steps', 'who', 'wait', 'region', 'poll']);
     expect(unwrap(await client.callTool('greet', { name: 'Ada' })).content).toEqual([{ type: 'text', text: 'Hello, Ada!' }]);
     const progress: number[] = [];
     expect(unwrap(await client.callTool('steps', {}, { onProgress: (p) => progress.push(p.progress) })).content).toEqual([{ type: 'text', text: 'stepped' }]);
@@ -117,6 +125,13 @@ describe.each([
   it('answers the server’s elicitation with onElicitation', async () => {
     const { client } = await connect({ protocolVersion, onElicitation: () => ({ action: 'accept', content: { name: 'Grace' } }) });
     expect(unwrap(await client.callTool('who')).content).toEqual([{ type: 'text', text: 'you are Grace' }]);
+  });
+
+  it('cancels a call that times out: the server’s handler sees its signal abort', async () => {
+    const { client } = await connect({ protocolVersion });
+    const before = waits.aborted;
+    await expect(client.callTool('wait', {}, { timeout: 100 })).rejects.toMatchObject({ code: -32001 });
+    await waitFor(() => waits.aborted === before + 1);
   });
 
   it('resumes a stream the server closed (SSE polling) with Last-Event-ID, and gets the response', async () => {
@@ -227,6 +242,26 @@ describe('2026-07-28 over HTTP', () => {
     expect(left).toEqual(
       ['invalid_empty_header', 'invalid_number_header', 'invalid_space_in_name'].map((name) => `the tool "${name}" is left out: its x-mcp-header declarations are invalid`),
     );
+  });
+
+  it('listens (subscriptions/listen): the acknowledgement, then list changes; leaving the loop ends the subscription', async () => {
+    const { client } = await connect();
+    const seen: string[] = [];
+    for await (const notification of client.listen({ toolsListChanged: true })) {
+      seen.push(notification.method);
+      if (notification.method !== 'notifications/subscriptions/acknowledged') break;
+      expect(notification.params).toMatchObject({ notifications: { toolsListChanged: true } });
+      server.mcp.addTool({ name: 'added', description: 'added while listening' }, () => 'x');
+    }
+    expect(seen).toEqual(['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed']);
+    await waitFor(() => server.mcp.engine.listenStreams === 0);
+    // The client goes on.
+    expect(unwrap(await client.callTool('greet', { name: 'after' })).content).toEqual([{ type: 'text', text: 'Hello, after!' }]);
+  });
+
+  it('refuses to listen in a legacy session', async () => {
+    const { client } = await connect({ protocolVersion: '2025-11-25' });
+    await expect(client.listen({ toolsListChanged: true }).next()).rejects.toMatchObject({ code: -32601 });
   });
 
   it('goes on after the server restarts (nothing to resume: each request stands alone)', async () => {

@@ -126,6 +126,8 @@ export interface RequestOptions {
   relatedRequestId?: RequestId;
   /** Extra HTTP headers for this request (HTTP client transports send them; others ignore them). */
   headers?: Readonly<Record<string, string>>;
+  /** Told the request's id before it is sent (to route what the other side tags with it). */
+  onid?: (id: RequestId) => void;
 }
 
 /** An outgoing request awaiting its response (see {@link Peer.pendingRequests}). */
@@ -262,6 +264,7 @@ export class Peer {
     if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
     if (options.signal?.aborted) return Promise.reject(abortError(options.signal));
     const id = this.nextId++;
+    options.onid?.(id);
     let outParams = params;
     if (options.onprogress) {
       outParams = { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } };
