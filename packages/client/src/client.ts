@@ -12,6 +12,7 @@ import {
   CreateMessageResult,
   ErrorCode,
   HeaderParam,
+  TASKS_EXTENSION,
   encodeHeaderValue,
   headerParamsOf,
   validateHeaderDeclarations,
@@ -85,6 +86,12 @@ export interface McpClientOptions {
   requestTimeout?: number;
   /** Most input rounds one 2026-07-28 request may take (default 10). */
   maxRounds?: number;
+  /**
+   * Declare the tasks extension (2026-07-28, `io.modelcontextprotocol/tasks`): a task-capable tool
+   * then runs as a task, which `callTool` follows to its end (see {@link McpClient.startTask} to
+   * hold the handle instead).
+   */
+  tasks?: boolean;
   /** Asks for log messages at this level and above (`logging/setLevel`, or the envelope's level). */
   logLevel?: LoggingLevel;
   /** Answers `elicitation/create`. */
@@ -203,11 +210,14 @@ export class McpClient {
     readonly transport: Transport,
     private readonly options: McpClientOptions = {},
   ) {
-    this.capabilities = options.capabilities ?? {
+    const capabilities: ClientCapabilities = options.capabilities ?? {
       ...(options.onElicitation && { elicitation: { form: {}, url: {} } }),
       ...(options.onSampling && { sampling: {} }),
       ...(options.onRoots && { roots: { listChanged: true } }),
     };
+    this.capabilities = options.tasks
+      ? { ...capabilities, extensions: { ...(isRecord(capabilities.extensions) ? capabilities.extensions : {}), [TASKS_EXTENSION]: {} } }
+      : capabilities;
     this.clientInfo = options.clientInfo ?? { name: 'hermes-mcp-client', version: CLIENT_VERSION };
     this.logger = options.logger ?? consoleLogger;
     this.peer = new Peer(
@@ -307,7 +317,11 @@ export class McpClient {
    * listed yet) gets the call again once the tools were listed.
    */
   async callTool(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<CallToolResult> {
-    const call = () => this.request('tools/call', { name, arguments: args }, { ...options, headers: this.paramHeaders(name, args) }) as Promise<unknown> as Promise<CallToolResult>;
+    const call = async () => {
+      const result = await this.request('tools/call', { name, arguments: args }, { ...options, headers: this.paramHeaders(name, args) });
+      // A tool that ran as a task answered with its handle: follow it to its result.
+      return (result.resultType === 'task' ? await this.waitForTask(String(result.taskId), options) : result) as unknown as CallToolResult;
+    };
     if (this.era !== 'modern' || this.toolHeaders.has(name)) return call();
     try {
       return await call();
@@ -316,6 +330,76 @@ export class McpClient {
       for await (const _tool of this.listAllTools()) void _tool;
       if (!this.toolHeaders.has(name)) throw error;
       return call();
+    }
+  }
+
+  /**
+   * Starts a task-capable tool as a task (2026-07-28, with `tasks: true`) and returns its handle at
+   * once: `taskId`, `status`, `pollIntervalMs`… Follow it with {@link waitForTask}, read it with
+   * {@link getTask}, stop it with {@link cancelTask}. A tool the server runs synchronously answers
+   * with its result instead (`resultType: 'complete'`).
+   */
+  async startTask(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<Record<string, unknown>> {
+    if (!this.options.tasks) throw new McpError(ErrorCode.InvalidRequest, 'startTask needs the tasks extension: create the client with { tasks: true }');
+    return this.request('tools/call', { name, arguments: args }, { ...options, headers: this.paramHeaders(name, args) });
+  }
+
+  /** A task as the server keeps it (`tasks/get`). */
+  getTask(taskId: string, options?: CallOptions): Promise<Record<string, unknown>> {
+    return this.request('tasks/get', { taskId }, options);
+  }
+
+  /** Cancels a task (`tasks/cancel`). */
+  async cancelTask(taskId: string, options?: CallOptions): Promise<void> {
+    await this.request('tasks/cancel', { taskId }, options);
+  }
+
+  /**
+   * Follows a task to its end, polling `tasks/get` at its `pollIntervalMs` and answering its
+   * questions (`input_required`) with the client's handlers through `tasks/update`. Resolves with
+   * the tool's result; rejects with the task's error when it failed, or -32001 when it was
+   * cancelled. Aborting `signal` cancels the task.
+   */
+  async waitForTask(taskId: string, options: CallOptions = {}): Promise<Record<string, unknown>> {
+    const signal = options.signal;
+    const answered = new Set<string>();
+    for (;;) {
+      if (signal?.aborted) {
+        await this.cancelTask(taskId).catch(() => undefined);
+        throw new McpError(ErrorCode.RequestTimeout, 'Task cancelled by the client', { taskId });
+      }
+      const task = await this.getTask(taskId, { timeout: options.timeout });
+      switch (task.status) {
+        case 'completed':
+          return isRecord(task.result) ? task.result : {};
+        case 'failed': {
+          const error = isRecord(task.error) ? task.error : {};
+          throw new McpError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'The task failed', {
+            taskId,
+            ...(error.data !== undefined && { data: error.data }),
+          });
+        }
+        case 'cancelled':
+          throw new McpError(ErrorCode.RequestTimeout, 'The task was cancelled', { taskId });
+        case 'input_required': {
+          const questions = isRecord(task.inputRequests) ? (task.inputRequests as Record<string, { method: string; params?: Record<string, unknown> }>) : {};
+          const inputResponses: Record<string, unknown> = {};
+          for (const [key, question] of Object.entries(questions)) {
+            if (answered.has(key)) continue;
+            inputResponses[key] = await this.ask(question.method, question.params ?? {});
+            answered.add(key);
+          }
+          if (Object.keys(inputResponses).length > 0) {
+            await this.request('tasks/update', { taskId, inputResponses });
+            continue;
+          }
+        }
+      }
+      const interval = typeof task.pollIntervalMs === 'number' && task.pollIntervalMs >= 0 ? task.pollIntervalMs : 1000;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, interval);
+        signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      });
     }
   }
 

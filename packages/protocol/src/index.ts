@@ -43,6 +43,7 @@ export {
   LEGACY_PROTOCOL_VERSIONS,
   PROTOCOL_VERSIONS,
   REVISIONS,
+  TASKS_EXTENSION,
   isLegacyProtocolVersion,
   isProtocolVersion,
   negotiateLegacyVersion,

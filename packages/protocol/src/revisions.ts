@@ -125,3 +125,6 @@ export function isLegacyProtocolVersion(version: unknown): version is LegacyProt
 export function negotiateLegacyVersion(requested: unknown): LegacyProtocolVersion {
   return isLegacyProtocolVersion(requested) ? requested : LATEST_LEGACY_VERSION;
 }
+
+/** The tasks extension of MCP 2026-07-28, as declared in capabilities' `extensions`. */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';

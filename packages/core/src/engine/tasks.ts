@@ -13,7 +13,7 @@ import { InMemoryTaskStore, TERMINAL_STATUSES, TaskInputRequest, TaskRecord, Tas
 import type { AskOptions, InputSource } from './context';
 
 /** The extension's id, as declared in capabilities. */
-export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
+export { TASKS_EXTENSION } from '@hermes-mcp/protocol';
 
 /** Whether a tool runs as a task: `optional` (when the client declares the extension) or `required`. */
 export type TaskSupport = 'optional' | 'required';
