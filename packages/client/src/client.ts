@@ -5,6 +5,8 @@
  * answered by the same handlers whether they come as requests (legacy sessions) or as the input
  * requests of a 2026-07-28 round, which the client answers and retries by itself.
  */
+import { randomUUID } from 'node:crypto';
+import { InMemoryResponseCache, ResponseCache } from './cache';
 import {
   CallToolResult,
   ClientCapabilities,
@@ -110,6 +112,12 @@ export interface McpClientOptions {
   onNotification?: (notification: JsonRpcNotification) => void;
   /** Where a callback that threw is reported. */
   logger?: ClientLogger;
+  /**
+   * Where 2026-07-28 cacheable results are kept for their `ttlMs` (default an
+   * {@link InMemoryResponseCache} of this client; `false`: none). A store shared by several
+   * clients shares their `public` entries, never their `private` ones.
+   */
+  responseCache?: ResponseCache | false;
 }
 
 /** Options of one request. */
@@ -122,6 +130,8 @@ export interface CallOptions {
   timeout?: number;
   /** Extra `_meta` for the request. */
   meta?: Record<string, unknown>;
+  /** `false`: ask the server even when the cache holds a fresh answer (2026-07-28). */
+  cache?: boolean;
   /** Extra HTTP headers for the request (HTTP transports). */
   headers?: Readonly<Record<string, string>>;
   /** Told the JSON-RPC id of the request before it is sent (of each round's request, in 2026-07-28). */
@@ -164,6 +174,14 @@ export function unwrap(result: CallToolResult): CallToolResult {
 }
 
 const CLIENT_VERSION = '0.1.0';
+/** The list each list_changed notification is about. */
+const LIST_CHANGED: Readonly<Record<string, 'tools' | 'resources' | 'prompts'>> = {
+  'notifications/tools/list_changed': 'tools',
+  'notifications/resources/list_changed': 'resources',
+  'notifications/prompts/list_changed': 'prompts',
+};
+/** The 2026-07-28 methods whose results carry caching hints. */
+const CACHEABLE: ReadonlySet<string> = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/list']);
 const MODERN_NEWEST = MODERN_PROTOCOL_VERSIONS[MODERN_PROTOCOL_VERSIONS.length - 1];
 const consoleLogger: ClientLogger = { error: (message, error) => console.error(message, error) };
 
@@ -203,6 +221,11 @@ export class McpClient {
    * mirrors those arguments into `Mcp-Param-*` headers.
    */
   private readonly toolHeaders = new Map<string, HeaderParam[]>();
+  private readonly cache?: ResponseCache;
+  /** Tells this client's private cache entries from other clients' in a shared store. */
+  private readonly cacheId = randomUUID();
+  /** Bumped by each list_changed: cached pages of that list are not read again. */
+  private readonly listGenerations = { tools: 0, resources: 0, prompts: 0 };
   /** Open `subscriptions/listen` requests, by id: where the notifications tagged with it go. */
   private readonly listens = new Map<RequestId, (notification: JsonRpcNotification) => void>();
 
@@ -220,6 +243,7 @@ export class McpClient {
       : capabilities;
     this.clientInfo = options.clientInfo ?? { name: 'hermes-mcp-client', version: CLIENT_VERSION };
     this.logger = options.logger ?? consoleLogger;
+    this.cache = options.responseCache === false ? undefined : (options.responseCache ?? new InMemoryResponseCache());
     this.peer = new Peer(
       transport,
       {
@@ -586,6 +610,11 @@ export class McpClient {
           throw this.explain(error);
         });
     if (this.era === 'legacy') return send(params);
+    const cacheKey = this.cache && options.cache !== false && CACHEABLE.has(method) ? this.cacheKey(method, params) : undefined;
+    if (cacheKey !== undefined) {
+      const cached = (await this.cache!.get(`private\u0000${this.cacheId}\u0000${cacheKey}`)) ?? (await this.cache!.get(`public\u0000${cacheKey}`));
+      if (cached && cached.expiresAt > Date.now()) return cached.result;
+    }
     // 2026-07-28: a server that turns the revision down names those it speaks: once, speak one of them.
     let result = await send(params).catch((error: unknown) => {
       const other = this.otherVersion(error, this.protocolVersion!);
@@ -605,7 +634,19 @@ export class McpClient {
       if (result.requestState !== undefined) retry.requestState = result.requestState;
       result = await send(retry);
     }
+    if (cacheKey !== undefined && typeof result.ttlMs === 'number' && result.ttlMs > 0) {
+      const key = result.cacheScope === 'public' ? `public\u0000${cacheKey}` : `private\u0000${this.cacheId}\u0000${cacheKey}`;
+      await this.cache!.set(key, { result, expiresAt: Date.now() + result.ttlMs });
+    }
     return result;
+  }
+
+  /** The cache key of a request: the server, the revision, the method, its params, and its list's generation. */
+  private cacheKey(method: string, params: Record<string, unknown>): string {
+    const list = method.startsWith('tools/') ? 'tools' : method.startsWith('prompts/') ? 'prompts' : method.startsWith('resources/') ? 'resources' : undefined;
+    const generation = list ? this.listGenerations[list] : 0;
+    const { _meta: _ignored, ...rest } = params;
+    return `${this.serverInfo?.name ?? ''}@${this.serverInfo?.version ?? ''}\u0000${this.protocolVersion}\u0000${method}\u0000${generation}\u0000${JSON.stringify(rest)}`;
   }
 
   /** Sends a notification (e.g. `notifications/roots/list_changed`). */
@@ -694,6 +735,9 @@ export class McpClient {
   private received(notification: JsonRpcNotification): void {
     const { onLog, onListChanged, onResourceUpdated, onNotification } = this.options;
     const params = notification.params ?? {};
+    // A list changed: its cached pages are not read again (whichever way the news came).
+    const changed = LIST_CHANGED[notification.method];
+    if (changed) this.listGenerations[changed]++;
     const subscription = isRecord(params._meta) ? (params._meta[META_KEYS.subscriptionId] as RequestId | undefined) : undefined;
     if (subscription !== undefined) {
       const listener = this.listens.get(subscription);

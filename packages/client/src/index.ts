@@ -9,6 +9,8 @@
  */
 export { McpClient, ToolCallError, unwrap } from './client';
 export type { CallOptions, ClientLogger, ElicitationAnswer, ElicitationRequest, ListenFilter, ListPage, LogMessage, McpClientOptions } from './client';
+export { InMemoryResponseCache } from './cache';
+export type { CachedResponse, ResponseCache } from './cache';
 export { StdioClientTransport } from './stdio';
 export { StreamableHttpClientTransport } from './streamable-http';
 export type { ReconnectOptions, StreamableHttpClientOptions } from './streamable-http';

@@ -57,3 +57,4 @@ export { InMemoryTransport } from './memory-transport';
 export type { ErrorContext, InboundRequestExtra, PeerHandlers, PeerOptions, PendingRequest, ProgressUpdate, RequestOptions } from './peer';
 export { decodeHeaderValue, encodeHeaderValue, headerParamsOf, printableHeader, trimOws, validateHeaderDeclarations } from './mcp-headers';
 export type { DecodedHeader, HeaderParam, HeaderParamType } from './mcp-headers';
+export type { Awaitable } from './awaitable';

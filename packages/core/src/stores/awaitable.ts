@@ -1,2 +1,2 @@
-/** A value, or a promise of it: what store methods return (in memory at once, over a network later). */
-export type Awaitable<T> = T | PromiseLike<T>;
+/** A value, or a promise of it: what store methods return (defined in the protocol package). */
+export type { Awaitable } from '@hermes-mcp/protocol';
