@@ -174,6 +174,36 @@ export function unwrap(result: CallToolResult): CallToolResult {
 }
 
 const CLIENT_VERSION = '0.1.0';
+/** What a result of each typed method must hold: the field and what it must be. */
+const SHAPES: Readonly<Record<string, { field: string; is: 'array' | 'object' | 'string' }>> = {
+  'tools/list': { field: 'tools', is: 'array' },
+  'tools/call': { field: 'content', is: 'array' },
+  'resources/list': { field: 'resources', is: 'array' },
+  'resources/templates/list': { field: 'resourceTemplates', is: 'array' },
+  'resources/read': { field: 'contents', is: 'array' },
+  'prompts/list': { field: 'prompts', is: 'array' },
+  'prompts/get': { field: 'messages', is: 'array' },
+  'completion/complete': { field: 'completion', is: 'object' },
+  initialize: { field: 'protocolVersion', is: 'string' },
+};
+
+/**
+ * The result of `method` if it has the field its revision requires; an `McpError` (-32603) saying
+ * what is missing otherwise — a malformed answer fails where it is read, not deep in the caller.
+ */
+function checked(method: string, result: Record<string, unknown>): Record<string, unknown> {
+  const shape = SHAPES[method];
+  if (!shape || result.resultType === 'task' || result.resultType === 'input_required') return result;
+  const value = result[shape.field];
+  const ok = shape.is === 'array' ? Array.isArray(value) : shape.is === 'object' ? isRecord(value) : typeof value === 'string';
+  if (ok) return result;
+  throw new McpError(
+    ErrorCode.InternalError,
+    `Invalid response to ${method}: "${shape.field}" must be ${shape.is === 'array' ? 'an array' : `a${shape.is === 'object' ? 'n object' : ' string'}`}`,
+    { method },
+  );
+}
+
 /** The list each list_changed notification is about. */
 const LIST_CHANGED: Readonly<Record<string, 'tools' | 'resources' | 'prompts'>> = {
   'notifications/tools/list_changed': 'tools',
@@ -314,6 +344,7 @@ export class McpClient {
     const result = await this.peer.request('initialize', { protocolVersion: version, capabilities: this.capabilities, clientInfo: this.clientInfo }).catch((error: unknown) => {
       throw this.explain(error);
     });
+    checked('initialize', result);
     this.era = 'legacy';
     this.protocolVersion = String(result.protocolVersion);
     this.negotiated(this.protocolVersion);
@@ -609,7 +640,7 @@ export class McpClient {
         .catch((error: unknown) => {
           throw this.explain(error);
         });
-    if (this.era === 'legacy') return send(params);
+    if (this.era === 'legacy') return checked(method, await send(params));
     const cacheKey = this.cache && options.cache !== false && CACHEABLE.has(method) ? this.cacheKey(method, params) : undefined;
     if (cacheKey !== undefined) {
       const cached = (await this.cache!.get(`private\u0000${this.cacheId}\u0000${cacheKey}`)) ?? (await this.cache!.get(`public\u0000${cacheKey}`));
@@ -634,6 +665,7 @@ export class McpClient {
       if (result.requestState !== undefined) retry.requestState = result.requestState;
       result = await send(retry);
     }
+    checked(method, result);
     if (cacheKey !== undefined && typeof result.ttlMs === 'number' && result.ttlMs > 0) {
       const key = result.cacheScope === 'public' ? `public\u0000${cacheKey}` : `private\u0000${this.cacheId}\u0000${cacheKey}`;
       await this.cache!.set(key, { result, expiresAt: Date.now() + result.ttlMs });

@@ -165,6 +165,22 @@ describe.each([
     expect(unwrap(await client.callTool('greet', { name: 'still here' })).content).toEqual([{ type: 'text', text: 'Hello, still here!' }]);
   });
 
+  it('survives a progress callback that throws: the call still gets its result', async () => {
+    const failures: string[] = [];
+    const client = await connect({ protocolVersion, logger: { error: (message) => failures.push(message) } });
+    const result = await client.callTool(
+      'steps',
+      {},
+      {
+        onProgress: () => {
+          throw new Error('the progress bar broke');
+        },
+      },
+    );
+    expect(unwrap(result).content).toEqual([{ type: 'text', text: 'stepped' }]);
+    expect(failures).toEqual(['the onProgress callback threw', 'the onProgress callback threw', 'the onProgress callback threw']);
+  });
+
   it('times a request out: the caller gets a timeout error, the server sees notifications/cancelled', async () => {
     const client = await connect({ protocolVersion });
     const error = await client.callTool('wait', {}, { timeout: 50 }).catch((e: unknown) => e);
@@ -246,3 +262,21 @@ async function waitFor(condition: () => boolean, ms = 5000): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
 }
+
+describe('answers that break the revision’s shape', () => {
+  it('fail where they are read, saying what is missing', async () => {
+    const sloppy: McpHandler = {
+      serverInfo: { name: 'sloppy', version: '1.0.0' },
+      capabilities: { tools: {}, prompts: {} },
+      handleRequest: (ctx) => (ctx.request.method === 'tools/list' ? { tools: 'not a list' } : { messages: undefined }),
+    };
+    const app = McpFactory.create(sloppy, { logger: createLogger({ level: 'silent' }) });
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await app.connect(serverSide);
+    const client = new McpClient(clientSide, { protocolVersion: '2025-11-25' });
+    clients.push(client);
+    await client.connect();
+    await expect(client.listTools()).rejects.toMatchObject({ code: -32603, message: 'Invalid response to tools/list: "tools" must be an array' });
+    await expect(client.getPrompt('x')).rejects.toMatchObject({ message: 'Invalid response to prompts/get: "messages" must be an array' });
+  });
+});
