@@ -14,7 +14,7 @@
 //
 // Needs the registry (or npm's cache) for the peers; takes a minute or two. `--keep` leaves the
 // folders for a look.
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
@@ -24,7 +24,7 @@ const repo = fileURLToPath(new URL('..', import.meta.url));
 const keep = process.argv.includes('--keep');
 const work = mkdtempSync(path.join(tmpdir(), 'hermes-packages-'));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const PACKAGES = ['protocol', 'core', 'fastify', 'testing', 'create-hermes-mcp'];
+const PACKAGES = ['protocol', 'core', 'fastify', 'testing', 'client', 'create-hermes-mcp'];
 const rootPackage = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8'));
 const versionOf = (name) => rootPackage.devDependencies[name];
 
@@ -86,6 +86,7 @@ async function main() {
           '@hermes-mcp/fastify': file('fastify'),
           '@hermes-mcp/protocol': file('protocol'),
           '@hermes-mcp/testing': file('testing'),
+          '@hermes-mcp/client': file('client'),
           'class-transformer': versionOf('class-transformer'),
           'class-validator': versionOf('class-validator'),
           fastify: versionOf('fastify'),
@@ -106,6 +107,9 @@ async function main() {
     ),
   );
   install(consumer);
+  step('consumer: the hermes-mcp command of @hermes-mcp/client runs from node_modules/.bin');
+  const usage = spawnSync(path.join(consumer, 'node_modules/.bin/hermes-mcp'), ['--help'], { encoding: 'utf8' });
+  check(usage.status === 0 && usage.stderr.includes('usage: hermes-mcp <command>'), 'hermes-mcp --help prints the usage and exits 0');
   const blocks = readmeBlocks();
   for (const mode of ['cjs', 'esm']) {
     step(`consumer (${mode === 'cjs' ? 'CommonJS' : 'ES modules, nodenext'}): the README's files, compiled with its tsconfig`);
@@ -172,9 +176,9 @@ async function main() {
   const bin = path.join(tool, 'node_modules/.bin/create-hermes-mcp');
   run(bin, [path.join(work, 'my-server'), '--hermes-core', file('core'), '--hermes-testing', file('testing')], work);
   const project = path.join(work, 'my-server');
-  // The core and testing tarballs depend on @hermes-mcp/protocol at its version: point it at its tarball too.
+  // The core, testing and client tarballs depend on @hermes-mcp/protocol (and testing on the client) at their version: point them at their tarballs too.
   const generated = JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8'));
-  generated.overrides = { '@hermes-mcp/protocol': file('protocol'), '@hermes-mcp/core': file('core') };
+  generated.overrides = { '@hermes-mcp/protocol': file('protocol'), '@hermes-mcp/core': file('core'), '@hermes-mcp/client': file('client') };
   writeFileSync(path.join(project, 'package.json'), JSON.stringify(generated, null, 2));
   install(project);
   step("scaffolder: the project's npm test");

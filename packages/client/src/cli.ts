@@ -57,7 +57,8 @@ function parse(argv: string[]): Parsed {
     else positional.push(arg);
   }
   const command = positional.shift();
-  if (command === undefined || flags.has('--help') || flags.has('-h')) throw new UsageError(command === undefined ? 'no command' : 'help');
+  if (flags.has('--help') || flags.has('-h')) throw new UsageError('help');
+  if (command === undefined) throw new UsageError('no command');
   return { command, positional, flags };
 }
 

@@ -113,6 +113,11 @@ export interface McpClientOptions {
   /** Where a callback that threw is reported. */
   logger?: ClientLogger;
   /**
+   * `false`: send requests whatever capabilities the server declared (a test of how a server
+   * refuses them, say). Default true: a method the server did not declare is refused here, unsent.
+   */
+  checkCapabilities?: boolean;
+  /**
    * Where 2026-07-28 cacheable results are kept for their `ttlMs` (default an
    * {@link InMemoryResponseCache} of this client; `false`: none). A store shared by several
    * clients shares their `public` entries, never their `private` ones.
@@ -625,7 +630,7 @@ export class McpClient {
   async request(method: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Record<string, unknown>> {
     if (this.era === undefined) throw new McpError(ErrorCode.ConnectionClosed, 'Not connected: call connect() first');
     const needs = NEEDS[method];
-    if (needs && !needs(this.serverCapabilities)) {
+    if (needs && this.options.checkCapabilities !== false && !needs(this.serverCapabilities)) {
       throw new McpError(ErrorCode.MethodNotFound, `The server did not declare the capability ${method} needs`, { method });
     }
     const send = (p: Record<string, unknown>) =>

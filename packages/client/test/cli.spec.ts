@@ -47,6 +47,12 @@ describe('hermes-mcp over stdio', () => {
     expect(stderr).toMatch(/^hermes-mcp: Invalid params: Unknown tool: nope \(-32602\)$/m);
   });
 
+  it('prints the usage for --help and exits 0', () => {
+    const { code, stderr } = run('--help');
+    expect(code).toBe(0);
+    expect(stderr).toMatch(/^usage: hermes-mcp <command>/);
+  });
+
   it('exits 2 with the usage for a command line it cannot read', () => {
     for (const args of [
       [],

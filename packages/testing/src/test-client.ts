@@ -14,13 +14,9 @@ import {
   Implementation,
   InMemoryTransport,
   JsonRpcNotification,
-  JsonRpcRequest,
   LATEST_LEGACY_VERSION,
   LoggingLevel,
-  McpError,
-  META_KEYS,
   MODERN_PROTOCOL_VERSIONS,
-  Peer,
   ProgressUpdate,
   Prompt,
   ReadResourceResult,
@@ -32,19 +28,9 @@ import {
   isModernProtocolVersion,
 } from '@hermes-mcp/protocol';
 import { Constructor, McpApp, McpAppOptions, McpFactory, McpHandler, createLogger, isolatedContainer } from '@hermes-mcp/core';
+import { ElicitationAnswer, ElicitationRequest, McpClient } from '@hermes-mcp/client';
 
-/** The params of an `elicitation/create` request, as the server sent them. */
-export interface ElicitationRequest {
-  /** `form` (a `requestedSchema` to fill in) or `url` (a page to open); absent before 2025-11-25 (form). */
-  mode?: 'form' | 'url';
-  message: string;
-  requestedSchema?: Record<string, unknown>;
-  url?: string;
-  [key: string]: unknown;
-}
-
-/** What a test answers an elicitation with. */
-export type ElicitationAnswer = { action: 'accept'; content?: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
+export type { ElicitationAnswer, ElicitationRequest } from '@hermes-mcp/client';
 
 /** One progress notification the server sent for a request of this client. */
 export interface ProgressEvent extends ProgressUpdate {
@@ -172,184 +158,130 @@ export async function createTestClient(server: Constructor | McpHandler | McpApp
   return client;
 }
 
-/** The client of {@link createTestClient}. */
+/** The client of {@link createTestClient}: an {@link McpClient} over linked in-memory transports, recording what it hears. */
 class LinkedTestClient implements TestClient {
   readonly era: 'legacy' | 'modern';
   readonly notifications: JsonRpcNotification[] = [];
   readonly logs: Array<{ level: LoggingLevel; data: unknown; logger?: string }> = [];
   readonly progress: ProgressEvent[] = [];
-  protocolVersion: string;
-  serverInfo: Implementation = { name: '', version: '' };
-  serverCapabilities: ServerCapabilities = {};
-  instructions?: string;
-  private readonly peer: Peer;
+  private readonly client: McpClient;
   private readonly serverSide: InMemoryTransport;
-  private readonly capabilities: ClientCapabilities;
-  private readonly clientInfo: Implementation;
 
   constructor(
     readonly app: McpApp,
-    private readonly options: TestClientOptions,
+    options: TestClientOptions,
   ) {
     this.era = options.era ?? (options.protocolVersion && isModernProtocolVersion(options.protocolVersion) ? 'modern' : 'legacy');
-    this.protocolVersion = options.protocolVersion ?? (this.era === 'modern' ? MODERN_DEFAULT : LATEST_LEGACY_VERSION);
-    this.capabilities = options.capabilities ?? {
-      ...(options.onElicitation && { elicitation: { form: {}, url: {} } }),
-      ...(options.onSampling && { sampling: {} }),
-      ...(options.onRoots && { roots: { listChanged: true } }),
-    };
-    this.clientInfo = options.clientInfo ?? { name: 'hermes-test-client', version: '1.0.0' };
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     this.serverSide = serverSide;
-    this.peer = new Peer(
-      clientSide,
-      {
-        onRequest: (request) => this.answer(request),
-        onNotification: (notification) => this.received(notification),
+    this.client = new McpClient(clientSide, {
+      protocolVersion: (options.protocolVersion ?? (this.era === 'modern' ? MODERN_DEFAULT : LATEST_LEGACY_VERSION)) as never,
+      clientInfo: options.clientInfo ?? { name: 'hermes-test-client', version: '1.0.0' },
+      capabilities: options.capabilities,
+      onElicitation: options.onElicitation,
+      onSampling: options.onSampling,
+      onRoots: options.onRoots,
+      logLevel: options.logLevel,
+      requestTimeout: options.timeout ?? 10_000,
+      maxRounds: options.maxRounds,
+      // A test sees the server as it answers: no cache, no capability checks of the client's own.
+      responseCache: false,
+      checkCapabilities: false,
+      onNotification: (notification) => {
+        this.notifications.push(notification);
+        if (notification.method === 'notifications/message' && notification.params) this.logs.push(notification.params as { level: LoggingLevel; data: unknown; logger?: string });
       },
-      { requestTimeout: options.timeout ?? 10_000 },
-    );
+    });
+  }
+
+  get protocolVersion(): string {
+    return this.client.protocolVersion ?? '';
+  }
+
+  get serverInfo(): Implementation {
+    return this.client.serverInfo ?? this.app.handler.serverInfo;
+  }
+
+  get serverCapabilities(): ServerCapabilities {
+    return this.client.serverCapabilities;
+  }
+
+  get instructions(): string | undefined {
+    return this.client.instructions;
   }
 
   /** Connects, and initializes (legacy) or discovers the server (modern). */
   async connect(): Promise<void> {
     await this.app.connect(this.serverSide);
-    await this.peer.start();
-    if (this.era === 'modern') {
-      const discovered = await this.request('server/discover');
-      this.serverCapabilities = (discovered.capabilities ?? {}) as ServerCapabilities;
-      this.serverInfo = ((discovered._meta as Record<string, unknown> | undefined)?.[META_KEYS.serverInfo] ?? this.app.handler.serverInfo) as Implementation;
-      if (typeof discovered.instructions === 'string') this.instructions = discovered.instructions;
-      return;
-    }
-    const result = await this.peer.request('initialize', { protocolVersion: this.protocolVersion, capabilities: this.capabilities, clientInfo: this.clientInfo });
-    this.protocolVersion = String(result.protocolVersion);
-    this.serverInfo = result.serverInfo as Implementation;
-    this.serverCapabilities = result.capabilities as ServerCapabilities;
-    if (typeof result.instructions === 'string') this.instructions = result.instructions;
-    await this.peer.notify('notifications/initialized');
-    if (this.options.logLevel) await this.peer.request('logging/setLevel', { level: this.options.logLevel });
+    await this.client.connect();
   }
 
-  async callTool(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<CallToolResult> {
-    return (await this.request('tools/call', { name, arguments: args }, options)) as unknown as CallToolResult;
+  callTool(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<CallToolResult> {
+    return this.client.callTool(name, args, this.recorded('tools/call', options));
   }
 
   listTools(): Promise<Tool[]> {
-    return this.all('tools/list', 'tools') as Promise<Tool[]>;
+    return collect(this.client.listAllTools(this.recorded('tools/list')));
   }
 
   listResources(): Promise<Resource[]> {
-    return this.all('resources/list', 'resources') as Promise<Resource[]>;
+    return collect(this.client.listAllResources(this.recorded('resources/list')));
   }
 
   listResourceTemplates(): Promise<ResourceTemplate[]> {
-    return this.all('resources/templates/list', 'resourceTemplates') as Promise<ResourceTemplate[]>;
+    return collect(this.client.listAllResourceTemplates(this.recorded('resources/templates/list')));
   }
 
   listPrompts(): Promise<Prompt[]> {
-    return this.all('prompts/list', 'prompts') as Promise<Prompt[]>;
+    return collect(this.client.listAllPrompts(this.recorded('prompts/list')));
   }
 
-  async readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
-    return (await this.request('resources/read', { uri }, options)) as unknown as ReadResourceResult;
+  readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
+    return this.client.readResource(uri, this.recorded('resources/read', options));
   }
 
-  async getPrompt(name: string, args: Record<string, string> = {}, options?: CallOptions): Promise<GetPromptResult> {
-    return (await this.request('prompts/get', { name, arguments: args }, options)) as unknown as GetPromptResult;
+  getPrompt(name: string, args: Record<string, string> = {}, options?: CallOptions): Promise<GetPromptResult> {
+    return this.client.getPrompt(name, args, this.recorded('prompts/get', options));
   }
 
-  async complete(
+  complete(
     ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
     argument: { name: string; value: string },
     context?: Record<string, string>,
   ): Promise<{ values: string[]; total?: number; hasMore?: boolean }> {
-    const result = await this.request('completion/complete', { ref, argument, ...(context && { context: { arguments: context } }) });
-    return result.completion as { values: string[]; total?: number; hasMore?: boolean };
+    return this.client.complete(ref, argument, context);
   }
 
-  async request(method: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Record<string, unknown>> {
-    const onprogress = (update: ProgressUpdate): void => {
-      this.progress.push({ method, ...update });
-      options.onProgress?.(update);
-    };
-    const send = (p: Record<string, unknown>) => this.peer.request(method, this.withMeta(p, options.meta), { onprogress, signal: options.signal, timeout: options.timeout });
-    if (this.era === 'legacy') return send(params);
-    // 2026-07-28: the server asks its questions by ending the round; answer them and go again.
-    let result = await send(params);
-    for (let round = 1; result.resultType === 'input_required'; round++) {
-      if (round > (this.options.maxRounds ?? 10)) throw new Error(`${method}: still asking for input after ${round - 1} rounds (maxRounds)`);
-      const questions = (result.inputRequests ?? {}) as Record<string, { method: string; params: Record<string, unknown> }>;
-      const inputResponses: Record<string, unknown> = {};
-      for (const [key, question] of Object.entries(questions)) inputResponses[key] = await this.ask(question.method, question.params ?? {});
-      result = await send({ ...params, inputResponses, requestState: result.requestState });
-    }
-    return result;
+  request(method: string, params: Record<string, unknown> = {}, options?: CallOptions): Promise<Record<string, unknown>> {
+    return this.client.request(method, params, this.recorded(method, options));
   }
 
   notify(method: string, params?: Record<string, unknown>): Promise<void> {
-    return this.peer.notify(method, this.era === 'modern' ? this.withMeta(params ?? {}) : params);
+    return this.client.notify(method, params);
   }
 
   close(): Promise<void> {
-    return this.peer.close();
+    return this.client.close();
   }
 
-  /** Every item of a paged list, following `nextCursor`. */
-  private async all(method: string, key: string): Promise<unknown[]> {
-    const items: unknown[] = [];
-    let cursor: unknown;
-    do {
-      const page = await this.request(method, cursor === undefined ? {} : { cursor });
-      items.push(...((page[key] as unknown[]) ?? []));
-      cursor = page.nextCursor;
-    } while (typeof cursor === 'string');
-    return items;
-  }
-
-  /** The params with the modern envelope (and any extra `_meta`) where they belong. */
-  private withMeta(params: Record<string, unknown>, extra?: Record<string, unknown>): Record<string, unknown> {
-    if (this.era === 'legacy') return extra ? { ...params, _meta: { ...(params._meta as object | undefined), ...extra } } : params;
-    const envelope: Record<string, unknown> = {
-      [META_KEYS.protocolVersion]: this.protocolVersion,
-      [META_KEYS.clientCapabilities]: this.capabilities,
-      [META_KEYS.clientInfo]: this.clientInfo,
+  /** The options of a request, with its progress recorded (progress is always asked for). */
+  private recorded(method: string, options: CallOptions = {}): CallOptions {
+    return {
+      signal: options.signal,
+      timeout: options.timeout,
+      meta: options.meta,
+      onProgress: (update: ProgressUpdate) => {
+        this.progress.push({ method, ...update });
+        options.onProgress?.(update);
+      },
     };
-    if (this.options.logLevel) envelope[META_KEYS.logLevel] = this.options.logLevel;
-    return { ...params, _meta: { ...envelope, ...(params._meta as object | undefined), ...extra } };
   }
+}
 
-  /** Answers a server→client request (legacy era). */
-  private answer(request: JsonRpcRequest): Promise<Record<string, unknown>> | Record<string, unknown> {
-    if (request.method === 'ping') return {};
-    return this.ask(request.method, request.params ?? {});
-  }
-
-  /** A question from the server (a request, or an input request of a modern round), answered by the test's handler. */
-  private async ask(method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const { onElicitation, onSampling, onRoots } = this.options;
-    switch (method) {
-      case 'elicitation/create':
-        if (onElicitation) return await onElicitation(params as ElicitationRequest);
-        break;
-      case 'sampling/createMessage':
-        if (onSampling) return await onSampling(params as CreateMessageRequestParams);
-        break;
-      case 'roots/list':
-        if (onRoots) return { roots: await onRoots() };
-        break;
-    }
-    throw McpError.methodNotFound(
-      `${method} (give createTestClient an ${method === 'roots/list' ? 'onRoots' : method === 'sampling/createMessage' ? 'onSampling' : 'onElicitation'} handler)`,
-    );
-  }
-
-  private received(notification: JsonRpcNotification): void {
-    this.notifications.push(notification);
-    if (notification.method === 'notifications/message' && notification.params) {
-      this.logs.push(notification.params as { level: LoggingLevel; data: unknown; logger?: string });
-    }
-  }
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
 }
 
 /**
