@@ -209,6 +209,11 @@ function checked(method: string, result: Record<string, unknown>): Record<string
   );
 }
 
+/** True for the error of a request whose session the server forgot (HTTP 404). */
+function isSessionExpired(error: unknown): boolean {
+  return error instanceof McpError && (error.data as { sessionExpired?: unknown } | undefined)?.sessionExpired === true;
+}
+
 /** The list each list_changed notification is about. */
 const LIST_CHANGED: Readonly<Record<string, 'tools' | 'resources' | 'prompts'>> = {
   'notifications/tools/list_changed': 'tools',
@@ -261,6 +266,10 @@ export class McpClient {
   private readonly cacheId = randomUUID();
   /** Bumped by each list_changed: cached pages of that list are not read again. */
   private readonly listGenerations = { tools: 0, resources: 0, prompts: 0 };
+  /** The URIs subscribed to (legacy sessions), subscribed again in a new session. */
+  private readonly subscriptions = new Set<string>();
+  /** A new session being started (the server forgot the old one), shared by the requests that found out. */
+  private reinitializing?: Promise<void> = undefined;
   /** Open `subscriptions/listen` requests, by id: where the notifications tagged with it go. */
   private readonly listens = new Map<RequestId, (notification: JsonRpcNotification) => void>();
 
@@ -358,6 +367,21 @@ export class McpClient {
     if (typeof result.instructions === 'string') this.instructions = result.instructions;
     await this.peer.notify('notifications/initialized');
     if (this.options.logLevel && this.serverCapabilities.logging) await this.request('logging/setLevel', { level: this.options.logLevel });
+  }
+
+  /**
+   * Starts a new session where the server forgot the old one: `initialize` again at the revision
+   * spoken, then the log level and the subscriptions this client had.
+   */
+  private reinitialize(): Promise<void> {
+    return (this.reinitializing ??= (async () => {
+      try {
+        await this.initialize(this.protocolVersion ?? LATEST_LEGACY_VERSION);
+        for (const uri of this.subscriptions) await this.request('resources/subscribe', { uri });
+      } finally {
+        this.reinitializing = undefined;
+      }
+    })());
   }
 
   /** Lists one page of tools. */
@@ -525,11 +549,13 @@ export class McpClient {
   /** Subscribes to updates of a resource (legacy sessions; `onResourceUpdated` hears them). */
   async subscribe(uri: string): Promise<void> {
     await this.request('resources/subscribe', { uri });
+    this.subscriptions.add(uri);
   }
 
   /** Ends a subscription. */
   async unsubscribe(uri: string): Promise<void> {
     await this.request('resources/unsubscribe', { uri });
+    this.subscriptions.delete(uri);
   }
 
   /** Lists one page of prompts. */
@@ -645,7 +671,16 @@ export class McpClient {
         .catch((error: unknown) => {
           throw this.explain(error);
         });
-    if (this.era === 'legacy') return checked(method, await send(params));
+    if (this.era === 'legacy') {
+      try {
+        return checked(method, await send(params));
+      } catch (error) {
+        // A server that forgot the session (HTTP 404): the spec has the client start a new one. Once.
+        if (!isSessionExpired(error) || method === 'initialize') throw error;
+        await this.reinitialize();
+        return checked(method, await send(params));
+      }
+    }
     const cacheKey = this.cache && options.cache !== false && CACHEABLE.has(method) ? this.cacheKey(method, params) : undefined;
     if (cacheKey !== undefined) {
       const cached = (await this.cache!.get(`private\u0000${this.cacheId}\u0000${cacheKey}`)) ?? (await this.cache!.get(`public\u0000${cacheKey}`));

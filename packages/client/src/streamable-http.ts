@@ -159,8 +159,11 @@ export class StreamableHttpClientTransport implements Transport {
         return;
       }
     }
-    if (response.status === 404 && this.sessionId !== undefined) {
-      throw new McpError(ErrorCode.ConnectionClosed, 'Session not found (HTTP 404): the server ended the session; connect again', { status: 404 });
+    if (response.status === 404 && this.sessionId !== undefined && single?.method !== 'initialize') {
+      // The server forgot the session (it expired, or the server restarted): the next initialize starts a new one.
+      this.sessionId = undefined;
+      this.standaloneOpen = false;
+      throw new McpError(ErrorCode.ConnectionClosed, 'Session not found (HTTP 404): the server ended the session', { status: 404, sessionExpired: true });
     }
     throw new McpError(ErrorCode.InternalError, `HTTP ${response.status} from ${this.url.href}${text ? `: ${text.slice(0, 200)}` : ''}`, { status: response.status });
   }

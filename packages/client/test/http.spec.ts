@@ -174,12 +174,22 @@ describe('a legacy session over HTTP', () => {
     expect(after.status).toBe(404);
   });
 
-  it('says the session ended when the server forgot it (a restart)', async () => {
-    const { client } = await connect({ protocolVersion: '2025-11-25' });
+  it('starts a new session when the server forgot the old one (a restart), with its subscriptions, and the call goes through', async () => {
+    const { client, transport } = await connect({ protocolVersion: '2025-11-25', logLevel: 'warning' });
+    const before = transport.sessionId;
+    await client.subscribe('notes://one');
     const port = Number(new URL(server.url).port);
     await server.app.close();
     server = await serve(port);
-    await expect(client.ping()).rejects.toMatchObject({ code: -32000, message: 'Session not found (HTTP 404): the server ended the session; connect again' });
+    expect(unwrap(await client.callTool('greet', { name: 'again' })).content).toEqual([{ type: 'text', text: 'Hello, again!' }]);
+    expect(transport.sessionId).toMatch(/^[\x21-\x7e]{32,}$/);
+    expect(transport.sessionId).not.toBe(before);
+    const posts = server.seen.filter((r) => r.method === 'POST').map((r) => r.mcpMethod ?? '');
+    // The refused call (404), initialize, initialized, the level, the subscription, the call again.
+    expect(posts.length).toBe(6);
+    const [connection] = [...server.mcp.engine.connections];
+    expect(connection.isSubscribed('notes://one')).toBe(true);
+    expect(connection.logLevel()).toBe('warning');
   });
 });
 
