@@ -206,7 +206,7 @@ function websocketSection(ws: NonNullable<BenchResults['websocket']>, targets: T
 
 function clientSection(clients: NonNullable<BenchResults['clients']>, targets: Target[]): string {
   const parts: string[] = [
-    `### Clients calling the same Hermes server (sequential: ${fixed(clients.sequentialMs / 1000, 1)} s of one call at a time; pipelined: ${int(clients.pipelinedCalls)} calls sent at once)`,
+    `### Clients calling the same Hermes server (sequential: ${fixed(clients.sequentialMs / 1000, 1)} s of one call at a time; pipelined: ${int(clients.pipelinedCalls)} calls sent at once, median of 3 bursts a round)`,
     '',
   ];
   for (const transport of Object.keys(clients.sequential)) {
