@@ -578,8 +578,9 @@ export class McpClient {
     ref: { type: 'ref/prompt'; name: string } | { type: 'ref/resource'; uri: string },
     argument: { name: string; value: string },
     context?: Record<string, string>,
+    options?: CallOptions,
   ): Promise<{ values: string[]; total?: number; hasMore?: boolean }> {
-    const result = await this.request('completion/complete', { ref, argument, ...(context && { context: { arguments: context } }) });
+    const result = await this.request('completion/complete', { ref, argument, ...(context && { context: { arguments: context } }) }, options);
     return result.completion as { values: string[]; total?: number; hasMore?: boolean };
   }
 

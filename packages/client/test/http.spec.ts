@@ -10,7 +10,7 @@ import { IsString } from 'class-validator';
 import Fastify, { FastifyInstance } from 'fastify';
 import { McpApp, McpContext, McpFactory, McpHandler, McpHeader, McpServer, Tool, createLogger } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
-import { McpClient, McpClientOptions, StreamableHttpClientTransport, unwrap } from '@hermes-mcp/client';
+import { McpClient, McpClientOptions, SseClientTransport, StreamableHttpClientTransport, unwrap } from '@hermes-mcp/client';
 
 class NameForm {
   @IsString() name!: string;
@@ -191,6 +191,29 @@ describe('a legacy session over HTTP', () => {
     expect(connection.isSubscribed('notes://one')).toBe(true);
     expect(connection.logLevel()).toBe('warning');
   });
+});
+
+describe('the 2024-11-05 HTTP+SSE transport of our server', () => {
+  it.each(['2024-11-05', '2025-11-25'] as const)(
+    'connects to {path}/sse at %s, posts to the endpoint it is given, hears progress and answers elicitation over the stream',
+    async (protocolVersion) => {
+      const transport = new SseClientTransport({ url: `${server.url}/sse` });
+      const client = new McpClient(transport, { protocolVersion, onElicitation: () => ({ action: 'accept', content: { name: 'Old' } }) });
+      clients.push(client);
+      await client.connect();
+      expect({ version: client.protocolVersion, server: client.serverInfo?.name }).toEqual({ version: protocolVersion, server: 'http-client-test' });
+      expect(transport.status().endpoint).toMatch(/\/mcp\/messages\?sessionId=/);
+      const progress: number[] = [];
+      expect(unwrap(await client.callTool('steps', {}, { onProgress: (p) => progress.push(p.progress) })).content).toEqual([{ type: 'text', text: 'stepped' }]);
+      expect(progress).toEqual([1, 2, 3]);
+      expect(unwrap(await client.callTool('greet', { name: 'sse' })).content).toEqual([{ type: 'text', text: 'Hello, sse!' }]);
+      if (protocolVersion === '2024-11-05') await expect(client.callTool('who')).rejects.toThrow('elicitation needs MCP 2025-06-18 or newer');
+      else expect(unwrap(await client.callTool('who')).content).toEqual([{ type: 'text', text: 'you are Old' }]);
+      const before = waits.aborted;
+      await expect(client.callTool('wait', {}, { timeout: 100 })).rejects.toMatchObject({ code: -32001 });
+      await waitFor(() => waits.aborted > before);
+    },
+  );
 });
 
 describe('2026-07-28 over HTTP', () => {

@@ -9,7 +9,9 @@ import { randomUUID } from 'node:crypto';
 import { McpServer as V1Server } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { createMcpHandler, McpServer as V2Server } from '@modelcontextprotocol/server';
+import { Readable } from 'node:stream';
+import { completable as v1Completable } from '@modelcontextprotocol/sdk/server/completable.js';
+import { completable, createMcpHandler, inputRequired, McpServer as V2Server, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { McpClient, SseClientTransport, StreamableHttpClientTransport, unwrap } from '@hermes-mcp/client';
 
@@ -39,6 +41,24 @@ function v1Server(): V1Server {
           resolve({ content: [{ type: 'text', text: 'stopped' }] });
         }),
       ),
+  );
+  server.registerTool('summarise', { description: 'Asks the client’s model' }, async () => {
+    const answer = await server.server.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Summarise' } }], maxTokens: 10 });
+    return { content: [{ type: 'text', text: `model said: ${answer.content.type === 'text' ? answer.content.text : '?'}` }] };
+  });
+  server.registerTool('roots', { description: 'Lists the client’s roots' }, async () => {
+    const { roots } = await server.server.listRoots();
+    return { content: [{ type: 'text', text: roots.map((r) => r.uri).join(',') }] };
+  });
+  server.registerTool('grow', { description: 'Adds a tool (a list change)' }, async () => {
+    server.registerTool('grown', { description: 'Added later' }, () => ({ content: [{ type: 'text', text: 'new' }] }));
+    return { content: [{ type: 'text', text: 'grown' }] };
+  });
+  server.registerResource('note', 'notes://one', { description: 'One note' }, async (uri) => ({ contents: [{ uri: uri.href, text: 'note one' }] }));
+  server.registerPrompt(
+    'greet',
+    { description: 'Greets in a language', argsSchema: { language: v1Completable(z.string(), (value) => ['english', 'esperanto', 'french'].filter((l) => l.startsWith(value))) } },
+    ({ language }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Greet me in ${language}` } }] }),
   );
   return server;
 }
@@ -109,7 +129,7 @@ describe('the official SDK v1 server over Streamable HTTP', () => {
     expect(client.serverInfo).toMatchObject({ name: 'sdk-v1' });
     const names: string[] = [];
     for await (const tool of client.listAllTools()) names.push(tool.name);
-    expect(names).toEqual(['add', 'steps', 'who', 'wait']);
+    expect(names).toEqual(['add', 'steps', 'who', 'wait', 'summarise', 'roots', 'grow']);
     expect(unwrap(await client.callTool('add', { a: 2, b: 3 })).content).toEqual([{ type: 'text', text: '5' }]);
     const progress: number[] = [];
     await client.callTool('steps', {}, { onProgress: (p) => progress.push(p.progress) });
@@ -118,6 +138,28 @@ describe('the official SDK v1 server over Streamable HTTP', () => {
     await expect(client.callTool('wait', {}, { timeout: 100 })).rejects.toMatchObject({ code: -32001 });
     for (let i = 0; i < 100 && cancelled === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(cancelled).toBe(1);
+  });
+
+  it('reads, gets prompts, completes, and answers sampling and roots; hears a list change on its GET stream', async () => {
+    const url = await start();
+    const changes: string[] = [];
+    const client = keep(
+      new McpClient(new StreamableHttpClientTransport({ url }), {
+        onSampling: (request) => ({ role: 'assistant', model: 'test-model', content: { type: 'text', text: `${request.messages.length} message(s) read` } }),
+        onRoots: () => [{ uri: 'file:///work', name: 'work' }],
+        onListChanged: (list) => changes.push(list),
+      }),
+    );
+    await client.connect();
+    expect((await client.readResource('notes://one')).contents).toEqual([{ uri: 'notes://one', text: 'note one' }]);
+    expect((await client.getPrompt('greet', { language: 'french' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Greet me in french' } }]);
+    expect((await client.complete({ type: 'ref/prompt', name: 'greet' }, { name: 'language', value: 'e' })).values).toEqual(['english', 'esperanto']);
+    expect(unwrap(await client.callTool('summarise')).content).toEqual([{ type: 'text', text: 'model said: 1 message(s) read' }]);
+    expect(unwrap(await client.callTool('roots')).content).toEqual([{ type: 'text', text: 'file:///work' }]);
+    await client.callTool('grow');
+    for (let i = 0; i < 100 && changes.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(changes).toEqual(['tools']);
+    expect((await client.listTools()).items.map((t) => t.name)).toContain('grown');
   });
 });
 
@@ -150,29 +192,133 @@ describe('the official SDK v1 server over HTTP+SSE (2024-11-05)', () => {
   });
 });
 
+/** Serves a Web-standard handler on Node's HTTP server: bodies stream both ways, and a client that goes away aborts the request. */
+function serveFetch(handler: McpHttpHandler): Promise<{ server: Server; origin: string }> {
+  let origin = '';
+  const served = listen(async (req, res) => {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
+    const gone = new AbortController();
+    res.on('close', () => gone.abort());
+    const body = req.method === 'POST' ? JSON.stringify(await bodyOf(req)) : undefined;
+    const response = await handler.fetch(new Request(`${origin}${req.url}`, { method: req.method, headers, body, signal: gone.signal }));
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    if (response.body === null) res.end();
+    else
+      Readable.fromWeb(response.body)
+        .on('error', () => res.destroy())
+        .pipe(res);
+  });
+  return served.then((s) => ((origin = s.origin), s));
+}
+
 describe('the official SDK v2 server (createMcpHandler, MCP 2026-07-28)', () => {
-  it('is spoken to statelessly: discover, list, call', async () => {
-    const handler = createMcpHandler(() => {
-      const server = new V2Server({ name: 'sdk-v2', version: '2.0.0' });
+  let v2Cancelled = 0;
+  function v2Handler(): McpHttpHandler {
+    return createMcpHandler(() => {
+      const server = new V2Server({ name: 'sdk-v2', version: '2.0.0' }, { capabilities: { resources: { subscribe: true } } });
       server.registerTool('add', { description: 'Adds', inputSchema: z.object({ a: z.number(), b: z.number() }) }, ({ a, b }) => ({
         content: [{ type: 'text', text: String(a + b) }],
       }));
+      server.registerTool('steps', { description: 'Progress' }, async (ctx) => {
+        const token = ctx.mcpReq._meta?.progressToken;
+        for (let i = 1; i <= 3; i++)
+          if (token !== undefined) await ctx.mcpReq.notify({ method: 'notifications/progress', params: { progressToken: token, progress: i, total: 3 } });
+        return { content: [{ type: 'text', text: 'stepped' }] };
+      });
+      server.registerTool('who', { description: 'Asks a name, then the model' }, (ctx) => {
+        const responses = ctx.mcpReq.inputResponses as Record<string, { action?: string; content?: { name?: string }; content_?: unknown }> | undefined;
+        const name = responses?.name;
+        const model = responses?.model as { content?: { text?: string } } | undefined;
+        if (name === undefined || model === undefined)
+          return inputRequired({
+            inputRequests: {
+              name: inputRequired.elicit({ message: 'Who are you?', requestedSchema: { type: 'object', properties: { name: { type: 'string' } }, required: ['name'] } }),
+              model: inputRequired.createMessage({ messages: [{ role: 'user', content: { type: 'text', text: 'Hi' } }], maxTokens: 5 }),
+            },
+          });
+        return { content: [{ type: 'text', text: `you are ${String(name.content?.name)}; the model said ${String(model.content?.text)}` }] };
+      });
+      server.registerTool(
+        'wait',
+        { description: 'Waits until cancelled' },
+        (ctx) =>
+          new Promise((resolve) =>
+            ctx.mcpReq.signal.addEventListener('abort', () => {
+              v2Cancelled++;
+              resolve({ content: [{ type: 'text', text: 'stopped' }] });
+            }),
+          ),
+      );
+      server.registerResource('note', 'notes://one', { description: 'One note' }, async (uri) => ({ contents: [{ uri: uri.href, text: 'note one' }] }));
+      server.registerPrompt(
+        'greet',
+        {
+          description: 'Greets in a language',
+          argsSchema: z.object({ language: completable(z.string(), (value) => ['english', 'esperanto', 'french'].filter((l) => l.startsWith(value))) }),
+        },
+        ({ language }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Greet me in ${language}` } }] }),
+      );
       return server;
     });
-    const { server, origin } = await listen(async (req, res) => {
-      const headers = new Headers();
-      for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-      const body = req.method === 'POST' ? JSON.stringify(await bodyOf(req)) : undefined;
-      const response = await handler.fetch(new Request(`${origin}${req.url}`, { method: req.method, headers, body }));
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      res.end(Buffer.from(await response.arrayBuffer()));
-    });
+  }
+
+  async function connected(options: ConstructorParameters<typeof McpClient>[1] = {}): Promise<{ client: McpClient; handler: McpHttpHandler }> {
+    const handler = v2Handler();
+    const { server, origin } = await serveFetch(handler);
     track(server);
-    const client = keep(new McpClient(new StreamableHttpClientTransport({ url: `${origin}/mcp` })));
+    const client = keep(new McpClient(new StreamableHttpClientTransport({ url: `${origin}/mcp` }), options));
     await client.connect();
+    return { client, handler };
+  }
+
+  it('is spoken to statelessly: discover, list, call, read, prompts, completions', async () => {
+    const { client } = await connected();
     expect(client.era).toBe('modern');
     expect(client.protocolVersion).toBe('2026-07-28');
-    expect((await client.listTools()).items.map((t) => t.name)).toEqual(['add']);
+    expect(client.serverInfo).toMatchObject({ name: 'sdk-v2' });
+    expect((await client.listTools()).items.map((t) => t.name)).toEqual(['add', 'steps', 'who', 'wait']);
     expect(unwrap(await client.callTool('add', { a: 1, b: 2 })).content).toEqual([{ type: 'text', text: '3' }]);
+    expect((await client.readResource('notes://one')).contents).toEqual([{ uri: 'notes://one', text: 'note one' }]);
+    expect((await client.getPrompt('greet', { language: 'esperanto' })).messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Greet me in esperanto' } }]);
+    expect((await client.complete({ type: 'ref/prompt', name: 'greet' }, { name: 'language', value: 'e' })).values).toEqual(['english', 'esperanto']);
+  });
+
+  it('calls with progress, and cancels a call mid-way: the SDK’s handler sees its signal abort', async () => {
+    const { client } = await connected();
+    const progress: number[] = [];
+    expect(unwrap(await client.callTool('steps', {}, { onProgress: (p) => progress.push(p.progress) })).content).toEqual([{ type: 'text', text: 'stepped' }]);
+    expect(progress).toEqual([1, 2, 3]);
+    await expect(client.callTool('wait', {}, { timeout: 100 })).rejects.toMatchObject({ code: -32001 });
+    for (let i = 0; i < 100 && v2Cancelled === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(v2Cancelled).toBe(1);
+  });
+
+  it('fulfils its input requests (elicitation and sampling in one round) with the same handlers as a legacy session', async () => {
+    const asked: string[] = [];
+    const { client } = await connected({
+      onElicitation: (request) => (asked.push(request.message), { action: 'accept', content: { name: 'Ada' } }),
+      onSampling: (request) => (
+        asked.push(String((request.messages[0]?.content as { text?: string }).text)),
+        { role: 'assistant', model: 'm', content: { type: 'text', text: 'hello' } }
+      ),
+    });
+    expect(unwrap(await client.callTool('who')).content).toEqual([{ type: 'text', text: 'you are Ada; the model said hello' }]);
+    expect(asked.sort()).toEqual(['Hi', 'Who are you?']);
+  });
+
+  it('listens: the acknowledgement, then the list changes and resource updates the server publishes', async () => {
+    const { client, handler } = await connected();
+    const heard: string[] = [];
+    for await (const notification of client.listen({ toolsListChanged: true, resourceSubscriptions: ['notes://one'] }, { signal: AbortSignal.timeout(5000) })) {
+      heard.push(notification.method);
+      if (notification.method === 'notifications/subscriptions/acknowledged') {
+        handler.notify.toolsChanged();
+        handler.notify.promptsChanged(); // not asked for: not heard
+        handler.notify.resourceUpdated('notes://one');
+      }
+      if (heard.length === 3) break;
+    }
+    expect(heard).toEqual(['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed', 'notifications/resources/updated']);
   });
 });
