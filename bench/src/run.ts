@@ -444,7 +444,28 @@ async function benchBootstrap(options: Options): Promise<BenchResults['bootstrap
 
 // ---------------------------------------------------------------------------------------------
 
+/**
+ * Process warnings, each kind once: the SDK clients add a listener per request in flight (a
+ * `drain` listener per stdio write, an abort listener per HTTP request on one signal), and Node's
+ * warning for each of 5,000 pipelined calls would bury the bench's log. How many followed is told
+ * at the end.
+ */
+const warningsSeen = new Map<string, number>();
+function warnOncePerKind(): void {
+  process.removeAllListeners('warning');
+  process.on('warning', (warning) => {
+    const kind = `${warning.name}: ${warning.message.replace(/\d+/g, 'N')}`;
+    const seen = warningsSeen.get(kind) ?? 0;
+    warningsSeen.set(kind, seen + 1);
+    if (seen === 0) log(`(warning, shown once per kind) ${warning.name}: ${warning.message}`);
+  });
+  process.on('exit', () => {
+    for (const [kind, count] of warningsSeen) if (count > 1) log(`(${count} warnings of the kind) ${kind}`);
+  });
+}
+
 async function main(): Promise<void> {
+  warnOncePerKind();
   const options = parseArgs(process.argv.slice(2));
   stopAllOnExit();
   const root = resolve(__dirname, '..', '..');

@@ -34,6 +34,7 @@ import {
   ProtocolVersion,
   ReadResourceResult,
   RequestId,
+  RequestOptions,
   Resource,
   ResourceTemplate,
   Root,
@@ -192,6 +193,9 @@ const SHAPES: Readonly<Record<string, { field: string; is: 'array' | 'object' | 
   initialize: { field: 'protocolVersion', is: 'string' },
 };
 
+/** The options of a call that has none (one object for all of them). */
+const NO_OPTIONS: CallOptions & RequestOptions = Object.freeze({});
+
 /**
  * The result of `method` if it has the field its revision requires; an `McpError` (-32603) saying
  * what is missing otherwise — a malformed answer fails where it is read, not deep in the caller.
@@ -293,6 +297,11 @@ export class McpClient {
       {
         onRequest: (request) => this.answer(request),
         onNotification: (notification) => this.received(notification),
+        // Connected again after the connection was lost (a WebSocket with `reconnect`): a legacy
+        // session lived in the connection, so start a new one; 2026-07-28 requests stand alone.
+        onTransportReconnect: () => {
+          if (this.era === 'legacy') this.reinitialize().catch((error: unknown) => this.logger.error('could not start a new session after reconnecting', error));
+        },
       },
       { requestTimeout: options.requestTimeout ?? 60_000 },
     );
@@ -366,7 +375,7 @@ export class McpClient {
     this.serverCapabilities = (result.capabilities ?? {}) as ServerCapabilities;
     if (typeof result.instructions === 'string') this.instructions = result.instructions;
     await this.peer.notify('notifications/initialized');
-    if (this.options.logLevel && this.serverCapabilities.logging) await this.request('logging/setLevel', { level: this.options.logLevel });
+    if (this.options.logLevel && this.serverCapabilities.logging) await this.send('logging/setLevel', { level: this.options.logLevel }, NO_OPTIONS);
   }
 
   /**
@@ -377,7 +386,8 @@ export class McpClient {
     return (this.reinitializing ??= (async () => {
       try {
         await this.initialize(this.protocolVersion ?? LATEST_LEGACY_VERSION);
-        for (const uri of this.subscriptions) await this.request('resources/subscribe', { uri });
+        // Not through request(): it waits for this very reinitialization.
+        for (const uri of this.subscriptions) await this.send('resources/subscribe', { uri }, NO_OPTIONS);
       } finally {
         this.reinitializing = undefined;
       }
@@ -400,21 +410,30 @@ export class McpClient {
    * `x-mcp-header` go in `Mcp-Param-*` headers too; a server that finds them missing (a tool not
    * listed yet) gets the call again once the tools were listed.
    */
-  async callTool(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<CallToolResult> {
-    const call = async () => {
-      const result = await this.request('tools/call', { name, arguments: args }, { ...options, headers: this.paramHeaders(name, args) });
-      // A tool that ran as a task answered with its handle: follow it to its result.
-      return (result.resultType === 'task' ? await this.waitForTask(String(result.taskId), options) : result) as unknown as CallToolResult;
-    };
-    if (this.era !== 'modern' || this.toolHeaders.has(name)) return call();
+  callTool(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<CallToolResult> {
+    // A legacy session has no tasks and no header mirroring: the request as it is (no promise more).
+    if (this.era === 'legacy') return this.request('tools/call', { name, arguments: args }, options) as Promise<unknown> as Promise<CallToolResult>;
+    if (this.toolHeaders.has(name)) return this.callToolOnce(name, args, options);
+    return this.callToolListingFirst(name, args, options);
+  }
+
+  /** A 2026-07-28 call of a tool not listed yet: if the server misses its headers, list the tools and call again. */
+  private async callToolListingFirst(name: string, args: Record<string, unknown>, options: CallOptions | undefined): Promise<CallToolResult> {
     try {
-      return await call();
+      return await this.callToolOnce(name, args, options);
     } catch (error) {
       if (!(error instanceof McpError) || error.code !== ErrorCode.HeaderMismatch) throw error;
       for await (const _tool of this.listAllTools()) void _tool;
       if (!this.toolHeaders.has(name)) throw error;
-      return call();
+      return this.callToolOnce(name, args, options);
     }
+  }
+
+  private async callToolOnce(name: string, args: Record<string, unknown>, options: CallOptions | undefined): Promise<CallToolResult> {
+    const headers = this.paramHeaders(name, args);
+    const result = await this.request('tools/call', { name, arguments: args }, headers ? { ...options, headers } : options);
+    // A tool that ran as a task answered with its handle: follow it to its result.
+    return (result.resultType === 'task' ? await this.waitForTask(String(result.taskId), options) : result) as unknown as CallToolResult;
   }
 
   /**
@@ -654,46 +673,49 @@ export class McpClient {
    * Any request, answered with its raw result. The server's capability for the method is checked
    * first; in 2026-07-28 the envelope goes in `_meta` and input rounds are answered and retried.
    */
-  async request(method: string, params: Record<string, unknown> = {}, options: CallOptions = {}): Promise<Record<string, unknown>> {
+  async request(method: string, params: Record<string, unknown> = {}, options: CallOptions = NO_OPTIONS): Promise<Record<string, unknown>> {
     if (this.era === undefined) throw new McpError(ErrorCode.ConnectionClosed, 'Not connected: call connect() first');
     const needs = NEEDS[method];
     if (needs && this.options.checkCapabilities !== false && !needs(this.serverCapabilities)) {
       throw new McpError(ErrorCode.MethodNotFound, `The server did not declare the capability ${method} needs`, { method });
     }
-    const send = (p: Record<string, unknown>) =>
-      this.peer
-        .request(method, this.withMeta(p, options.meta), {
-          onprogress: options.onProgress && this.guarded('onProgress', options.onProgress),
-          signal: options.signal,
-          timeout: options.timeout,
-          headers: options.headers,
-          onid: options.onId,
-        })
-        .catch((error: unknown) => {
-          throw this.explain(error);
-        });
     if (this.era === 'legacy') {
+      // A new session being started (the server forgot the old one, or the connection was lost): after it.
+      if (this.reinitializing !== undefined) await this.reinitializing.catch(() => undefined);
       try {
-        return checked(method, await send(params));
+        return checked(method, await this.send(method, params, options));
       } catch (error) {
         // A server that forgot the session (HTTP 404): the spec has the client start a new one. Once.
-        if (!isSessionExpired(error) || method === 'initialize') throw error;
-        await this.reinitialize();
-        return checked(method, await send(params));
+        if (!isSessionExpired(error) || method === 'initialize') throw this.explain(error);
+      }
+      await this.reinitialize();
+      try {
+        return checked(method, await this.send(method, params, options));
+      } catch (error) {
+        throw this.explain(error);
       }
     }
+    try {
+      return await this.requestModern(method, params, options);
+    } catch (error) {
+      throw this.explain(error);
+    }
+  }
+
+  /** A 2026-07-28 request: from the cache, or sent (once more at another revision if asked), its input rounds answered. */
+  private async requestModern(method: string, params: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
     const cacheKey = this.cache && options.cache !== false && CACHEABLE.has(method) ? this.cacheKey(method, params) : undefined;
     if (cacheKey !== undefined) {
       const cached = (await this.cache!.get(`private\u0000${this.cacheId}\u0000${cacheKey}`)) ?? (await this.cache!.get(`public\u0000${cacheKey}`));
       if (cached && cached.expiresAt > Date.now()) return cached.result;
     }
     // 2026-07-28: a server that turns the revision down names those it speaks: once, speak one of them.
-    let result = await send(params).catch((error: unknown) => {
+    let result = await this.send(method, params, options).catch((error: unknown) => {
       const other = this.otherVersion(error, this.protocolVersion!);
       if (other === undefined) throw error;
       this.protocolVersion = other;
       this.negotiated(other);
-      return send(params);
+      return this.send(method, params, options);
     });
     // The server asks its questions by ending the round; answer them and go again.
     const maxRounds = this.options.maxRounds ?? 10;
@@ -704,7 +726,7 @@ export class McpClient {
       for (const [key, question] of Object.entries(questions)) inputResponses[key] = await this.ask(question.method, question.params ?? {});
       const retry: Record<string, unknown> = { ...params, inputResponses };
       if (result.requestState !== undefined) retry.requestState = result.requestState;
-      result = await send(retry);
+      result = await this.send(method, retry, options);
     }
     checked(method, result);
     if (cacheKey !== undefined && typeof result.ttlMs === 'number' && result.ttlMs > 0) {
@@ -712,6 +734,23 @@ export class McpClient {
       await this.cache!.set(key, { result, expiresAt: Date.now() + result.ttlMs });
     }
     return result;
+  }
+
+  /** One request on the peer, the envelope added (callers pass its errors through {@link explain}). */
+  private send(method: string, params: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
+    return this.peer.request(
+      method,
+      this.withMeta(params, options.meta),
+      options === NO_OPTIONS
+        ? NO_OPTIONS
+        : {
+            onprogress: options.onProgress && this.guarded('onProgress', options.onProgress),
+            signal: options.signal,
+            timeout: options.timeout,
+            headers: options.headers,
+            onid: options.onId,
+          },
+    );
   }
 
   /** The cache key of a request: the server, the revision, the method, its params, and its list's generation. */

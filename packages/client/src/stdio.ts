@@ -51,8 +51,10 @@ export class StdioClientTransport implements Transport {
   /** The start of a line not yet complete. */
   private partial = '';
   private readonly decoder = new StringDecoder('utf8');
-  /** Settles when a full stdin pipe drains. */
+  /** Messages sent in this job, written together at its end ({@link flush}). */
+  private outbox = '';
   private drained?: Promise<void> = undefined;
+  private batch?: { promise: Promise<void>; resolve: () => void; reject: (error: Error) => void } = undefined;
   private closed = false;
   private exited?: Promise<void> = undefined;
 
@@ -100,13 +102,39 @@ export class StdioClientTransport implements Transport {
     });
   }
 
+  /**
+   * Queues the message; the messages sent in one go (a burst of calls made together) reach the
+   * pipe in one write, at the end of the current job. The promise settles once that write was taken
+   * (after a `drain` while the pipe is full: backpressure).
+   */
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     const stdin = this.child?.stdin;
     if (!stdin || this.closed || !stdin.writable) return Promise.reject(new Error('the server is not running'));
-    const line = `${serialize(message)}\n`;
-    this.bytesOut += Buffer.byteLength(line);
-    // Backpressure: while the pipe is full, sends resolve when it drains (one listener for all of them).
-    if (stdin.write(line)) return Promise.resolve();
+    this.outbox += `${serialize(message)}\n`;
+    if (this.batch === undefined) {
+      let settle!: { resolve: () => void; reject: (error: Error) => void };
+      const promise = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
+      this.batch = { promise, ...settle };
+      queueMicrotask(this.flush);
+    }
+    return this.batch.promise;
+  }
+
+  /** Writes the queued messages in one write. */
+  private readonly flush = (): void => {
+    const batch = this.batch!;
+    const text = this.outbox;
+    this.batch = undefined;
+    this.outbox = '';
+    const stdin = this.child?.stdin;
+    if (!stdin || !stdin.writable) return batch.reject(new Error('the server is not running'));
+    this.bytesOut += Buffer.byteLength(text);
+    if (stdin.write(text) && this.drained === undefined) batch.resolve();
+    else void this.whenDrained(stdin).then(batch.resolve);
+  };
+
+  /** Settles when a full stdin pipe drained: one listener, however many batches wait. */
+  private whenDrained(stdin: NodeJS.WritableStream): Promise<void> {
     return (this.drained ??= new Promise<void>((resolve) =>
       stdin.once('drain', () => {
         this.drained = undefined;
@@ -124,6 +152,8 @@ export class StdioClientTransport implements Transport {
     }
     this.closed = true;
     const grace = this.options.closeGracePeriod ?? 2000;
+    // What was sent before close() still goes out, then the end of input.
+    if (this.batch) this.flush();
     child.stdin?.end();
     const steps: Array<NodeJS.Signals> = ['SIGTERM', 'SIGKILL'];
     for (const signal of steps) {

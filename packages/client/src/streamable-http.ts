@@ -24,20 +24,9 @@ import {
   serialize,
 } from '@hermes-mcp/protocol';
 import { FetchLike, FetchResponse, nodeFetch } from './node-fetch';
+import { DEFAULT_MAX_ATTEMPTS, ReconnectOptions, backoffDelay } from './reconnect';
 import { readSse } from './sse';
 import type { TransportState } from './stdio';
-
-/** How lost streams are reconnected. */
-export interface ReconnectOptions {
-  /** The first delay, in milliseconds, when the server gave no `retry` (default 1000). */
-  initialDelayMs?: number;
-  /** The longest delay (default 30 000). */
-  maxDelayMs?: number;
-  /** Each attempt waits this many times longer than the one before (default 2). */
-  factor?: number;
-  /** Attempts in a row before giving up (default 5). */
-  maxAttempts?: number;
-}
 
 /** Options of a {@link StreamableHttpClientTransport}. */
 export interface StreamableHttpClientOptions {
@@ -226,12 +215,12 @@ export class StreamableHttpClientTransport implements Transport {
       if (this.closed || signal.aborted || (awaited !== undefined && answered)) return;
       // The stream ended early: resume it, if the server numbered its events.
       if (lastId === undefined && awaited !== undefined) return this.giveUp(awaited, 'the response stream ended before the response, and had no event id to resume from');
-      if (attempt >= (this.options.reconnect?.maxAttempts ?? 5)) {
+      if (attempt >= (this.options.reconnect?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
         if (awaited !== undefined) return this.giveUp(awaited, `the response stream could not be resumed after ${attempt} attempts`);
         this.standaloneOpen = false;
         return;
       }
-      await this.sleep(this.delay(attempt++, retry), signal);
+      await this.sleep(backoffDelay(attempt++, this.options.reconnect, retry), signal);
       if (this.closed || signal.aborted) return;
       stream = await this.reopen(lastId, signal);
       if (stream === null) {
@@ -278,15 +267,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** The request will get no response over this stream: the peer hears an error for it. */
   private giveUp(id: RequestId, why: string): void {
-    this.onframe?.(classifyValue(errorResponse(id, new McpError(ErrorCode.ConnectionClosed, `Connection lost: ${why}`))));
-  }
-
-  /** The server's `retry`, else a backoff with jitter. */
-  private delay(attempt: number, retryMs: number | undefined): number {
-    if (retryMs !== undefined && attempt === 0) return retryMs;
-    const { initialDelayMs = 1000, maxDelayMs = 30_000, factor = 2 } = this.options.reconnect ?? {};
-    const base = Math.min(maxDelayMs, (retryMs ?? initialDelayMs) * factor ** attempt);
-    return base / 2 + Math.random() * (base / 2);
+    this.onframe?.(classifyValue(errorResponse(id, McpError.connectionLost(why))));
   }
 
   private sleep(ms: number, signal: AbortSignal): Promise<void> {

@@ -87,6 +87,55 @@ it('fails pending calls when the server goes away, and reports the close', async
   expect(transport.status().closeCode).toEqual(expect.any(Number));
 });
 
+describe('with reconnect', () => {
+  async function restartOnSamePort(): Promise<void> {
+    const port = Number(new URL(url).port);
+    await app.close();
+    app = Fastify({ logger: false, forceCloseConnections: true });
+    await app.register(hermesMcp, { server: SocketServer, path: '/mcp', appOptions: { logger: createLogger({ level: 'silent' }) }, websocket: true });
+    await app.listen({ host: '127.0.0.1', port });
+  }
+
+  it.each([
+    ['legacy', '2025-11-25'],
+    ['modern', 'auto'],
+  ] as const)('opens the socket again after the server restarts (%s): pending calls fail, later ones go through', async (era, protocolVersion) => {
+    const transport = new WebSocketClientTransport({ url, WebSocket: WebSocket as unknown as WebSocketConstructor, reconnect: { initialDelayMs: 20, maxAttempts: 20 } });
+    const client = new McpClient(transport, { protocolVersion });
+    clients.push(client);
+    await client.connect();
+    expect(client.era).toBe(era);
+    const pending = client.callTool('wait').catch((e: unknown) => e);
+    for (let i = 0; i < 100 && client.pendingRequests().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    await restartOnSamePort();
+    expect(await pending).toMatchObject({ code: -32000, message: expect.stringContaining('Connection lost') });
+    for (let i = 0; i < 200 && transport.status().state !== 'connected'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(transport.status()).toMatchObject({ state: 'connected', reconnects: 1 });
+    // A legacy session starts anew on the new socket (initialize first); a modern client just goes on.
+    expect(unwrap(await client.callTool('steps')).content).toEqual([{ type: 'text', text: 'stepped' }]);
+  });
+
+  it('gives up after maxAttempts and closes, failing calls clearly', async () => {
+    const transport = new WebSocketClientTransport({
+      url,
+      WebSocket: WebSocket as unknown as WebSocketConstructor,
+      reconnect: { initialDelayMs: 5, maxDelayMs: 10, maxAttempts: 3 },
+    });
+    const client = new McpClient(transport, { protocolVersion: '2025-11-25' });
+    clients.push(client);
+    await client.connect();
+    await app.close();
+    for (let i = 0; i < 200 && transport.status().state !== 'error'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(transport.status()).toMatchObject({
+      state: 'error',
+      reconnects: 0,
+      lastError: expect.objectContaining({ message: 'the WebSocket could not be opened again after 3 attempts' }),
+    });
+    await expect(client.callTool('steps')).rejects.toMatchObject({ code: -32000 });
+    app = Fastify(); // for afterEach
+  });
+});
+
 it('refuses to start without a WebSocket class on a runtime that has none', async () => {
   const global = globalThis as { WebSocket?: unknown };
   const saved = global.WebSocket;

@@ -140,6 +140,11 @@ export class McpError extends Error {
     return McpError.invalidRequest(`a request with id ${JSON.stringify(id)} is already in progress`);
   }
 
+  /** The connection carrying a request was lost before its answer came (client side; code `ConnectionClosed`). */
+  static connectionLost(why: string): McpError {
+    return new McpError(ErrorCode.ConnectionClosed, `Connection lost: ${why}`);
+  }
+
   /** -32010: the server is shutting down. */
   static shuttingDown(detail = 'the request was not completed'): McpError {
     return new McpError(ErrorCode.ServerShuttingDown, `Server shutting down: ${detail}`);

@@ -100,6 +100,11 @@ export interface PeerHandlers {
    * handlers aborted. Saves the owner wrapping `transport.onclose` in a closure of its own.
    */
   onTransportClose?(): void;
+  /**
+   * The transport is connected again after it lost the connection (its `onreconnected`); the
+   * requests pending then were rejected when it was lost. The owner starts over (a new session).
+   */
+  onTransportReconnect?(): void;
 }
 
 /** Where an error reported through {@link PeerHandlers.onError} happened. */
@@ -164,8 +169,10 @@ interface Pending {
   sentAt: number;
   resolve(result: Record<string, unknown>): void;
   reject(error: Error): void;
-  timer?: NodeJS.Timeout;
+  /** Milliseconds it may take (`Infinity`: no limit). */
   timeout: number;
+  /** `performance.now()` past which it times out (`Infinity`: never); moved on by progress. */
+  deadline: number;
   onprogress?: (progress: ProgressUpdate) => void;
   resetOnProgress: boolean;
   relatedRequestId?: RequestId;
@@ -173,6 +180,8 @@ interface Pending {
 }
 
 const DEFAULT_TIMEOUT = 60_000;
+/** The send options of a request with none (one object for all of them). */
+const NO_SEND_OPTIONS: SendOptions = Object.freeze({});
 /** The longest delay `setTimeout` honours; a longer one fires after 1 ms instead. */
 export const MAX_TIMER_DELAY = 2 ** 31 - 1;
 
@@ -210,6 +219,8 @@ export class Peer {
     };
     transport.oninputend = () => void this.drain();
     transport.onabort = (id, error) => this.failInbound(id, error);
+    transport.onreset = (reason) => this.failAll(McpError.connectionLost(reason));
+    transport.onreconnected = () => this.handlers.onTransportReconnect?.();
   }
 
   /** Starts the transport. */
@@ -270,12 +281,14 @@ export class Peer {
       outParams = { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } };
     }
     return new Promise((resolve, reject) => {
+      const now = performance.now();
       const entry: Pending = {
         method,
-        sentAt: performance.now(),
+        sentAt: now,
         resolve,
         reject,
         timeout: options.timeout ?? this.requestTimeout,
+        deadline: Infinity,
         onprogress: options.onprogress,
         resetOnProgress: options.resetTimeoutOnProgress ?? true,
         relatedRequestId: options.relatedRequestId,
@@ -287,8 +300,12 @@ export class Peer {
         entry.cleanup = () => signal.removeEventListener('abort', onAbort);
       }
       this.pending.set(id, entry);
-      this.arm(id, entry);
-      const sendOptions: SendOptions = options.headers ? { relatedRequestId: options.relatedRequestId, headers: options.headers } : { relatedRequestId: options.relatedRequestId };
+      this.arm(entry, now);
+      const sendOptions: SendOptions = options.headers
+        ? { relatedRequestId: options.relatedRequestId, headers: options.headers }
+        : options.relatedRequestId === undefined
+          ? NO_SEND_OPTIONS
+          : { relatedRequestId: options.relatedRequestId };
       this.transport.send(request(id, method, outParams), sendOptions).catch((error) => {
         this.settle(id);
         reject(error as Error);
@@ -515,7 +532,7 @@ export class Peer {
       const entry = typeof token === 'string' || typeof token === 'number' ? this.pending.get(token) : undefined;
       if (entry?.onprogress) {
         const { progress, total, message } = note.params as unknown as ProgressUpdate;
-        if (entry.resetOnProgress) this.arm(token as RequestId, entry);
+        if (entry.resetOnProgress) this.arm(entry, performance.now());
         try {
           entry.onprogress({ progress, total, message });
         } catch (error) {
@@ -534,16 +551,43 @@ export class Peer {
     }
   }
 
-  private arm(id: RequestId, entry: Pending): void {
-    if (entry.timer) clearTimeout(entry.timer);
-    entry.timer = undefined;
-    if (entry.timeout === Infinity) return;
-    entry.timer = setTimeout(
-      () => this.cancelOutgoing(id, new McpError(ErrorCode.RequestTimeout, `Request timed out after ${entry.timeout} ms`, { timeout: entry.timeout })),
-      Math.min(entry.timeout, MAX_TIMER_DELAY),
-    );
-    entry.timer.unref?.();
+  /**
+   * Sets a request's deadline. One timer serves every pending request: it is set for the earliest
+   * deadline and, when it fires, times out what is overdue and is set again for the next one. A
+   * request with the usual timeout never moves it (its deadline is later than those before it), so
+   * sending costs no timer at all.
+   */
+  private arm(entry: Pending, now: number): void {
+    entry.deadline = entry.timeout === Infinity ? Infinity : now + entry.timeout;
+    if (entry.deadline < this.sweepAt) this.scheduleSweep(entry.deadline, now);
   }
+
+  private sweepTimer?: NodeJS.Timeout = undefined;
+  /** When {@link sweepTimer} fires (`Infinity`: not set). */
+  private sweepAt = Infinity;
+
+  private scheduleSweep(at: number, now: number): void {
+    if (this.sweepTimer) clearTimeout(this.sweepTimer);
+    this.sweepAt = at;
+    this.sweepTimer = setTimeout(this.sweep, Math.min(Math.max(0, Math.ceil(at - now)), MAX_TIMER_DELAY));
+    this.sweepTimer.unref?.();
+  }
+
+  /** Times out the overdue requests; sets the timer for the next deadline. */
+  private readonly sweep = (): void => {
+    this.sweepTimer = undefined;
+    this.sweepAt = Infinity;
+    const now = performance.now();
+    let next = Infinity;
+    const overdue: Array<[RequestId, Pending]> = [];
+    for (const item of this.pending.entries()) {
+      // Timers count whole milliseconds: one that fires a fraction early still counts.
+      if (item[1].deadline <= now + 1) overdue.push(item);
+      else if (item[1].deadline < next) next = item[1].deadline;
+    }
+    for (const [id, entry] of overdue) this.cancelOutgoing(id, new McpError(ErrorCode.RequestTimeout, `Request timed out after ${entry.timeout} ms`, { timeout: entry.timeout }));
+    if (next !== Infinity && !this.closed) this.scheduleSweep(next, now);
+  };
 
   private cancelOutgoing(id: RequestId, error: McpError): void {
     const entry = this.settle(id);
@@ -556,7 +600,6 @@ export class Peer {
     const entry = this.pending.get(id);
     if (!entry) return undefined;
     this.pending.delete(id);
-    if (entry.timer) clearTimeout(entry.timer);
     entry.cleanup?.();
     return entry;
   }
@@ -571,12 +614,18 @@ export class Peer {
     this.closed = true;
     if (this.drainTimer) clearTimeout(this.drainTimer);
     this.drainTimer = undefined;
+    if (this.sweepTimer) clearTimeout(this.sweepTimer);
+    this.sweepTimer = undefined;
+    this.sweepAt = Infinity;
     this.drainedResolve?.();
     this.drainedResolve = undefined;
-    for (const id of [...this.pending.keys()]) {
-      this.settle(id)?.reject(new McpError(ErrorCode.ConnectionClosed, `Connection closed: ${reason}`));
-    }
-    for (const inbound of this.inflight.values()) inbound.abort(new McpError(ErrorCode.ConnectionClosed, reason));
+    this.failAll(new McpError(ErrorCode.ConnectionClosed, `Connection closed: ${reason}`), new McpError(ErrorCode.ConnectionClosed, reason));
+  }
+
+  /** Rejects every pending request with `error` and aborts every handler running (with `abortReason`). */
+  private failAll(error: McpError, abortReason: McpError = error): void {
+    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(error);
+    for (const inbound of this.inflight.values()) inbound.abort(abortReason);
     this.inflight.clear();
   }
 

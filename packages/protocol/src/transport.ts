@@ -61,6 +61,13 @@ export interface Transport {
   oninputend?: () => void;
   /** Called once when the channel is gone, from either side. */
   onclose?: () => void;
+  /**
+   * Called when the connection was lost and the transport is opening it again (a WebSocket with
+   * `reconnect`): nothing sent before will be answered, so the peer fails what is pending.
+   */
+  onreset?: (reason: string) => void;
+  /** Called when the transport is connected again after {@link onreset}. */
+  onreconnected?: () => void;
   /** Called on an error that does not close the channel by itself. */
   onerror?: (error: Error) => void;
   /**

@@ -293,6 +293,27 @@ describe('Peer: outgoing request timeout and cancellation', () => {
     expect([error.code, error.message]).toEqual([-32001, 'Request timed out after 30 ms']);
   });
 
+  it('times out each request at its own deadline, whatever order they were sent in (one timer for all)', async () => {
+    const { client } = await connect({ onRequest: (_r, { signal }) => aborted(signal).then(() => ({})) });
+    const started = performance.now();
+    const when = (timeout: number) => rejection(client.request('slow', {}, { timeout })).then((error) => ({ timeout, error: error.message, after: performance.now() - started }));
+    // A long one first, then shorter ones that must move the timer earlier, then one with none at all.
+    const endless = rejection(client.request('slow', {}, { timeout: Infinity }));
+    const results = await Promise.all([when(240), when(40), when(120), when(80)]);
+    for (const { timeout, error, after } of results) {
+      expect(error).toBe(`Request timed out after ${timeout} ms`);
+      expect(after).toBeGreaterThanOrEqual(timeout - 2);
+      expect(after).toBeLessThan(timeout + 1000);
+    }
+    // Settled in deadline order, not in the order they were sent.
+    const order: number[] = [];
+    await Promise.all([40, 20, 60].map((t) => rejection(client.request('slow', {}, { timeout: t })).then(() => order.push(t))));
+    expect(order).toEqual([20, 40, 60]);
+    expect(client.pendingRequests().map((p) => p.method)).toEqual(['slow']); // the one without a timeout
+    expect(client.cancel(client.pendingRequests()[0].id)).toBe(true);
+    expect((await endless).message).toBe('Request cancelled');
+  });
+
   it('a caller AbortSignal rejects with -32001 and cancels the request on the other side', async () => {
     const started = deferred();
     const handlerDone = deferred<unknown>();
