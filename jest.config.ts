@@ -2,7 +2,12 @@ import type { Config } from 'jest';
 
 const tsJest: Config['transform'] = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
+  // jose is ES modules only; Node 20.19+ requires it natively, jest (before Node 24.9) cannot, so
+  // its modules are turned into CommonJS for the tests (the module syntax only; the code is kept).
+  '/node_modules/jose/.+\\.js$': ['babel-jest', { babelrc: false, configFile: false, plugins: ['@babel/plugin-transform-modules-commonjs'] }],
 };
+/** Everything in node_modules is taken as it is, but jose (above). */
+const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
 
 /** Tests import the packages by name; map them to their sources so no build is needed for unit tests. */
 const moduleNameMapper = {
@@ -19,6 +24,7 @@ function project(name: string, root: string): Config {
     testPathIgnorePatterns: ['/node_modules/', '/dist/'],
     testEnvironment: 'node',
     transform: tsJest,
+    transformIgnorePatterns,
     moduleNameMapper,
   };
 }

@@ -110,20 +110,20 @@ export async function checkAnswer(url: string, template: RequestTemplate, expect
 
 /**
  * Opens a legacy Streamable HTTP session (initialize, then notifications/initialized) and returns
- * the headers its requests carry.
+ * the headers its requests carry (with `extraHeaders`, e.g. an `authorization`).
  */
-export async function openSession(url: string): Promise<Record<string, string>> {
+export async function openSession(url: string, extraHeaders: Record<string, string> = {}): Promise<Record<string, string>> {
   const initialize = JSON.stringify({
     jsonrpc: '2.0',
     id: 0,
     method: 'initialize',
     params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'hermes-bench', version: '1.0.0' } },
   });
-  const opened = await post(url, { headers: PLAIN_HEADERS, body: initialize });
+  const opened = await post(url, { headers: { ...PLAIN_HEADERS, ...extraHeaders }, body: initialize });
   const sessionId = opened.headers.get('mcp-session-id');
   const result = opened.messages.find((m) => m.id === 0)?.result;
   if (opened.status !== 200 || !sessionId || !result) throw new Error(`initialize failed: HTTP ${opened.status} ${JSON.stringify(opened.messages).slice(0, 300)}`);
-  const headers = { ...PLAIN_HEADERS, 'mcp-session-id': sessionId, 'mcp-protocol-version': String(result.protocolVersion) };
+  const headers = { ...PLAIN_HEADERS, ...extraHeaders, 'mcp-session-id': sessionId, 'mcp-protocol-version': String(result.protocolVersion) };
   const initialized = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
   await initialized.arrayBuffer();
   if (initialized.status !== 202) throw new Error(`notifications/initialized: HTTP ${initialized.status}`);

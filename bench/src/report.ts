@@ -125,6 +125,20 @@ function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[])
         ms(median(own.map((r) => r.p99))),
         key === 'bare' ? '1' : fixed(p99Ratio),
       ]);
+      if (key === 'legacy-json-jwt' && runs['legacy-json']) {
+        // Authentication's cost: the same request, with and without a verified bearer token.
+        const authRatio = median(
+          ratios(
+            own.map((r) => r.rps),
+            runs['legacy-json'].map((r) => r.rps),
+          ),
+        );
+        targets.push({
+          what: `HTTP tools/call with OAuth (JWT) ≥ 0.8 × without, legacy session, JSON, ${c} connections`,
+          measured: `${fixed(authRatio)} ×`,
+          holds: authRatio >= 0.8,
+        });
+      }
       if (HERMES_HTTP.includes(key)) {
         targets.push({ what: `HTTP tools/call ≥ 0.6 × bare, ${label}, ${c} connections`, measured: `${fixed(rpsRatio)} ×`, holds: rpsRatio >= 0.6 });
         if (c === 100) targets.push({ what: `p99 ≤ 2 × bare's, ${label}, 100 connections`, measured: `${fixed(p99Ratio)} ×`, holds: p99Ratio <= 2 });

@@ -18,6 +18,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { HttpServerProcess, profileInto, startHttp, startStdio, stop, stopAll, stopAllOnExit } from './children';
+import { BENCH_RESOURCE, benchAuthorization } from './auth';
 import { BenchClient, CLIENT_CONFIGS, STDIO_SERVER, pipelined, sequential } from './clients';
 import { HttpRun, load } from './http-load';
 import { Expectation, MODERN_HEADERS, MODERN_META, PLAIN_HEADERS, PROGRESS_META, RequestTemplate, addCall, checkAnswer, listCall, openSession } from './mcp';
@@ -107,9 +108,18 @@ interface HttpConfig {
   /** The request to replay; legacy configurations open their session here. */
   prepare(url: string): Promise<RequestTemplate>;
   expect: Expectation;
+  /** The server's environment (the OAuth rows). */
+  env?: () => Record<string, string>;
 }
 
-const legacy = (body: string) => async (url: string) => ({ headers: await openSession(url), body });
+const legacy =
+  (body: string, extra: () => Record<string, string> = () => ({})) =>
+  async (url: string) => ({ headers: await openSession(url, extra()), body });
+
+/** The OAuth rows' authorization server and token, started with the HTTP section. */
+let authorization: { issuer: string; token: string; stop(): void } | undefined;
+const bearer = () => ({ authorization: `Bearer ${authorization!.token}` });
+const authEnv = (cacheTtlMs: number) => () => ({ HERMES_BENCH_AUTH: JSON.stringify({ issuer: authorization!.issuer, resource: BENCH_RESOURCE, cacheTtlMs }) });
 const fixed = (headers: Record<string, string>, body: string) => async () => ({ headers, body });
 
 const HTTP_CONFIGS: HttpConfig[] = [
@@ -117,6 +127,22 @@ const HTTP_CONFIGS: HttpConfig[] = [
   { key: 'legacy-json', label: 'Hermes, legacy session, JSON', server: 'hermes-http.server.js', prepare: legacy(addCall()), expect: { framing: 'json' } },
   { key: 'legacy-sse', label: 'Hermes, legacy session, SSE', server: 'hermes-http.server.js', prepare: legacy(addCall(PROGRESS_META)), expect: { framing: 'sse', progress: true } },
   { key: 'modern', label: 'Hermes, modern stateless', server: 'hermes-http.server.js', prepare: fixed(MODERN_HEADERS, addCall(MODERN_META)), expect: { framing: 'json' } },
+  {
+    key: 'legacy-json-jwt',
+    label: 'Hermes, legacy JSON, OAuth JWT',
+    server: 'hermes-http.server.js',
+    prepare: legacy(addCall(), bearer),
+    expect: { framing: 'json' },
+    env: authEnv(60_000),
+  },
+  {
+    key: 'legacy-json-jwt-each',
+    label: 'Hermes, legacy JSON, OAuth JWT, signature every request',
+    server: 'hermes-http.server.js',
+    prepare: legacy(addCall(), bearer),
+    expect: { framing: 'json' },
+    env: authEnv(0),
+  },
   { key: 'sdk-v1', label: 'SDK v1 1.32.2, stateful SSE', server: 'sdk-v1-http.server.js', prepare: legacy(addCall()), expect: { framing: 'sse' } },
   { key: 'sdk-v2', label: 'SDK v2 2.4.0, createMcpHandler', server: 'sdk-v2-http.server.js', prepare: fixed(MODERN_HEADERS, addCall(MODERN_META)), expect: { framing: 'json' } },
 ];
@@ -132,7 +158,7 @@ interface Prepared {
 async function prepareAll(configs: HttpConfig[], prefix = '', env: Record<string, string> = {}, nodeFlags: string[] = []): Promise<Prepared[]> {
   const prepared: Prepared[] = [];
   for (const config of configs) {
-    const server = await startHttp(`${prefix}${config.key}`, config.server, { env, nodeFlags });
+    const server = await startHttp(`${prefix}${config.key}`, config.server, { env: { ...env, ...config.env?.() }, nodeFlags });
     const template = await config.prepare(server.url);
     try {
       await checkAnswer(server.url, template, config.expect, '5');
@@ -146,6 +172,7 @@ async function prepareAll(configs: HttpConfig[], prefix = '', env: Record<string
 
 async function benchHttp(options: Options): Promise<BenchResults['http']> {
   log('\n== HTTP tools/call (autocannon) ==');
+  authorization = await benchAuthorization();
   const prepared = await prepareAll(HTTP_CONFIGS);
   log(`answers checked: ${prepared.map((p) => p.config.key).join(', ')}`);
   for (const { server, template } of prepared) await load(server.url, template, 10, { seconds: Math.min(1, options.seconds) }); // warm-up
@@ -163,6 +190,7 @@ async function benchHttp(options: Options): Promise<BenchResults['http']> {
   // Still right after the load.
   for (const { config, server, template } of prepared) await checkAnswer(server.url, template, config.expect, '5');
   await Promise.all(prepared.map((p) => stop(p.server)));
+  authorization.stop();
   return { configs: HTTP_CONFIGS.map(({ key, label }) => ({ key, label })), connections: CONNECTIONS, seconds: options.seconds, runs };
 }
 
@@ -376,7 +404,8 @@ async function benchMemory(options: Options): Promise<BenchResults['memory']> {
   }));
 
   const retained: NonNullable<BenchResults['memory']>['retained'] = [];
-  for (const config of HTTP_CONFIGS) {
+  // The OAuth rows need the HTTP section's authorization server; what they retain is the plain rows'.
+  for (const config of HTTP_CONFIGS.filter((c) => c.env === undefined)) {
     const [{ server, template }] = await prepareAll([config], 'retained-', MEMORY_ENV, MEMORY_FLAGS);
     await load(server.url, template, 10, { requests: 2_000 });
     const before = await memoryOf(server);

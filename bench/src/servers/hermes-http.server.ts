@@ -1,10 +1,10 @@
 /**
  * Hermes over HTTP: the add server mounted with `@hermes-mcp/fastify` at /mcp. The same process
  * serves legacy sessions (JSON or SSE answers) and modern stateless requests; the runner starts one
- * process per configuration.
+ * process per configuration. With `HERMES_BENCH_AUTH` it is an OAuth resource server (the `auth` option).
  */
 import Fastify from 'fastify';
-import { McpFactory, createLogger } from '@hermes-mcp/core';
+import { McpFactory, createLogger, jwtVerifier } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { AddServer } from './add.server';
 import { announce, fail, tieToRunner } from './lifeline';
@@ -15,7 +15,14 @@ async function main(): Promise<void> {
   const app = Fastify({ logger: false });
   const mcp = McpFactory.create(AddServer, { logger: createLogger({ level: 'silent' }) });
   // Every session of the run comes from the runner on 127.0.0.1: one client, as far as the per-client cap can tell.
-  await app.register(hermesMcp, { server: mcp, path: '/mcp', maxSessionsPerClient: Number.MAX_SAFE_INTEGER });
+  // The OAuth rows: a resource server verifying the authorization server's JWTs (HERMES_BENCH_AUTH).
+  const bench = process.env.HERMES_BENCH_AUTH ? (JSON.parse(process.env.HERMES_BENCH_AUTH) as { issuer: string; resource: string; cacheTtlMs: number }) : undefined;
+  const auth = bench && {
+    resource: bench.resource,
+    authorizationServers: [bench.issuer],
+    verifier: jwtVerifier({ issuer: bench.issuer, audience: bench.resource, cacheTtlMs: bench.cacheTtlMs }),
+  };
+  await app.register(hermesMcp, { server: mcp, path: '/mcp', maxSessionsPerClient: Number.MAX_SAFE_INTEGER, ...(auth && { auth }) });
   if (memoryProbeEnabled) app.get(MEMORY_PATH, () => settledMemory());
   await app.listen({ host: '127.0.0.1', port: 0 });
   announce(app.server.address());

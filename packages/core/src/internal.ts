@@ -4,7 +4,7 @@
  * the engine's types and the method table. No stability promise beyond the packages of this
  * repository, which move together.
  */
-export { HttpEndpoint, HTTP_DEFAULTS, sendError } from './transports/http/endpoint';
+export { HttpEndpoint, HTTP_DEFAULTS, principalOf, sendError } from './transports/http/endpoint';
 export type { HttpResponse, HttpStream } from './transports/http/exchange';
 export { NodeHttpStream } from './transports/http/node';
 export { DEFAULT_MAX_BUFFERED_BYTES } from './transports/http/sse';

@@ -6,6 +6,7 @@
  * - `POST {path}`, `GET {path}`, `DELETE {path}`: Streamable HTTP (sessions, JSON or SSE answers,
  *   resumable streams; MCP 2026-07-28 stateless requests on the same POST).
  * - `GET {path}/sse` + `POST {path}/messages?sessionId=…`: the HTTP+SSE transport of 2024-11-05.
+ * - `GET /.well-known/oauth-protected-resource{resource path}`: with `auth`, its RFC 9728 metadata.
  *
  * The routes live in their own encapsulated context, so the error handler and hooks added here
  * touch nothing else of the app.
@@ -54,6 +55,10 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     const exchange = new FastifyExchange(request, reply);
     return serve(exchange, exchange);
   };
+
+  // RFC 9728: the metadata of the `auth` option, at the root of the app, public (no Origin check, no token).
+  const metadata = endpoint.resourceServer;
+  if (metadata) fastify.get(metadata.metadataPath, (request, reply) => endpoint.serveResourceMetadata(new FastifyExchange(request, reply)));
 
   await fastify.register(async (scope) => {
     scope.setErrorHandler((error: FastifyError, request, reply) => {
@@ -136,7 +141,11 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
         maxBufferedBytes: endpoint.settings.maxBufferedBytes,
         clientKey: clientKey ?? ((request) => request.ip),
         admit: (reply, client) => endpoint.admit(new FastifyExchange(reply.request, reply), client),
-        openSession: (client, makeTransport) => endpoint.openSession(client, makeTransport),
+        authenticate: (reply) => {
+          const exchange = new FastifyExchange(reply.request, reply);
+          return endpoint.authenticateRequest(exchange, exchange);
+        },
+        openSession: (client, makeTransport, principal) => endpoint.openSession(client, makeTransport, principal),
         closing: () => endpoint.isClosing,
       });
     }

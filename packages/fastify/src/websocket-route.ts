@@ -14,8 +14,8 @@
  * others when Fastify closes (then closed with 1001).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HermesError, HttpSession, MCP_SUBPROTOCOL, WS_CLOSE, WebSocketLike, WebSocketTransport } from '@hermes-mcp/core';
-import { sendError } from '@hermes-mcp/core/internal';
+import { AuthInfo, HermesError, HttpSession, MCP_SUBPROTOCOL, WS_CLOSE, WebSocketLike, WebSocketTransport } from '@hermes-mcp/core';
+import { principalOf, sendError } from '@hermes-mcp/core/internal';
 import { ErrorCode } from '@hermes-mcp/protocol';
 import { FastifyExchange } from './exchange';
 
@@ -42,11 +42,16 @@ export interface WebSocketServing {
   clientKey(request: FastifyRequest): string;
   /** Whether a new session may open for `client`; answers 503 or 429 on `reply` when not. */
   admit(reply: FastifyReply, client: string): boolean;
-  /** Opens a session (an engine connection kept by the plugin) over the transport made for its id. */
-  openSession(client: string, makeTransport: (id: string) => WebSocketTransport): Promise<HttpSession>;
+  /** Who is upgrading (the endpoint's `auth`/`authenticate`): undefined if anonymous, `false` once refused (answered on `reply`). */
+  authenticate(reply: FastifyReply): Promise<AuthInfo | undefined | false>;
+  /** Opens a session (an engine connection kept by the plugin) over the transport made for its id, for `principal`. */
+  openSession(client: string, makeTransport: (id: string) => WebSocketTransport, principal: string | undefined): Promise<HttpSession>;
   /** True once the Fastify app began closing. */
   closing(): boolean;
 }
+
+/** Who each upgrade request is, between its authentication and its socket. */
+const authenticated = new WeakMap<FastifyRequest, AuthInfo>();
 
 /** A `ws` socket as the route sees it: the transport's part, the negotiated subprotocol, pings. */
 type AcceptedSocket = WebSocketLike & {
@@ -138,7 +143,19 @@ export async function serveWebSocket(scope: FastifyInstance, serving: WebSocketS
         refuse(reply, 400, ErrorCode.InvalidRequest, `Bad Request: MCP over WebSocket needs the subprotocol "mcp" (Sec-WebSocket-Protocol: mcp); offered: ${got}`);
         return;
       }
-      if (serving.admit(reply, serving.clientKey(request))) done();
+      if (!serving.admit(reply, serving.clientKey(request))) return;
+      // Authenticated like every other route, before the upgrade: a refusal is an HTTP answer (401 …).
+      serving.authenticate(reply).then(
+        (auth) => {
+          if (auth === false) return;
+          if (auth !== undefined) authenticated.set(request, auth);
+          done();
+        },
+        (error: unknown) => {
+          request.log.error({ err: error }, 'could not authenticate a WebSocket upgrade');
+          refuse(reply, 500, ErrorCode.InternalError, 'Internal error');
+        },
+      );
     }
 
     function notUpgraded(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
@@ -157,13 +174,15 @@ export async function serveWebSocket(scope: FastifyInstance, serving: WebSocketS
       if (serving.closing()) return socket.close(WS_CLOSE.goingAway, 'server shutting down');
       // The app's own preClose closes every socket of its server at once: these drain instead.
       if (shared) (ws as unknown as { websocketServer: { clients?: Set<unknown> } }).websocketServer.clients?.delete(socket);
-      const info = { headers: request.headers, ip: request.ip, url: request.url };
+      const auth = authenticated.get(request);
+      const info = auth === undefined ? { headers: request.headers, ip: request.ip, url: request.url } : { headers: request.headers, ip: request.ip, url: request.url, auth };
       let session: HttpSession;
       try {
         session = await serving.openSession(
           serving.clientKey(request),
           (sessionId) =>
             new WebSocketTransport(socket, { sessionId, info, maxMessageBytes: maxPayload, maxBufferedBytes: serving.maxBufferedBytes, goingAway: () => serving.closing() }),
+          principalOf(auth),
         );
       } catch (error) {
         request.log.error({ err: error }, 'could not open an MCP session on a WebSocket');

@@ -41,6 +41,11 @@ export const ErrorCode = {
    * than the transport's `maxBufferedBytes` unread), so the request was cancelled.
    */
   ClientTooSlow: -32011,
+  /**
+   * Hermes: the caller's credentials lack scopes the component needs (`data.requiredScopes`). Over
+   * HTTP it is answered 403 with `WWW-Authenticate: Bearer error="insufficient_scope"` (step-up).
+   */
+  InsufficientScope: -32012,
 } as const;
 
 /** One of the numeric codes of {@link ErrorCode}, or any other integer a peer sends. */
@@ -138,6 +143,15 @@ export class McpError extends Error {
   /** -32600: a request reused the id of one still in progress. */
   static requestInProgress(id: string | number): McpError {
     return McpError.invalidRequest(`a request with id ${JSON.stringify(id)} is already in progress`);
+  }
+
+  /** -32012: `what` needs scopes the caller's credentials lack (over HTTP: 403, step-up). */
+  static insufficientScope(requiredScopes: readonly string[], what: string): McpError {
+    const error = new McpError(ErrorCode.InsufficientScope, `Forbidden: ${what} needs the scope${requiredScopes.length === 1 ? '' : 's'} ${requiredScopes.join(' ')}`, {
+      requiredScopes: [...requiredScopes],
+    });
+    error.httpStatus = 403;
+    return error;
   }
 
   /** The connection carrying a request was lost before its answer came (client side; code `ConnectionClosed`). */

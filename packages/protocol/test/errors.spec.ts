@@ -17,6 +17,7 @@ describe('ErrorCode', () => {
       ConnectionClosed: -32000,
       ServerShuttingDown: -32010,
       ClientTooSlow: -32011,
+      InsufficientScope: -32012,
     });
   });
 });

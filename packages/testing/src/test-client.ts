@@ -25,9 +25,10 @@ import {
   Root,
   ServerCapabilities,
   Tool,
+  TransportInfo,
   isModernProtocolVersion,
 } from '@hermes-mcp/protocol';
-import { Constructor, McpApp, McpAppOptions, McpFactory, McpHandler, createLogger, isolatedContainer } from '@hermes-mcp/core';
+import { AuthInfo, Constructor, McpApp, McpAppOptions, McpFactory, McpHandler, createLogger, isolatedContainer } from '@hermes-mcp/core';
 import { ElicitationAnswer, ElicitationRequest, McpClient } from '@hermes-mcp/client';
 
 export type { ElicitationAnswer, ElicitationRequest } from '@hermes-mcp/client';
@@ -51,6 +52,11 @@ export interface TestClientOptions {
   capabilities?: ClientCapabilities;
   /** The client's name and version (default `hermes-test-client`). */
   clientInfo?: Implementation;
+  /**
+   * Who the caller is, as the server sees it (`ctx.auth`): what an HTTP endpoint's `auth` option
+   * would have verified from a token. For testing components with `scopes`, and guards.
+   */
+  auth?: AuthInfo;
   /** Answers `elicitation/create` (`ctx.elicit` on the server). */
   onElicitation?: (request: ElicitationRequest) => ElicitationAnswer | Promise<ElicitationAnswer>;
   /** Answers `sampling/createMessage` (`ctx.sample`). */
@@ -173,6 +179,8 @@ class LinkedTestClient implements TestClient {
   ) {
     this.era = options.era ?? (options.protocolVersion && isModernProtocolVersion(options.protocolVersion) ? 'modern' : 'legacy');
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    // The server side's transport info is what its requests' contexts read (ctx.auth among it).
+    if (options.auth) (serverSide as { info: TransportInfo }).info = { kind: 'memory', auth: options.auth };
     this.serverSide = serverSide;
     this.client = new McpClient(clientSide, {
       protocolVersion: (options.protocolVersion ?? (this.era === 'modern' ? MODERN_DEFAULT : LATEST_LEGACY_VERSION)) as never,

@@ -11,6 +11,7 @@ import { CTX_PARAM, HANDLERS, SERVER_OPTIONS } from '../metadata/keys';
 import type { HandlerKind, HandlerMetadata, McpServerOptions, PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
 import { completersFor } from './completion';
 import { compose, middlewareOf, resolveMiddleware } from '../engine/middleware';
+import { checkScopes, requiredScopesOf, scopeGuard, unionOfScopes } from '../auth/scopes';
 import { Invocation, PromptDefinition, Registry, ToolDefinition } from './registry';
 import { SchemaWarning, buildObjectSchema, emptyObjectSchema, promptArgumentsFor, schemaWarningsFor } from '../schema/schema-builder';
 import { compileUriTemplate, isUriTemplate } from './uri-template';
@@ -73,7 +74,8 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
       );
       const middleware = [...classMiddleware, ...resolveMiddleware(middlewareOf(cls, meta.method), container, invocation.owner)];
       const wrapped: Invocation = { ...invocation, call: compose(middleware, invocation.call) as Invocation['call'], middleware: middleware.length > 0 ? middleware : undefined };
-      for (const warning of register(registry, meta.kind, { ...meta.options, name: meta.options.name ?? meta.method }, wrapped)) {
+      const scopes = unionOfScopes(options.scopes, requiredScopesOf(cls), requiredScopesOf(cls, meta.method), meta.options.scopes);
+      for (const warning of register(registry, meta.kind, { ...meta.options, name: meta.options.name ?? meta.method, scopes }, wrapped)) {
         warnings.set(`${warning.code} ${warning.className}.${warning.property}`, warning);
       }
     }
@@ -107,6 +109,12 @@ export function register(
   options: (ToolOptions | ResourceOptions | PromptOptions) & { name: string },
   invocation: Invocation,
 ): SchemaWarning[] {
+  checkScopes(options.scopes, invocation.owner);
+  // Scopes are a guard in front of everything else: a caller without them runs none of the middleware.
+  if (options.scopes !== undefined && options.scopes.length > 0) {
+    const guard = scopeGuard(options.scopes, `the ${kind} "${options.name}"`);
+    invocation = { ...invocation, call: compose([guard], invocation.call) as Invocation['call'], middleware: [guard, ...(invocation.middleware ?? [])] };
+  }
   switch (kind) {
     case 'tool': {
       const tool = toolDefinition(options as ToolOptions & { name: string }, invocation);

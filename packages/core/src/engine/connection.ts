@@ -64,6 +64,8 @@ export interface ConnectionOptions {
   sessionIdleMs?: number;
   /** A session taken up from its record (kept by another instance, or before): no `initialize` expected. */
   restore?: SessionRecord;
+  /** Who opened the session (see `SessionRecord.principal`), kept in its record. */
+  principal?: string;
 }
 
 const EMPTY: Record<string, unknown> = Object.freeze({});
@@ -76,6 +78,8 @@ export class Connection implements PeerHandlers, RequestChannel {
   /** The peer correlating this connection's messages. */
   readonly peer: Peer;
   private session?: SessionInfo;
+  /** Who opened the session, kept in its record. */
+  private readonly principal?: string;
   private features?: RevisionFeatures;
   /** `opening` until the first request other than a modern `server/discover` decides the era. */
   private era: 'opening' | 'legacy' | 'modern' = 'opening';
@@ -107,6 +111,7 @@ export class Connection implements PeerHandlers, RequestChannel {
     this.sessionId = options.sessionId;
     this.onclose = options.onclose;
     this.store = options.sessionStore;
+    this.principal = options.principal;
     this.idleMs = options.sessionIdleMs ?? 30 * 60_000;
     if (options.restore) this.restore(options.restore);
   }
@@ -134,7 +139,13 @@ export class Connection implements PeerHandlers, RequestChannel {
         ? this.store.update(session.id, change)
         : this.store.create(
             // A legacy session always has client info: initialize requires it.
-            { id: session.id, protocolVersion: session.protocolVersion, clientInfo: session.clientInfo as Implementation, clientCapabilities: session.clientCapabilities },
+            {
+              id: session.id,
+              protocolVersion: session.protocolVersion,
+              clientInfo: session.clientInfo as Implementation,
+              clientCapabilities: session.clientCapabilities,
+              ...(this.principal !== undefined && { principal: this.principal }),
+            },
             this.idleMs,
           );
     return isThenable(saved)

@@ -66,6 +66,8 @@ export interface AuthInfo {
   readonly scopes: readonly string[];
   /** When the credential expires, in seconds since the epoch (a token's `exp`). */
   readonly expiresAt?: number;
+  /** Who issued the credential (a token's `iss`). */
+  readonly issuer?: string;
   /** Other claims worth a guard's look (tenant, roles). */
   readonly claims?: Readonly<Record<string, unknown>>;
 }

@@ -8,6 +8,8 @@ export const CTX_PARAM = 'hermes:ctx-param';
 export const DESCRIPTION = Symbol('hermes:description');
 /** `@EnumTitles` of an elicitation property. @internal */
 export const ENUM_TITLES = Symbol('hermes:enum-titles');
+/** `@RequireScopes` of a class or method. @internal */
+export const SCOPES = 'hermes:scopes';
 /** `@Use` middleware of a class or method. @internal */
 export const USE = 'hermes:use';
 /** `@Complete` completers of a parameter. @internal */

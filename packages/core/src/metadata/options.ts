@@ -19,6 +19,12 @@ export interface McpServerOptions extends Implementation {
   use?: MiddlewareLike[];
   /** Caching hints of this server's cacheable MCP 2026-07-28 results (the app's `cache` option wins). */
   cache?: CacheHints;
+  /**
+   * OAuth scopes every tool, resource and prompt of the server (and its components) needs: a caller
+   * whose token lacks one does not see them listed, and calling one is refused (-32012; over HTTP
+   * 403 with a step-up challenge). Added to each component's own `scopes`.
+   */
+  scopes?: string[];
 }
 
 /** Options shared by every handler decorator. */
@@ -31,6 +37,11 @@ interface HandlerOptionsBase {
   icons?: Icon[];
   /** Extra metadata (`_meta`, 2025-06-18+). */
   _meta?: Meta;
+  /**
+   * OAuth scopes the caller's token needs (all of them): without them it is left out of lists
+   * and refused when called (-32012; over HTTP 403 with a step-up challenge). See docs/auth.md.
+   */
+  scopes?: string[];
 }
 
 /** Options of `@Tool`. */

@@ -19,6 +19,8 @@ export interface SessionRecord {
   readonly logLevel?: LoggingLevel;
   /** The resource URIs subscribed to, if any. */
   readonly subscriptions?: readonly string[];
+  /** Who opened it (issuer and subject of the caller's token), when the endpoint authenticates. */
+  readonly principal?: string;
 }
 
 /**

@@ -12,6 +12,7 @@
  * Past `maxBufferedBytes` unsent, notifications are dropped and the request they belong to is
  * answered with -32011 (client too slow); responses always go out.
  */
+import type { AuthInfo } from '../engine/context';
 import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, isResponse, parseFrame, serialize } from '@hermes-mcp/protocol';
 import { DEFAULT_MAX_BUFFERED_BYTES } from './http/sse';
 import { dropForSlowClient } from './backpressure';
@@ -66,7 +67,7 @@ export interface WebSocketTransportOptions {
   /** The session this socket is (the plugin's id for it), in `info.sessionId`. */
   sessionId?: string;
   /** Where the socket came from, for request contexts: the upgrade request's headers, ip and url. */
-  info?: { headers?: unknown; ip?: string; url?: string };
+  info?: { headers?: unknown; ip?: string; url?: string; auth?: AuthInfo };
   /**
    * The largest frame accepted, in bytes (default 4 MiB). The plugin also gives it to `ws` as
    * `maxPayload`, which refuses a larger frame before buffering it; this check covers a socket
@@ -117,8 +118,11 @@ export class WebSocketTransport implements Transport {
     this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
     this.goingAway = options.goingAway ?? (() => false);
-    const { headers, ip, url } = options.info ?? {};
-    this.info = Object.freeze({ kind: 'websocket', sessionId: options.sessionId, headers, ip, url });
+    const { headers, ip, url, auth } = options.info ?? {};
+    // Who upgraded (the endpoint's authentication) is the caller of every request on the socket.
+    this.info = Object.freeze(
+      auth === undefined ? { kind: 'websocket', sessionId: options.sessionId, headers, ip, url } : { kind: 'websocket', sessionId: options.sessionId, headers, ip, url, auth },
+    );
   }
 
   start(): Promise<void> {

@@ -32,7 +32,10 @@ import { decideEra } from '../../engine/era';
 import { HermesError } from '../../errors';
 import type { McpApp } from '../../bootstrap/factory';
 import type { Logger } from '../../logger';
+import { ResourceServer, ResourceServerOptions } from '../../auth/resource-server';
 import { accepts, headerOf } from './accept';
+import { HttpError } from './http-error';
+export { HttpError } from './http-error';
 import { EventStore, InMemoryEventStore } from '../../stores/event-store';
 import type { HttpRequest, HttpResponse } from './exchange';
 import { HeadersRecord, validateHeaderDeclarations } from './headers';
@@ -106,25 +109,15 @@ export interface HttpEndpointOptions extends OriginPolicy {
    * status and headers (401 with `WWW-Authenticate`, say). Any other error answers 500.
    */
   authenticate?: (request: HttpRequest) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
-}
-
-/**
- * Refuses an HTTP request with a status, headers and a message (sent as a JSON-RPC error with
- * `code`, default -32600): what {@link HttpEndpointOptions.authenticate} throws to say no.
- */
-export class HttpError extends Error {
-  constructor(
-    /** The HTTP status (401, 403, …). */
-    readonly status: number,
-    message: string,
-    /** Response headers (`WWW-Authenticate`, …). */
-    readonly headers: Readonly<Record<string, string>> = {},
-    /** The JSON-RPC error code of the body. */
-    readonly code: number = ErrorCode.InvalidRequest,
-  ) {
-    super(message);
-    this.name = 'HttpError';
-  }
+  /**
+   * This server as an OAuth 2.1 resource server: every request needs a bearer token the
+   * `verifier` accepts (401 otherwise, with the challenge that tells a client where to sign in),
+   * `ctx.auth` is what it verified, components with `scopes` are hidden from callers without them
+   * and refused with 403 (step-up), a legacy session serves only the principal that opened it, and
+   * the protected-resource metadata is served at `/.well-known/oauth-protected-resource{path}`.
+   * Instead of `authenticate`. See docs/auth.md.
+   */
+  auth?: ResourceServerOptions;
 }
 
 /** What {@link HttpEndpoint.authenticate} gives back for a refused request. */
@@ -137,6 +130,8 @@ export interface HttpSession {
   readonly id: string;
   readonly transport: StreamableHttpTransport | HttpSseTransport | WebSocketTransport;
   readonly connection: Connection;
+  /** Who opened it (see {@link principalOf}); undefined for anonymous callers. */
+  readonly principal?: string;
   /** Restarts the idle clock (an adapter calls it on activity it carries itself, such as WebSocket frames). */
   touch(): void;
   /** Ends the session: in-flight requests are aborted, streams closed. */
@@ -246,6 +241,21 @@ function eraOfPost(request: HttpRequest, frame: ParsedFrame): PostEra {
   return { kind: 'legacy' };
 }
 
+/**
+ * Who a session belongs to: the issuer and subject of its caller (or the OAuth client, for a token
+ * with no subject); undefined for anonymous callers. @internal
+ */
+export function principalOf(auth: AuthInfo | undefined): string | undefined {
+  if (auth === undefined) return undefined;
+  return JSON.stringify([auth.issuer ?? null, auth.subject ?? null, auth.subject === undefined ? (auth.clientId ?? null) : null]);
+}
+
+/** The -32012 error a single response carries, as an McpError; undefined for anything else. */
+function insufficientScopeOf(message: JsonRpcMessage | JsonRpcMessage[]): McpError | undefined {
+  if (Array.isArray(message) || !('error' in message) || message.error.code !== ErrorCode.InsufficientScope) return undefined;
+  return McpError.fromObject(message.error);
+}
+
 function isError(message: JsonRpcMessage | JsonRpcMessage[]): boolean {
   return !Array.isArray(message) && 'error' in message;
 }
@@ -272,6 +282,10 @@ export class HttpEndpoint {
   private readonly connectionClosed = (connection: Connection): void => this.sessions.connectionClosed(connection);
   /** Reports a session store call not waited for that failed. */
   private readonly storeFailed = (error: unknown): void => this.log.warn({ err: error }, 'the session store failed');
+  /** The OAuth resource server of the `auth` option. */
+  readonly resourceServer?: ResourceServer;
+  /** Who is calling: the `authenticate` option, or the resource server's bearer check. */
+  private readonly authenticator?: (request: HttpRequest) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
 
   constructor(
     /** The app served. */
@@ -297,6 +311,29 @@ export class HttpEndpoint {
     this.sessions = new IdleSessions(settings.sessionIdleTimeout, this.log, (id) => this.settle(this.store.delete(id)));
     this.clientKey = options.clientKey ?? ((request: HttpRequest) => request.ip ?? 'unknown');
     this.gracePeriod = options.shutdownGracePeriod ?? app.engine.gracePeriod;
+    if (options.auth && options.authenticate)
+      throw new HermesError('HERMES_INVALID_OPTIONS', 'Give `auth` (an OAuth resource server) or `authenticate` (your own check), not both.');
+    if (options.auth) {
+      const server = new ResourceServer(options.auth);
+      this.resourceServer = server;
+      this.authenticator = (request) => server.authenticate(request);
+    } else this.authenticator = options.authenticate;
+  }
+
+  /** The `WWW-Authenticate` of a 403 for missing scopes (with the `auth` option); nothing for other errors. */
+  private readonly challenge = (error: McpError): Readonly<Record<string, string>> | undefined => {
+    if (error.code !== ErrorCode.InsufficientScope || !this.resourceServer) return undefined;
+    const required = (error.data as { requiredScopes?: unknown } | undefined)?.requiredScopes;
+    return this.resourceServer.insufficientScopeHeaders(Array.isArray(required) ? (required as string[]) : []);
+  };
+
+  /**
+   * `GET /.well-known/oauth-protected-resource{path}` (RFC 9728): the metadata document of the
+   * `auth` option, public (no token, any origin). Adapters route its path ({@link ResourceServer.metadataPath}).
+   */
+  serveResourceMetadata(response: HttpResponse): void {
+    if (!this.resourceServer) return sendError(response, 404, ErrorCode.InvalidRequest, 'Not Found: this server has no OAuth metadata');
+    response.send(200, { ...JSON_HEADERS, 'cache-control': 'max-age=3600', 'access-control-allow-origin': '*' }, JSON.stringify(this.resourceServer.metadata));
   }
 
   /** Whether the 2024-11-05 HTTP+SSE routes are served (`legacySse`). */
@@ -324,9 +361,10 @@ export class HttpEndpoint {
    * `{path}/sse`, `{path}/messages`). 404 off the endpoint's paths, 405 for other methods.
    */
   async handle(request: HttpRequest, response: HttpResponse): Promise<void> {
-    if (this.refuseOrigin(request, response)) return;
     const query = request.url.indexOf('?');
     const pathname = query === -1 ? request.url : request.url.slice(0, query);
+    if (this.resourceServer && pathname === this.resourceServer.metadataPath && request.method === 'GET') return this.serveResourceMetadata(response);
+    if (this.refuseOrigin(request, response)) return;
     const route =
       pathname === this.path ? 'mcp' : this.servesSse && pathname === `${this.path}/sse` ? 'sse' : this.servesSse && pathname === `${this.path}/messages` ? 'messages' : undefined;
     if (route === undefined) return sendError(response, 404, ErrorCode.InvalidRequest, `Not Found: MCP is served at ${this.path}`);
@@ -343,6 +381,17 @@ export class HttpEndpoint {
     if (request.method === 'POST') return this.post(request, response);
     if (request.method === 'GET') return this.get(request, response);
     return this.delete(request, response);
+  }
+
+  /**
+   * The authentication every route runs, for an adapter's own route (the WebSocket upgrade): the
+   * caller, undefined for an anonymous one (or without `auth`/`authenticate`), or `false` once the
+   * request was refused (answered: 401, 403 or 500).
+   */
+  async authenticateRequest(request: HttpRequest, response: HttpResponse): Promise<AuthInfo | undefined | false> {
+    if (!this.authenticator) return undefined;
+    const auth = await this.authenticate(request, response);
+    return auth === REFUSED ? false : auth;
   }
 
   /** The Host/Origin check (DNS rebinding): answers 403 and returns true when the request is refused. */
@@ -371,13 +420,13 @@ export class HttpEndpoint {
     if (!accepts(request.headers, 'application/json', 'application/*') || !accepts(request.headers, 'text/event-stream', 'text/*')) {
       return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list both application/json and text/event-stream');
     }
-    const auth = this.options.authenticate ? await this.authenticate(request, response) : undefined;
+    const auth = this.authenticator ? await this.authenticate(request, response) : undefined;
     if (auth === REFUSED) return;
     const frame = classifyValue(request.body, request.bodySuspect === true);
     if (frame.kind === 'invalid') return sendError(response, 400, frame.error.code, frame.error.message);
     const era = eraOfPost(request, frame);
     if (era.kind === 'refuse') return sendError(response, 400, era.error.code, era.error.message, era.error.data, era.id);
-    if (era.kind === 'modern') return serveModern(this.app.engine, this.app.logger, request, response, era.request, this.settings.maxBufferedBytes, auth);
+    if (era.kind === 'modern') return serveModern(this.app.engine, this.app.logger, request, response, era.request, this.settings.maxBufferedBytes, auth, this.challenge);
     if (era.kind === 'modern-notification') return response.send(202, NO_HEADERS);
     const sessionId = headerOf(request.headers, 'mcp-session-id');
     // Not JSON-RPC, and no id to answer to or no session to answer in: the engine's error would
@@ -394,9 +443,9 @@ export class HttpEndpoint {
     if (initialize) {
       const client = this.clientKey(request);
       if (!this.admit(response, client)) return;
-      session = await this.openStreamable(client);
+      session = await this.openStreamable(client, undefined, principalOf(auth));
     } else {
-      const found = this.sessionOf(request, response);
+      const found = this.sessionOf(request, response, auth);
       session = isThenable(found) ? await found : found;
       if (!session) return;
     }
@@ -420,6 +469,9 @@ export class HttpEndpoint {
       void session.close();
       return response.send(200, JSON_HEADERS, decision.body);
     }
+    // A component the token lacks scopes for: 403 and the step-up challenge, as MCP authorization says.
+    const refusal = insufficientScopeOf(decision.message);
+    if (refusal) return response.send(403, { ...JSON_HEADERS, ...this.challenge(refusal), ...sessionHeader }, decision.body);
     response.send(200, initialize ? { ...sessionHeader, ...JSON_HEADERS } : JSON_HEADERS, decision.body);
   }
 
@@ -428,8 +480,9 @@ export class HttpEndpoint {
     if (!accepts(request.headers, 'text/event-stream', 'text/*')) {
       return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
     }
-    if (this.options.authenticate && (await this.authenticate(request, response)) === REFUSED) return;
-    const found = this.sessionOf(request, response);
+    const auth = this.authenticator ? await this.authenticate(request, response) : undefined;
+    if (auth === REFUSED) return;
+    const found = this.sessionOf(request, response, auth);
     const session = isThenable(found) ? await found : found;
     if (!session) return;
     const transport = session.transport as StreamableHttpTransport;
@@ -454,8 +507,9 @@ export class HttpEndpoint {
 
   /** `DELETE {path}`: ends the session. */
   async delete(request: HttpRequest, response: HttpResponse): Promise<void> {
-    if (this.options.authenticate && (await this.authenticate(request, response)) === REFUSED) return;
-    const session = await this.sessionOf(request, response);
+    const auth = this.authenticator ? await this.authenticate(request, response) : undefined;
+    if (auth === REFUSED) return;
+    const session = await this.sessionOf(request, response, auth);
     if (!session) return;
     await Promise.all([session.close(), this.store.delete(session.id)]);
     response.send(200, NO_HEADERS);
@@ -465,21 +519,22 @@ export class HttpEndpoint {
   async openSse(request: HttpRequest, response: HttpResponse): Promise<void> {
     if (!accepts(request.headers, 'text/event-stream', 'text/*'))
       return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
-    if (this.options.authenticate && (await this.authenticate(request, response)) === REFUSED) return;
+    const auth = this.authenticator ? await this.authenticate(request, response) : undefined;
+    if (auth === REFUSED) return;
     const client = this.clientKey(request);
     if (!this.admit(response, client)) return;
     const connection = SseConnection.open(response, {}, this.settings.maxBufferedBytes);
-    const session = await this.openSession(client, (id) => new HttpSseTransport(id, connection));
+    const session = await this.openSession(client, (id) => new HttpSseTransport(id, connection), principalOf(auth));
     connection.write(`${this.path}/messages?sessionId=${encodeURIComponent(session.id)}`, undefined, 'endpoint');
   }
 
   /** `POST {path}/messages?sessionId=…`: a message of a 2024-11-05 HTTP+SSE session. */
   async postMessage(request: HttpRequest, response: HttpResponse): Promise<void> {
-    const auth = this.options.authenticate ? await this.authenticate(request, response) : undefined;
+    const auth = this.authenticator ? await this.authenticate(request, response) : undefined;
     if (auth === REFUSED) return;
     const id = sessionIdOf(request.url);
     const session = id ? this.sessions.get(id) : undefined;
-    if (!session || !(session.transport instanceof HttpSseTransport)) {
+    if (!session || !(session.transport instanceof HttpSseTransport) || session.principal !== principalOf(auth)) {
       return sendError(response, 404, ErrorCode.InvalidRequest, 'Session not found: open a stream with GET {path}/sse first');
     }
     const contentType = headerOf(request.headers, 'content-type') ?? '';
@@ -541,31 +596,32 @@ export class HttpEndpoint {
    * kept with the others (idle expiry, limits, graceful close). Public for adapters with
    * transports of their own (WebSocket); call {@link admit} first.
    */
-  async openSession(client: string, makeTransport: (id: string) => HttpSession['transport']): Promise<HttpSession> {
+  async openSession(client: string, makeTransport: (id: string) => HttpSession['transport'], principal?: string): Promise<HttpSession> {
     const id = randomBytes(24).toString('base64url');
-    return this.startSession(id, client, makeTransport(id), {});
+    return this.startSession(id, client, makeTransport(id), {}, principal);
   }
 
   /** Opens a Streamable HTTP session: a new one (`initialize`), or one taken up from its record. */
-  private openStreamable(client: string, restore?: SessionRecord): Promise<HttpSession> {
+  private openStreamable(client: string, restore?: SessionRecord, principal = restore?.principal): Promise<HttpSession> {
     const id = restore?.id ?? randomBytes(24).toString('base64url');
     const { eventStoreLimit, retryMs, maxBufferedBytes } = this.settings;
     const events = this.options.eventStore;
     const transport = new StreamableHttpTransport(
       new SessionTransportOptions(id, events ? events(id) : new InMemoryEventStore(eventStoreLimit), retryMs, maxBufferedBytes, this.log),
     );
-    return this.startSession(id, client, transport, { sessionStore: this.store, sessionIdleMs: this.settings.sessionIdleTimeout, restore });
+    return this.startSession(id, client, transport, { sessionStore: this.store, sessionIdleMs: this.settings.sessionIdleTimeout, restore, principal }, principal);
   }
 
   private async startSession(
     id: string,
     client: string,
     transport: HttpSession['transport'],
-    options: Pick<ConnectionOptions, 'sessionStore' | 'sessionIdleMs' | 'restore'>,
+    options: Pick<ConnectionOptions, 'sessionStore' | 'sessionIdleMs' | 'restore' | 'principal'>,
+    principal: string | undefined,
   ): Promise<HttpSession> {
     // The session's child logger (bound to its id) is made when the session first logs.
     const connection = await this.app.connect(transport, { ...options, sessionId: id, logger: this.log, loggerBindings: { sessionId: id }, onclose: this.connectionClosed });
-    const session = new LiveSession(id, transport, connection, this.sessions, client);
+    const session = new LiveSession(id, transport, connection, this.sessions, client, principal);
     // Closed while connecting (a legacy SSE stream cut at once): nothing to keep.
     if (!connection.isClosed) this.sessions.add(session);
     return session;
@@ -583,7 +639,7 @@ export class HttpEndpoint {
    */
   private async authenticate(request: HttpRequest, response: HttpResponse): Promise<AuthInfo | undefined | typeof REFUSED> {
     try {
-      return await this.options.authenticate!(request);
+      return await this.authenticator!(request);
     } catch (error) {
       if (error instanceof HttpError) {
         response.send(error.status, { ...error.headers, ...JSON_HEADERS }, serialize(errorResponse(undefined, new McpError(error.code, error.message))));
@@ -599,7 +655,7 @@ export class HttpEndpoint {
    * The session named by the request's header: 400 without one, 404 for an unknown one. A session
    * this process does not serve is taken up from its record in the session store, if it has one.
    */
-  private sessionOf(request: HttpRequest, response: HttpResponse): HttpSession | undefined | Promise<HttpSession | undefined> {
+  private sessionOf(request: HttpRequest, response: HttpResponse, auth: AuthInfo | undefined): HttpSession | undefined | Promise<HttpSession | undefined> {
     const id = headerOf(request.headers, 'mcp-session-id');
     if (!id) {
       sendError(response, 400, ErrorCode.InvalidRequest, 'Bad Request: the Mcp-Session-Id header is required (send "initialize" first to get one)');
@@ -611,17 +667,19 @@ export class HttpEndpoint {
       return undefined;
     }
     const session = this.sessions.get(id);
+    // A session serves the principal that opened it only; to anyone else it does not exist.
+    if (session && session.principal !== principalOf(auth)) return this.sessionNotFound(response);
     if (session && session.transport instanceof StreamableHttpTransport) {
       session.touch();
       this.settle(this.store.touch(id, this.settings.sessionIdleTimeout));
       return session;
     }
     if (session || this.closing) return this.sessionNotFound(response);
-    return this.takeUp(id, request, response);
+    return this.takeUp(id, request, response, principalOf(auth));
   }
 
   /** Takes up a session this process does not serve from its record (once, however many requests ask). */
-  private async takeUp(id: string, request: HttpRequest, response: HttpResponse): Promise<HttpSession | undefined> {
+  private async takeUp(id: string, request: HttpRequest, response: HttpResponse, principal: string | undefined): Promise<HttpSession | undefined> {
     let pending = this.restoring.get(id);
     const own = pending === undefined;
     if (!pending) {
@@ -651,7 +709,7 @@ export class HttpEndpoint {
       if (!own) sendError(response, 503, ErrorCode.InternalError, 'Service Unavailable: the session could not be taken up here; try again later');
       return undefined;
     }
-    if (!session) return this.sessionNotFound(response);
+    if (!session || session.principal !== principal) return this.sessionNotFound(response);
     session.touch();
     return session;
   }

@@ -48,8 +48,8 @@ class ResponseRequest extends InboundRequest implements ModernSink {
     this.stream.write(JSON.stringify({ jsonrpc: '2.0', method, params }), undefined, 'message');
   }
 
-  /** Writes the answer: the last event of the stream, or the JSON body. Only the first counts. */
-  answer(response: JsonRpcResponse, status: number): void {
+  /** Writes the answer: the last event of the stream, or the JSON body (with `headers`). Only the first counts. */
+  answer(response: JsonRpcResponse, status: number, headers: Readonly<Record<string, string>> = JSON_HEADERS): void {
     if (this.finished) return;
     this.finished = true;
     const stream = this.stream;
@@ -57,7 +57,7 @@ class ResponseRequest extends InboundRequest implements ModernSink {
       stream.write(serialize(response), undefined, 'message');
       stream.end();
     } else if (!this.response.aborted) {
-      this.response.send(status, JSON_HEADERS, serialize(response));
+      this.response.send(status, headers, serialize(response));
     }
   }
 
@@ -112,7 +112,8 @@ export function statusOf(error: McpError): number {
 /**
  * Answers one modern-era request: checked and handled by the engine (one sequence for every
  * transport), answered as JSON, or as an SSE stream once a notification comes first. Every error
- * echoes the request's id, with the HTTP status of its code. @internal
+ * echoes the request's id, with the HTTP status of its code (and the headers `challenge` gives for
+ * it: the `WWW-Authenticate` of a 403 for missing scopes). @internal
  */
 export async function serveModern(
   engine: Engine,
@@ -122,6 +123,7 @@ export async function serveModern(
   message: JsonRpcRequest,
   maxBufferedBytes: number,
   auth?: AuthInfo,
+  challenge?: (error: McpError) => Readonly<Record<string, string>> | undefined,
 ): Promise<void> {
   const id: RequestId = message.id;
   const info: TransportInfo =
@@ -131,6 +133,7 @@ export async function serveModern(
   const inbound = new ResponseRequest(info, response, id, maxBufferedBytes);
   let answer: JsonRpcResponse;
   let status = 200;
+  let headers = JSON_HEADERS;
   try {
     answer = resultResponse(id, await engine.serveModern(message, request.headers, inbound, info, inbound));
   } catch (error) {
@@ -138,7 +141,9 @@ export async function serveModern(
     const failure = error instanceof McpError ? error : McpError.internalError();
     answer = errorResponse(id, failure);
     status = statusOf(failure);
+    const extra = challenge?.(failure);
+    if (extra) headers = { ...JSON_HEADERS, ...extra };
   }
   if (inbound.finished || (inbound.aborted && response.aborted)) return;
-  inbound.answer(answer, status);
+  inbound.answer(answer, status, headers);
 }

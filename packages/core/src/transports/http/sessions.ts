@@ -27,6 +27,8 @@ export class LiveSession implements HttpSession {
     private readonly idle: IdleSessions,
     /** The client that opened it (`clientKey`), counted toward `maxSessionsPerClient`. */
     readonly client: string,
+    /** Who opened it (the caller's issuer and subject), when the endpoint authenticates: only they may use it. */
+    readonly principal?: string,
   ) {}
 
   touch(): void {

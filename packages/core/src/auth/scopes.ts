@@ -1,0 +1,65 @@
+/**
+ * OAuth scopes on components: `scopes` on `@Tool`/`@Resource`/`@Prompt`/`@McpServer`, or
+ * `@RequireScopes(…)` on a component class or method. They all become one guard in front of the
+ * component's middleware: a caller whose `ctx.auth` lacks a scope does not see the component listed
+ * (the list guards of middleware.ts) and is refused when calling it with -32012, which HTTP answers
+ * 403 with a step-up challenge.
+ */
+import 'reflect-metadata';
+import { McpError } from '@hermes-mcp/protocol';
+import { HermesError } from '../errors';
+import type { Middleware } from '../engine/middleware';
+import { SCOPES } from '../metadata/keys';
+import { hasScopes } from './resource-server';
+
+/** A scope as RFC 6749 §3.3 spells one: printable ASCII without space, quote or backslash. */
+const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
+
+/**
+ * The OAuth scopes every tool, resource and prompt of a class needs (on a component class), or
+ * one handler needs (on a method), besides those of its decorator and of the server.
+ *
+ * @example
+ * \@RequireScopes('notes:read')
+ * class NoteTools { \@Tool() list() {…}  \@Tool({ scopes: ['notes:write'] }) add(input: NewNote) {…} }
+ */
+export function RequireScopes(...scopes: string[]): ClassDecorator & MethodDecorator {
+  checkScopes(scopes, '@RequireScopes');
+  return (target: object, property?: string | symbol) => {
+    const holder = property === undefined ? target : (target as { constructor: Function }).constructor;
+    const key = property === undefined ? undefined : String(property);
+    const existing = ((key === undefined ? Reflect.getOwnMetadata(SCOPES, holder) : Reflect.getOwnMetadata(SCOPES, holder, key)) as string[] | undefined) ?? [];
+    const list = [...existing, ...scopes];
+    if (key === undefined) Reflect.defineMetadata(SCOPES, list, holder);
+    else Reflect.defineMetadata(SCOPES, list, holder, key);
+  };
+}
+
+/** Throws at start-up for a scope no token could carry. @internal */
+export function checkScopes(scopes: unknown, where: string): void {
+  if (scopes === undefined) return;
+  if (!Array.isArray(scopes) || !scopes.every((s) => typeof s === 'string' && SCOPE_TOKEN.test(s))) {
+    throw new HermesError('HERMES_INVALID_OPTIONS', `${where}: scopes must be strings of printable ASCII without spaces, quotes or backslashes (RFC 6749 §3.3).`);
+  }
+}
+
+/** The `@RequireScopes` of a class (with its base classes), or of one of its methods. @internal */
+export function requiredScopesOf(cls: Function, method?: string): string[] {
+  if (method !== undefined) return (Reflect.getMetadata(SCOPES, cls, method) as string[] | undefined) ?? [];
+  return (Reflect.getMetadata(SCOPES, cls) as string[] | undefined) ?? [];
+}
+
+/** The scopes of a component, each once, in the order first named. @internal */
+export function unionOfScopes(...lists: ReadonlyArray<readonly string[] | undefined>): string[] {
+  const all = new Set<string>();
+  for (const list of lists) for (const scope of list ?? []) all.add(scope);
+  return [...all];
+}
+
+/** The guard in front of a component that needs `scopes`: -32012 for a caller without them. @internal */
+export function scopeGuard(scopes: readonly string[], what: string): Middleware {
+  return (ctx, next) => {
+    if (!hasScopes(ctx.auth?.scopes, scopes)) throw McpError.insufficientScope(scopes, what);
+    return next();
+  };
+}

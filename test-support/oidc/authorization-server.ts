@@ -1,0 +1,68 @@
+/**
+ * Starts the tests' authorization server (oidc-provider, in a process of its own: see
+ * authorization-server.mjs) and gets tokens from it the way a client does.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
+
+/** A client registered at the authorization server. */
+export interface TestClient {
+  client_id: string;
+  client_secret: string;
+  grant_types?: string[];
+  redirect_uris?: string[];
+  response_types?: string[];
+  token_endpoint_auth_method?: string;
+  scope?: string;
+}
+
+/** A running authorization server. */
+export interface AuthorizationServer {
+  readonly issuer: string;
+  /** An access token for `resource` (client credentials grant): what the server's token endpoint gives. */
+  token(client: Pick<TestClient, 'client_id' | 'client_secret'>, options: { resource: string; scope?: string }): Promise<string>;
+  /** The endpoint's raw answer, for tests of refusals. */
+  tokenResponse(client: Pick<TestClient, 'client_id' | 'client_secret'>, options: { resource: string; scope?: string }): Promise<Response>;
+  stop(): Promise<void>;
+}
+
+/** Starts one (on a free loopback port); `stop()` ends it. */
+export async function startAuthorizationServer(config: { clients: TestClient[]; accessTokenFormat?: 'jwt' | 'opaque'; scopes?: string[] }): Promise<AuthorizationServer> {
+  const child: ChildProcess = spawn(process.execPath, [path.join(__dirname, 'oidc-server.mjs'), JSON.stringify(config)], {
+    cwd: path.join(__dirname, '../..'),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const issuer = await new Promise<string>((resolve, reject) => {
+    const lines = createInterface({ input: child.stdout! });
+    lines.once('line', (line) => resolve((JSON.parse(line) as { issuer: string }).issuer));
+    child.once('exit', (code) => reject(new Error(`the authorization server exited (${code}): ${stderr}`)));
+  });
+  const tokenResponse = (client: Pick<TestClient, 'client_id' | 'client_secret'>, options: { resource: string; scope?: string }) =>
+    fetch(`${issuer}/token`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/x-www-form-urlencoded',
+        authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')}`,
+      },
+      body: new URLSearchParams({ grant_type: 'client_credentials', resource: options.resource, ...(options.scope !== undefined && { scope: options.scope }) }).toString(),
+    });
+  return {
+    issuer,
+    tokenResponse,
+    async token(client, options) {
+      const response = await tokenResponse(client, options);
+      const body = (await response.json()) as { access_token?: string; error?: string; error_description?: string };
+      if (!response.ok || !body.access_token) throw new Error(`no token: ${response.status} ${body.error ?? ''} ${body.error_description ?? ''} ${stderr}`);
+      return body.access_token;
+    },
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill();
+      await exited;
+    },
+  };
+}
