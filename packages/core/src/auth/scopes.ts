@@ -9,7 +9,7 @@ import 'reflect-metadata';
 import { McpError } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
 import type { Middleware } from '../engine/middleware';
-import { SCOPES } from '../metadata/keys';
+import { SCOPES, addToListMetadata } from '../metadata/keys';
 import { hasScopes } from './resource-server';
 
 /** A scope as RFC 6749 §3.3 spells one: printable ASCII without space, quote or backslash. */
@@ -25,14 +25,7 @@ const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
  */
 export function RequireScopes(...scopes: string[]): ClassDecorator & MethodDecorator {
   checkScopes(scopes, '@RequireScopes');
-  return (target: object, property?: string | symbol) => {
-    const holder = property === undefined ? target : (target as { constructor: Function }).constructor;
-    const key = property === undefined ? undefined : String(property);
-    const existing = ((key === undefined ? Reflect.getOwnMetadata(SCOPES, holder) : Reflect.getOwnMetadata(SCOPES, holder, key)) as string[] | undefined) ?? [];
-    const list = [...existing, ...scopes];
-    if (key === undefined) Reflect.defineMetadata(SCOPES, list, holder);
-    else Reflect.defineMetadata(SCOPES, list, holder, key);
-  };
+  return (target: object, property?: string | symbol) => addToListMetadata(SCOPES, scopes, target, property, false);
 }
 
 /** Throws at start-up for a scope no token could carry. @internal */

@@ -7,7 +7,7 @@ import 'reflect-metadata';
 import { Constructor, DependencyContainer, instantiate } from '../bootstrap/container';
 import type { McpContext } from './context';
 import { HermesError } from '../errors';
-import { USE } from '../metadata/keys';
+import { USE, addToListMetadata } from '../metadata/keys';
 
 /** A middleware function. */
 export type Middleware = (ctx: McpContext, next: () => Promise<unknown>) => unknown;
@@ -31,14 +31,7 @@ export type MiddlewareLike = Middleware | Constructor<McpMiddleware>;
  * \@Use(audit) \@Tool() deleteNote(input: NoteRef) { ... }
  */
 export function Use(...middleware: MiddlewareLike[]): ClassDecorator & MethodDecorator {
-  return (target: object, property?: string | symbol) => {
-    const holder = property === undefined ? target : (target as { constructor: Function }).constructor;
-    const key = property === undefined ? undefined : String(property);
-    const existing = ((key === undefined ? Reflect.getOwnMetadata(USE, holder) : Reflect.getOwnMetadata(USE, holder, key)) as MiddlewareLike[] | undefined) ?? [];
-    const list = [...middleware, ...existing];
-    if (key === undefined) Reflect.defineMetadata(USE, list, holder);
-    else Reflect.defineMetadata(USE, list, holder, key);
-  };
+  return (target: object, property?: string | symbol) => addToListMetadata(USE, middleware, target, property, true);
 }
 
 /** The middleware `@Use` put on a class (with its base classes) or on one of its methods. @internal */

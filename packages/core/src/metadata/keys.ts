@@ -1,3 +1,4 @@
+import 'reflect-metadata';
 /** Every reflect-metadata key the framework writes, in one place. @internal */
 export const SERVER_OPTIONS = 'hermes:server';
 /** @internal */
@@ -14,3 +15,17 @@ export const SCOPES = 'hermes:scopes';
 export const USE = 'hermes:use';
 /** `@Complete` completers of a parameter. @internal */
 export const COMPLETE = 'hermes:complete';
+
+/**
+ * Adds `values` to the list kept under `key` on a class (`property` undefined) or on one of its
+ * methods: for decorators that may be stacked (`@Use`, `@RequireScopes`). `first` puts them
+ * before what is there (decorators apply bottom-up, so the topmost comes first). @internal
+ */
+export function addToListMetadata(key: string, values: readonly unknown[], target: object, property: string | symbol | undefined, first: boolean): void {
+  const holder = property === undefined ? target : (target as { constructor: Function }).constructor;
+  const name = property === undefined ? undefined : String(property);
+  const existing = ((name === undefined ? Reflect.getOwnMetadata(key, holder) : Reflect.getOwnMetadata(key, holder, name)) as unknown[] | undefined) ?? [];
+  const list = first ? [...values, ...existing] : [...existing, ...values];
+  if (name === undefined) Reflect.defineMetadata(key, list, holder);
+  else Reflect.defineMetadata(key, list, holder, name);
+}
