@@ -7,6 +7,9 @@
 // serves until killed. Tokens for any resource indicator (RFC 8707) are issued with `aud` set to
 // it, as JWTs (RFC 9068) or opaque tokens with introspection; a client whose id starts with
 // "short-lived" gets tokens that expire after one second. The signing key is made at start.
+// Clients may register themselves (RFC 7591). Sign-in needs no person: the interaction signs the
+// user `config.account` (default "ada") in and consents to whatever was asked, so an authorization
+// request followed through its redirects (with cookies) ends at the client's redirect URI.
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import Provider from 'oidc-provider';
 
@@ -23,11 +26,15 @@ const issuer = `http://127.0.0.1:${server.address().port}`;
 
 const provider = new Provider(issuer, {
   clients: config.clients ?? [],
+  interactions: { url: (_ctx, interaction) => `/interaction/${interaction.uid}` },
+  findAccount: (_ctx, id) => ({ accountId: id, claims: () => ({ sub: id }) }),
+  issueRefreshToken: () => true,
   jwks: { keys: [jwk] },
   scopes: ['openid', 'offline_access', ...scopes],
   cookies: { keys: [randomUUID()] },
   features: {
     devInteractions: { enabled: false },
+    registration: { enabled: true },
     clientCredentials: { enabled: true },
     introspection: { enabled: true },
     revocation: { enabled: true },
@@ -48,5 +55,30 @@ const provider = new Provider(issuer, {
   pkce: { required: () => true },
 });
 provider.proxy = false;
-server.on('request', provider.callback());
+const serve = provider.callback();
+
+/** The interaction: the user signs in, then consents to every scope and resource asked for. */
+async function interact(req, res) {
+  const details = await provider.interactionDetails(req, res);
+  if (details.prompt.name === 'login') {
+    return provider.interactionFinished(req, res, { login: { accountId: config.account ?? 'ada' } }, { mergeWithLastSubmission: false });
+  }
+  const grant = details.grantId ? await provider.Grant.find(details.grantId) : new provider.Grant({ accountId: details.session.accountId, clientId: details.params.client_id });
+  const missing = details.prompt.details;
+  if (missing.missingOIDCScope) grant.addOIDCScope(missing.missingOIDCScope.join(' '));
+  for (const [resource, wanted] of Object.entries(missing.missingResourceScopes ?? {})) grant.addResourceScope(resource, wanted.join(' '));
+  const grantId = await grant.save();
+  return provider.interactionFinished(req, res, { consent: { grantId } }, { mergeWithLastSubmission: true });
+}
+
+server.on('request', (req, res) => {
+  if (req.url.startsWith('/interaction/')) {
+    interact(req, res).catch((error) => {
+      process.stderr.write(`interaction failed: ${error.stack}\n`);
+      res.writeHead(500).end(String(error));
+    });
+    return;
+  }
+  serve(req, res);
+});
 process.stdout.write(`${JSON.stringify({ issuer })}\n`);

@@ -6,6 +6,7 @@
  */
 import { ErrorCode, JsonRpcMessage, McpError, ParsedFrame, SendOptions, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
 import { FetchLike, FetchResponse, nodeFetch } from './node-fetch';
+import { OAuthClient, OAuthError } from './oauth';
 import { readSse } from './sse';
 import type { TransportState } from './stdio';
 
@@ -17,6 +18,8 @@ export interface SseClientOptions {
   headers?: Record<string, string>;
   /** The `fetch` to use (default the global one). */
   fetch?: typeof fetch;
+  /** Signs in to servers that ask for OAuth (MCP authorization): see {@link OAuthClient}. */
+  auth?: OAuthClient;
   /** Milliseconds to wait for the `endpoint` event (default 10 000). */
   connectTimeout?: number;
 }
@@ -36,7 +39,9 @@ export class SseClientTransport implements Transport {
 
   constructor(private readonly options: SseClientOptions) {
     // A custom fetch, else node:http with keep-alive (Node's fetch costs more than the request).
-    this.fetch = options.fetch ? options.fetch : nodeFetch;
+    const base: FetchLike = options.fetch ? options.fetch : nodeFetch;
+    // Signed in: every request carries the token; a 401 or 403 insufficient_scope signs in and retries.
+    this.fetch = options.auth ? options.auth.wrap(base, new URL(options.url)) : base;
   }
 
   /** The transport's state, its last error and the URL it POSTs to. */
@@ -63,6 +68,7 @@ export class SseClientTransport implements Transport {
           signal: AbortSignal.any([this.aborter.signal, handshake.signal]),
         });
       } catch (error) {
+        if (error instanceof OAuthError) throw this.fail(error);
         throw this.fail(new McpError(ErrorCode.ConnectionClosed, `Could not open the SSE stream at ${url.href}: ${(error as Error).message}`));
       }
       if (!response.ok || !response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
@@ -99,6 +105,7 @@ export class SseClientTransport implements Transport {
         signal: this.aborter.signal,
       });
     } catch (error) {
+      if (error instanceof OAuthError) throw this.fail(error);
       throw this.fail(new McpError(ErrorCode.ConnectionClosed, `Could not reach ${this.endpoint.href}: ${(error as Error).message}`));
     }
     const text = await response.text().catch(() => '');

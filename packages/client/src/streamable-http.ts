@@ -24,6 +24,7 @@ import {
   serialize,
 } from '@hermes-mcp/protocol';
 import { FetchLike, FetchResponse, nodeFetch } from './node-fetch';
+import { OAuthClient, OAuthError } from './oauth';
 import { DEFAULT_MAX_ATTEMPTS, ReconnectOptions, backoffDelay } from './reconnect';
 import { readSse } from './sse';
 import type { TransportState } from './stdio';
@@ -36,6 +37,8 @@ export interface StreamableHttpClientOptions {
   headers?: Record<string, string>;
   /** The `fetch` to use (default the global one). */
   fetch?: typeof fetch;
+  /** Signs in to servers that ask for OAuth (MCP authorization): see {@link OAuthClient}. */
+  auth?: OAuthClient;
   reconnect?: ReconnectOptions;
   /** Open the GET stream of a legacy session for the server's own messages (default true). */
   standaloneStream?: boolean;
@@ -75,7 +78,9 @@ export class StreamableHttpClientTransport implements Transport {
   constructor(private readonly options: StreamableHttpClientOptions) {
     this.url = new URL(options.url);
     // A custom fetch, else node:http with keep-alive (Node's fetch costs more than the request).
-    this.fetch = options.fetch ? options.fetch : nodeFetch;
+    const base: FetchLike = options.fetch ? options.fetch : nodeFetch;
+    // Signed in: every request carries the token; a 401 or 403 insufficient_scope signs in and retries.
+    this.fetch = options.auth ? options.auth.wrap(base, new URL(options.url)) : base;
   }
 
   /** The transport's state, last error and how many times it reconnected a stream. */
@@ -123,6 +128,8 @@ export class StreamableHttpClientTransport implements Transport {
     } catch (error) {
       if (awaited !== undefined) this.inflight.delete(awaited);
       const failure = this.failed(error, `POST ${this.url.href} failed`);
+      // Signing in failed: that, not "could not reach", is what the caller must hear.
+      if (error instanceof OAuthError) throw error;
       throw new McpError(ErrorCode.ConnectionClosed, `Could not reach ${this.url.href}: ${causeOf(failure)}`);
     }
     const session = response.headers.get('mcp-session-id');

@@ -1,0 +1,427 @@
+/**
+ * The client side of MCP authorization (OAuth 2.1): when a server answers 401, find where to sign
+ * in (the server's RFC 9728 metadata, then its authorization server's RFC 8414 / OpenID metadata),
+ * get a client id (pre-registered, a Client ID Metadata Document, or dynamic registration), sign in
+ * (authorization code with PKCE through your `authorize` handler, or client credentials), with the
+ * server as the `resource` (RFC 8707), and send the token; on 403 `insufficient_scope`, sign in
+ * again with the scopes asked for (step-up); refresh tokens when they expire. It is a wrapper
+ * around the transport's `fetch`, so every HTTP transport has it the same way.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import type { Awaitable } from '@hermes-mcp/protocol';
+import type { FetchInit, FetchLike, FetchResponse } from './node-fetch';
+
+/** Tokens as kept: what the token endpoint answered, with when the access token expires. */
+export interface StoredTokens {
+  accessToken: string;
+  refreshToken?: string;
+  /** Milliseconds since the epoch; undefined when the server did not say. */
+  expiresAt?: number;
+  /** The scopes asked for (and, as far as the server said, granted). */
+  scope?: string;
+}
+
+/** A registered client, as kept (dynamic registration's answer). */
+export interface StoredClient {
+  clientId: string;
+  clientSecret?: string;
+}
+
+/** Where a client keeps its tokens and registrations (in memory by default; a keychain, a database…). */
+export interface OAuthStore {
+  getTokens(key: string): Awaitable<StoredTokens | undefined>;
+  setTokens(key: string, tokens: StoredTokens | undefined): Awaitable<void>;
+  getClient(issuer: string): Awaitable<StoredClient | undefined>;
+  setClient(issuer: string, client: StoredClient): Awaitable<void>;
+}
+
+/** Keeps tokens and registrations in this process. */
+export class InMemoryOAuthStore implements OAuthStore {
+  private readonly tokens = new Map<string, StoredTokens>();
+  private readonly clients = new Map<string, StoredClient>();
+  getTokens(key: string): StoredTokens | undefined {
+    return this.tokens.get(key);
+  }
+  setTokens(key: string, tokens: StoredTokens | undefined): void {
+    if (tokens) this.tokens.set(key, tokens);
+    else this.tokens.delete(key);
+  }
+  getClient(issuer: string): StoredClient | undefined {
+    return this.clients.get(issuer);
+  }
+  setClient(issuer: string, client: StoredClient): void {
+    this.clients.set(issuer, client);
+  }
+}
+
+/** Options of an {@link OAuthClient}. */
+export interface OAuthClientOptions {
+  /**
+   * `authorization_code` (default: a user signs in through `authorize`) or `client_credentials`
+   * (the client acts for itself, with `clientId` and `clientSecret`).
+   */
+  grant?: 'authorization_code' | 'client_credentials';
+  /** A client id registered beforehand at the authorization server. */
+  clientId?: string;
+  /** Its secret, for a confidential client (sent with HTTP Basic, or in the body with `tokenEndpointAuthMethod: 'client_secret_post'`). */
+  clientSecret?: string;
+  /** How the client authenticates at the token endpoint (default: `client_secret_basic` with a secret, else `none`). */
+  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  /** An HTTPS URL serving this client's metadata document, used as its client id where the server takes those. */
+  clientMetadataUrl?: string;
+  /** What dynamic registration (RFC 7591) sends: a name, and more fields if wanted. */
+  clientMetadata?: { client_name?: string; [field: string]: unknown };
+  /** Where the authorization server sends the user back (authorization code). */
+  redirectUri?: string;
+  /**
+   * Sends the user to `authorizationUrl` (opens a browser, prints it…) and resolves with the URL the
+   * authorization server redirected back to (with `code`, `state`, `iss`).
+   */
+  authorize?: (authorizationUrl: URL) => Promise<URL | string>;
+  /** Scopes to ask for when the server names none (default: its `scopes_supported`). */
+  scope?: string;
+  /** Where tokens and registrations are kept (default in memory). */
+  store?: OAuthStore;
+  /** How many times a request signs in again for more scopes before its 403 stands (default 2). */
+  maxStepUps?: number;
+  /** The `fetch` for the OAuth requests (default the global one). */
+  fetch?: typeof fetch;
+}
+
+/** What went wrong signing in. */
+export class OAuthError extends Error {
+  constructor(
+    message: string,
+    /** The OAuth error code, when the authorization server sent one. */
+    readonly error?: string,
+  ) {
+    super(message);
+    this.name = 'OAuthError';
+  }
+}
+
+/** The parameters of a `WWW-Authenticate: Bearer …` challenge. */
+export function parseBearerChallenge(header: string | null): Record<string, string> | undefined {
+  if (!header || !/^\s*Bearer\b/i.test(header)) return undefined;
+  const params: Record<string, string> = {};
+  for (const [, name, quoted, token] of header.replace(/^\s*Bearer\s*/i, '').matchAll(/([\w-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g)) {
+    params[name.toLowerCase()] = quoted !== undefined ? quoted.replace(/\\(.)/g, '$1') : token;
+  }
+  return params;
+}
+
+/** Protected-resource metadata, as read. */
+interface ResourceMetadata {
+  resource?: string;
+  authorization_servers?: string[];
+  scopes_supported?: string[];
+}
+
+/** Authorization-server metadata, as read. */
+interface ServerMetadata {
+  issuer: string;
+  authorization_endpoint?: string;
+  token_endpoint: string;
+  registration_endpoint?: string;
+  code_challenge_methods_supported?: string[];
+  client_id_metadata_document_supported?: boolean;
+  authorization_response_iss_parameter_supported?: boolean;
+  token_endpoint_auth_methods_supported?: string[];
+  scopes_supported?: string[];
+}
+
+/** What one server's sign-in needs, found once. */
+interface Discovered {
+  resource: string;
+  metadata: ServerMetadata;
+  scopesSupported?: string[];
+}
+
+const base64url = (bytes: Buffer): string => bytes.toString('base64url');
+
+/** The canonical URI of an MCP server: no fragment, no query, no trailing slash (RFC 8707, the spec's advice). */
+export function canonicalResource(url: URL | string): string {
+  const u = new URL(url);
+  return `${u.protocol}//${u.host}${u.pathname === '/' ? '' : u.pathname.replace(/\/$/, '')}`;
+}
+
+/**
+ * Signs a client in to MCP servers and keeps its tokens; give it to an HTTP transport's `auth`.
+ *
+ * @example
+ * const auth = new OAuthClient({ redirectUri: 'http://127.0.0.1:8912/callback', authorize: openBrowserAndWaitForCallback });
+ * const client = new McpClient(new StreamableHttpClientTransport({ url, auth }));
+ */
+export class OAuthClient {
+  private readonly store: OAuthStore;
+  private readonly doFetch: typeof fetch;
+  /** Per server: its discovery, once. */
+  private readonly discovered = new Map<string, Promise<Discovered>>();
+  /** Per server: the sign-in under way, so that concurrent 401s share one. */
+  private readonly signingIn = new Map<string, Promise<void>>();
+
+  constructor(private readonly options: OAuthClientOptions = {}) {
+    this.store = options.store ?? new InMemoryOAuthStore();
+    this.doFetch = options.fetch ?? fetch;
+  }
+
+  /**
+   * `fetch` with the token of `serverUrl` on every request: a 401 signs in (or refreshes) and
+   * sends the request again; a 403 `insufficient_scope` signs in with the scopes asked for.
+   */
+  wrap(inner: FetchLike, serverUrl: URL): FetchLike {
+    const resource = canonicalResource(serverUrl);
+    const maxStepUps = this.options.maxStepUps ?? 2;
+    return async (url: URL, init: FetchInit): Promise<FetchResponse> => {
+      let stepUps = 0;
+      let signedIn = false;
+      for (;;) {
+        const tokens = await this.validTokens(resource);
+        const response = await inner(url, tokens ? { ...init, headers: { ...init.headers, authorization: `Bearer ${tokens.accessToken}` } } : init);
+        if (response.status !== 401 && response.status !== 403) return response;
+        const challenge = parseBearerChallenge(response.headers.get('www-authenticate')) ?? {};
+        if (response.status === 403 && challenge.error !== 'insufficient_scope') return response;
+        // A 401 after signing in once, or too many step-ups: the answer stands.
+        if (response.status === 401 && signedIn) return response;
+        if (response.status === 403 && stepUps++ >= maxStepUps) return response;
+        // Read to the end: the connection goes back to the pool for the next try.
+        await response.text().catch(() => undefined);
+        const scope = response.status === 403 ? unionOfScopes(tokens?.scope, challenge.scope) : challenge.scope;
+        await this.signIn(serverUrl, resource, challenge, scope, response.status === 401 ? tokens : undefined);
+        signedIn = true;
+      }
+    };
+  }
+
+  /** Forgets the tokens of a server (sign out). */
+  async forget(serverUrl: URL | string): Promise<void> {
+    await this.store.setTokens(canonicalResource(serverUrl), undefined);
+  }
+
+  private async validTokens(resource: string): Promise<StoredTokens | undefined> {
+    const tokens = await this.store.getTokens(resource);
+    if (!tokens) return undefined;
+    // Expired (with a little margin): refreshed on the 401 that follows, or now if it can be.
+    if (tokens.expiresAt !== undefined && tokens.expiresAt - 5_000 <= Date.now() && tokens.refreshToken) {
+      const signing = this.signingIn.get(resource);
+      if (signing) await signing.catch(() => undefined);
+      else await this.once(resource, () => this.refresh(resource, tokens)).catch(() => undefined);
+      return this.store.getTokens(resource);
+    }
+    return tokens;
+  }
+
+  /** One sign-in per server at a time; the others wait for it. */
+  private once(resource: string, work: () => Promise<void>): Promise<void> {
+    let pending = this.signingIn.get(resource);
+    if (!pending) {
+      pending = work().finally(() => this.signingIn.delete(resource));
+      this.signingIn.set(resource, pending);
+    }
+    return pending;
+  }
+
+  private signIn(serverUrl: URL, resource: string, challenge: Record<string, string>, scope: string | undefined, expired: StoredTokens | undefined): Promise<void> {
+    return this.once(resource, async () => {
+      if (expired?.refreshToken && scope === undefined) {
+        try {
+          return await this.refresh(resource, expired);
+        } catch {
+          // The refresh token is no good any more: sign in anew.
+        }
+      }
+      const found = await this.discover(serverUrl, resource, challenge.resource_metadata);
+      const wanted = scope ?? this.options.scope ?? found.scopesSupported?.join(' ');
+      const tokens = this.options.grant === 'client_credentials' ? await this.clientCredentials(found, wanted) : await this.authorizationCode(found, wanted);
+      await this.store.setTokens(resource, tokens);
+    });
+  }
+
+  /** The server's metadata, then its authorization server's; cached per server. */
+  private discover(serverUrl: URL, resource: string, metadataUrl: string | undefined): Promise<Discovered> {
+    let found = this.discovered.get(resource);
+    if (!found) {
+      found = (async (): Promise<Discovered> => {
+        const prm = await this.resourceMetadata(serverUrl, metadataUrl);
+        // Servers of 2025-03-26 have no metadata: their own origin is the authorization server.
+        const issuer = prm?.authorization_servers?.[0] ?? new URL(serverUrl).origin;
+        if (prm?.resource !== undefined && !resourceCovers(prm.resource, resource)) {
+          throw new OAuthError(`the protected-resource metadata is for ${prm.resource}, not for ${resource}`);
+        }
+        const metadata = await this.serverMetadata(issuer);
+        return { resource: prm?.resource ?? resource, metadata, scopesSupported: prm?.scopes_supported };
+      })();
+      found.catch(() => this.discovered.delete(resource));
+      this.discovered.set(resource, found);
+    }
+    return found;
+  }
+
+  /** RFC 9728: from the challenge's `resource_metadata`, else the well-known URLs (with the path, then without). */
+  private async resourceMetadata(serverUrl: URL, fromChallenge: string | undefined): Promise<ResourceMetadata | undefined> {
+    const url = new URL(serverUrl);
+    const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
+    const candidates = fromChallenge
+      ? [fromChallenge]
+      : [`${url.origin}/.well-known/oauth-protected-resource${path}`, ...(path ? [`${url.origin}/.well-known/oauth-protected-resource`] : [])];
+    for (const candidate of candidates) {
+      const document = await this.getJson<ResourceMetadata>(candidate);
+      if (document) return document;
+    }
+    return undefined;
+  }
+
+  /** RFC 8414 and OpenID discovery, in the order the spec gives (path-aware first). */
+  private async serverMetadata(issuer: string): Promise<ServerMetadata> {
+    const url = new URL(issuer);
+    const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
+    const candidates = path
+      ? [
+          `${url.origin}/.well-known/oauth-authorization-server${path}`,
+          `${url.origin}/.well-known/openid-configuration${path}`,
+          `${url.origin}${path}/.well-known/openid-configuration`,
+        ]
+      : [`${url.origin}/.well-known/oauth-authorization-server`, `${url.origin}/.well-known/openid-configuration`];
+    for (const candidate of candidates) {
+      const metadata = await this.getJson<ServerMetadata>(candidate);
+      if (!metadata) continue;
+      // RFC 8414 §3.3: the document must name the issuer it was asked for.
+      if (metadata.issuer !== issuer && metadata.issuer !== issuer.replace(/\/$/, ''))
+        throw new OAuthError(`the metadata at ${candidate} names the issuer ${metadata.issuer}, not ${issuer}`);
+      if (typeof metadata.token_endpoint !== 'string') throw new OAuthError(`the metadata of ${issuer} has no token_endpoint`);
+      return metadata;
+    }
+    throw new OAuthError(`no authorization server metadata found for ${issuer}`);
+  }
+
+  private async getJson<T>(url: string): Promise<T | undefined> {
+    const response = await this.doFetch(url, { headers: { accept: 'application/json', 'mcp-protocol-version': '2025-11-25' } }).catch(() => undefined);
+    if (!response?.ok) return undefined;
+    return (await response.json().catch(() => undefined)) as T | undefined;
+  }
+
+  /** The client id at this authorization server: given, a metadata document URL, kept, or registered now. */
+  private async client(metadata: ServerMetadata): Promise<StoredClient> {
+    if (this.options.clientId !== undefined) return { clientId: this.options.clientId, clientSecret: this.options.clientSecret };
+    if (this.options.clientMetadataUrl && metadata.client_id_metadata_document_supported) return { clientId: this.options.clientMetadataUrl };
+    const kept = await this.store.getClient(metadata.issuer);
+    if (kept) return kept;
+    if (!metadata.registration_endpoint) throw new OAuthError(`${metadata.issuer} takes no registration and no client id was given (clientId)`);
+    const grant = this.options.grant ?? 'authorization_code';
+    const response = await this.doFetch(metadata.registration_endpoint, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({
+        client_name: 'Hermes MCP client',
+        redirect_uris: this.options.redirectUri ? [this.options.redirectUri] : [],
+        grant_types: grant === 'client_credentials' ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
+        response_types: grant === 'client_credentials' ? [] : ['code'],
+        token_endpoint_auth_method: grant === 'client_credentials' ? 'client_secret_basic' : 'none',
+        ...this.options.clientMetadata,
+      }),
+    });
+    const answer = (await response.json().catch(() => ({}))) as { client_id?: string; client_secret?: string; error?: string; error_description?: string };
+    if (!response.ok || !answer.client_id)
+      throw new OAuthError(`registration at ${metadata.issuer} failed: ${answer.error_description ?? answer.error ?? `HTTP ${response.status}`}`, answer.error);
+    const client: StoredClient = { clientId: answer.client_id, ...(answer.client_secret !== undefined && { clientSecret: answer.client_secret }) };
+    await this.store.setClient(metadata.issuer, client);
+    return client;
+  }
+
+  private async authorizationCode(found: Discovered, scope: string | undefined): Promise<StoredTokens> {
+    const { metadata } = found;
+    const { authorize, redirectUri } = this.options;
+    if (!authorize || !redirectUri) throw new OAuthError('signing in needs `authorize` and `redirectUri` (or grant: client_credentials)');
+    if (!metadata.authorization_endpoint) throw new OAuthError(`${metadata.issuer} has no authorization_endpoint`);
+    // The spec: no PKCE support advertised, no authorization.
+    if (!metadata.code_challenge_methods_supported?.includes('S256'))
+      throw new OAuthError(`${metadata.issuer} does not advertise PKCE with S256 (code_challenge_methods_supported)`);
+    const client = await this.client(metadata);
+    const verifier = base64url(randomBytes(32));
+    const state = base64url(randomBytes(16));
+    const url = new URL(metadata.authorization_endpoint);
+    url.searchParams.set('response_type', 'code');
+    url.searchParams.set('client_id', client.clientId);
+    url.searchParams.set('redirect_uri', redirectUri);
+    url.searchParams.set('code_challenge', base64url(createHash('sha256').update(verifier).digest()));
+    url.searchParams.set('code_challenge_method', 'S256');
+    url.searchParams.set('state', state);
+    url.searchParams.set('resource', found.resource);
+    if (scope) url.searchParams.set('scope', scope);
+    const back = new URL(await authorize(url));
+    // RFC 9207: the issuer of the answer, before anything in it is believed.
+    const iss = back.searchParams.get('iss');
+    if (iss !== null ? iss !== metadata.issuer : metadata.authorization_response_iss_parameter_supported === true) {
+      throw new OAuthError(
+        iss === null
+          ? `the authorization response has no iss, though ${metadata.issuer} says it sends one`
+          : `the authorization response comes from ${iss}, not ${metadata.issuer}`,
+      );
+    }
+    if (back.searchParams.get('state') !== state) throw new OAuthError('the authorization response does not carry the state sent');
+    const error = back.searchParams.get('error');
+    if (error) throw new OAuthError(`authorization refused: ${back.searchParams.get('error_description') ?? error}`, error);
+    const code = back.searchParams.get('code');
+    if (!code) throw new OAuthError('the authorization response has no code');
+    return this.token(metadata, client, { grant_type: 'authorization_code', code, redirect_uri: redirectUri, code_verifier: verifier, resource: found.resource }, scope);
+  }
+
+  private async clientCredentials(found: Discovered, scope: string | undefined): Promise<StoredTokens> {
+    const client = await this.client(found.metadata);
+    return this.token(found.metadata, client, { grant_type: 'client_credentials', resource: found.resource, ...(scope && { scope }) }, scope);
+  }
+
+  private async refresh(resource: string, tokens: StoredTokens): Promise<void> {
+    const found = this.discovered.get(resource);
+    if (!found) throw new OAuthError('nothing discovered yet');
+    const { metadata, resource: canonical } = await found;
+    const client = await this.client(metadata);
+    const refreshed = await this.token(metadata, client, { grant_type: 'refresh_token', refresh_token: tokens.refreshToken!, resource: canonical }, tokens.scope);
+    await this.store.setTokens(resource, { ...refreshed, refreshToken: refreshed.refreshToken ?? tokens.refreshToken });
+  }
+
+  /** A token request, authenticated as the client. */
+  private async token(metadata: ServerMetadata, client: StoredClient, params: Record<string, string>, scope: string | undefined): Promise<StoredTokens> {
+    const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
+    const body = new URLSearchParams(params);
+    const method = this.options.tokenEndpointAuthMethod ?? (client.clientSecret !== undefined ? 'client_secret_basic' : 'none');
+    if (method === 'client_secret_basic' && client.clientSecret !== undefined) {
+      headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
+    } else {
+      body.set('client_id', client.clientId);
+      if (method === 'client_secret_post' && client.clientSecret !== undefined) body.set('client_secret', client.clientSecret);
+    }
+    const response = await this.doFetch(metadata.token_endpoint, { method: 'POST', headers, body: body.toString() });
+    const answer = (await response.json().catch(() => ({}))) as {
+      access_token?: string;
+      refresh_token?: string;
+      expires_in?: number;
+      scope?: string;
+      error?: string;
+      error_description?: string;
+    };
+    if (!response.ok || !answer.access_token)
+      throw new OAuthError(`the token endpoint refused: ${answer.error_description ?? answer.error ?? `HTTP ${response.status}`}`, answer.error);
+    return {
+      accessToken: answer.access_token,
+      ...(answer.refresh_token !== undefined && { refreshToken: answer.refresh_token }),
+      ...(typeof answer.expires_in === 'number' && { expiresAt: Date.now() + answer.expires_in * 1000 }),
+      ...((answer.scope ?? scope) !== undefined && { scope: answer.scope ?? scope }),
+    };
+  }
+}
+
+/** The scopes of both, each once (step-up keeps what was granted before). */
+function unionOfScopes(...scopes: Array<string | undefined>): string | undefined {
+  const all = new Set(scopes.flatMap((s) => (s ? s.split(' ').filter((x) => x !== '') : [])));
+  return all.size === 0 ? undefined : [...all].join(' ');
+}
+
+/** True when the metadata's `resource` is the server, or a prefix of it (same origin, path below). */
+function resourceCovers(declared: string, resource: string): boolean {
+  const a = new URL(canonicalResource(declared));
+  const b = new URL(resource);
+  if (a.origin !== b.origin) return false;
+  const path = a.pathname === '/' ? '' : a.pathname;
+  return b.pathname === path || b.pathname.startsWith(`${path}/`) || path === '';
+}
