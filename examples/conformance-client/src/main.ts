@@ -6,7 +6,7 @@
  * each scenario expects of a client with @hermes-mcp/client, and exits 0 (1 with the error on
  * stderr when something failed).
  */
-import { ElicitationAnswer, ElicitationRequest, McpClient, StreamableHttpClientTransport } from '@hermes-mcp/client';
+import { ElicitationAnswer, ElicitationRequest, McpClient, OAuthClient, OAuthClientOptions, StreamableHttpClientTransport } from '@hermes-mcp/client';
 
 const url = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
@@ -21,8 +21,41 @@ function acceptDefaults(request: ElicitationRequest): ElicitationAnswer {
   return { action: 'accept', content };
 }
 
+/** Where the suite's authorization server sends the user back (never served: the code is read from the redirect). */
+const REDIRECT_URI = 'http://localhost:3000/callback';
+/** The Client ID Metadata Document URL the suite's CIMD scenarios expect. */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+/**
+ * The sign-in of the auth/* scenarios: the suite's authorization server approves at once, so the
+ * authorization URL answers with a redirect to the redirect URI, code and all.
+ */
+function oauthFor(name: string): OAuthClient | undefined {
+  if (!name.startsWith('auth/')) return undefined;
+  const options: OAuthClientOptions = {
+    redirectUri: REDIRECT_URI,
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    clientMetadata: { client_name: 'hermes-conformance-client' },
+    authorize: async (authorizationUrl) => {
+      const response = await fetch(authorizationUrl, { redirect: 'manual' });
+      const location = response.headers.get('location');
+      if (!location) throw new Error(`the authorization endpoint answered ${response.status} without a redirect`);
+      return new URL(location, authorizationUrl);
+    },
+  };
+  if (typeof context.client_id === 'string') {
+    options.clientId = context.client_id;
+    if (typeof context.client_secret === 'string') options.clientSecret = context.client_secret;
+  }
+  if (name === 'auth/client-credentials-basic' || name === 'auth/client-credentials-jwt') options.grant = 'client_credentials';
+  if (typeof context.private_key_pem === 'string') {
+    options.privateKey = { pem: context.private_key_pem, algorithm: (context.signing_algorithm as 'ES256' | undefined) ?? 'ES256' };
+  }
+  return new OAuthClient(options);
+}
+
 async function main(): Promise<void> {
-  const client = new McpClient(new StreamableHttpClientTransport({ url }), {
+  const client = new McpClient(new StreamableHttpClientTransport({ url, auth: oauthFor(scenario) }), {
     protocolVersion: (protocolVersion as never) ?? 'auto',
     clientInfo: { name: 'hermes-conformance-client', version: '0.1.0' },
     onElicitation: acceptDefaults,
@@ -73,6 +106,11 @@ async function run(client: McpClient): Promise<void> {
       return;
     }
     default:
+      // The auth/* scenarios: signed in (by the transport's OAuthClient), list the tools and call one.
+      if (scenario.startsWith('auth/')) {
+        if (tools[0]) await client.callTool(tools[0].name, {});
+        return;
+      }
       // initialize, tools_call and the like: call the first tool with the suite's usual arguments.
       if (tools[0]) await client.callTool(tools[0].name, { a: 2, b: 3 });
   }

@@ -16,7 +16,7 @@ export { StreamableHttpClientTransport } from './streamable-http';
 export type { StreamableHttpClientOptions } from './streamable-http';
 export type { ReconnectOptions } from './reconnect';
 export { InMemoryOAuthStore, OAuthClient, OAuthError, canonicalResource, parseBearerChallenge } from './oauth';
-export type { OAuthClientOptions, OAuthStore, StoredClient, StoredTokens } from './oauth';
+export type { OAuthClientOptions, OAuthStore, StoredClient, StoredTokens, TokenEndpointAuthMethod } from './oauth';
 export { SseClientTransport } from './sse-legacy';
 export { WebSocketClientTransport } from './websocket';
 export type { WebSocketClientOptions, WebSocketConstructor, WebSocketLikeClient, WebSocketStatus } from './websocket';

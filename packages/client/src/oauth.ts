@@ -7,7 +7,7 @@
  * again with the scopes asked for (step-up); refresh tokens when they expire. It is a wrapper
  * around the transport's `fetch`, so every HTTP transport has it the same way.
  */
-import { createHash, randomBytes } from 'node:crypto';
+import { constants, createHash, createPrivateKey, randomBytes, sign } from 'node:crypto';
 import type { Awaitable } from '@hermes-mcp/protocol';
 import type { FetchInit, FetchLike, FetchResponse } from './node-fetch';
 
@@ -25,7 +25,12 @@ export interface StoredTokens {
 export interface StoredClient {
   clientId: string;
   clientSecret?: string;
+  /** How it authenticates at the token endpoint, as registered. */
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
 }
+
+/** How a client authenticates at the token endpoint. */
+export type TokenEndpointAuthMethod = 'client_secret_basic' | 'client_secret_post' | 'private_key_jwt' | 'none';
 
 /** Where a client keeps its tokens and registrations (in memory by default; a keychain, a database…). */
 export interface OAuthStore {
@@ -65,8 +70,13 @@ export interface OAuthClientOptions {
   clientId?: string;
   /** Its secret, for a confidential client (sent with HTTP Basic, or in the body with `tokenEndpointAuthMethod: 'client_secret_post'`). */
   clientSecret?: string;
-  /** How the client authenticates at the token endpoint (default: `client_secret_basic` with a secret, else `none`). */
-  tokenEndpointAuthMethod?: 'client_secret_basic' | 'client_secret_post' | 'none';
+  /** How the client authenticates at the token endpoint (default: `private_key_jwt` with a key, `client_secret_basic` with a secret, else `none`). */
+  tokenEndpointAuthMethod?: TokenEndpointAuthMethod;
+  /**
+   * The client's private key, for `private_key_jwt` (RFC 7523): each token request carries a
+   * short-lived JWT signed with it, for the authorization server as audience.
+   */
+  privateKey?: { pem: string; algorithm?: 'ES256' | 'ES384' | 'RS256' | 'PS256' | 'EdDSA' };
   /** An HTTPS URL serving this client's metadata document, used as its client id where the server takes those. */
   clientMetadataUrl?: string;
   /** What dynamic registration (RFC 7591) sends: a name, and more fields if wanted. */
@@ -187,7 +197,7 @@ export class OAuthClient {
         // Read to the end: the connection goes back to the pool for the next try.
         await response.text().catch(() => undefined);
         const scope = response.status === 403 ? unionOfScopes(tokens?.scope, challenge.scope) : challenge.scope;
-        await this.signIn(serverUrl, resource, challenge, scope, response.status === 401 ? tokens : undefined);
+        await this.signIn(serverUrl, resource, challenge, scope, response.status === 401, tokens);
         signedIn = true;
       }
     };
@@ -221,15 +231,19 @@ export class OAuthClient {
     return pending;
   }
 
-  private signIn(serverUrl: URL, resource: string, challenge: Record<string, string>, scope: string | undefined, expired: StoredTokens | undefined): Promise<void> {
+  /** Signs in to `resource`: refreshes a refused token when it can, else discovers and signs in anew. */
+  private signIn(serverUrl: URL, resource: string, challenge: Record<string, string>, scope: string | undefined, refused: boolean, held: StoredTokens | undefined): Promise<void> {
     return this.once(resource, async () => {
-      if (expired?.refreshToken && scope === undefined) {
+      if (refused && held?.refreshToken && challenge.scope === undefined) {
         try {
-          return await this.refresh(resource, expired);
+          return await this.refresh(resource, held);
         } catch {
           // The refresh token is no good any more: sign in anew.
         }
       }
+      // A token refused (401) may mean the server moved to another authorization server (SEP-2352):
+      // its metadata is read again, and a new server gets a registration of its own (kept per issuer).
+      if (refused) this.discovered.delete(resource);
       const found = await this.discover(serverUrl, resource, challenge.resource_metadata);
       const wanted = scope ?? this.options.scope ?? found.scopesSupported?.join(' ');
       const tokens = this.options.grant === 'client_credentials' ? await this.clientCredentials(found, wanted) : await this.authorizationCode(found, wanted);
@@ -300,6 +314,13 @@ export class OAuthClient {
     return (await response.json().catch(() => undefined)) as T | undefined;
   }
 
+  /** True when the redirect URI is on this machine (loopback, localhost) or has a scheme of its own. */
+  private nativeRedirect(): boolean {
+    if (!this.options.redirectUri) return true;
+    const url = new URL(this.options.redirectUri);
+    return !/^https?:$/.test(url.protocol) || ['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+  }
+
   /** The client id at this authorization server: given, a metadata document URL, kept, or registered now. */
   private async client(metadata: ServerMetadata): Promise<StoredClient> {
     if (this.options.clientId !== undefined) return { clientId: this.options.clientId, clientSecret: this.options.clientSecret };
@@ -308,6 +329,17 @@ export class OAuthClient {
     if (kept) return kept;
     if (!metadata.registration_endpoint) throw new OAuthError(`${metadata.issuer} takes no registration and no client id was given (clientId)`);
     const grant = this.options.grant ?? 'authorization_code';
+    // Ask for a method the server takes: none for a public client where it can, else a secret, basic first.
+    const supported = metadata.token_endpoint_auth_methods_supported ?? ['client_secret_basic'];
+    const method: TokenEndpointAuthMethod =
+      this.options.tokenEndpointAuthMethod ??
+      (grant === 'authorization_code' && supported.includes('none')
+        ? 'none'
+        : supported.includes('client_secret_basic')
+          ? 'client_secret_basic'
+          : supported.includes('client_secret_post')
+            ? 'client_secret_post'
+            : 'none');
     const response = await this.doFetch(metadata.registration_endpoint, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -316,14 +348,26 @@ export class OAuthClient {
         redirect_uris: this.options.redirectUri ? [this.options.redirectUri] : [],
         grant_types: grant === 'client_credentials' ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
         response_types: grant === 'client_credentials' ? [] : ['code'],
-        token_endpoint_auth_method: grant === 'client_credentials' ? 'client_secret_basic' : 'none',
+        token_endpoint_auth_method: method,
+        // SEP-837: a client on this machine (a loopback redirect, or a scheme of its own) is native.
+        application_type: this.nativeRedirect() ? 'native' : 'web',
         ...this.options.clientMetadata,
       }),
     });
-    const answer = (await response.json().catch(() => ({}))) as { client_id?: string; client_secret?: string; error?: string; error_description?: string };
+    const answer = (await response.json().catch(() => ({}))) as {
+      client_id?: string;
+      client_secret?: string;
+      token_endpoint_auth_method?: TokenEndpointAuthMethod;
+      error?: string;
+      error_description?: string;
+    };
     if (!response.ok || !answer.client_id)
       throw new OAuthError(`registration at ${metadata.issuer} failed: ${answer.error_description ?? answer.error ?? `HTTP ${response.status}`}`, answer.error);
-    const client: StoredClient = { clientId: answer.client_id, ...(answer.client_secret !== undefined && { clientSecret: answer.client_secret }) };
+    const client: StoredClient = {
+      clientId: answer.client_id,
+      ...(answer.client_secret !== undefined && { clientSecret: answer.client_secret }),
+      tokenEndpointAuthMethod: answer.token_endpoint_auth_method ?? method,
+    };
     await this.store.setClient(metadata.issuer, client);
     return client;
   }
@@ -384,8 +428,13 @@ export class OAuthClient {
   private async token(metadata: ServerMetadata, client: StoredClient, params: Record<string, string>, scope: string | undefined): Promise<StoredTokens> {
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
     const body = new URLSearchParams(params);
-    const method = this.options.tokenEndpointAuthMethod ?? (client.clientSecret !== undefined ? 'client_secret_basic' : 'none');
-    if (method === 'client_secret_basic' && client.clientSecret !== undefined) {
+    const method = this.options.tokenEndpointAuthMethod ?? client.tokenEndpointAuthMethod ?? defaultAuthMethod(client, metadata, this.options.privateKey);
+    if (method === 'private_key_jwt') {
+      if (!this.options.privateKey) throw new OAuthError('private_key_jwt needs privateKey');
+      body.set('client_id', client.clientId);
+      body.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
+      body.set('client_assertion', clientAssertion(client.clientId, metadata.issuer, this.options.privateKey));
+    } else if (method === 'client_secret_basic' && client.clientSecret !== undefined) {
       headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
     } else {
       body.set('client_id', client.clientId);
@@ -409,6 +458,33 @@ export class OAuthClient {
       ...((answer.scope ?? scope) !== undefined && { scope: answer.scope ?? scope }),
     };
   }
+}
+
+/** For a client with a secret, the first of basic and post the server takes; none without one. */
+function defaultAuthMethod(client: StoredClient, metadata: ServerMetadata, privateKey: unknown): TokenEndpointAuthMethod {
+  if (privateKey !== undefined) return 'private_key_jwt';
+  if (client.clientSecret === undefined) return 'none';
+  const supported = metadata.token_endpoint_auth_methods_supported;
+  return supported && !supported.includes('client_secret_basic') && supported.includes('client_secret_post') ? 'client_secret_post' : 'client_secret_basic';
+}
+
+/**
+ * A client assertion (RFC 7523 §2.2, as MCP's client credentials extension uses it): the client
+ * as issuer and subject, the authorization server's issuer as audience, valid for a minute.
+ */
+function clientAssertion(clientId: string, audience: string, key: NonNullable<OAuthClientOptions['privateKey']>): string {
+  const algorithm = key.algorithm ?? 'ES256';
+  const now = Math.floor(Date.now() / 1000);
+  const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
+  const input = `${encode({ alg: algorithm, typ: 'JWT' })}.${encode({ iss: clientId, sub: clientId, aud: audience, iat: now, exp: now + 60, jti: base64url(randomBytes(16)) })}`;
+  const privateKey = createPrivateKey(key.pem);
+  const hash = algorithm === 'EdDSA' ? null : algorithm.endsWith('384') ? 'sha384' : 'sha256';
+  const signature = sign(hash, Buffer.from(input), {
+    key: privateKey,
+    ...(algorithm.startsWith('ES') && { dsaEncoding: 'ieee-p1363' as const }),
+    ...(algorithm === 'PS256' && { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }),
+  });
+  return `${input}.${signature.toString('base64url')}`;
 }
 
 /** The scopes of both, each once (step-up keeps what was granted before). */
