@@ -198,8 +198,10 @@ async function main() {
       await stopServer(child);
     }
   }
-  // Custom arguments are for the server side.
-  for (const { label, args } of SIDES.includes('client') && extra.length === 0 ? RUNS : []) {
+  // Custom arguments are for the server side. The client also runs the backcompat suite (the
+  // sign-in of 2025-03-26 servers), which neither requirement set includes.
+  const clientRuns = [...RUNS, { label: 'backcompat', args: ['--suite', 'backcompat'] }];
+  for (const { label, args } of SIDES.includes('client') && extra.length === 0 ? clientRuns : []) {
     log(`running ${SUITE.name}@${SUITE.version} client scenarios against @hermes-mcp/client: ${label}`);
     results.push({ label: `client: ${label}`, code: await runClientSuite(node, entry, args) });
   }

@@ -262,7 +262,7 @@ export class OAuthClient {
         if (prm?.resource !== undefined && !resourceCovers(prm.resource, resource)) {
           throw new OAuthError(`the protected-resource metadata is for ${prm.resource}, not for ${resource}`);
         }
-        const metadata = await this.serverMetadata(issuer);
+        const metadata = await this.serverMetadata(issuer, prm === undefined);
         return { resource: prm?.resource ?? resource, metadata, scopesSupported: prm?.scopes_supported };
       })();
       found.catch(() => this.discovered.delete(resource));
@@ -285,8 +285,11 @@ export class OAuthClient {
     return undefined;
   }
 
-  /** RFC 8414 and OpenID discovery, in the order the spec gives (path-aware first). */
-  private async serverMetadata(issuer: string): Promise<ServerMetadata> {
+  /**
+   * RFC 8414 and OpenID discovery, in the order the spec gives (path-aware first); for a server
+   * without protected-resource metadata (`march2025`), the default endpoints of MCP 2025-03-26.
+   */
+  private async serverMetadata(issuer: string, march2025: boolean): Promise<ServerMetadata> {
     const url = new URL(issuer);
     const path = url.pathname === '/' ? '' : url.pathname.replace(/\/$/, '');
     const candidates = path
@@ -304,6 +307,17 @@ export class OAuthClient {
         throw new OAuthError(`the metadata at ${candidate} names the issuer ${metadata.issuer}, not ${issuer}`);
       if (typeof metadata.token_endpoint !== 'string') throw new OAuthError(`the metadata of ${issuer} has no token_endpoint`);
       return metadata;
+    }
+    // A 2025-03-26 server without metadata: the endpoints that revision gives by default.
+    if (march2025) {
+      const origin = new URL(issuer).origin;
+      return {
+        issuer,
+        authorization_endpoint: `${origin}/authorize`,
+        token_endpoint: `${origin}/token`,
+        registration_endpoint: `${origin}/register`,
+        code_challenge_methods_supported: ['S256'],
+      };
     }
     throw new OAuthError(`no authorization server metadata found for ${issuer}`);
   }
