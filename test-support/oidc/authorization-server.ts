@@ -28,7 +28,13 @@ export interface AuthorizationServer {
 }
 
 /** Starts one (on a free loopback port); `stop()` ends it. */
-export async function startAuthorizationServer(config: { clients: TestClient[]; accessTokenFormat?: 'jwt' | 'opaque'; scopes?: string[] }): Promise<AuthorizationServer> {
+export async function startAuthorizationServer(config: {
+  clients: TestClient[];
+  accessTokenFormat?: 'jwt' | 'opaque';
+  scopes?: string[];
+  /** Listen on this port (default a free one): restarting on the same port keeps the issuer and changes the key. */
+  port?: number;
+}): Promise<AuthorizationServer> {
   const child: ChildProcess = spawn(process.execPath, [path.join(__dirname, 'oidc-server.mjs'), JSON.stringify(config)], {
     cwd: path.join(__dirname, '../..'),
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -21,7 +21,8 @@ const scopes = config.scopes ?? ['notes:read', 'notes:write'];
 // Listen first: the issuer must name the port.
 const { createServer } = await import('node:http');
 const server = createServer();
-await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
+// `config.port`: the same issuer again (a restart with a new signing key is a key rotation).
+await new Promise((resolve) => server.listen(config.port ?? 0, '127.0.0.1', resolve));
 const issuer = `http://127.0.0.1:${server.address().port}`;
 
 const provider = new Provider(issuer, {

@@ -347,6 +347,35 @@ describe('the auth option over WebSocket (fastify)', () => {
   });
 });
 
+describe('key rotation', () => {
+  it('takes tokens signed with the issuer’s new key once it publishes it (the JWKS fetched again for an unknown kid)', async () => {
+    const first = await startAuthorizationServer({ clients: CLIENTS });
+    const port = Number(new URL(first.issuer).port);
+    const server = await adapters.fastify((resource) => ({
+      resource,
+      authorizationServers: [first.issuer],
+      verifier: jwtVerifier({ issuer: first.issuer, audience: resource, jwksCooldownMs: 0 }),
+    }));
+    try {
+      const before = await first.token(ALICE, { resource: server.url, scope: 'notes:read' });
+      expect((await post(server.url, initializeBody(), bearer(before))).status).toBe(200);
+      // The authorization server restarts with a new signing key (same issuer, same port).
+      await first.stop();
+      const second = await startAuthorizationServer({ clients: CLIENTS, port });
+      try {
+        expect(second.issuer).toBe(first.issuer);
+        const after = await second.token(ALICE, { resource: server.url, scope: 'notes:read' });
+        expect(JSON.parse(Buffer.from(after.split('.')[0], 'base64url').toString()).kid).not.toBe(JSON.parse(Buffer.from(before.split('.')[0], 'base64url').toString()).kid);
+        expect((await post(server.url, initializeBody(), bearer(after))).status).toBe(200);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await server.close();
+    }
+  });
+});
+
 describe('opaque tokens, verified by introspection (RFC 7662)', () => {
   let opaque: AuthorizationServer;
   let server: Running;
