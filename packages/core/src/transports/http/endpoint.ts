@@ -243,7 +243,7 @@ function eraOfPost(request: HttpRequest, frame: ParsedFrame): PostEra {
 
 /**
  * Who a session belongs to: the issuer and subject of its caller (or the OAuth client, for a token
- * with no subject); undefined for anonymous callers. @internal
+ * with no subject); undefined for anonymous callers. For adapters (`@hermes-mcp/core/internal`).
  */
 export function principalOf(auth: AuthInfo | undefined): string | undefined {
   if (auth === undefined) return undefined;
