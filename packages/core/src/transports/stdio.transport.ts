@@ -11,6 +11,7 @@
  * `maxBufferedBytes` unread, notifications are dropped and the request they belonged to is
  * answered with -32011 (client too slow); responses always go out.
  */
+import type { AuthInfo } from '../engine/context';
 import { isAscii } from 'node:buffer';
 import { Console } from 'node:console';
 import type { Readable, Writable } from 'node:stream';
@@ -48,6 +49,13 @@ export interface StdioTransportOptions {
    * answered, within the grace period), then exit (default true).
    */
   handleSignals?: boolean;
+  /**
+   * Who the client is (`ctx.auth` of every request): MCP's authorization is for HTTP, and a stdio
+   * server takes its credentials from the environment instead. Give the identity those stand for
+   * (e.g. the scopes of an API key it was started with); without it, components with `scopes` are
+   * refused on stdio.
+   */
+  auth?: AuthInfo;
 }
 
 /** Default limit of one message: 4 MiB. */
@@ -128,7 +136,7 @@ export class StdioTransport implements Transport {
     this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
     this.redirect = options.redirectConsole ?? true;
-    this.info = Object.freeze({ kind: 'stdio', pid: process.pid });
+    this.info = Object.freeze(options.auth === undefined ? { kind: 'stdio', pid: process.pid } : { kind: 'stdio', pid: process.pid, auth: options.auth });
   }
 
   start(): Promise<void> {

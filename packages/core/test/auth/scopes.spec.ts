@@ -8,7 +8,9 @@
  */
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
-import { AuthInfo, McpFactory, McpServer, Prompt, RequireScopes, Resource, Tool, createLogger } from '@hermes-mcp/core';
+import { PassThrough } from 'node:stream';
+import { createInterface } from 'node:readline';
+import { AuthInfo, McpFactory, McpServer, Prompt, RequireScopes, Resource, StdioTransport, Tool, createLogger } from '@hermes-mcp/core';
 import { createTestClient } from '@hermes-mcp/testing';
 
 class NoteInput {
@@ -108,4 +110,41 @@ it('refuses at start-up a scope no token could carry', () => {
     }
   }
   expect(() => McpFactory.create(Bad, { logger: createLogger({ level: 'silent' }) })).toThrow(expect.objectContaining({ code: 'HERMES_INVALID_OPTIONS' }));
+});
+
+describe('on stdio', () => {
+  /** The scoped server on a StdioTransport over in-process streams; `call` sends one line and reads the answer. */
+  async function stdioServer(auth?: AuthInfo) {
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const app = McpFactory.create(Scoped, { logger: createLogger({ level: 'silent' }) });
+    await app.connect(new StdioTransport({ input, output, redirectConsole: false, ...(auth && { auth }) }));
+    const lines = createInterface({ input: output });
+    const answers: Array<Record<string, unknown>> = [];
+    const waiting: Array<() => void> = [];
+    lines.on('line', (line) => {
+      answers.push(JSON.parse(line) as Record<string, unknown>);
+      waiting.shift()?.();
+    });
+    let id = 0;
+    const call = async (method: string, params: Record<string, unknown> = {}) => {
+      const answered = new Promise<void>((resolve) => waiting.push(resolve));
+      input.write(`${JSON.stringify({ jsonrpc: '2.0', id: ++id, method, params })}\n`);
+      await answered;
+      return answers[answers.length - 1];
+    };
+    await call('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } });
+    input.write(`${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' })}\n`);
+    return { call, close: () => app.close() };
+  }
+
+  it('refuses scoped components without an identity, and serves the identity `stdio.auth` gives', async () => {
+    const anonymous = await stdioServer();
+    expect(((await anonymous.call('tools/call', { name: 'list', arguments: {} })).error as { code: number }).code).toBe(-32012);
+    await anonymous.close();
+    const local = await stdioServer({ subject: 'local', scopes: ['mcp', 'notes:read'] });
+    expect((await local.call('tools/call', { name: 'list', arguments: {} })).result).toMatchObject({ content: [{ type: 'text', text: 'notes' }] });
+    expect(((await local.call('tools/list')).result as { tools: Array<{ name: string }> }).tools.map((t) => t.name)).toEqual(['list']);
+    await local.close();
+  });
 });
