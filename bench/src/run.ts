@@ -121,28 +121,18 @@ let authorization: { issuer: string; token: string; stop(): void } | undefined;
 const bearer = () => ({ authorization: `Bearer ${authorization!.token}` });
 const authEnv = (cacheTtlMs: number) => () => ({ HERMES_BENCH_AUTH: JSON.stringify({ issuer: authorization!.issuer, resource: BENCH_RESOURCE, cacheTtlMs }) });
 const fixed = (headers: Record<string, string>, body: string) => async () => ({ headers, body });
+/** A legacy JSON row with a bearer token, the server verifying JWTs (cached for `cacheTtlMs`; 0: every request). */
+function oauthRow(key: string, label: string, cacheTtlMs: number): HttpConfig {
+  return { key, label, server: 'hermes-http.server.js', prepare: legacy(addCall(), bearer), expect: { framing: 'json' }, env: authEnv(cacheTtlMs) };
+}
 
 const HTTP_CONFIGS: HttpConfig[] = [
   { key: 'bare', label: 'bare Fastify route (limit)', server: 'bare-fastify.server.js', prepare: fixed(PLAIN_HEADERS, addCall()), expect: { framing: 'json' } },
   { key: 'legacy-json', label: 'Hermes, legacy session, JSON', server: 'hermes-http.server.js', prepare: legacy(addCall()), expect: { framing: 'json' } },
   { key: 'legacy-sse', label: 'Hermes, legacy session, SSE', server: 'hermes-http.server.js', prepare: legacy(addCall(PROGRESS_META)), expect: { framing: 'sse', progress: true } },
   { key: 'modern', label: 'Hermes, modern stateless', server: 'hermes-http.server.js', prepare: fixed(MODERN_HEADERS, addCall(MODERN_META)), expect: { framing: 'json' } },
-  {
-    key: 'legacy-json-jwt',
-    label: 'Hermes, legacy JSON, OAuth JWT',
-    server: 'hermes-http.server.js',
-    prepare: legacy(addCall(), bearer),
-    expect: { framing: 'json' },
-    env: authEnv(60_000),
-  },
-  {
-    key: 'legacy-json-jwt-each',
-    label: 'Hermes, legacy JSON, OAuth JWT, signature every request',
-    server: 'hermes-http.server.js',
-    prepare: legacy(addCall(), bearer),
-    expect: { framing: 'json' },
-    env: authEnv(0),
-  },
+  oauthRow('legacy-json-jwt', 'Hermes, legacy JSON, OAuth JWT', 60_000),
+  oauthRow('legacy-json-jwt-each', 'Hermes, legacy JSON, OAuth JWT, signature every request', 0),
   { key: 'sdk-v1', label: 'SDK v1 1.32.2, stateful SSE', server: 'sdk-v1-http.server.js', prepare: legacy(addCall()), expect: { framing: 'sse' } },
   { key: 'sdk-v2', label: 'SDK v2 2.4.0, createMcpHandler', server: 'sdk-v2-http.server.js', prepare: fixed(MODERN_HEADERS, addCall(MODERN_META)), expect: { framing: 'json' } },
 ];
