@@ -4,6 +4,7 @@
  * of the method table (handshake, `logging/setLevel`, subscriptions); modern requests on the same
  * stream handed to the engine.
  */
+import { SessionEvent, requestChannel, sessionClosedChannel, sessionCreatedChannel, traceRequest } from './diagnostics';
 import {
   ClientCapabilities,
   ErrorCode,
@@ -78,6 +79,8 @@ export class Connection implements PeerHandlers, RequestChannel {
   /** The peer correlating this connection's messages. */
   readonly peer: Peer;
   private session?: SessionInfo;
+  /** What the session channels were told at `initialize` (only when someone listened). */
+  private sessionEvent?: SessionEvent = undefined;
   /** Who opened the session, kept in its record. */
   private readonly principal?: string;
   private features?: RevisionFeatures;
@@ -193,6 +196,7 @@ export class Connection implements PeerHandlers, RequestChannel {
     this.engine.release(this);
     this.resolveClosed?.();
     this.resolveClosed = undefined;
+    if (this.sessionEvent && sessionClosedChannel.hasSubscribers) sessionClosedChannel.publish(this.sessionEvent);
     this.onclose?.(this);
   }
 
@@ -229,6 +233,26 @@ export class Connection implements PeerHandlers, RequestChannel {
   }
 
   onRequest(request: JsonRpcRequest, extra: InboundRequestExtra): Promise<Record<string, unknown>> | Record<string, unknown> {
+    if (!requestChannel.hasSubscribers) return this.serveRequest(request, extra);
+    const params = request.params ?? EMPTY;
+    const modern = this.era !== 'legacy' && decideEra(request.method, params, { pinned: this.era === 'modern' ? 'modern' : undefined }) === 'modern';
+    // A modern request is traced where every modern request is (the engine).
+    if (modern) return this.serveRequest(request, extra);
+    return traceRequest(
+      () => ({
+        method: request.method,
+        id: request.id,
+        era: 'legacy',
+        params,
+        transport: extra.transportInfo ?? this.transport.info,
+        ...(this.sessionId !== undefined && { sessionId: this.sessionId }),
+        ...(this.session && { protocolVersion: this.session.protocolVersion }),
+      }),
+      () => this.serveRequest(request, extra),
+    );
+  }
+
+  private serveRequest(request: JsonRpcRequest, extra: InboundRequestExtra): Promise<Record<string, unknown>> | Record<string, unknown> {
     const params = request.params ?? EMPTY;
     if (this.era !== 'legacy') {
       const era = decideEra(request.method, params, { pinned: this.era === 'modern' ? 'modern' : undefined });
@@ -354,6 +378,15 @@ export class Connection implements PeerHandlers, RequestChannel {
     };
     if (handler.instructions !== undefined) result.instructions = handler.instructions;
     this.log.debug({ protocolVersion: version, client: info }, 'session initialized');
+    if (sessionCreatedChannel.hasSubscribers || sessionClosedChannel.hasSubscribers) {
+      this.sessionEvent = {
+        ...(this.sessionId !== undefined && { sessionId: this.sessionId }),
+        protocolVersion: version,
+        transport: this.transport.info,
+        startedAt: performance.now(),
+      };
+      sessionCreatedChannel.publish(this.sessionEvent);
+    }
     return this.save(result);
   }
 

@@ -4,7 +4,8 @@
  * subscriptions), builds a context per request, and passes the rest to the server's
  * {@link McpHandler}. It also reaches every connection at once (list changes, resource updates).
  */
-import { InboundRequestExtra, JsonRpcRequest, Transport, TransportInfo } from '@hermes-mcp/protocol';
+import { requestChannel, traceRequest } from './diagnostics';
+import { InboundRequestExtra, JsonRpcRequest, META_KEYS, Transport, TransportInfo } from '@hermes-mcp/protocol';
 import { Connection, ConnectionOptions } from './connection';
 import type { McpHandler } from './mcp-handler';
 import { Logger } from '../logger';
@@ -86,8 +87,14 @@ export class Engine {
     transport: TransportInfo,
     sink: ModernSink,
   ): Promise<Record<string, unknown>> {
-    const admitted = admitModern(request, headers, this.inputSchemaOf);
-    return this.modern.handle(request, admitted, extra, transport, sink);
+    if (!requestChannel.hasSubscribers) return this.modern.handle(request, admitModern(request, headers, this.inputSchemaOf), extra, transport, sink);
+    const params = request.params ?? {};
+    const meta = params._meta as Record<string, unknown> | undefined;
+    const version = meta?.[META_KEYS.protocolVersion];
+    return traceRequest(
+      () => ({ method: request.method, id: request.id, era: 'modern', params, transport, ...(typeof version === 'string' && { protocolVersion: version }) }),
+      () => this.modern.handle(request, admitModern(request, headers, this.inputSchemaOf), extra, transport, sink),
+    ) as Promise<Record<string, unknown>>;
   }
 
   /** A tool's input schema, for its `Mcp-Param-*` headers. */
