@@ -186,7 +186,7 @@ export class OAuthClient {
       let stepUps = 0;
       let signedIn = false;
       for (;;) {
-        const tokens = await this.validTokens(resource);
+        const tokens = await this.validTokens(serverUrl, resource);
         const response = await inner(url, tokens ? { ...init, headers: { ...init.headers, authorization: `Bearer ${tokens.accessToken}` } } : init);
         if (response.status !== 401 && response.status !== 403) return response;
         const challenge = parseBearerChallenge(response.headers.get('www-authenticate')) ?? {};
@@ -208,14 +208,14 @@ export class OAuthClient {
     await this.store.setTokens(canonicalResource(serverUrl), undefined);
   }
 
-  private async validTokens(resource: string): Promise<StoredTokens | undefined> {
+  private async validTokens(serverUrl: URL, resource: string): Promise<StoredTokens | undefined> {
     const tokens = await this.store.getTokens(resource);
     if (!tokens) return undefined;
     // Expired (with a little margin): refreshed on the 401 that follows, or now if it can be.
     if (tokens.expiresAt !== undefined && tokens.expiresAt - 5_000 <= Date.now() && tokens.refreshToken) {
       const signing = this.signingIn.get(resource);
       if (signing) await signing.catch(() => undefined);
-      else await this.once(resource, () => this.refresh(resource, tokens)).catch(() => undefined);
+      else await this.once(resource, () => this.refresh(serverUrl, resource, tokens)).catch(() => undefined);
       return this.store.getTokens(resource);
     }
     return tokens;
@@ -236,7 +236,7 @@ export class OAuthClient {
     return this.once(resource, async () => {
       if (refused && held?.refreshToken && challenge.scope === undefined) {
         try {
-          return await this.refresh(resource, held);
+          return await this.refresh(serverUrl, resource, held);
         } catch {
           // The refresh token is no good any more: sign in anew.
         }
@@ -429,10 +429,9 @@ export class OAuthClient {
     return this.token(found.metadata, client, { grant_type: 'client_credentials', resource: found.resource, ...(scope && { scope }) }, scope);
   }
 
-  private async refresh(resource: string, tokens: StoredTokens): Promise<void> {
-    const found = this.discovered.get(resource);
-    if (!found) throw new OAuthError('nothing discovered yet');
-    const { metadata, resource: canonical } = await found;
+  /** Refreshes the tokens of `resource` (discovering its authorization server first when this process has not yet: tokens from a kept store). */
+  private async refresh(serverUrl: URL, resource: string, tokens: StoredTokens): Promise<void> {
+    const { metadata, resource: canonical } = await this.discover(serverUrl, resource, undefined);
     const client = await this.client(metadata);
     const refreshed = await this.token(metadata, client, { grant_type: 'refresh_token', refresh_token: tokens.refreshToken!, resource: canonical }, tokens.scope);
     await this.store.setTokens(resource, { ...refreshed, refreshToken: refreshed.refreshToken ?? tokens.refreshToken });

@@ -112,7 +112,7 @@ describe('signing in with authorization code + PKCE', () => {
     }
   });
 
-  it('refreshes an expired token with its refresh token, without signing in again', async () => {
+  it('refreshes an expired token with its refresh token, without signing in again, in this process or another with the kept store', async () => {
     const asked: URL[] = [];
     const store = new InMemoryOAuthStore();
     const auth = new OAuthClient({
@@ -134,6 +134,24 @@ describe('signing in with authorization code + PKCE', () => {
       expect(store.getTokens(canonicalResource(url))!.accessToken).not.toBe(before.accessToken);
     } finally {
       await client.close();
+    }
+    // Another process with the kept store (a restart): it refreshes too, without signing in.
+    const again = new OAuthClient({
+      clientId: 'short-lived-cli',
+      clientSecret: 'cli-secret',
+      redirectUri: REDIRECT,
+      authorize: browser(asked),
+      scope: 'notes:read offline_access',
+      store,
+    });
+    const restarted = new McpClient(new StreamableHttpClientTransport({ url, auth: again }), { protocolVersion: '2025-11-25' });
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await restarted.connect();
+    try {
+      expect(unwrap(await restarted.callTool('read')).content).toEqual([{ type: 'text', text: 'notes of ada' }]);
+      expect(asked).toHaveLength(1);
+    } finally {
+      await restarted.close();
     }
   });
 
