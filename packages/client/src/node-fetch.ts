@@ -92,3 +92,13 @@ function send(url: URL, init: FetchInit, retry: boolean): Promise<FetchResponse>
     request.end(init.body);
   });
 }
+
+/**
+ * The `fetch` of an HTTP transport: the one given, else {@link nodeFetch}; with `auth`, wrapped so
+ * that every request carries the token (a 401 or 403 insufficient_scope signs in and retries).
+ */
+export function transportFetch(options: { url: string | URL; fetch?: typeof fetch; auth?: { wrap(inner: FetchLike, serverUrl: URL): FetchLike } }): FetchLike {
+  // Node's fetch costs more than the request itself: node:http with keep-alive unless told otherwise.
+  const base: FetchLike = options.fetch ? options.fetch : nodeFetch;
+  return options.auth ? options.auth.wrap(base, new URL(options.url)) : base;
+}

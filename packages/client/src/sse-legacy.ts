@@ -5,7 +5,7 @@
  * long as the stream.
  */
 import { ErrorCode, JsonRpcMessage, McpError, ParsedFrame, SendOptions, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
-import { FetchLike, FetchResponse, nodeFetch } from './node-fetch';
+import { FetchLike, FetchResponse, transportFetch } from './node-fetch';
 import { OAuthClient, OAuthError } from './oauth';
 import { readSse } from './sse';
 import type { TransportState } from './stdio';
@@ -38,10 +38,7 @@ export class SseClientTransport implements Transport {
   private closed = false;
 
   constructor(private readonly options: SseClientOptions) {
-    // A custom fetch, else node:http with keep-alive (Node's fetch costs more than the request).
-    const base: FetchLike = options.fetch ? options.fetch : nodeFetch;
-    // Signed in: every request carries the token; a 401 or 403 insufficient_scope signs in and retries.
-    this.fetch = options.auth ? options.auth.wrap(base, new URL(options.url)) : base;
+    this.fetch = transportFetch(options);
   }
 
   /** The transport's state, its last error and the URL it POSTs to. */

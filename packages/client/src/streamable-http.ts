@@ -23,7 +23,7 @@ import {
   parseFrame,
   serialize,
 } from '@hermes-mcp/protocol';
-import { FetchLike, FetchResponse, nodeFetch } from './node-fetch';
+import { FetchLike, FetchResponse, transportFetch } from './node-fetch';
 import { OAuthClient, OAuthError } from './oauth';
 import { DEFAULT_MAX_ATTEMPTS, ReconnectOptions, backoffDelay } from './reconnect';
 import { readSse } from './sse';
@@ -77,10 +77,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   constructor(private readonly options: StreamableHttpClientOptions) {
     this.url = new URL(options.url);
-    // A custom fetch, else node:http with keep-alive (Node's fetch costs more than the request).
-    const base: FetchLike = options.fetch ? options.fetch : nodeFetch;
-    // Signed in: every request carries the token; a 401 or 403 insufficient_scope signs in and retries.
-    this.fetch = options.auth ? options.auth.wrap(base, new URL(options.url)) : base;
+    this.fetch = transportFetch(options);
   }
 
   /** The transport's state, last error and how many times it reconnected a stream. */
@@ -277,17 +274,16 @@ export class StreamableHttpClientTransport implements Transport {
     this.onframe?.(classifyValue(errorResponse(id, McpError.connectionLost(why))));
   }
 
+  /** Waits `ms`, or until `signal` aborts; its listener goes with the wait (a long-lived signal sees many). */
   private sleep(ms: number, signal: AbortSignal): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      signal.addEventListener(
-        'abort',
-        () => {
-          clearTimeout(timer);
-          resolve();
-        },
-        { once: true },
-      );
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      signal.addEventListener('abort', done, { once: true });
     });
   }
 

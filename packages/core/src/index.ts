@@ -34,13 +34,13 @@ export type { McpAppOptions, NotificationListener, RegisteredHandle, RuntimeHand
 export type { CacheHints } from './engine/modern';
 export type { RequestTrace, SessionEvent } from './engine/diagnostics';
 export { HttpError } from './transports/http/endpoint';
-export { InvalidTokenError, bearerChallenge, hasScopes, protectedResourceMetadataUrl } from './auth/resource-server';
+export { InvalidTokenError, bearerChallenge, protectedResourceMetadataUrl } from './auth/resource-server';
 export type { ProtectedResourceMetadata, ResourceServerOptions, TokenVerifier } from './auth/resource-server';
 export { jwtVerifier } from './auth/jwt';
 export type { JwtVerifierOptions } from './auth/jwt';
 export { introspectionVerifier } from './auth/introspection';
 export type { IntrospectionVerifierOptions } from './auth/introspection';
-export { RequireScopes } from './auth/scopes';
+export { RequireScopes, hasScopes } from './auth/scopes';
 export type { HttpEndpointOptions, HttpSession } from './transports/http/endpoint';
 export type { HttpRequest } from './transports/http/exchange';
 export { toNodeListener } from './transports/http/node';

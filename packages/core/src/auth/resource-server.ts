@@ -14,6 +14,7 @@ import { HermesError } from '../errors';
 import type { HttpRequest } from '../transports/http/exchange';
 import { headerOf } from '../transports/http/accept';
 import { HttpError } from '../transports/http/http-error';
+import { hasScopes, unionOfScopes } from './scopes';
 
 /**
  * Checks an access token and says who it is for. Throw {@link InvalidTokenError} for a token
@@ -85,14 +86,6 @@ export function protectedResourceMetadataUrl(resource: string): string {
   return `${url.origin}/.well-known/oauth-protected-resource${path}`;
 }
 
-/** True when the scopes granted cover every one required. */
-export function hasScopes(granted: readonly string[] | undefined, required: readonly string[]): boolean {
-  if (required.length === 0) return true;
-  if (!granted) return false;
-  for (const scope of required) if (!granted.includes(scope)) return false;
-  return true;
-}
-
 /** The OAuth resource server of an HTTP endpoint, made from its `auth` option. */
 export class ResourceServer {
   /** The URL of the metadata document, as the challenge names it. */
@@ -160,7 +153,7 @@ export class ResourceServer {
     return {
       'www-authenticate': bearerChallenge({
         error: 'insufficient_scope',
-        scope: [...new Set([...this.requiredScopes, ...requiredScopes])].join(' '),
+        scope: unionOfScopes(this.requiredScopes, requiredScopes).join(' '),
         resource_metadata: this.metadataUrl,
         error_description: 'the token lacks scopes this request needs',
       }),

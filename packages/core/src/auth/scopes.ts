@@ -10,7 +10,6 @@ import { McpError } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
 import type { Middleware } from '../engine/middleware';
 import { SCOPES, addToListMetadata } from '../metadata/keys';
-import { hasScopes } from './resource-server';
 
 /** A scope as RFC 6749 §3.3 spells one: printable ASCII without space, quote or backslash. */
 const SCOPE_TOKEN = /^[\x21\x23-\x5b\x5d-\x7e]+$/;
@@ -42,7 +41,15 @@ export function requiredScopesOf(cls: Function, method?: string): string[] {
   return (Reflect.getMetadata(SCOPES, cls) as string[] | undefined) ?? [];
 }
 
-/** The scopes of a component, each once, in the order first named. @internal */
+/** True when the scopes granted cover every one required. */
+export function hasScopes(granted: readonly string[] | undefined, required: readonly string[]): boolean {
+  if (required.length === 0) return true;
+  if (!granted) return false;
+  for (const scope of required) if (!granted.includes(scope)) return false;
+  return true;
+}
+
+/** The scopes of all the lists, each once, in the order first named. @internal */
 export function unionOfScopes(...lists: ReadonlyArray<readonly string[] | undefined>): string[] {
   const all = new Set<string>();
   for (const list of lists) for (const scope of list ?? []) all.add(scope);

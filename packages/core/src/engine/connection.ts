@@ -233,11 +233,15 @@ export class Connection implements PeerHandlers, RequestChannel {
   }
 
   onRequest(request: JsonRpcRequest, extra: InboundRequestExtra): Promise<Record<string, unknown>> | Record<string, unknown> {
-    if (!requestChannel.hasSubscribers) return this.serveRequest(request, extra);
     const params = request.params ?? EMPTY;
-    const modern = this.era !== 'legacy' && decideEra(request.method, params, { pinned: this.era === 'modern' ? 'modern' : undefined }) === 'modern';
-    // A modern request is traced where every modern request is (the engine).
-    if (modern) return this.serveRequest(request, extra);
+    if (this.era !== 'legacy') {
+      const era = decideEra(request.method, params, { pinned: this.era === 'modern' ? 'modern' : undefined });
+      if (era instanceof McpError) throw era;
+      // Traced where every modern request is (the engine).
+      if (era === 'modern') return this.modernRequest(request, extra);
+      this.era = 'legacy';
+    }
+    if (!requestChannel.hasSubscribers) return this.serveLegacy(request, params, extra);
     return traceRequest(
       () => ({
         method: request.method,
@@ -248,18 +252,12 @@ export class Connection implements PeerHandlers, RequestChannel {
         ...(this.sessionId !== undefined && { sessionId: this.sessionId }),
         ...(this.session && { protocolVersion: this.session.protocolVersion }),
       }),
-      () => this.serveRequest(request, extra),
+      () => this.serveLegacy(request, params, extra),
     );
   }
 
-  private serveRequest(request: JsonRpcRequest, extra: InboundRequestExtra): Promise<Record<string, unknown>> | Record<string, unknown> {
-    const params = request.params ?? EMPTY;
-    if (this.era !== 'legacy') {
-      const era = decideEra(request.method, params, { pinned: this.era === 'modern' ? 'modern' : undefined });
-      if (era instanceof McpError) throw era;
-      if (era === 'modern') return this.modernRequest(request, extra);
-      this.era = 'legacy';
-    }
+  /** A legacy-era request: the connection's own methods, else the handler's (in a context). */
+  private serveLegacy(request: JsonRpcRequest, params: Record<string, unknown>, extra: InboundRequestExtra): Promise<Record<string, unknown>> | Record<string, unknown> {
     const spec = methodSpec(request.method);
     const session = this.session;
     const handler = this.engine.handler;

@@ -87,14 +87,24 @@ export class Engine {
     transport: TransportInfo,
     sink: ModernSink,
   ): Promise<Record<string, unknown>> {
-    if (!requestChannel.hasSubscribers) return this.modern.handle(request, admitModern(request, headers, this.inputSchemaOf), extra, transport, sink);
+    if (!requestChannel.hasSubscribers) return this.handleModern(request, headers, extra, transport, sink);
     const params = request.params ?? {};
-    const meta = params._meta as Record<string, unknown> | undefined;
-    const version = meta?.[META_KEYS.protocolVersion];
+    const version = (params._meta as Record<string, unknown> | undefined)?.[META_KEYS.protocolVersion];
     return traceRequest(
       () => ({ method: request.method, id: request.id, era: 'modern', params, transport, ...(typeof version === 'string' && { protocolVersion: version }) }),
-      () => this.modern.handle(request, admitModern(request, headers, this.inputSchemaOf), extra, transport, sink),
+      () => this.handleModern(request, headers, extra, transport, sink),
     ) as Promise<Record<string, unknown>>;
+  }
+
+  /** The checks of the modern era, in their order, then the modern handler. */
+  private handleModern(
+    request: JsonRpcRequest,
+    headers: HeadersRecord | undefined,
+    extra: InboundRequestExtra,
+    transport: TransportInfo,
+    sink: ModernSink,
+  ): Promise<Record<string, unknown>> {
+    return this.modern.handle(request, admitModern(request, headers, this.inputSchemaOf), extra, transport, sink);
   }
 
   /** A tool's input schema, for its `Mcp-Param-*` headers. */

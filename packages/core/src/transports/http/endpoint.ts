@@ -247,7 +247,8 @@ function eraOfPost(request: HttpRequest, frame: ParsedFrame): PostEra {
  */
 export function principalOf(auth: AuthInfo | undefined): string | undefined {
   if (auth === undefined) return undefined;
-  return JSON.stringify([auth.issuer ?? null, auth.subject ?? null, auth.subject === undefined ? (auth.clientId ?? null) : null]);
+  // Space separates: neither an issuer URL nor the subject's marker holds one.
+  return auth.subject !== undefined ? `${auth.issuer ?? ''} sub:${auth.subject}` : `${auth.issuer ?? ''} client:${auth.clientId ?? ''}`;
 }
 
 /** The -32012 error a single response carries, as an McpError; undefined for anything else. */
