@@ -1,4 +1,5 @@
 import type { Config } from 'jest';
+import { spawnSync } from 'node:child_process';
 
 const tsJest: Config['transform'] = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
@@ -12,7 +13,7 @@ const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
 /** Tests import the packages by name; map them to their sources so no build is needed for unit tests. */
 const moduleNameMapper = {
   '^@hermes-mcp/core/internal$': '<rootDir>/packages/core/src/internal.ts',
-  '^@hermes-mcp/(protocol|core|fastify|testing|client)$': '<rootDir>/packages/$1/src/index.ts',
+  '^@hermes-mcp/(protocol|core|fastify|testing|client|redis|opentelemetry)$': '<rootDir>/packages/$1/src/index.ts',
 };
 
 function project(name: string, root: string): Config {
@@ -29,6 +30,17 @@ function project(name: string, root: string): Config {
   };
 }
 
+/**
+ * The Redis suites need a real `redis-server` on PATH. Locally, without one, they are left out with
+ * one line saying so; in CI (`CI=true`) they always run, so a missing server fails the run.
+ */
+function hasRedisServer(): boolean {
+  if (process.env.CI === 'true') return true;
+  const found = spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status === 0;
+  if (!found) process.stderr.write('redis suites skipped: no redis-server on PATH (Debian: apt-get install redis-server)\n');
+  return found;
+}
+
 const config: Config = {
   projects: [
     project('protocol', 'packages/protocol'),
@@ -36,6 +48,8 @@ const config: Config = {
     project('fastify', 'packages/fastify'),
     project('testing', 'packages/testing'),
     project('client', 'packages/client'),
+    ...(hasRedisServer() ? [project('redis', 'packages/redis')] : []),
+    project('opentelemetry', 'packages/opentelemetry'),
     // Also runs the template's own tests (template/test) against the sources, before anyone scaffolds it.
     project('create-hermes-mcp', 'packages/create-hermes-mcp'),
     project('examples', 'examples'),

@@ -7,6 +7,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { InMemoryResponseCache, ResponseCache } from './cache';
+import { ClientRequestTrace, clientRequestChannel } from './diagnostics';
 import {
   CallToolResult,
   ClientCapabilities,
@@ -318,7 +319,7 @@ export class McpClient {
       const version = wanted === 'auto' ? MODERN_NEWEST : wanted;
       try {
         let asked: string = version;
-        const discover = () => this.peer.request('server/discover', { _meta: this.envelope(asked) });
+        const discover = () => this.traced('server/discover', {}, (meta) => this.peer.request('server/discover', { _meta: { ...this.envelope(asked), ...meta } }));
         const discovered = await discover().catch((error: unknown) => {
           const other = this.otherVersion(error, asked);
           if (other === undefined) throw error;
@@ -364,7 +365,8 @@ export class McpClient {
   }
 
   private async initialize(version: string): Promise<void> {
-    const result = await this.peer.request('initialize', { protocolVersion: version, capabilities: this.capabilities, clientInfo: this.clientInfo }).catch((error: unknown) => {
+    const params = { protocolVersion: version, capabilities: this.capabilities, clientInfo: this.clientInfo };
+    const result = await this.traced('initialize', params, (meta) => this.peer.request('initialize', meta ? { ...params, _meta: meta } : params)).catch((error: unknown) => {
       throw this.explain(error);
     });
     checked('initialize', result);
@@ -673,7 +675,31 @@ export class McpClient {
    * Any request, answered with its raw result. The server's capability for the method is checked
    * first; in 2026-07-28 the envelope goes in `_meta` and input rounds are answered and retried.
    */
-  async request(method: string, params: Record<string, unknown> = {}, options: CallOptions = NO_OPTIONS): Promise<Record<string, unknown>> {
+  request(method: string, params: Record<string, unknown> = {}, options: CallOptions = NO_OPTIONS): Promise<Record<string, unknown>> {
+    return this.traced(method, params, (meta) => this.perform(method, params, meta ? { ...options, meta: { ...options.meta, ...meta } } : options));
+  }
+
+  /**
+   * Runs one request as `hermes-mcp:client:request` traces it, when anyone listens (else just runs
+   * it): `run` is given the `_meta` entries the subscribers added (a `traceparent`), if any.
+   */
+  private traced<T>(method: string, params: Record<string, unknown>, run: (meta?: Record<string, string>) => Promise<T>): Promise<T> {
+    if (!clientRequestChannel.hasSubscribers) return run();
+    const sessionId = (this.transport as { sessionId?: unknown }).sessionId;
+    const trace: ClientRequestTrace = {
+      method,
+      params,
+      era: this.era ?? (method === 'initialize' ? 'legacy' : 'modern'),
+      transport: this.transport.info,
+      meta: {},
+      ...(this.protocolVersion !== undefined && { protocolVersion: this.protocolVersion }),
+      ...(typeof sessionId === 'string' && { sessionId }),
+    };
+    return clientRequestChannel.tracePromise(() => run(Object.keys(trace.meta).length === 0 ? undefined : trace.meta), trace);
+  }
+
+  /** A request of {@link request}, once traced. */
+  private async perform(method: string, params: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
     if (this.era === undefined) throw new McpError(ErrorCode.ConnectionClosed, 'Not connected: call connect() first');
     const needs = NEEDS[method];
     if (needs && this.options.checkCapabilities !== false && !needs(this.serverCapabilities)) {

@@ -11,6 +11,7 @@ export { McpClient, ToolCallError, unwrap } from './client';
 export type { CallOptions, ClientLogger, ElicitationAnswer, ElicitationRequest, ListenFilter, ListPage, LogMessage, McpClientOptions } from './client';
 export { InMemoryResponseCache } from './cache';
 export type { CachedResponse, ResponseCache } from './cache';
+export type { ClientRequestTrace } from './diagnostics';
 export { StdioClientTransport } from './stdio';
 export { StreamableHttpClientTransport } from './streamable-http';
 export type { StreamableHttpClientOptions } from './streamable-http';

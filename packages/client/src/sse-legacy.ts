@@ -26,7 +26,8 @@ export interface SseClientOptions {
 
 /** Talks to a 2024-11-05 HTTP+SSE server. */
 export class SseClientTransport implements Transport {
-  readonly info: TransportInfo = Object.freeze({ kind: 'sse' });
+  /** `kind` and the server's `url` (for telemetry: `server.address`). */
+  readonly info: TransportInfo;
   onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -38,6 +39,7 @@ export class SseClientTransport implements Transport {
   private closed = false;
 
   constructor(private readonly options: SseClientOptions) {
+    this.info = Object.freeze({ kind: 'sse', url: String(options.url) });
     this.fetch = transportFetch(options);
   }
 

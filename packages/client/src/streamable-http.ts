@@ -56,7 +56,8 @@ const NAME_FIELD: Readonly<Record<string, string>> = {
 
 /** Talks to an MCP server over HTTP. */
 export class StreamableHttpClientTransport implements Transport {
-  readonly info: TransportInfo = Object.freeze({ kind: 'http' });
+  /** `kind` and the server's `url` (for telemetry: `server.address`). */
+  readonly info: TransportInfo;
   onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -77,6 +78,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   constructor(private readonly options: StreamableHttpClientOptions) {
     this.url = new URL(options.url);
+    this.info = Object.freeze({ kind: 'http', url: this.url.href });
     this.fetch = transportFetch(options);
   }
 

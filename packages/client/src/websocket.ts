@@ -50,7 +50,8 @@ const OPEN = 1;
 
 /** Talks to an MCP server over one WebSocket (opened again when lost, with `reconnect`). */
 export class WebSocketClientTransport implements Transport {
-  readonly info: TransportInfo = Object.freeze({ kind: 'websocket' });
+  /** `kind` and the server's `url` (for telemetry: `server.address`). */
+  readonly info: TransportInfo;
   onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
@@ -66,7 +67,9 @@ export class WebSocketClientTransport implements Transport {
   /** Ends the wait before the next attempt (close() during a backoff). */
   private wakeUp?: () => void = undefined;
 
-  constructor(private readonly options: WebSocketClientOptions) {}
+  constructor(private readonly options: WebSocketClientOptions) {
+    this.info = Object.freeze({ kind: 'websocket', url: String(options.url) });
+  }
 
   /** The transport's state, last error, the close code of the last socket, and its reconnections. */
   status(): WebSocketStatus {

@@ -32,7 +32,7 @@ export { isolatedContainer } from './bootstrap/container';
 export type { Constructor, DependencyContainer } from './bootstrap/container';
 export type { McpAppOptions, NotificationListener, RegisteredHandle, RuntimeHandler } from './bootstrap/factory';
 export type { CacheHints } from './engine/modern';
-export type { RequestTrace, SessionEvent } from './engine/diagnostics';
+export type { NotificationEvent, RequestTrace, ServerRequestTrace, SessionEvent } from './engine/diagnostics';
 export { HttpError } from './transports/http/endpoint';
 export { InvalidTokenError, bearerChallenge, protectedResourceMetadataUrl } from './auth/resource-server';
 export type { ProtectedResourceMetadata, ResourceServerOptions, TokenVerifier } from './auth/resource-server';

@@ -4,7 +4,7 @@
  * of the method table (handshake, `logging/setLevel`, subscriptions); modern requests on the same
  * stream handed to the engine.
  */
-import { SessionEvent, requestChannel, sessionClosedChannel, sessionCreatedChannel, traceRequest } from './diagnostics';
+import { ServerRequestTrace, SessionEvent, requestChannel, serverRequestChannel, sessionClosedChannel, sessionCreatedChannel, traceRequest } from './diagnostics';
 import {
   ClientCapabilities,
   ErrorCode,
@@ -243,7 +243,7 @@ export class Connection implements PeerHandlers, RequestChannel {
     }
     if (!requestChannel.hasSubscribers) return this.serveLegacy(request, params, extra);
     return traceRequest(
-      () => ({
+      {
         method: request.method,
         id: request.id,
         era: 'legacy',
@@ -251,13 +251,21 @@ export class Connection implements PeerHandlers, RequestChannel {
         transport: extra.transportInfo ?? this.transport.info,
         ...(this.sessionId !== undefined && { sessionId: this.sessionId }),
         ...(this.session && { protocolVersion: this.session.protocolVersion }),
-      }),
-      () => this.serveLegacy(request, params, extra),
+      },
+      (logBindings) => this.serveLegacy(request, params, extra, logBindings),
     );
   }
 
-  /** A legacy-era request: the connection's own methods, else the handler's (in a context). */
-  private serveLegacy(request: JsonRpcRequest, params: Record<string, unknown>, extra: InboundRequestExtra): Promise<Record<string, unknown>> | Record<string, unknown> {
+  /**
+   * A legacy-era request: the connection's own methods, else the handler's (in a context).
+   * `logBindings` (from a tracer) go on the request's logger.
+   */
+  private serveLegacy(
+    request: JsonRpcRequest,
+    params: Record<string, unknown>,
+    extra: InboundRequestExtra,
+    logBindings?: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> | Record<string, unknown> {
     const spec = methodSpec(request.method);
     const session = this.session;
     const handler = this.engine.handler;
@@ -273,7 +281,7 @@ export class Connection implements PeerHandlers, RequestChannel {
       transport: extra.transportInfo ?? this.transport.info,
       extra,
       channel: this,
-      log: this.log,
+      log: logBindings ? new LazyChildLogger(this.log, logBindings) : this.log,
     });
     const limit = this.engine.options.handlerTimeout;
     if (!limit) return handler.handleRequest(ctx);
@@ -332,7 +340,21 @@ export class Connection implements PeerHandlers, RequestChannel {
 
   /** For the Hermes packages. RequestChannel: a server→client request made while handling a request. */
   request(relatedRequestId: RequestId, method: string, params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>> {
-    return this.peer.request(method, params, { ...options, relatedRequestId });
+    if (!serverRequestChannel.hasSubscribers) return this.peer.request(method, params, { ...options, relatedRequestId });
+    const trace: ServerRequestTrace = {
+      method,
+      params,
+      relatedRequestId,
+      transport: this.transport.info,
+      meta: {},
+      ...(this.sessionId !== undefined && { sessionId: this.sessionId }),
+      ...(this.session && { protocolVersion: this.session.protocolVersion }),
+    };
+    // The subscribers' start runs before the request is sent: what they put in `meta` goes with it.
+    return serverRequestChannel.tracePromise(() => {
+      const meta = Object.keys(trace.meta).length === 0 ? undefined : { ...(isRecord(params._meta) ? params._meta : undefined), ...trace.meta };
+      return this.peer.request(method, meta ? { ...params, _meta: meta } : params, { ...options, relatedRequestId });
+    }, trace);
   }
 
   /** For the Hermes packages. RequestChannel: the level set with logging/setLevel. */

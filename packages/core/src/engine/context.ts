@@ -27,6 +27,7 @@ import {
 } from '@hermes-mcp/protocol';
 import type { Constructor } from '../bootstrap/container';
 import type { Logger } from '../logger';
+import { publishNotification } from './diagnostics';
 import { elicitationSchemaFor } from '../schema/elicitation-schema';
 import { formatIssues, validateInputAsync } from '../validation/validator';
 
@@ -342,7 +343,7 @@ export class McpContext {
     if (total !== undefined) params.total = total;
     // `message` on progress arrived in 2025-03-26: older revisions never get a field they lack.
     if (message !== undefined && REVISIONS[this.session.protocolVersion].progressMessage) params.message = message;
-    return this.channel.notify(this.request.id, 'notifications/progress', params);
+    return this.send('notifications/progress', params);
   }
 
   /**
@@ -354,7 +355,13 @@ export class McpContext {
     if (min === undefined || LEVEL_RANK[level] < LEVEL_RANK[min] || this.extra.aborted) return;
     const params: Record<string, unknown> = { level, data };
     if (logger !== undefined) params.logger = logger;
-    await this.channel.notify(this.request.id, 'notifications/message', params);
+    await this.send('notifications/message', params);
+  }
+
+  /** Sends one of this request's notifications (observers are told: `hermes-mcp:notification`). */
+  private send(method: string, params: Record<string, unknown>): Promise<void> {
+    publishNotification(() => ({ method, params, relatedRequestId: this.request.id, sessionId: this.transport.sessionId as string | undefined, transport: this.transport }));
+    return this.channel.notify(this.request.id, method, params);
   }
 
   /**

@@ -9,6 +9,10 @@
  *   `result` or `error` is set on it when the request settles.
  * - `hermes-mcp:session:created`, `hermes-mcp:session:closed`: a legacy session initialized, and
  *   the connection that held it gone ({@link SessionEvent}).
+ * - `hermes-mcp:server-request` (a TracingChannel): every request a server sends its client
+ *   (sampling, elicitation, roots; legacy sessions) ({@link ServerRequestTrace}).
+ * - `hermes-mcp:notification`: a notification a server raised — progress and log messages of a
+ *   request, list changes and resource updates for everyone ({@link NotificationEvent}).
  */
 import { channel, tracingChannel } from 'node:diagnostics_channel';
 import type { RequestId, TransportInfo } from '@hermes-mcp/protocol';
@@ -33,6 +37,52 @@ export interface RequestTrace {
   result?: unknown;
   /** What it failed with (an `McpError` for protocol errors), once failed. */
   error?: unknown;
+  /**
+   * Set by a `start` subscriber to run the request inside its own scope — OpenTelemetry enters the
+   * span's context, so what the handler does is traced under it. Called once, with the request's
+   * work; it returns what `run` returns. A second subscriber wraps the first one's.
+   */
+  within?: <T>(run: () => T) => T;
+  /**
+   * Set by a `start` subscriber: fields for the request's logger (`ctx.log`) — OpenTelemetry puts
+   * `trace_id` and `span_id` here.
+   */
+  logBindings?: Record<string, unknown>;
+}
+
+/** What `hermes-mcp:server-request` traces: a request the server sends its client. */
+export interface ServerRequestTrace {
+  /** `sampling/createMessage`, `elicitation/create`, `roots/list`, `ping`. */
+  readonly method: string;
+  /** Its params as they will be sent (without what a subscriber adds to {@link meta}). */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** The id of the client's request it is made for. */
+  readonly relatedRequestId: RequestId;
+  /** The session's id (HTTP, WebSocket), when there is one. */
+  readonly sessionId?: string;
+  readonly protocolVersion?: string;
+  readonly transport: TransportInfo;
+  /**
+   * Entries a `start` subscriber adds to the request's `params._meta` before it is sent —
+   * OpenTelemetry puts `traceparent` (and `tracestate`, `baggage`) here.
+   */
+  readonly meta: Record<string, string>;
+  /** The client's answer, once answered. */
+  result?: unknown;
+  /** What it failed with, once failed. */
+  error?: unknown;
+}
+
+/** What `hermes-mcp:notification` publishes: a notification a server raised. */
+export interface NotificationEvent {
+  readonly method: string;
+  readonly params: Readonly<Record<string, unknown>>;
+  /** The request it belongs to (progress, log messages); undefined for broadcasts. */
+  readonly relatedRequestId?: RequestId;
+  /** The legacy session it goes to, when it goes to one (HTTP, WebSocket). */
+  readonly sessionId?: string;
+  /** The transport it goes on; undefined for broadcasts (they go to every session that asked). */
+  readonly transport?: TransportInfo;
 }
 
 /** What `hermes-mcp:session:created` and `hermes-mcp:session:closed` publish. */
@@ -51,13 +101,23 @@ export const requestChannel = tracingChannel<RequestTrace, RequestTrace>('hermes
 export const sessionCreatedChannel = channel('hermes-mcp:session:created');
 /** A legacy session's connection is gone. */
 export const sessionClosedChannel = channel('hermes-mcp:session:closed');
+/** Requests a server sends its client. */
+export const serverRequestChannel = tracingChannel<ServerRequestTrace, ServerRequestTrace>('hermes-mcp:server-request');
+/** Notifications a server raised. */
+export const notificationChannel = channel('hermes-mcp:notification');
 
 /**
- * Runs `run` as one traced request when anyone subscribes to `hermes-mcp:request`; else just runs
- * it (no context is even built). @internal
+ * Runs `run` as one traced request (callers check `requestChannel.hasSubscribers` first, so an
+ * untraced request builds nothing): inside the scope a subscriber set ({@link RequestTrace.within}),
+ * given the log bindings it set. @internal
  */
-export function traceRequest<T>(trace: () => RequestTrace, run: () => T | Promise<T>): T | Promise<T> {
-  if (!requestChannel.hasSubscribers) return run();
-  // tracePromise wants a promise: an async wrapper gives a synchronous answer one.
-  return requestChannel.tracePromise(async () => run(), trace());
+export function traceRequest<T>(trace: RequestTrace, run: (logBindings?: Record<string, unknown>) => T | Promise<T>): Promise<T> {
+  // tracePromise wants a promise: an async wrapper gives a synchronous answer one. The subscribers'
+  // start ran before it is called, so `within` and `logBindings` are set by then.
+  return requestChannel.tracePromise(async () => (trace.within ? trace.within(() => run(trace.logBindings)) : run(trace.logBindings)), trace);
+}
+
+/** Publishes a notification a server raised, when anyone listens. @internal */
+export function publishNotification(event: () => NotificationEvent): void {
+  if (notificationChannel.hasSubscribers) notificationChannel.publish(event());
 }

@@ -4,7 +4,7 @@
  * subscriptions), builds a context per request, and passes the rest to the server's
  * {@link McpHandler}. It also reaches every connection at once (list changes, resource updates).
  */
-import { requestChannel, traceRequest } from './diagnostics';
+import { publishNotification, requestChannel, traceRequest } from './diagnostics';
 import { InboundRequestExtra, JsonRpcRequest, META_KEYS, Transport, TransportInfo } from '@hermes-mcp/protocol';
 import { Connection, ConnectionOptions } from './connection';
 import type { McpHandler } from './mcp-handler';
@@ -90,10 +90,9 @@ export class Engine {
     if (!requestChannel.hasSubscribers) return this.handleModern(request, headers, extra, transport, sink);
     const params = request.params ?? {};
     const version = (params._meta as Record<string, unknown> | undefined)?.[META_KEYS.protocolVersion];
-    return traceRequest(
-      () => ({ method: request.method, id: request.id, era: 'modern', params, transport, ...(typeof version === 'string' && { protocolVersion: version }) }),
-      () => this.handleModern(request, headers, extra, transport, sink),
-    ) as Promise<Record<string, unknown>>;
+    return traceRequest({ method: request.method, id: request.id, era: 'modern', params, transport, ...(typeof version === 'string' && { protocolVersion: version }) }, (logBindings) =>
+      this.handleModern(request, headers, extra, transport, sink, logBindings),
+    );
   }
 
   /** The checks of the modern era, in their order, then the modern handler. */
@@ -103,8 +102,9 @@ export class Engine {
     extra: InboundRequestExtra,
     transport: TransportInfo,
     sink: ModernSink,
+    logBindings?: Record<string, unknown>,
   ): Promise<Record<string, unknown>> {
-    return this.modern.handle(request, admitModern(request, headers, this.inputSchemaOf), extra, transport, sink);
+    return this.modern.handle(request, admitModern(request, headers, this.inputSchemaOf), extra, transport, sink, logBindings);
   }
 
   /** A tool's input schema, for its `Mcp-Param-*` headers. */
@@ -133,6 +133,7 @@ export class Engine {
    * the modern listen streams that asked for it.
    */
   broadcast(method: string, params?: Record<string, unknown>, filter?: (connection: Connection) => boolean): void {
+    publishNotification(() => ({ method, params: params ?? {} }));
     this.modern.publish(method, params);
     for (const connection of this.live) {
       if (!connection.sessionInfo || (filter && !filter(connection))) continue;

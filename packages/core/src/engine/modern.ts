@@ -10,7 +10,7 @@
 import { ErrorCode, InboundRequestExtra, JsonRpcRequest, McpError, META_KEYS, RequestId, ServerCapabilities, TransportInfo, describeValue, isRecord } from '@hermes-mcp/protocol';
 import { ContextParts, InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired } from './context';
 import type { McpHandler } from './mcp-handler';
-import type { Logger } from '../logger';
+import { LazyChildLogger, Logger } from '../logger';
 import type { RequestStateCodec } from './request-state';
 import { toCallToolResult } from '../results/normalize';
 import { TASKS_EXTENSION, TaskInputs, TaskOptions, TaskStartedSignal, Tasks } from './tasks';
@@ -116,13 +116,21 @@ export class ModernHandler {
 
   /**
    * Answers one modern request whose envelope was read and version checked. `sink` receives the
-   * request's notifications (progress, logs; listen streams).
+   * request's notifications (progress, logs; listen streams); `logBindings` (from a tracer) go on
+   * its logger.
    */
-  async handle(request: JsonRpcRequest, { spec, envelope }: Admitted, extra: InboundRequestExtra, transport: TransportInfo, sink: ModernSink): Promise<Record<string, unknown>> {
+  async handle(
+    request: JsonRpcRequest,
+    { spec, envelope }: Admitted,
+    extra: InboundRequestExtra,
+    transport: TransportInfo,
+    sink: ModernSink,
+    logBindings?: Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
     if (this.draining) throw status(McpError.shuttingDown('no new requests are taken'), 503);
     this.inFlight.add(extra);
     try {
-      return await this.dispatch(spec, request, envelope, extra, transport, sink);
+      return await this.dispatch(spec, request, envelope, extra, transport, sink, logBindings);
     } finally {
       this.inFlight.delete(extra);
       if (this.draining && this.inFlight.size === 0) this.drained?.();
@@ -136,6 +144,7 @@ export class ModernHandler {
     extra: InboundRequestExtra,
     transport: TransportInfo,
     sink: ModernSink,
+    logBindings: Record<string, unknown> | undefined,
   ): Promise<Record<string, unknown>> {
     const params = request.params ?? EMPTY_ANSWERS;
     const tasksDeclared = isRecord(envelope.capabilities.extensions) && TASKS_EXTENSION in envelope.capabilities.extensions;
@@ -151,7 +160,7 @@ export class ModernHandler {
       request: () => Promise.reject(McpError.internalError('server→client requests do not exist in MCP 2026-07-28')),
       logLevel: () => envelope.logLevel,
     };
-    const parts: ContextParts = { request: { id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, log: this.options.logger };
+    const parts: ContextParts = { request: { id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, log: logBindings ? new LazyChildLogger(this.options.logger, logBindings) : this.options.logger };
     if (taskSupport?.start === 'auto' && tasksDeclared) return this.startTask(spec, parts);
     const round = spec.rounds ? this.openRound(request, params) : undefined;
     // A `manual` task tool asks its questions through MRTR first, then `ctx.runAsTask` starts the task.
