@@ -68,7 +68,7 @@ export { interopStatus } from './interop/report';
 export type { InteropStatus } from './interop/report';
 export type { HermesErrorCode } from './errors';
 export { audio, embedded, image, resourceLink, text } from './results/content';
-export { createLogger } from './logger';
+export { REDACTED_LOG_PATHS, createLogger } from './logger';
 export type { Logger, LoggerOptions } from './logger';
 export { Registry } from './bootstrap/registry';
 export type { ListKind, Page, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from './bootstrap/registry';

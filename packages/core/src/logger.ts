@@ -25,11 +25,32 @@ export interface LoggerOptions {
   level?: string;
   /** Logger name; default `hermes-mcp`. */
   name?: string;
+  /** Where the lines go; default stderr (fd 2: in stdio mode stdout is the protocol's). */
+  destination?: pino.DestinationStream;
 }
 
-/** A pino logger that writes JSON lines to stderr. */
+/**
+ * What the default logger never writes out (pino's `redact` paths; `[redacted]` instead): the
+ * Authorization and Cookie headers wherever a headers object is logged, bearer and OAuth tokens
+ * and secrets, and the `requestState` of 2026-07-28 input rounds (it carries what a server sealed
+ * for itself). Use them on a logger of your own: `pino({ redact: REDACTED_LOG_PATHS })`, or
+ * Fastify's `logger: { redact: REDACTED_LOG_PATHS }`.
+ */
+export const REDACTED_LOG_PATHS: readonly string[] = Object.freeze(
+  ['authorization', 'cookie', 'token', 'accessToken', 'access_token', 'refreshToken', 'refresh_token', 'id_token', 'client_secret', 'clientSecret', 'requestState'].flatMap((key) => [
+    key,
+    `*.${key}`,
+    `*.*.${key}`,
+    `*.*.*.${key}`,
+  ]),
+);
+
+/** A pino logger that writes JSON lines to stderr, secrets redacted ({@link REDACTED_LOG_PATHS}). */
 export function createLogger(options: LoggerOptions = {}): pino.Logger {
-  return pino({ name: options.name ?? 'hermes-mcp', level: options.level ?? process.env.HERMES_LOG_LEVEL ?? 'info' }, pino.destination({ fd: 2, sync: false }));
+  return pino(
+    { name: options.name ?? 'hermes-mcp', level: options.level ?? process.env.HERMES_LOG_LEVEL ?? 'info', redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' } },
+    options.destination ?? pino.destination({ fd: 2, sync: false }),
+  );
 }
 
 /** The pino levels a {@link Logger} logs at. */

@@ -113,6 +113,12 @@ export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): Ope
     const state = traced[STATE];
     if (!state || state.ended) return;
     state.ended = true;
+    // initialize: the revision is known once answered.
+    const version = (traced.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
+    if (typeof version === 'string' && state.metric[ATTR.protocolVersion] === undefined) {
+      state.metric[ATTR.protocolVersion] = version;
+      state.span.setAttribute(ATTR.protocolVersion, version);
+    }
     const outcome = outcomeOf(traced.result, traced.error);
     if (outcome) {
       state.metric[ATTR.errorType] = outcome.type;

@@ -202,7 +202,7 @@ describe.each(['legacy', 'modern'] as const)('%s era', (era) => {
     if (era === 'legacy') {
       const sessionId = oneSpan(SpanKind.SERVER, 'tools/call').attributes['mcp.session.id'];
       if (name === 'Streamable HTTP') expect(sessionId).toEqual(expect.any(String));
-      expect(oneSpan(SpanKind.SERVER, 'initialize').attributes).toMatchObject({ 'mcp.method.name': 'initialize' });
+      expect(oneSpan(SpanKind.SERVER, 'initialize').attributes).toMatchObject({ 'mcp.method.name': 'initialize', 'mcp.protocol.version': version });
     } else {
       expect(oneSpan(SpanKind.SERVER, 'tools/call').attributes['mcp.session.id']).toBeUndefined();
     }
