@@ -15,6 +15,7 @@ const ENTRIES = {
   '@hermes-mcp/fastify': 'packages/fastify/dist/index.d.ts',
   '@hermes-mcp/testing': 'packages/testing/dist/index.d.ts',
   '@hermes-mcp/client': 'packages/client/dist/index.d.ts',
+  '@hermes-mcp/opentelemetry': 'packages/opentelemetry/dist/index.d.ts',
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'hermes-dts-'));

@@ -77,6 +77,8 @@ const SUMMARY_START = '<!-- bench:summary:start -->';
 const SUMMARY_END = '<!-- bench:summary:end -->';
 const CHART = 'performance-http.svg';
 const HERMES_HTTP = ['legacy-json', 'legacy-sse', 'modern'];
+/** The OpenTelemetry rows, and the rows they are compared with (the same server, not instrumented). */
+const OTEL_ROWS: Record<string, string> = { 'legacy-json-otel': 'legacy-json', 'modern-otel': 'modern' };
 
 const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
 const fixed = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
@@ -125,6 +127,17 @@ function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[])
         ms(median(own.map((r) => r.p99))),
         key === 'bare' ? '1' : fixed(p99Ratio),
       ]);
+      const uninstrumented = OTEL_ROWS[key];
+      if (uninstrumented && runs[uninstrumented]) {
+        // Telemetry's cost: the same request, with OpenTelemetry installed and without.
+        const otelRatio = median(
+          ratios(
+            own.map((r) => r.rps),
+            runs[uninstrumented].map((r) => r.rps),
+          ),
+        );
+        targets.push({ what: `HTTP tools/call with OpenTelemetry ≥ 0.85 × without, ${label}, ${c} connections`, measured: `${fixed(otelRatio)} ×`, holds: otelRatio >= 0.85 });
+      }
       if (key === 'legacy-json-jwt' && runs['legacy-json']) {
         // Authentication's cost: the same request, with and without a verified bearer token.
         const authRatio = median(

@@ -121,6 +121,8 @@ let authorization: { issuer: string; token: string; stop(): void } | undefined;
 const bearer = () => ({ authorization: `Bearer ${authorization!.token}` });
 const authEnv = (cacheTtlMs: number) => () => ({ HERMES_BENCH_AUTH: JSON.stringify({ issuer: authorization!.issuer, resource: BENCH_RESOURCE, cacheTtlMs }) });
 const fixed = (headers: Record<string, string>, body: string) => async () => ({ headers, body });
+/** The OpenTelemetry rows: the same server, instrumented (bench/src/servers/telemetry.ts). */
+const OTEL_ENV = () => ({ HERMES_BENCH_OTEL: '1' });
 /** A legacy JSON row with a bearer token, the server verifying JWTs (cached for `cacheTtlMs`; 0: every request). */
 function oauthRow(key: string, label: string, cacheTtlMs: number): HttpConfig {
   return { key, label, server: 'hermes-http.server.js', prepare: legacy(addCall(), bearer), expect: { framing: 'json' }, env: authEnv(cacheTtlMs) };
@@ -133,6 +135,15 @@ const HTTP_CONFIGS: HttpConfig[] = [
   { key: 'modern', label: 'Hermes, modern stateless', server: 'hermes-http.server.js', prepare: fixed(MODERN_HEADERS, addCall(MODERN_META)), expect: { framing: 'json' } },
   oauthRow('legacy-json-jwt', 'Hermes, legacy JSON, OAuth JWT', 60_000),
   oauthRow('legacy-json-jwt-each', 'Hermes, legacy JSON, OAuth JWT, signature every request', 0),
+  { key: 'legacy-json-otel', label: 'Hermes, legacy JSON, OpenTelemetry', server: 'hermes-http.server.js', prepare: legacy(addCall()), expect: { framing: 'json' }, env: OTEL_ENV },
+  {
+    key: 'modern-otel',
+    label: 'Hermes, modern, OpenTelemetry',
+    server: 'hermes-http.server.js',
+    prepare: fixed(MODERN_HEADERS, addCall(MODERN_META)),
+    expect: { framing: 'json' },
+    env: OTEL_ENV,
+  },
   { key: 'sdk-v1', label: 'SDK v1 1.32.2, stateful SSE', server: 'sdk-v1-http.server.js', prepare: legacy(addCall()), expect: { framing: 'sse' } },
   { key: 'sdk-v2', label: 'SDK v2 2.4.0, createMcpHandler', server: 'sdk-v2-http.server.js', prepare: fixed(MODERN_HEADERS, addCall(MODERN_META)), expect: { framing: 'json' } },
 ];

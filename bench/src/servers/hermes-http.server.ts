@@ -1,7 +1,8 @@
 /**
  * Hermes over HTTP: the add server mounted with `@hermes-mcp/fastify` at /mcp. The same process
  * serves legacy sessions (JSON or SSE answers) and modern stateless requests; the runner starts one
- * process per configuration. With `HERMES_BENCH_AUTH` it is an OAuth resource server (the `auth` option).
+ * process per configuration. With `HERMES_BENCH_AUTH` it is an OAuth resource server (the `auth` option);
+ * with `HERMES_BENCH_OTEL`, instrumented with OpenTelemetry (./telemetry.ts).
  */
 import Fastify from 'fastify';
 import { McpFactory, createLogger, jwtVerifier } from '@hermes-mcp/core';
@@ -9,9 +10,11 @@ import { hermesMcp } from '@hermes-mcp/fastify';
 import { AddServer } from './add.server';
 import { announce, fail, tieToRunner } from './lifeline';
 import { MEMORY_PATH, memoryProbeEnabled, settledMemory } from './memory';
+import { benchTelemetry } from './telemetry';
 
 async function main(): Promise<void> {
   tieToRunner();
+  benchTelemetry();
   const app = Fastify({ logger: false });
   const mcp = McpFactory.create(AddServer, { logger: createLogger({ level: 'silent' }) });
   // Every session of the run comes from the runner on 127.0.0.1: one client, as far as the per-client cap can tell.

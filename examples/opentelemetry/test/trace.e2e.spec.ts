@@ -42,7 +42,14 @@ it('shows one trace from the client through the server, in both eras', async () 
     expect(server).toMatchObject({
       kind: 1,
       parentSpanId: client.spanId,
-      attributes: { 'mcp.method.name': 'tools/call', 'gen_ai.tool.name': 'forecast', 'gen_ai.operation.name': 'execute_tool', 'mcp.protocol.version': version, 'network.transport': 'pipe', 'jsonrpc.request.id': expect.any(String) },
+      attributes: {
+        'mcp.method.name': 'tools/call',
+        'gen_ai.tool.name': 'forecast',
+        'gen_ai.operation.name': 'execute_tool',
+        'mcp.protocol.version': version,
+        'network.transport': 'pipe',
+        'jsonrpc.request.id': expect.any(String),
+      },
     });
     expect(work.parentSpanId).toBe(server.spanId);
     const logged = lines.find((line) => line.msg === 'forecast asked' && line.trace_id === traceId);

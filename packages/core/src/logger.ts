@@ -37,12 +37,9 @@ export interface LoggerOptions {
  * Fastify's `logger: { redact: REDACTED_LOG_PATHS }`.
  */
 export const REDACTED_LOG_PATHS: readonly string[] = Object.freeze(
-  ['authorization', 'cookie', 'token', 'accessToken', 'access_token', 'refreshToken', 'refresh_token', 'id_token', 'client_secret', 'clientSecret', 'requestState'].flatMap((key) => [
-    key,
-    `*.${key}`,
-    `*.*.${key}`,
-    `*.*.*.${key}`,
-  ]),
+  ['authorization', 'cookie', 'token', 'accessToken', 'access_token', 'refreshToken', 'refresh_token', 'id_token', 'client_secret', 'clientSecret', 'requestState'].flatMap(
+    (key) => [key, `*.${key}`, `*.*.${key}`, `*.*.*.${key}`],
+  ),
 );
 
 /** A pino logger that writes JSON lines to stderr, secrets redacted ({@link REDACTED_LOG_PATHS}). */

@@ -110,8 +110,8 @@ export interface Outcome {
 /** The outcome of an operation that settled with `result` or `error`. */
 export function outcomeOf(result: unknown, error: unknown): Outcome | undefined {
   if (error !== undefined) {
-    const code = (error as { code?: unknown } | null)?.code;
-    const message = error instanceof Error ? error.message : String(error);
+    const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+    const message = error instanceof Error ? error.message : typeof error === 'string' ? error : 'failed';
     if (typeof code === 'number') return { type: String(code), code: String(code), message };
     return { type: error instanceof Error && error.name !== 'Error' ? error.name : '_OTHER', message };
   }

@@ -18,8 +18,7 @@ import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-ho
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { InMemorySpanExporter, ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
-import { McpApp, McpContext, McpFactory, McpServer, Prompt, Resource, Tool, ToolError } from '@hermes-mcp/core';
-import { createLogger } from '@hermes-mcp/core';
+import { McpApp, McpContext, McpFactory, McpServer, Prompt, Resource, Tool, ToolError, createLogger } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { McpClient, SseClientTransport, StreamableHttpClientTransport, Transport, WebSocketClientTransport, WebSocketConstructor } from '@hermes-mcp/client';
 import { createTestClient } from '@hermes-mcp/testing';
@@ -82,7 +81,7 @@ beforeAll(async () => {
       done();
     },
   });
-  mcp = McpFactory.create(Weather, { logger: createLoggerTo(sink) });
+  mcp = McpFactory.create(Weather, { logger: createLogger({ destination: sink }) });
   app = Fastify({ logger: false, forceCloseConnections: true });
   await app.register(hermesMcp, { server: mcp, path: '/mcp', websocket: true });
   await app.listen({ host: '127.0.0.1', port: 0 });
@@ -108,13 +107,6 @@ afterEach(async () => {
   spans.reset();
   logLines.length = 0;
 });
-
-/** A pino logger writing JSON lines to `sink` (Hermes' `createLogger` writes to stderr). */
-function createLoggerTo(sink: Writable) {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const pino = require('pino') as typeof import('pino');
-  return pino({ level: 'info' }, sink);
-}
 
 type Era = 'legacy' | 'modern';
 
@@ -296,8 +288,15 @@ describe('parents', () => {
         headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', ...headers },
         body: JSON.stringify(body),
       }).then((r) => r.text());
-    const envelope = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' }, 'io.modelcontextprotocol/clientCapabilities': {} };
-    await post({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { ...envelope, traceparent: `00-${traceId}-00f067aa0ba902b7-01`, baggage: 'user=alice' } } }, { 'mcp-method': 'tools/list' });
+    const envelope = {
+      'io.modelcontextprotocol/protocolVersion': '2026-07-28',
+      'io.modelcontextprotocol/clientInfo': { name: 'raw', version: '1' },
+      'io.modelcontextprotocol/clientCapabilities': {},
+    };
+    await post(
+      { jsonrpc: '2.0', id: 1, method: 'tools/list', params: { _meta: { ...envelope, traceparent: `00-${traceId}-00f067aa0ba902b7-01`, baggage: 'user=alice' } } },
+      { 'mcp-method': 'tools/list' },
+    );
     await post({ jsonrpc: '2.0', id: 2, method: 'ping', params: { _meta: envelope } }, { 'mcp-method': 'ping', traceparent: `00-${traceId}-00f067aa0ba902b8-01` });
     expect(oneSpan(SpanKind.SERVER, 'tools/list').parentSpanContext).toMatchObject({ traceId, spanId: '00f067aa0ba902b7', isRemote: true });
     expect(oneSpan(SpanKind.SERVER, 'ping').parentSpanContext).toMatchObject({ traceId, spanId: '00f067aa0ba902b8' });

@@ -90,8 +90,9 @@ export class Engine {
     if (!requestChannel.hasSubscribers) return this.handleModern(request, headers, extra, transport, sink);
     const params = request.params ?? {};
     const version = (params._meta as Record<string, unknown> | undefined)?.[META_KEYS.protocolVersion];
-    return traceRequest({ method: request.method, id: request.id, era: 'modern', params, transport, ...(typeof version === 'string' && { protocolVersion: version }) }, (logBindings) =>
-      this.handleModern(request, headers, extra, transport, sink, logBindings),
+    return traceRequest(
+      { method: request.method, id: request.id, era: 'modern', params, transport, ...(typeof version === 'string' && { protocolVersion: version }) },
+      (logBindings) => this.handleModern(request, headers, extra, transport, sink, logBindings),
     );
   }
 

@@ -160,7 +160,14 @@ export class ModernHandler {
       request: () => Promise.reject(McpError.internalError('server→client requests do not exist in MCP 2026-07-28')),
       logLevel: () => envelope.logLevel,
     };
-    const parts: ContextParts = { request: { id: request.id, method: request.method, params, _meta: envelope.meta }, session, transport, extra, channel, log: logBindings ? new LazyChildLogger(this.options.logger, logBindings) : this.options.logger };
+    const parts: ContextParts = {
+      request: { id: request.id, method: request.method, params, _meta: envelope.meta },
+      session,
+      transport,
+      extra,
+      channel,
+      log: logBindings ? new LazyChildLogger(this.options.logger, logBindings) : this.options.logger,
+    };
     if (taskSupport?.start === 'auto' && tasksDeclared) return this.startTask(spec, parts);
     const round = spec.rounds ? this.openRound(request, params) : undefined;
     // A `manual` task tool asks its questions through MRTR first, then `ctx.runAsTask` starts the task.
