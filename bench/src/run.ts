@@ -135,6 +135,14 @@ const HTTP_CONFIGS: HttpConfig[] = [
   { key: 'modern', label: 'Hermes, modern stateless', server: 'hermes-http.server.js', prepare: fixed(MODERN_HEADERS, addCall(MODERN_META)), expect: { framing: 'json' } },
   oauthRow('legacy-json-jwt', 'Hermes, legacy JSON, OAuth JWT', 60_000),
   oauthRow('legacy-json-jwt-each', 'Hermes, legacy JSON, OAuth JWT, signature every request', 0),
+  {
+    key: 'bare-otel',
+    label: 'bare Fastify route, one OpenTelemetry span',
+    server: 'bare-fastify.server.js',
+    prepare: fixed(PLAIN_HEADERS, addCall()),
+    expect: { framing: 'json' },
+    env: OTEL_ENV,
+  },
   { key: 'legacy-json-otel', label: 'Hermes, legacy JSON, OpenTelemetry', server: 'hermes-http.server.js', prepare: legacy(addCall()), expect: { framing: 'json' }, env: OTEL_ENV },
   {
     key: 'modern-otel',

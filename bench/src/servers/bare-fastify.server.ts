@@ -7,6 +7,7 @@ import { readFileSync } from 'node:fs';
 import Fastify from 'fastify';
 import { announce, fail, tieToRunner } from './lifeline';
 import { MEMORY_PATH, memoryProbeEnabled, settledMemory } from './memory';
+import { benchTelemetry, withServerSpan } from './telemetry';
 
 interface RpcBody {
   id: string | number;
@@ -18,11 +19,14 @@ async function main(): Promise<void> {
   tieToRunner();
   const listResult = process.env.BENCH_LIST_RESULT ? readFileSync(process.env.BENCH_LIST_RESULT, 'utf8') : undefined;
   const app = Fastify({ logger: false });
+  // HERMES_BENCH_OTEL: OpenTelemetry's own cost, one span and one duration per call.
+  const traced = benchTelemetry({ hermes: false });
   app.post('/mcp', async (request, reply) => {
     const body = request.body as RpcBody;
     if (body.method === 'tools/call' && body.params?.name === 'add' && body.params.arguments) {
       const { a, b } = body.params.arguments;
-      return { jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: String(a + b) }] } };
+      const answer = async () => ({ jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: String(a + b) }] } });
+      return traced ? withServerSpan(body.id, answer) : answer();
     }
     if (body.method === 'tools/list' && listResult !== undefined) {
       reply.header('content-type', 'application/json');

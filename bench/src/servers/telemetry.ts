@@ -2,18 +2,22 @@
  * The OpenTelemetry rows (`HERMES_BENCH_OTEL`): the SDK as an application sets it up — the
  * async-hooks context manager, W3C propagators, every span sampled and batched to an exporter that
  * drops them, durations aggregated for a reader that exports once a minute — then Hermes'
- * instrumentation. What is measured is the instrumentation's and the SDK's own cost per request.
+ * instrumentation. What is measured is the instrumentation's and the SDK's own cost per request;
+ * the bare route's OpenTelemetry row shows the SDK's part alone (one span and one duration per request).
  */
-import { context, propagation, trace } from '@opentelemetry/api';
+import { Histogram, SpanKind, context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader, PushMetricExporter } from '@opentelemetry/sdk-metrics';
 import { BatchSpanProcessor, SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
 import { instrumentOpenTelemetry } from '@hermes-mcp/opentelemetry';
 
-/** Installs OpenTelemetry when the runner asks for it. */
-export function benchTelemetry(): void {
-  if (!process.env.HERMES_BENCH_OTEL) return;
+/**
+ * Installs OpenTelemetry when the runner asks for it; `hermes: false` sets the SDK up without
+ * Hermes' instrumentation (the bare route's row, which makes its own span).
+ */
+export function benchTelemetry({ hermes = true } = {}): boolean {
+  if (!process.env.HERMES_BENCH_OTEL) return false;
   const drop: SpanExporter = { export: (_spans, done) => done({ code: ExportResultCode.SUCCESS }), shutdown: () => Promise.resolve() };
   const dropMetrics: PushMetricExporter = {
     export: (_metrics, done) => done({ code: ExportResultCode.SUCCESS }),
@@ -25,5 +29,31 @@ export function benchTelemetry(): void {
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
   trace.setGlobalTracerProvider(new TracerProvider({ spanProcessors: [new BatchSpanProcessor({ exporter: drop })] }));
   const meterProvider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: dropMetrics, exportIntervalMillis: 60_000 })] });
-  instrumentOpenTelemetry({ meterProvider });
+  if (hermes) instrumentOpenTelemetry({ meterProvider });
+  else bareHistogram = meterProvider.getMeter('bench').createHistogram('mcp.server.operation.duration', { unit: 's' });
+  return true;
+}
+
+/** The bare row's histogram. */
+let bareHistogram: Histogram | undefined;
+
+/**
+ * What any OpenTelemetry-instrumented request pays at least, for the bare route: one server span
+ * (the attributes Hermes sets), the handler run inside its context, one duration recorded.
+ */
+export function withServerSpan<T>(id: unknown, run: () => Promise<T>): Promise<T> {
+  const started = performance.now();
+  const attributes = {
+    'mcp.method.name': 'tools/call',
+    'gen_ai.tool.name': 'add',
+    'gen_ai.operation.name': 'execute_tool',
+    'mcp.protocol.version': '2025-11-25',
+    'network.transport': 'tcp',
+    'network.protocol.name': 'http',
+  };
+  const span = trace.getTracer('bench').startSpan('tools/call add', { kind: SpanKind.SERVER, attributes: { ...attributes, 'jsonrpc.request.id': String(id) } });
+  return context.with(trace.setSpan(context.active(), span), run).finally(() => {
+    span.end();
+    bareHistogram!.record((performance.now() - started) / 1000, attributes);
+  });
 }
