@@ -56,6 +56,7 @@ export type { EventStore, StoredEvent } from './stores/event-store';
 export { InMemoryTaskStore } from './stores/task-store';
 export type { TaskInputRequest, TaskRecord, TaskStore } from './stores/task-store';
 export type { Awaitable } from './stores/awaitable';
+export type { Cluster, ClusterBus, ClusterMessage, SessionMessage } from './stores/cluster';
 export { checkParamHeaders, checkStandardHeaders, decodeHeaderValue, headerParamsOf, validateHeaderDeclarations } from './transports/http/headers';
 export type { HeaderParam, HeaderProblem, HeadersRecord } from './transports/http/headers';
 export { TASKS_EXTENSION } from './engine/tasks';

@@ -105,6 +105,13 @@ export interface PeerHandlers {
    * requests pending then were rejected when it was lost. The owner starts over (a new session).
    */
   onTransportReconnect?(): void;
+  /**
+   * A message that answers or cancels nothing here: a response to no pending request, or a
+   * `notifications/cancelled` for no running one. Without this handler it is dropped; an owner
+   * that shares the session with other processes hands it to the one it belongs to (see
+   * {@link Peer.receiveForwarded}).
+   */
+  onUnmatched?(message: JsonRpcMessage): void;
 }
 
 /** Where an error reported through {@link PeerHandlers.onError} happened. */
@@ -160,6 +167,12 @@ export interface PeerOptions {
    * the peer closes, in milliseconds (default 10 000).
    */
   drainTimeout?: number;
+  /**
+   * Makes the ids of outgoing requests strings, `${idPrefix}${n}`, instead of numbers from 0: for
+   * a session that several processes serve, so that their requests to one client never share an
+   * id and an answer finds the process that asked.
+   */
+  idPrefix?: string;
 }
 
 interface Pending {
@@ -188,6 +201,7 @@ export const MAX_TIMER_DELAY = 2 ** 31 - 1;
 /** Correlates requests and responses over one transport. */
 export class Peer {
   private nextId = 0;
+  private readonly idPrefix?: string;
   private readonly pending = new SparseMap<RequestId, Pending>();
   private readonly inflight = new SparseMap<RequestId, InboundRequest>();
   private readonly requestTimeout: number;
@@ -211,6 +225,7 @@ export class Peer {
     options: PeerOptions = {},
   ) {
     this.requestTimeout = options.requestTimeout ?? DEFAULT_TIMEOUT;
+    this.idPrefix = options.idPrefix;
     transport.onframe = (frame, info) => this.receive(frame, info);
     this.drainTimeout = options.drainTimeout ?? 10_000;
     transport.onclose = () => {
@@ -274,7 +289,7 @@ export class Peer {
   request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
     if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
     if (options.signal?.aborted) return Promise.reject(abortError(options.signal));
-    const id = this.nextId++;
+    const id: RequestId = this.idPrefix === undefined ? this.nextId++ : `${this.idPrefix}${this.nextId++}`;
     options.onid?.(id);
     let outParams = params;
     if (options.onprogress) {
@@ -317,6 +332,27 @@ export class Peer {
   notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): Promise<void> {
     if (this.closed) return Promise.resolve();
     return this.transport.send(notification(method, params), { relatedRequestId });
+  }
+
+  /**
+   * A message another process of the same session could not place ({@link PeerHandlers.onUnmatched}):
+   * a response settles the request pending here, a `notifications/cancelled` aborts the request
+   * running here. True when it belonged here; never passed on again.
+   */
+  receiveForwarded(message: JsonRpcMessage): boolean {
+    if ('method' in message) {
+      const id = message.method === 'notifications/cancelled' ? (message.params as { requestId?: unknown } | undefined)?.requestId : undefined;
+      if (typeof id !== 'string' && typeof id !== 'number') return false;
+      const reason = (message.params as { reason?: unknown }).reason;
+      return this.abortInbound(id, typeof reason === 'string' ? reason : 'cancelled by the client');
+    }
+    const id = (message as { id?: unknown }).id;
+    if (typeof id !== 'string' && typeof id !== 'number') return false;
+    const entry = this.settle(id);
+    if (!entry) return false;
+    if ('result' in message) entry.resolve(message.result);
+    else if ('error' in message) entry.reject(McpError.fromObject(message.error));
+    return true;
   }
 
   /**
@@ -444,7 +480,8 @@ export class Peer {
         return undefined;
       case 'result': {
         const entry = this.settle(message.message.id);
-        entry?.resolve(message.message.result);
+        if (entry) entry.resolve(message.message.result);
+        else this.handlers.onUnmatched?.(message.message);
         return undefined;
       }
       case 'error': {
@@ -455,7 +492,8 @@ export class Peer {
           return undefined;
         }
         const entry = this.settle(id);
-        entry?.reject(McpError.fromObject(message.message.error));
+        if (entry) entry.reject(McpError.fromObject(message.message.error));
+        else this.handlers.onUnmatched?.(message.message);
         return undefined;
       }
       case 'invalid':
@@ -524,7 +562,7 @@ export class Peer {
       const id = note.params?.requestId;
       if (typeof id === 'string' || typeof id === 'number') {
         const reason = typeof note.params?.reason === 'string' ? note.params.reason : 'cancelled by the client';
-        this.abortInbound(id, reason);
+        if (!this.abortInbound(id, reason)) this.handlers.onUnmatched?.(note);
       }
       return;
     } else if (note.method === 'notifications/progress') {

@@ -9,6 +9,7 @@ import { CursorCodec } from './cursor';
 import { Connection, ConnectionOptions } from '../engine/connection';
 import { Engine } from '../engine/engine';
 import type { CacheHints } from '../engine/modern';
+import type { Cluster } from '../stores/cluster';
 import type { TaskOptions } from '../engine/tasks';
 import { HermesError } from '../errors';
 import { assertSingleCopies } from '../interop/single-copy';
@@ -57,6 +58,14 @@ export interface McpAppOptions {
    * then answered with -32010 (default 5 000).
    */
   shutdownGracePeriod?: number;
+  /**
+   * Runs this app as one of several instances behind one endpoint, without sticky sessions:
+   * sessions, resumable streams and tasks are kept in the cluster's shared stores, and what one
+   * instance must tell the others crosses its bus. Make one with `redisCluster()` of
+   * `@hermes-mcp/redis`, and set `cursorSecret` and `requestStateSecret` to the same values on
+   * every instance. See docs/scaling.md.
+   */
+  cluster?: Cluster;
 }
 
 /** A tool, prompt or resource registered on a running app, which can be switched off or removed. */
@@ -115,6 +124,7 @@ export class McpApp {
       cache: options.cache,
       tasks: options.tasks,
       shutdownGracePeriod: options.shutdownGracePeriod,
+      cluster: options.cluster,
     });
     if (registry) registry.onChange = (kind) => this.listChanged(kind);
   }
@@ -165,6 +175,11 @@ export class McpApp {
   async close(): Promise<void> {
     await this.engine.drain();
     this.listening = false;
+  }
+
+  /** The cluster this app is an instance of (`McpAppOptions.cluster`), if any. */
+  get cluster(): Cluster | undefined {
+    return this.options.cluster;
   }
 
   /** Tells the clients subscribed to `uri` (`resources/subscribe`) that it changed. */

@@ -12,6 +12,7 @@ import {
   Implementation,
   InboundRequestExtra,
   InitializeResult,
+  JsonRpcMessage,
   JsonRpcNotification,
   JsonRpcRequest,
   LegacyProtocolVersion,
@@ -39,6 +40,7 @@ import { withTimeout } from './timeout';
 import { methodSpec } from './methods';
 import type { Engine } from './engine';
 import type { SessionChange, SessionRecord, SessionStore } from '../stores/session-store';
+import type { ClusterBus, SessionMessage } from '../stores/cluster';
 
 /** Per-connection options of {@link Engine.connect}. */
 export interface ConnectionOptions {
@@ -67,6 +69,12 @@ export interface ConnectionOptions {
   restore?: SessionRecord;
   /** Who opened the session (see `SessionRecord.principal`), kept in its record. */
   principal?: string;
+  /**
+   * The bus of a session other instances serve too (with `sessionId`): record changes are told to
+   * them, a client's answer to another instance's request goes to it, and this connection's own
+   * requests to the client get ids no other instance uses.
+   */
+  bus?: ClusterBus;
 }
 
 const EMPTY: Record<string, unknown> = Object.freeze({});
@@ -97,6 +105,7 @@ export class Connection implements PeerHandlers, RequestChannel {
   private readonly onclose?: (connection: Connection) => void;
   private readonly store?: SessionStore;
   private readonly idleMs: number;
+  private readonly bus?: ClusterBus;
   /** True once the transport closed. */
   private gone = false;
   /** The promise of {@link closed}, made when someone asks for it, and what settles it. */
@@ -108,7 +117,13 @@ export class Connection implements PeerHandlers, RequestChannel {
     readonly transport: Transport,
     options: ConnectionOptions = {},
   ) {
-    this.peer = new Peer(transport, this, { requestTimeout: engine.options.requestTimeout, drainTimeout: engine.gracePeriod });
+    const bus = options.sessionId !== undefined ? options.bus : undefined;
+    this.peer = new Peer(transport, this, {
+      requestTimeout: engine.options.requestTimeout,
+      drainTimeout: engine.gracePeriod,
+      ...(bus && { idPrefix: `${bus.instanceId}-` }),
+    });
+    this.bus = bus;
     const log = options.logger ?? engine.options.logger;
     this.log = options.loggerBindings ? new LazyChildLogger(log, options.loggerBindings) : log;
     this.sessionId = options.sessionId;
@@ -151,12 +166,47 @@ export class Connection implements PeerHandlers, RequestChannel {
             },
             this.idleMs,
           );
+    if (change !== undefined && this.bus) {
+      // Told once kept: an instance that takes the session up meanwhile reads it from the record.
+      const bus = this.bus;
+      const tell = () => {
+        this.settleBus(bus.publish(session.id!, { kind: 'change', change }));
+        return result;
+      };
+      return isThenable(saved) ? Promise.resolve(saved).then(tell, (error: unknown) => this.storeFailed(error, change)) : tell();
+    }
     return isThenable(saved)
       ? Promise.resolve(saved).then(
           () => result,
           (error: unknown) => this.storeFailed(error, change),
         )
       : result;
+  }
+
+  /** A bus call not waited for: its failure is logged. */
+  private settleBus(pending: unknown): void {
+    if (pending !== undefined && isThenable(pending)) pending.then(undefined, (error: unknown) => this.log.warn({ err: error }, 'the cluster bus failed'));
+  }
+
+  /**
+   * What another instance serving this session published ({@link ClusterBus.join}): a client's
+   * message it could not place, or a change of the record. For the Hermes packages.
+   */
+  clusterMessage(message: SessionMessage): void {
+    if (message.kind === 'inbound') {
+      this.peer.receiveForwarded(message.message);
+      return;
+    }
+    if (message.kind !== 'change') return;
+    const change = message.change;
+    if ('logLevel' in change) this.level = change.logLevel;
+    else if ('subscribe' in change) (this.subscriptions ??= new Set()).add(change.subscribe);
+    else this.subscriptions?.delete(change.unsubscribe);
+  }
+
+  /** @internal PeerHandlers: a client's answer or cancellation for another instance of the session. */
+  onUnmatched(message: JsonRpcMessage): void {
+    if (this.bus && this.sessionId !== undefined) this.settleBus(this.bus.publish(this.sessionId, { kind: 'inbound', message }));
   }
 
   private storeFailed(error: unknown, change: SessionChange | undefined): never {

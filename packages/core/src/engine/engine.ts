@@ -5,7 +5,7 @@
  * {@link McpHandler}. It also reaches every connection at once (list changes, resource updates).
  */
 import { publishNotification, requestChannel, traceRequest } from './diagnostics';
-import { InboundRequestExtra, JsonRpcRequest, META_KEYS, Transport, TransportInfo } from '@hermes-mcp/protocol';
+import { InboundRequestExtra, JsonRpcRequest, META_KEYS, Transport, TransportInfo, isThenable } from '@hermes-mcp/protocol';
 import { Connection, ConnectionOptions } from './connection';
 import type { McpHandler } from './mcp-handler';
 import { Logger } from '../logger';
@@ -14,6 +14,7 @@ import { admitModern } from './modern-checks';
 import type { HeadersRecord } from '../transports/http/headers';
 import { RequestStateCodec } from './request-state';
 import type { TaskOptions } from './tasks';
+import type { Cluster, ClusterMessage } from '../stores/cluster';
 
 /** Options of the engine. */
 export interface EngineOptions {
@@ -34,6 +35,11 @@ export interface EngineOptions {
    * take to finish before they are answered with -32010, in milliseconds (default 5 000).
    */
   shutdownGracePeriod?: number;
+  /**
+   * The instances this one serves with (`McpAppOptions.cluster`): list changes and resource updates
+   * reach their sessions and listen streams too, and tasks are cancelled and answered wherever they run.
+   */
+  cluster?: Cluster;
 }
 
 /** Default of {@link EngineOptions.shutdownGracePeriod}. */
@@ -54,8 +60,16 @@ export class Engine {
       states: new RequestStateCodec(options.requestStateSecret),
       cache: { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.cacheScope ?? 'private' },
       handlerTimeout: options.handlerTimeout,
-      tasks: options.tasks,
+      tasks: options.cluster ? { ...options.tasks, store: options.tasks?.store ?? options.cluster.taskStore } : options.tasks,
+      bus: options.cluster?.bus,
     });
+    options.cluster?.bus.onBroadcast((message) => this.clusterMessage(message));
+  }
+
+  /** What another instance broadcast: its notification for the sessions and streams here, or a task's change. */
+  private clusterMessage(message: ClusterMessage): void {
+    if (message.kind === 'notify') this.deliver(message.method, message.params, message.uri);
+    else this.modern.taskMessage(message);
   }
 
   /**
@@ -130,21 +144,43 @@ export class Engine {
   }
 
   /**
-   * Sends a notification to every initialized legacy connection for which `filter` holds, and to
-   * the modern listen streams that asked for it.
+   * Sends a notification to every initialized legacy connection and to the modern listen streams
+   * that asked for it, here and, with a cluster, on every other instance.
    */
-  broadcast(method: string, params?: Record<string, unknown>, filter?: (connection: Connection) => boolean): void {
+  broadcast(method: string, params?: Record<string, unknown>): void {
     publishNotification(() => ({ method, params: params ?? {} }));
+    this.deliver(method, params);
+    this.tell({ kind: 'notify', method, ...(params && { params }) });
+  }
+
+  /** Tells the connections subscribed to `uri` that the resource changed (here and on the cluster's other instances). */
+  notifyResourceUpdated(uri: string): void {
+    const method = 'notifications/resources/updated';
+    const params = { uri };
+    publishNotification(() => ({ method, params }));
+    this.deliver(method, params, uri);
+    this.tell({ kind: 'notify', method, params, uri });
+  }
+
+  /** Sends a notification to this instance's connections (those subscribed to `uri`, when given) and listen streams. */
+  private deliver(method: string, params: Record<string, unknown> | undefined, uri?: string): void {
     this.modern.publish(method, params);
     for (const connection of this.live) {
-      if (!connection.sessionInfo || (filter && !filter(connection))) continue;
+      if (!connection.sessionInfo || (uri !== undefined && !connection.isSubscribed(uri))) continue;
       connection.peer.notify(method, params).catch((error) => this.options.logger.warn({ err: error, method }, 'could not send a notification'));
     }
   }
 
-  /** Tells the connections subscribed to `uri` that the resource changed. */
-  notifyResourceUpdated(uri: string): void {
-    this.broadcast('notifications/resources/updated', { uri }, (c) => c.isSubscribed(uri));
+  /** Broadcasts to the cluster's other instances, if any (a failure is logged: the bus is best effort). */
+  private tell(message: ClusterMessage): void {
+    const bus = this.options.cluster?.bus;
+    if (!bus) return;
+    try {
+      const sent = bus.broadcast(message);
+      if (isThenable(sent)) sent.then(undefined, (error: unknown) => this.options.logger.warn({ err: error }, 'the cluster bus failed to broadcast'));
+    } catch (error) {
+      this.options.logger.warn({ err: error }, 'the cluster bus failed to broadcast');
+    }
   }
 
   /** The grace period of a shutdown, in milliseconds. */

@@ -11,6 +11,7 @@ import { InboundRequest, MAX_ID_LENGTH, McpError, isThenable } from '@hermes-mcp
 import { InMemoryTaskStore, TERMINAL_STATUSES, TaskInputRequest, TaskRecord, TaskStatus, TaskStore } from '../stores/task-store';
 
 import type { AskOptions, InputSource } from './context';
+import type { ClusterBus, ClusterMessage } from '../stores/cluster';
 
 /** The extension's id, as declared in capabilities. */
 export { TASKS_EXTENSION } from '@hermes-mcp/protocol';
@@ -124,8 +125,30 @@ export class Tasks {
   constructor(
     private readonly options: TaskOptions = {},
     private readonly log: { warn(bindings: object, message: string): void },
+    /** The cluster's bus: what is asked of a task running elsewhere is told to its instance. */
+    private readonly bus?: ClusterBus,
   ) {
     this.store = options.store ?? new InMemoryTaskStore();
+  }
+
+  /** `tasks/cancel` or `tasks/update` asked on another instance: acted on when the task runs here. */
+  clusterMessage(message: ClusterMessage & { kind: 'task' }): void {
+    const task = this.live.get(message.taskId);
+    if (!task) return;
+    if (message.action === 'cancel') this.stop(task);
+    else this.answer(task, message.responses);
+  }
+
+  /** Tells the other instances (the one running the task acts); a failing bus is logged. */
+  private tell(message: ClusterMessage): void {
+    if (!this.bus) return;
+    const fail = (error: unknown) => this.log.warn({ err: error }, 'the cluster bus failed');
+    try {
+      const sent = this.bus.broadcast(message);
+      if (isThenable(sent)) sent.then(undefined, fail);
+    } catch (error) {
+      fail(error);
+    }
   }
 
   /**
@@ -184,8 +207,15 @@ export class Tasks {
     const task = this.live.get(taskId as string);
     if (!task) {
       await this.get(taskId);
+      // Not running here: the instance running it answers (a task not running anywhere ignores it).
+      this.tell({ kind: 'task', action: 'update', taskId: taskId as string, responses });
       return;
     }
+    this.answer(task, responses);
+  }
+
+  /** Answers a task's outstanding questions. */
+  private answer(task: LiveTask, responses: Record<string, unknown>): void {
     for (const [key, value] of Object.entries(responses)) {
       const question = task.outstanding.get(key);
       if (!question) continue;
@@ -199,24 +229,36 @@ export class Tasks {
   async cancel(taskId: unknown): Promise<void> {
     const task = this.live.get(taskId as string);
     if (task) {
-      if (task.terminal) return;
-      task.outstanding.clear();
-      task.moveTo('cancelled');
-      task.controller.abort(new McpError(-32001, 'task cancelled'));
+      this.stop(task);
       return;
     }
     const record = await this.get(taskId);
     if (TERMINAL_STATUSES.has(record.status)) return;
     const { inputRequests: _questions, ...rest } = record;
     await this.store.update({ ...rest, status: 'cancelled', lastUpdatedAt: new Date().toISOString() });
+    // Kept as cancelled: the instance running it stops it now (or when it next saves, if it missed this).
+    this.tell({ kind: 'task', action: 'cancel', taskId: record.taskId });
+  }
+
+  /** Cancels a task running here and aborts its work (a terminal one stays as it is). */
+  private stop(task: LiveTask): void {
+    if (task.terminal) return;
+    task.outstanding.clear();
+    task.moveTo('cancelled');
+    task.controller.abort(new McpError(-32001, 'task cancelled'));
   }
 
   /** Saves a task's new state; a store that fails is logged (the task goes on). */
   private readonly save = (task: LiveTask): void => {
     const fail = (error: unknown) => this.log.warn({ err: error, taskId: task.taskId }, 'the task store failed to save a task');
+    // Not replaced: the kept task was cancelled elsewhere (or expired), so the work here stops.
+    const kept = (replaced: boolean) => {
+      if (!replaced && !task.terminal) this.stop(task);
+    };
     try {
       const saved = this.store.update(task.record());
-      if (isThenable(saved)) saved.then(undefined, fail);
+      if (isThenable(saved)) saved.then(kept, fail);
+      else kept(saved);
     } catch (error) {
       fail(error);
     }

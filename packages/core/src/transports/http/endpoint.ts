@@ -42,6 +42,7 @@ import { HeadersRecord, validateHeaderDeclarations } from './headers';
 import { serveModern } from './modern-http';
 import { OriginPolicy, checkOrigin } from './origin';
 import { InMemorySessionStore, SessionRecord, SessionStore } from '../../stores/session-store';
+import type { Cluster } from '../../stores/cluster';
 import { IdleSessions, LiveSession } from './sessions';
 import { DEFAULT_MAX_BUFFERED_BYTES, SseConnection } from './sse';
 import { HttpSseTransport } from './sse-2024';
@@ -155,6 +156,8 @@ class SessionTransportOptions {
     readonly retryMs: number,
     readonly maxBufferedBytes: number,
     private readonly log: Logger,
+    /** The cluster instance's id, when there is a cluster: its stream ids are its own. */
+    readonly streamPrefix?: string,
   ) {}
 
   /** Logs a message that had no stream to go to. */
@@ -268,6 +271,8 @@ export class HttpEndpoint {
   /** The settings in force (the options over {@link HTTP_DEFAULTS}). */
   readonly settings: Required<Pick<HttpEndpointOptions, keyof typeof HTTP_DEFAULTS>>;
   private readonly store: SessionStore;
+  /** The cluster this instance belongs to (the app's), if any. */
+  private readonly cluster?: Cluster;
   /** The sessions this process serves. */
   private readonly sessions: IdleSessions;
   /** Sessions being taken up from their records, so that concurrent requests take each up once. */
@@ -280,7 +285,12 @@ export class HttpEndpoint {
   /** True once closing began: no new sessions or streams. */
   private closing = false;
   /** One function for every connection: the session is found again by its id. */
-  private readonly connectionClosed = (connection: Connection): void => this.sessions.connectionClosed(connection);
+  private readonly connectionClosed = (connection: Connection): void => {
+    this.sessions.connectionClosed(connection);
+    // A Streamable HTTP session of a cluster joined the bus (see join): it leaves it.
+    const transport = connection.transport;
+    if (this.cluster && transport instanceof StreamableHttpTransport) this.settle(this.cluster.bus.leave(transport.sessionId));
+  };
   /** Reports a session store call not waited for that failed. */
   private readonly storeFailed = (error: unknown): void => this.log.warn({ err: error }, 'the session store failed');
   /** The OAuth resource server of the `auth` option. */
@@ -307,9 +317,11 @@ export class HttpEndpoint {
         throw new HermesError('HERMES_INVALID_OPTIONS', `${tool.owner}: the x-mcp-header declarations of "${tool.name}" are invalid: ${problems.join('; ')}`);
       }
     }
-    this.store = options.sessionStore ?? new InMemorySessionStore();
+    this.cluster = app.cluster;
+    this.store = options.sessionStore ?? this.cluster?.sessionStore ?? new InMemorySessionStore();
     this.log = app.logger.child({ mcp: this.path });
-    this.sessions = new IdleSessions(settings.sessionIdleTimeout, this.log, (id) => this.settle(this.store.delete(id)));
+    // In a cluster, a session evicted here to make room may live on elsewhere: its record stays.
+    this.sessions = new IdleSessions(settings.sessionIdleTimeout, this.log, this.cluster ? () => undefined : (id) => this.settle(this.store.delete(id)));
     this.clientKey = options.clientKey ?? ((request: HttpRequest) => request.ip ?? 'unknown');
     this.gracePeriod = options.shutdownGracePeriod ?? app.engine.gracePeriod;
     if (options.auth && options.authenticate)
@@ -497,6 +509,7 @@ export class HttpEndpoint {
         return sendError(response, 503, ErrorCode.InternalError, 'Service Unavailable: the event store could not replay the stream; retry later');
       }
       if (!resumed) sendError(response, 400, ErrorCode.InvalidRequest, `Bad Request: Last-Event-ID "${lastEventId}" is unknown here (evicted, or from another session)`);
+      else if (transport.hasStandaloneStream) this.holdStandalone(session);
       return;
     }
     if (this.closing) return sendError(response, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
@@ -504,6 +517,12 @@ export class HttpEndpoint {
       return sendError(response, 409, ErrorCode.InvalidRequest, 'Conflict: this session already has a GET stream open');
     }
     transport.openStandalone(response, this.priming(session));
+    this.holdStandalone(session);
+  }
+
+  /** In a cluster, the other instances serving the session stop writing its GET stream: this one holds it now. */
+  private holdStandalone(session: HttpSession): void {
+    if (this.cluster) this.settle(this.cluster.bus.publish(session.id, { kind: 'stream' }));
   }
 
   /** `DELETE {path}`: ends the session. */
@@ -512,7 +531,7 @@ export class HttpEndpoint {
     if (auth === REFUSED) return;
     const session = await this.sessionOf(request, response, auth);
     if (!session) return;
-    await Promise.all([session.close(), this.store.delete(session.id)]);
+    await Promise.all([session.close(), this.store.delete(session.id), this.cluster?.bus.publish(session.id, { kind: 'ended' })]);
     response.send(200, NO_HEADERS);
   }
 
@@ -603,21 +622,45 @@ export class HttpEndpoint {
   }
 
   /** Opens a Streamable HTTP session: a new one (`initialize`), or one taken up from its record. */
-  private openStreamable(client: string, restore?: SessionRecord, principal = restore?.principal): Promise<HttpSession> {
+  private async openStreamable(client: string, restore?: SessionRecord, principal = restore?.principal): Promise<HttpSession> {
     const id = restore?.id ?? randomBytes(24).toString('base64url');
     const { eventStoreLimit, retryMs, maxBufferedBytes } = this.settings;
-    const events = this.options.eventStore;
+    const cluster = this.cluster;
+    const events = this.options.eventStore ?? (cluster && ((sessionId: string) => cluster.eventStore(sessionId)));
     const transport = new StreamableHttpTransport(
-      new SessionTransportOptions(id, events ? events(id) : new InMemoryEventStore(eventStoreLimit), retryMs, maxBufferedBytes, this.log),
+      new SessionTransportOptions(id, events ? events(id) : new InMemoryEventStore(eventStoreLimit), retryMs, maxBufferedBytes, this.log, cluster?.bus.instanceId),
     );
-    return this.startSession(id, client, transport, { sessionStore: this.store, sessionIdleMs: this.settings.sessionIdleTimeout, restore, principal }, principal);
+    const session = await this.startSession(
+      id,
+      client,
+      transport,
+      { sessionStore: this.store, sessionIdleMs: this.settings.sessionIdleTimeout, restore, principal, bus: cluster?.bus },
+      principal,
+    );
+    if (cluster && !session.connection.isClosed) await this.join(cluster, session, transport);
+    return session;
+  }
+
+  /**
+   * Joins the session's channel of the cluster bus before the session serves anything here: the
+   * other instances' messages for it (answers to requests made here, record changes, the GET
+   * stream moving, the session's end) then reach it. Left when the session ends here ({@link connectionClosed}).
+   */
+  private async join(cluster: Cluster, session: HttpSession, transport: StreamableHttpTransport): Promise<void> {
+    const { bus } = cluster;
+    const connection = session.connection;
+    await bus.join(session.id, (message) => {
+      if (message.kind === 'stream') transport.releaseStandalone();
+      else if (message.kind === 'ended') void session.close();
+      else connection.clusterMessage(message);
+    });
   }
 
   private async startSession(
     id: string,
     client: string,
     transport: HttpSession['transport'],
-    options: Pick<ConnectionOptions, 'sessionStore' | 'sessionIdleMs' | 'restore' | 'principal'>,
+    options: Pick<ConnectionOptions, 'sessionStore' | 'sessionIdleMs' | 'restore' | 'principal' | 'bus'>,
     principal: string | undefined,
   ): Promise<HttpSession> {
     // The session's child logger (bound to its id) is made when the session first logs.

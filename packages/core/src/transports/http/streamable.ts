@@ -234,6 +234,11 @@ export interface StreamableHttpTransportOptions {
   onDropped?: (message: JsonRpcMessage | JsonRpcMessage[]) => void;
   /** Reports an event store call that failed (events go out anyway; their resumption may fail). */
   onStoreError?: (error: unknown) => void;
+  /**
+   * Makes this process's stream ids its own (`[0-9a-z]`, no `_`): when other processes serve the
+   * same session and keep its events in the same store (a cluster), their streams never share an id.
+   */
+  streamPrefix?: string;
 }
 
 /** What a POST carries that needs an answer. For the Hermes packages. */
@@ -244,7 +249,13 @@ export interface Expected {
   anonymous: number;
 }
 
+/** The id of a session's GET stream (a cluster's instances append `.{instance}`). */
 const STANDALONE = 'get';
+
+/** Whether a stream id names a GET stream (this process's, or one begun by another). */
+function isStandalone(streamId: string): boolean {
+  return streamId === STANDALONE || streamId.startsWith(`${STANDALONE}.`);
+}
 
 /** The transport of one Streamable HTTP session. For the Hermes packages. */
 export class StreamableHttpTransport implements Transport, ExchangeOwner {
@@ -268,9 +279,16 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
   private standaloneSeq = 0;
   /** GET stream events sent while a resumption of it reads its replay, to follow it. */
   private standaloneHeld?: string[] = undefined;
+  /** The GET stream's id: this process's own, or the one of another process that it resumed. */
+  private standaloneId: string;
+  /** What starts the ids of request streams (`p`, then the stream prefix and a dot, if any). */
+  private readonly requestStreamPrefix: string;
 
   constructor(private readonly options: StreamableHttpTransportOptions) {
     this.info = Object.freeze({ kind: 'http', sessionId: options.sessionId });
+    const prefix = options.streamPrefix;
+    this.standaloneId = prefix ? `${STANDALONE}.${prefix}` : STANDALONE;
+    this.requestStreamPrefix = prefix ? `p${prefix}.` : 'p';
   }
 
   /** The session's id. */
@@ -311,7 +329,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
       // Ids of requests still running stay with their own exchange (the peer refuses the duplicates).
       const own = requestIds.filter((id, i) => !this.exchanges.has(id) && requestIds.indexOf(id) === i);
       // Stream ids need only be unique within the session (whose id is the secret): a counter will do.
-      exchange = new Exchange(`p${(this.nextStream++).toString(36)}`, own, own.length + expected.anonymous, priming, this);
+      exchange = new Exchange(`${this.requestStreamPrefix}${(this.nextStream++).toString(36)}`, own, own.length + expected.anonymous, priming, this);
       for (const id of own) this.exchanges.set(id, exchange);
       if (frame.kind === 'batch') this.batches.set(frame.messages, exchange);
     }
@@ -326,9 +344,21 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
   openStandalone(response: HttpResponse, priming: boolean): SseConnection {
     const connection = SseConnection.open(response, {}, this.options.maxBufferedBytes);
     this.standaloneOpened = true;
-    if (priming) connection.prime(this.event(STANDALONE, ++this.standaloneSeq), this.options.retryMs);
+    if (priming) connection.prime(this.event(this.standaloneId, ++this.standaloneSeq), this.options.retryMs);
     this.keepStandalone(connection);
     return connection;
+  }
+
+  /**
+   * Another process now holds the session's GET stream (a cluster): this one stops keeping and
+   * writing what would go on it, and closes its own connection of it, if any.
+   */
+  releaseStandalone(): void {
+    this.standaloneOpened = false;
+    this.standaloneHeld = undefined;
+    const connection = this.standalone;
+    this.standalone = undefined;
+    connection?.end();
   }
 
   private keepStandalone(connection: SseConnection): void {
@@ -348,10 +378,11 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
     const streamId = lastEventId.slice(0, cut);
     const after = Number(lastEventId.slice(cut + 1));
     if (cut <= 0 || !/^\d+$/.test(lastEventId.slice(cut + 1)) || !Number.isSafeInteger(after)) return false;
-    const exchange = streamId === STANDALONE ? undefined : this.streams.get(streamId);
+    const standalone = isStandalone(streamId);
+    const exchange = standalone ? undefined : this.streams.get(streamId);
     const live = exchange !== undefined && !exchange.done;
     if (live) exchange.hold();
-    else if (streamId === STANDALONE) this.standaloneHeld ??= [];
+    else if (standalone) this.standaloneHeld ??= [];
     let events: StoredEvent[] | undefined;
     try {
       const replay = this.options.eventStore.replayAfter(streamId, after);
@@ -359,18 +390,23 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
     } finally {
       if (!events) {
         if (live) exchange.unhold();
-        else if (streamId === STANDALONE) this.standaloneHeld = undefined;
+        else if (standalone) this.standaloneHeld = undefined;
       }
     }
     if (!events) return false;
     const connection = SseConnection.open(response, {}, this.options.maxBufferedBytes);
     for (const event of events) connection.write(serialize(event.message), `${streamId}_${event.seq}`);
-    if (streamId === STANDALONE) {
+    if (standalone) {
       const held = this.standaloneHeld ?? [];
       this.standaloneHeld = undefined;
       for (const frame of held) connection.writeFrame(frame);
-      // A stream begun on another instance goes on from where it was.
+      // A stream begun on another instance goes on from where it was, under its id.
+      if (streamId !== this.standaloneId) {
+        this.standaloneId = streamId;
+        this.standaloneSeq = 0;
+      }
       this.standaloneSeq = Math.max(this.standaloneSeq, after, events.length > 0 ? events[events.length - 1].seq : 0);
+      this.standaloneOpened = true;
       this.keepStandalone(connection);
     } else if (live) {
       exchange.reattach(connection);
@@ -410,7 +446,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
       this.deliver(exchange, message, responses);
     } else if (!responses && this.standaloneOpened) {
       // Stored even while the GET stream is down, so a client that resumes it misses nothing.
-      const id = this.event(STANDALONE, ++this.standaloneSeq, message);
+      const id = this.event(this.standaloneId, ++this.standaloneSeq, message);
       if (this.standaloneHeld) this.standaloneHeld.push(`id: ${id}\ndata: ${serialize(message)}\n\n`);
       else if (this.standalone && !this.standalone.closed) this.standalone.write(serialize(message), id);
     } else {

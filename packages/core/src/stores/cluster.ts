@@ -1,0 +1,77 @@
+/**
+ * Several instances of one server behind a load balancer, without sticky sessions. A session's
+ * record is in the shared {@link SessionStore}, its streams' events in a shared {@link EventStore},
+ * tasks in a shared {@link TaskStore}; what cannot wait for a store — an answer to an elicitation
+ * that arrived at the wrong instance, a list change, a cancelled task — crosses on the
+ * {@link ClusterBus}. `@hermes-mcp/redis` implements all four on Redis; the in-memory defaults serve
+ * one process.
+ */
+import type { JsonRpcMessage } from '@hermes-mcp/protocol';
+import type { Awaitable } from './awaitable';
+import type { EventStore } from './event-store';
+import type { SessionChange, SessionStore } from './session-store';
+import type { TaskStore } from './task-store';
+
+/**
+ * What one instance tells the others that hold the same legacy session (each instance a request
+ * of it reaches takes it up, and keeps it until it idles out):
+ *
+ * - `inbound`: a message from the client that this instance could not place — a response to a
+ *   server→client request another instance made (elicitation, sampling, roots), or a
+ *   `notifications/cancelled` for a request running elsewhere;
+ * - `change`: the record changed (logging level, a subscription);
+ * - `stream`: the sender now holds the session's GET stream (the others stop writing theirs);
+ * - `ended`: the session was deleted (`DELETE`).
+ */
+export type SessionMessage =
+  | { readonly kind: 'inbound'; readonly message: JsonRpcMessage }
+  | { readonly kind: 'change'; readonly change: SessionChange }
+  | { readonly kind: 'stream' }
+  | { readonly kind: 'ended' };
+
+/**
+ * What one instance tells every other:
+ *
+ * - `notify`: a list change or resource update raised here, for every instance's sessions and
+ *   listen streams (`uri` set: only those subscribed to it);
+ * - `task`: `tasks/cancel` or `tasks/update` for a task that runs on another instance.
+ */
+export type ClusterMessage =
+  | { readonly kind: 'notify'; readonly method: string; readonly params?: Record<string, unknown>; readonly uri?: string }
+  | { readonly kind: 'task'; readonly action: 'cancel'; readonly taskId: string }
+  | { readonly kind: 'task'; readonly action: 'update'; readonly taskId: string; readonly responses: Record<string, unknown> };
+
+/**
+ * Messages between the instances of one server. An instance never receives what it sent itself.
+ * Delivery is at most once and in order per sender (pub/sub): what must survive an instance lives
+ * in the stores, the bus only saves waiting for them.
+ */
+export interface ClusterBus {
+  /** This instance's id: unique in the cluster, made of `[0-9a-z]` only (it prefixes ids this instance makes). */
+  readonly instanceId: string;
+  /** Starts receiving what other instances publish for a session held here. */
+  join(sessionId: string, receive: (message: SessionMessage) => void): Awaitable<void>;
+  /** Stops receiving a session's messages (it ended here). */
+  leave(sessionId: string): Awaitable<void>;
+  /** Sends a message to the other instances that hold a session. */
+  publish(sessionId: string, message: SessionMessage): Awaitable<void>;
+  /** Sends a message to every other instance. */
+  broadcast(message: ClusterMessage): Awaitable<void>;
+  /** Where messages broadcast by other instances go (one receiver: the app's engine). */
+  onBroadcast(receive: (message: ClusterMessage) => void): void;
+}
+
+/**
+ * Everything an app needs to run as one of several instances: give it as `McpAppOptions.cluster`
+ * (the HTTP endpoint takes its session and event stores from it). `redisCluster()` of
+ * `@hermes-mcp/redis` makes one.
+ */
+export interface Cluster {
+  readonly bus: ClusterBus;
+  readonly sessionStore: SessionStore;
+  /** The event store of one session's streams. */
+  eventStore(sessionId: string): EventStore;
+  readonly taskStore: TaskStore;
+  /** Releases what the cluster holds (connections); the app calls it when it closes. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,116 @@
+/**
+ * `redisCluster()`: everything an instance needs to serve behind a load balancer with others,
+ * on one Redis — sessions, resumable streams, tasks and the bus.
+ */
+import { createClient } from 'redis';
+import { HermesError } from '@hermes-mcp/core';
+import type { Cluster, EventStore } from '@hermes-mcp/core';
+import { RedisBus } from './bus';
+import { RedisClient, RedisConnection } from './connection';
+import { EventWindow, RedisEventStore } from './event-store';
+import { RedisSessionStore } from './session-store';
+import { RedisTaskStore, TaskLeaseOptions } from './task-store';
+
+/** Options of {@link redisCluster}. */
+export interface RedisClusterOptions {
+  /** Where Redis is, e.g. `redis://:password@redis.internal:6379/0` (default `redis://127.0.0.1:6379`). */
+  url?: string;
+  /**
+   * A node-redis client of your own (not connected yet, or connected) to use instead of `url`; its
+   * options are yours (TLS, auth, reconnection). Hermes duplicates it for pub/sub, and does not close it.
+   */
+  client?: RedisClient;
+  /** What every key and channel name starts with (default `hermes:`): several clusters can share one Redis. */
+  prefix?: string;
+  /** The replay window of resumable streams. */
+  events?: EventWindow;
+  /** The leases of running tasks. */
+  tasks?: TaskLeaseOptions;
+  /** Where connection problems are logged, e.g. the app's pino logger (default: stderr through `console.warn`). */
+  logger?: { warn(bindings: object, message: string): void };
+  /** How long to wait for Redis at start, in milliseconds (default 10 000). */
+  connectTimeout?: number;
+}
+
+/** A {@link Cluster} on Redis, with access to its parts. */
+export interface RedisCluster extends Cluster {
+  readonly bus: RedisBus;
+  readonly sessionStore: RedisSessionStore;
+  readonly taskStore: RedisTaskStore;
+  eventStore(sessionId: string): RedisEventStore;
+  /** The node-redis client that sends commands (stores, publishes). */
+  readonly client: RedisClient;
+}
+
+/**
+ * Connects to Redis and returns the cluster of this instance: give it to every instance as
+ * `McpAppOptions.cluster`. Rejects with `HERMES_REDIS_UNAVAILABLE` when Redis cannot be reached in
+ * `connectTimeout`. Afterwards, a lost connection is retried (backing off to one attempt every 2 s)
+ * while requests that need Redis fail at once with a clear error; `close()` ends the connections.
+ *
+ * @example
+ * const cluster = await redisCluster({ url: process.env.REDIS_URL });
+ * await app.register(hermesMcp, { server: WeatherServer, appOptions: { cluster, cursorSecret, requestStateSecret } });
+ * app.addHook('onClose', () => cluster.close());
+ */
+export async function redisCluster(options: RedisClusterOptions = {}): Promise<RedisCluster> {
+  const log = options.logger ?? { warn: (bindings: object, message: string) => console.warn(message, bindings) };
+  const own = options.client === undefined;
+  const connectTimeout = options.connectTimeout ?? 10_000;
+  // Until the first connection, attempts go on only until connectTimeout; afterwards, for ever.
+  let connectedOnce = false;
+  const giveUpAt = Date.now() + connectTimeout;
+  const client: RedisClient =
+    options.client ??
+    createClient({
+      url: options.url ?? 'redis://127.0.0.1:6379',
+      // While disconnected, commands fail at once (a request answered with an error) instead of queueing unboundedly.
+      disableOfflineQueue: true,
+      socket: {
+        connectTimeout,
+        // A new Error, not `cause`: node-redis tells "give up" from a delay by `instanceof Error`,
+        // which a socket error made in another realm (a test's sandbox) would not pass.
+        reconnectStrategy: (retries: number, cause: Error) =>
+          !connectedOnce && Date.now() >= giveUpAt ? new Error(cause.message, { cause }) : Math.min(50 * 2 ** retries, 2_000),
+      },
+    });
+  const subscriber = client.duplicate();
+  // Without a listener node-redis throws its errors; a dropped connection is logged once per outage.
+  let down = false;
+  const onError = (error: unknown) => {
+    if (down) return;
+    down = true;
+    log.warn({ err: error, code: 'HERMES_REDIS_UNAVAILABLE' }, 'Redis connection lost; reconnecting');
+  };
+  const onReady = () => {
+    down = false;
+  };
+  for (const c of own ? [client, subscriber] : [subscriber]) c.on('error', onError).on('ready', onReady);
+  try {
+    await Promise.all([client.isOpen ? undefined : client.connect(), subscriber.connect()]);
+    connectedOnce = true;
+  } catch (error) {
+    await Promise.allSettled([own ? client.destroy() : undefined, subscriber.destroy()]);
+    throw new HermesError('HERMES_REDIS_UNAVAILABLE', `could not connect to Redis at ${options.url ?? 'redis://127.0.0.1:6379'}: ${(error as Error).message}`, { cause: error });
+  }
+  const redis = new RedisConnection(client, options.prefix ?? 'hermes:');
+  const bus = new RedisBus(redis, subscriber, (error) => log.warn({ err: error }, 'a cluster bus message could not be read; ignored'));
+  await bus.start();
+  const sessionStore = new RedisSessionStore(redis);
+  const taskStore = new RedisTaskStore(redis, options.tasks);
+  const window = options.events;
+  let closed = false;
+  return {
+    bus,
+    sessionStore,
+    taskStore,
+    client,
+    eventStore: (sessionId: string): RedisEventStore & EventStore => new RedisEventStore(redis, sessionId, window),
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      taskStore.close();
+      await Promise.allSettled([subscriber.close(), own ? client.close() : undefined]);
+    },
+  };
+}

@@ -1,0 +1,213 @@
+/**
+ * The Redis stores and bus against a real redis-server of the test's own: what each keeps, for how
+ * long, what two instances see of each other, and what a lost Redis looks like.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ClusterMessage, SessionMessage, TaskRecord } from '@hermes-mcp/core';
+import { HermesError } from '@hermes-mcp/core';
+import { RedisCluster, redisCluster } from '@hermes-mcp/redis';
+import { RedisServer, freePort, startRedis } from '../../../test-support/redis/redis-server';
+
+let server: RedisServer;
+let a: RedisCluster;
+let b: RedisCluster;
+const quiet = { warn: () => undefined };
+
+beforeAll(async () => {
+  server = await startRedis();
+  [a, b] = await Promise.all([redisCluster({ url: server.url, logger: quiet }), redisCluster({ url: server.url, logger: quiet })]);
+});
+
+afterAll(async () => {
+  await Promise.all([a?.close(), b?.close()]);
+  await server?.stop();
+});
+
+/** Resolves with the next `count` messages `subscribe` hands over, or rejects after 2 s. */
+function collect<T>(subscribe: (receive: (message: T) => void) => void, count = 1): Promise<T[]> {
+  const got: T[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`received ${got.length} of ${count} messages`)), 2_000);
+    subscribe((message) => {
+      got.push(message);
+      if (got.length === count) {
+        clearTimeout(timer);
+        resolve(got);
+      }
+    });
+  });
+}
+
+describe('RedisSessionStore', () => {
+  const record = { id: 's1', protocolVersion: '2025-11-25', clientInfo: { name: 'c', version: '1' }, clientCapabilities: { elicitation: {} }, principal: 'iss sub:alice' };
+
+  it('keeps a record that another instance reads, with changes from both', async () => {
+    await a.sessionStore.create(record, 60_000);
+    expect(await b.sessionStore.get('s1')).toEqual(record);
+    await Promise.all([a.sessionStore.update('s1', { subscribe: 'status://a' }), b.sessionStore.update('s1', { logLevel: 'debug' }), b.sessionStore.update('s1', { subscribe: 'x://b c' })]);
+    await a.sessionStore.update('s1', { unsubscribe: 'status://a' });
+    expect(await a.sessionStore.get('s1')).toEqual({ ...record, logLevel: 'debug', subscriptions: ['x://b c'] });
+  });
+
+  it('expires a record idleMs after its last use, and a touch pushes that back', async () => {
+    await a.sessionStore.create({ ...record, id: 's2' }, 300);
+    await sleep(200);
+    await b.sessionStore.touch('s2', 300);
+    await sleep(200);
+    expect(await a.sessionStore.get('s2')).toBeDefined();
+    await sleep(250);
+    expect(await a.sessionStore.get('s2')).toBeUndefined();
+  });
+
+  it('ends a record for every instance on delete, and a late change does not bring it back', async () => {
+    await a.sessionStore.create({ ...record, id: 's3' }, 60_000);
+    await b.sessionStore.delete('s3');
+    await a.sessionStore.update('s3', { logLevel: 'info' });
+    expect(await a.sessionStore.get('s3')).toBeUndefined();
+    expect(await a.client.exists('hermes:session:s3')).toBe(0);
+  });
+});
+
+describe('RedisEventStore', () => {
+  it('replays a stream on another instance after the event resumed from, priming events skipped', async () => {
+    const write = a.eventStore('sess');
+    await write.append('get.x', 1);
+    for (let seq = 2; seq <= 5; seq++) await write.append('get.x', seq, { jsonrpc: '2.0', method: 'notifications/message', params: { data: seq } });
+    const read = b.eventStore('sess');
+    expect((await read.replayAfter('get.x', 3))?.map((e) => e.seq)).toEqual([4, 5]);
+    expect((await read.replayAfter('get.x', 1))?.map((e) => (e.message as unknown as { params: { data: number } }).params.data)).toEqual([2, 3, 4, 5]);
+    expect(await read.replayAfter('get.x', 5)).toEqual([]);
+    // Never sent, or of another session: nothing to resume from.
+    expect(await read.replayAfter('get.x', 9)).toBeUndefined();
+    expect(await b.eventStore('other').replayAfter('get.x', 1)).toBeUndefined();
+    await read.forget('get.x');
+    expect(await write.replayAfter('get.x', 1)).toBeUndefined();
+  });
+
+  it('bounds a stream by count and age; a resumption from a trimmed event fails instead of skipping', async () => {
+    const cluster = await redisCluster({ url: server.url, prefix: 'bounded:', events: { maxPerStream: 10, maxAgeMs: 300 }, logger: quiet });
+    try {
+      const store = cluster.eventStore('s');
+      for (let seq = 1; seq <= 500; seq++) await store.append('p', seq, { jsonrpc: '2.0', method: 'm', params: { seq } });
+      expect(await cluster.client.xLen('bounded:events:s:p')).toBeLessThan(200);
+      expect(await store.replayAfter('p', 1)).toBeUndefined();
+      expect((await store.replayAfter('p', 495))?.map((e) => e.seq)).toEqual([496, 497, 498, 499, 500]);
+      await sleep(400);
+      expect(await store.replayAfter('p', 495)).toBeUndefined();
+    } finally {
+      await cluster.close();
+    }
+  });
+});
+
+describe('RedisTaskStore', () => {
+  const task = (over: Partial<TaskRecord> = {}): TaskRecord => ({
+    taskId: 't1',
+    status: 'working',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    lastUpdatedAt: '2026-01-01T00:00:00.000Z',
+    ttlMs: 60_000,
+    pollIntervalMs: 100,
+    ...over,
+  });
+
+  it('is read and updated from any instance; a terminal task stays as it is', async () => {
+    await a.taskStore.create(task());
+    expect(await b.taskStore.get('t1')).toEqual(task());
+    expect(await b.taskStore.update(task({ status: 'cancelled' }))).toBe(true);
+    expect(await a.taskStore.update(task({ status: 'completed', result: { content: [] } }))).toBe(false);
+    expect((await a.taskStore.get('t1'))?.status).toBe('cancelled');
+    expect(await a.taskStore.update(task({ taskId: 'nope' }))).toBe(false);
+    expect(await a.taskStore.get('nope')).toBeUndefined();
+  });
+
+  it('marks a running task failed once its instance stops renewing the lease', async () => {
+    const dying = await redisCluster({ url: server.url, tasks: { leaseMs: 300 }, logger: quiet });
+    await dying.taskStore.create(task({ taskId: 't2', result: undefined }));
+    await sleep(600);
+    // Still renewed while its instance lives.
+    expect((await a.taskStore.get('t2'))?.status).toBe('working');
+    await dying.close();
+    await sleep(500);
+    const failed = await a.taskStore.get('t2');
+    expect(failed).toMatchObject({ taskId: 't2', status: 'failed', ttlMs: 60_000, pollIntervalMs: 100, error: { code: -32603 } });
+    expect(failed?.statusMessage).toMatch(/instance running it stopped/);
+    // Failed for good: the instance cannot bring it back.
+    expect(await dying.taskStore.update(task({ taskId: 't2', status: 'completed' })).catch(() => false)).toBe(false);
+  });
+
+  it('expires a task ttlMs after it was created', async () => {
+    await a.taskStore.create(task({ taskId: 't3', ttlMs: 200 }));
+    await sleep(300);
+    expect(await b.taskStore.get('t3')).toBeUndefined();
+  });
+});
+
+describe('RedisBus', () => {
+  it("carries a session's messages to the other instances that joined it, never back to the sender", async () => {
+    const own: SessionMessage[] = [];
+    await a.bus.join('bus-s', (m) => own.push(m));
+    const got = collect<SessionMessage>((receive) => void b.bus.join('bus-s', receive), 2);
+    await a.bus.publish('bus-s', { kind: 'change', change: { logLevel: 'error' } });
+    await a.bus.publish('bus-s', { kind: 'inbound', message: { jsonrpc: '2.0', id: 'x-1', result: {} } });
+    expect(await got).toEqual([
+      { kind: 'change', change: { logLevel: 'error' } },
+      { kind: 'inbound', message: { jsonrpc: '2.0', id: 'x-1', result: {} } },
+    ]);
+    expect(own).toEqual([]);
+    await b.bus.leave('bus-s');
+    await a.bus.leave('bus-s');
+    expect(b.bus.joined).toBe(0);
+  });
+
+  it('broadcasts to every other instance', async () => {
+    const message: ClusterMessage = { kind: 'notify', method: 'notifications/resources/updated', params: { uri: 'u://1' }, uri: 'u://1' };
+    const got = collect<ClusterMessage>((receive) => b.bus.onBroadcast(receive));
+    await a.bus.broadcast(message);
+    expect(await got).toEqual([message]);
+  });
+
+  it('ignores what is not a bus message on its channels', async () => {
+    const bad: unknown[] = [];
+    const cluster = await redisCluster({ url: server.url, logger: { warn: (bindings: object) => bad.push(bindings) } });
+    try {
+      await a.client.publish('hermes:bus', 'not json');
+      await a.client.publish('hermes:bus', '{"o":1}');
+      await sleep(100);
+      expect(bad).toHaveLength(2);
+    } finally {
+      await cluster.close();
+    }
+  });
+});
+
+describe('without Redis', () => {
+  it('fails to start with HERMES_REDIS_UNAVAILABLE', async () => {
+    const port = await freePort();
+    const attempt = redisCluster({ url: `redis://127.0.0.1:${port}`, connectTimeout: 500, logger: quiet });
+    await expect(attempt).rejects.toThrow(HermesError);
+    await expect(attempt).rejects.toMatchObject({ code: 'HERMES_REDIS_UNAVAILABLE' });
+  });
+
+  it('fails calls at once while Redis is down, and serves again once it is back', async () => {
+    const own = await startRedis();
+    const cluster = await redisCluster({ url: own.url, logger: quiet });
+    try {
+      await own.stop();
+      await sleep(100);
+      const started = performance.now();
+      await expect(cluster.sessionStore.get('x')).rejects.toMatchObject({ code: 'HERMES_REDIS_UNAVAILABLE' });
+      expect(performance.now() - started).toBeLessThan(1_000);
+      await own.start();
+      let value: unknown = 'not yet';
+      for (let i = 0; i < 100 && value === 'not yet'; i++) {
+        value = await cluster.sessionStore.get('x').catch(() => 'not yet');
+        if (value === 'not yet') await sleep(100);
+      }
+      expect(value).toBeUndefined();
+    } finally {
+      await cluster.close();
+      await own.stop();
+    }
+  });
+});
