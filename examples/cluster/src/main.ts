@@ -13,7 +13,12 @@ import { ClusterServer, Instance } from './cluster.server';
  */
 async function main(): Promise<void> {
   const fastify = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'warn' } });
-  const cluster = await redisCluster({ url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379', logger: fastify.log });
+  const cluster = await redisCluster({
+    url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+    logger: fastify.log,
+    // How long a task outlives an instance that died running it, before it reads as failed.
+    tasks: { leaseMs: Number(process.env.TASK_LEASE_MS ?? 30_000) },
+  });
   const secret = (name: string) => {
     const value = process.env[name];
     if (!value) fastify.log.warn(`${name} is not set: instances will not read each other's ${name === 'CURSOR_SECRET' ? 'cursors' : 'request states'}`);

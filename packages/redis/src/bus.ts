@@ -60,8 +60,8 @@ export class RedisBus implements ClusterBus {
     }
   }
 
-  async publish(sessionId: string, message: SessionMessage): Promise<void> {
-    await this.redis.send(['PUBLISH', this.sessionPrefix + sessionId, this.envelope(message)]);
+  async publish(sessionId: string, message: SessionMessage): Promise<number> {
+    return (await this.redis.send(['PUBLISH', this.sessionPrefix + sessionId, this.envelope(message)])) as number;
   }
 
   async broadcast(message: ClusterMessage): Promise<void> {

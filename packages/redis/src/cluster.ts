@@ -70,8 +70,7 @@ export async function redisCluster(options: RedisClusterOptions = {}): Promise<R
         connectTimeout,
         // A new Error, not `cause`: node-redis tells "give up" from a delay by `instanceof Error`,
         // which a socket error made in another realm (a test's sandbox) would not pass.
-        reconnectStrategy: (retries: number, cause: Error) =>
-          !connectedOnce && Date.now() >= giveUpAt ? new Error(cause.message, { cause }) : Math.min(50 * 2 ** retries, 2_000),
+        reconnectStrategy: (retries: number, cause: Error) => (!connectedOnce && Date.now() >= giveUpAt ? new Error(cause.message, { cause }) : Math.min(50 * 2 ** retries, 2_000)),
       },
     });
   const subscriber = client.duplicate();

@@ -44,7 +44,11 @@ describe('RedisSessionStore', () => {
   it('keeps a record that another instance reads, with changes from both', async () => {
     await a.sessionStore.create(record, 60_000);
     expect(await b.sessionStore.get('s1')).toEqual(record);
-    await Promise.all([a.sessionStore.update('s1', { subscribe: 'status://a' }), b.sessionStore.update('s1', { logLevel: 'debug' }), b.sessionStore.update('s1', { subscribe: 'x://b c' })]);
+    await Promise.all([
+      a.sessionStore.update('s1', { subscribe: 'status://a' }),
+      b.sessionStore.update('s1', { logLevel: 'debug' }),
+      b.sessionStore.update('s1', { subscribe: 'x://b c' }),
+    ]);
     await a.sessionStore.update('s1', { unsubscribe: 'status://a' });
     expect(await a.sessionStore.get('s1')).toEqual({ ...record, logLevel: 'debug', subscriptions: ['x://b c'] });
   });

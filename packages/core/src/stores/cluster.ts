@@ -11,6 +11,7 @@ import type { Awaitable } from './awaitable';
 import type { EventStore } from './event-store';
 import type { SessionChange, SessionStore } from './session-store';
 import type { TaskStore } from './task-store';
+import type { AuthInfo } from '../engine/context';
 
 /**
  * What one instance tells the others that hold the same legacy session (each instance a request
@@ -21,10 +22,13 @@ import type { TaskStore } from './task-store';
  *   `notifications/cancelled` for a request running elsewhere;
  * - `change`: the record changed (logging level, a subscription);
  * - `stream`: the sender now holds the session's GET stream (the others stop writing theirs);
- * - `ended`: the session was deleted (`DELETE`).
+ * - `ended`: the session was deleted (`DELETE`);
+ * - `post`: the body of a `POST {path}/messages` of a 2024-11-05 HTTP+SSE session, whose one
+ *   stream is held by another instance (`auth`: who sent it, checked there).
  */
 export type SessionMessage =
   | { readonly kind: 'inbound'; readonly message: JsonRpcMessage }
+  | { readonly kind: 'post'; readonly body: unknown; readonly auth?: AuthInfo }
   | { readonly kind: 'change'; readonly change: SessionChange }
   | { readonly kind: 'stream' }
   | { readonly kind: 'ended' };
@@ -53,8 +57,8 @@ export interface ClusterBus {
   join(sessionId: string, receive: (message: SessionMessage) => void): Awaitable<void>;
   /** Stops receiving a session's messages (it ended here). */
   leave(sessionId: string): Awaitable<void>;
-  /** Sends a message to the other instances that hold a session. */
-  publish(sessionId: string, message: SessionMessage): Awaitable<void>;
+  /** Sends a message to the other instances that hold a session; resolves with how many received it (0: none holds it). */
+  publish(sessionId: string, message: SessionMessage): Awaitable<number>;
   /** Sends a message to every other instance. */
   broadcast(message: ClusterMessage): Awaitable<void>;
   /** Where messages broadcast by other instances go (one receiver: the app's engine). */

@@ -42,7 +42,7 @@ import { HeadersRecord, validateHeaderDeclarations } from './headers';
 import { serveModern } from './modern-http';
 import { OriginPolicy, checkOrigin } from './origin';
 import { InMemorySessionStore, SessionRecord, SessionStore } from '../../stores/session-store';
-import type { Cluster } from '../../stores/cluster';
+import type { Cluster, SessionMessage } from '../../stores/cluster';
 import { IdleSessions, LiveSession } from './sessions';
 import { DEFAULT_MAX_BUFFERED_BYTES, SseConnection } from './sse';
 import { HttpSseTransport } from './sse-2024';
@@ -287,9 +287,9 @@ export class HttpEndpoint {
   /** One function for every connection: the session is found again by its id. */
   private readonly connectionClosed = (connection: Connection): void => {
     this.sessions.connectionClosed(connection);
-    // A Streamable HTTP session of a cluster joined the bus (see join): it leaves it.
+    // A session of a cluster joined the bus (see join, joinSse): it leaves it.
     const transport = connection.transport;
-    if (this.cluster && transport instanceof StreamableHttpTransport) this.settle(this.cluster.bus.leave(transport.sessionId));
+    if (this.cluster && (transport instanceof StreamableHttpTransport || transport instanceof HttpSseTransport)) this.settle(this.cluster.bus.leave(transport.sessionId));
   };
   /** Reports a session store call not waited for that failed. */
   private readonly storeFailed = (error: unknown): void => this.log.warn({ err: error }, 'the session store failed');
@@ -545,7 +545,19 @@ export class HttpEndpoint {
     if (!this.admit(response, client)) return;
     const connection = SseConnection.open(response, {}, this.settings.maxBufferedBytes);
     const session = await this.openSession(client, (id) => new HttpSseTransport(id, connection), principalOf(auth));
+    // In a cluster, the POSTs of this session reach whichever instance: they come here over the bus.
+    if (this.cluster && !session.connection.isClosed) await this.joinSse(this.cluster, session);
     connection.write(`${this.path}/messages?sessionId=${encodeURIComponent(session.id)}`, undefined, 'endpoint');
+  }
+
+  /** Receives the messages of an HTTP+SSE session POSTed to other instances of the cluster. */
+  private async joinSse(cluster: Cluster, session: HttpSession): Promise<void> {
+    await this.joinBus(cluster, session, (message) => {
+      if (message.kind !== 'post' || principalOf(message.auth) !== session.principal) return;
+      session.touch();
+      const info: TransportInfo = message.auth ? { kind: 'http+sse', sessionId: session.id, auth: message.auth } : { kind: 'http+sse', sessionId: session.id };
+      session.transport.onframe?.(classifyValue(message.body, false), info);
+    });
   }
 
   /** `POST {path}/messages?sessionId=…`: a message of a 2024-11-05 HTTP+SSE session. */
@@ -554,10 +566,24 @@ export class HttpEndpoint {
     if (auth === REFUSED) return;
     const id = sessionIdOf(request.url);
     const session = id ? this.sessions.get(id) : undefined;
+    const contentType = headerOf(request.headers, 'content-type') ?? '';
+    if (!session && id && this.cluster) {
+      // Held by another instance, perhaps: handed to it over the bus (none received it: unknown).
+      if (!contentType.toLowerCase().startsWith('application/json')) {
+        return sendError(response, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
+      }
+      let received: number;
+      try {
+        received = await this.cluster.bus.publish(id, auth === undefined ? { kind: 'post', body: request.body } : { kind: 'post', body: request.body, auth });
+      } catch (error) {
+        this.log.warn({ sessionId: id, err: error }, 'the cluster bus failed to hand a message over');
+        return sendError(response, 503, ErrorCode.InternalError, 'Service Unavailable: the message could not be handed to the instance holding the session; retry later');
+      }
+      if (received > 0) return response.send(202, NO_HEADERS, 'Accepted');
+    }
     if (!session || !(session.transport instanceof HttpSseTransport) || session.principal !== principalOf(auth)) {
       return sendError(response, 404, ErrorCode.InvalidRequest, 'Session not found: open a stream with GET {path}/sse first');
     }
-    const contentType = headerOf(request.headers, 'content-type') ?? '';
     if (!contentType.toLowerCase().startsWith('application/json')) {
       return sendError(response, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
     }
@@ -647,13 +673,21 @@ export class HttpEndpoint {
    * stream moving, the session's end) then reach it. Left when the session ends here ({@link connectionClosed}).
    */
   private async join(cluster: Cluster, session: HttpSession, transport: StreamableHttpTransport): Promise<void> {
-    const { bus } = cluster;
     const connection = session.connection;
-    await bus.join(session.id, (message) => {
+    await this.joinBus(cluster, session, (message) => {
       if (message.kind === 'stream') transport.releaseStandalone();
       else if (message.kind === 'ended') void session.close();
       else connection.clusterMessage(message);
     });
+  }
+
+  /** Joins a session's bus channel; a bus that fails is logged, and the session serves what it can here. */
+  private async joinBus(cluster: Cluster, session: HttpSession, receive: (message: SessionMessage) => void): Promise<void> {
+    try {
+      await cluster.bus.join(session.id, receive);
+    } catch (error) {
+      this.log.warn({ sessionId: session.id, err: error }, 'the cluster bus failed: messages other instances publish for this session will not reach it here');
+    }
   }
 
   private async startSession(
