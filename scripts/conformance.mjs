@@ -6,8 +6,10 @@
 //    waits until it answers.
 // 3. Runs the suite once per entry of RUNS, streaming its output; `npm run conformance -- <args>`
 //    runs it once with <args> instead (e.g. `-- --suite all`, `-- --scenario tools-list`).
-//    All of it once per adapter of ADAPTERS: the Fastify plugin and the Web-standard handler
-//    (`CONFORMANCE_ADAPTERS=web` picks one).
+//    All of it once per adapter of ADAPTERS: the Fastify plugin, the Web-standard handler, and
+//    the Fastify plugin with its sessions, streams and tasks in Redis (@hermes-mcp/redis, a
+//    redis-server of its own on a free port; left out with one line when there is no redis-server
+//    on PATH, except in CI) — `CONFORMANCE_ADAPTERS=web` picks one.
 // 4. Stops the server, then runs the suite's client side once per entry of RUNS against
 //    examples/conformance-client (@hermes-mcp/client, signing in with its OAuthClient), the
 //    authorization extensions it lacks (DPoP, JWT-bearer grants) listed as expected failures
@@ -16,6 +18,7 @@
 // 5. Exits 0 when every run exited 0; otherwise with the first failing run's code.
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { connect, createServer as createNetServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -42,7 +45,7 @@ const RUNS = [
 ];
 
 /** The HTTP adapters the server runs on, one server each (`ADAPTER` of the conformance server). */
-const ADAPTERS = (process.env.CONFORMANCE_ADAPTERS ?? 'fastify,web').split(',').filter(Boolean);
+const ADAPTERS = (process.env.CONFORMANCE_ADAPTERS ?? 'fastify,web,redis').split(',').filter(Boolean);
 
 const isWindows = process.platform === 'win32';
 
@@ -98,10 +101,10 @@ function build() {
  * Starts the server with PORT=0 (the OS picks a free port; no race with other processes), reads
  * the URL it prints, and waits until it answers HTTP.
  */
-async function startServer(adapter) {
+async function startServer(adapter, env = {}) {
   const child = spawn(process.execPath, [SERVER], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', ADAPTER: adapter },
+    env: { ...process.env, PORT: '0', ADAPTER: adapter, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.pipe(process.stderr);
@@ -156,6 +159,45 @@ async function stopServer(child) {
   clearTimeout(timer);
 }
 
+/** A free TCP port on 127.0.0.1. */
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createNetServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * A redis-server of its own for the `redis` adapter, on a free loopback port, nothing saved; undefined
+ * (with one line saying so) when there is none on PATH — in CI its absence is an error.
+ */
+async function startRedis() {
+  if (spawnSync('redis-server', ['--version'], { stdio: 'ignore' }).status !== 0) {
+    if (process.env.CI === 'true') throw new Error('no redis-server on PATH (Debian: apt-get install redis-server)');
+    log('redis adapter skipped: no redis-server on PATH (Debian: apt-get install redis-server)');
+    return undefined;
+  }
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const deadline = Date.now() + STARTUP_TIMEOUT_MS;
+  for (;;) {
+    const up = await new Promise((resolve) => {
+      const socket = connect(port, '127.0.0.1');
+      socket.once('connect', () => (socket.destroy(), resolve(true)));
+      socket.once('error', () => resolve(false));
+    });
+    if (up) return { url: `redis://127.0.0.1:${port}`, stop: () => stopServer(child) };
+    if (Date.now() > deadline || child.exitCode !== null) throw new Error(`redis-server did not start on port ${port}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 function runSuite(node, entry, url, args) {
   return spawnSuite(node, [entry, 'server', '--url', url, ...args]);
 }
@@ -183,8 +225,13 @@ async function main() {
   build();
   const results = [];
   for (const adapter of SIDES.includes('server') ? ADAPTERS : []) {
-    const { child, url } = await startServer(adapter);
-    const stop = () => stopServer(child).finally(() => process.exit(130));
+    const redis = adapter === 'redis' ? await startRedis() : undefined;
+    if (adapter === 'redis' && !redis) continue;
+    const { child, url } = await startServer(adapter === 'redis' ? 'fastify' : adapter, redis ? { REDIS_URL: redis.url } : {});
+    const stop = () =>
+      stopServer(child)
+        .then(() => redis?.stop())
+        .finally(() => process.exit(130));
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     try {
@@ -196,6 +243,7 @@ async function main() {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
       await stopServer(child);
+      await redis?.stop();
     }
   }
   // Custom arguments are for the server side. The client also runs the backcompat suite (the

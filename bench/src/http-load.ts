@@ -6,6 +6,8 @@ import type { RequestTemplate } from './mcp';
 export interface HttpRun {
   /** Completed requests per second. */
   rps: number;
+  /** Completed requests. */
+  total: number;
   /** Latency percentiles, ms (2xx answers only, as autocannon records them). */
   p50: number;
   p99: number;
@@ -31,6 +33,7 @@ export async function load(url: string, template: RequestTemplate, connections: 
   });
   return {
     rps: result.requests.total / result.duration,
+    total: result.requests.total,
     p50: result.latency.p50,
     p99: result.latency.p99,
     non2xx: result.non2xx,

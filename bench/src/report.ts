@@ -59,6 +59,15 @@ export interface BenchResults {
     sessions: Array<{ key: string; label: string; count: number; rssBytes: number; heapBytes: number }>;
     retained: Array<{ key: string; label: string; calls: number; heapBytesPerCall: number }>;
   };
+  /** Legacy tools/call with sessions in Redis (`memory`: the in-memory baseline; `one`, `two`: instances). */
+  redis?: {
+    configs: Array<{ key: string; label: string }>;
+    connections: number[];
+    seconds: number;
+    runs: Record<number, Record<string, HttpRun[]>>;
+    /** What Redis processed per call (medians over the rounds): commands, bytes in and out. */
+    perCall: Record<string, { commands: number; bytesIn: number; bytesOut: number }>;
+  };
   bootstrap?: {
     tools: number;
     starts: Array<{ load: number; decorate: number; create: number; serve: number; bootstrap: number; spawnToReady: number }>;
@@ -358,6 +367,39 @@ export function renderSummary(results: BenchResults): string {
   ].join('\n');
 }
 
+/** The Redis rows: each against the in-memory baseline of the same run, and what Redis did per call. */
+function redisSection(redis: NonNullable<BenchResults['redis']>, targets: Target[]): string {
+  const rows = redis.configs.map(({ key, label }) => {
+    const cells = [label];
+    for (const c of redis.connections) {
+      const own = redis.runs[c][key];
+      const ratio = median(
+        ratios(
+          own.map((r) => r.rps),
+          redis.runs[c].memory.map((r) => r.rps),
+        ),
+      );
+      cells.push(int(median(own.map((r) => r.rps))), key === 'memory' ? '1' : fixed(ratio));
+      if (key !== 'memory') {
+        targets.push({
+          what: `legacy tools/call with sessions in Redis ≥ 0.5 × in-memory, ${key === 'one' ? 'one instance' : 'across two instances'}, ${c} connections`,
+          measured: `${fixed(ratio)} ×`,
+          holds: ratio >= 0.5,
+        });
+      }
+    }
+    const cost = redis.perCall[key];
+    // Per 1,000 calls: a busy session touches its record once per 10 s, not once per call.
+    cells.push(cost ? `${fixed(cost.commands * 1000, 1)} commands, ${int(cost.bytesIn * 1000)} B in, ${int(cost.bytesOut * 1000)} B out` : '–');
+    return cells;
+  });
+  return [
+    `### Redis: legacy-session tools/call with sessions in Redis (${redis.seconds} s per run; two instances: the connections shared out between them, one session)`,
+    '',
+    table(['configuration', ...redis.connections.flatMap((c) => [`req/s c=${c}`, '× in-memory']), 'Redis per 1,000 calls'], rows),
+  ].join('\n');
+}
+
 function render(results: BenchResults): { markdown: string; targets: Target[] } {
   const targets: Target[] = [];
   const info = results.machine;
@@ -372,6 +414,7 @@ function render(results: BenchResults): { markdown: string; targets: Target[] } 
   if (results.clients) parts.push(clientSection(results.clients, targets));
   if (results.memory) parts.push(memorySection(results.memory, targets));
   if (results.bootstrap) parts.push(bootstrapSection(results.bootstrap, targets));
+  if (results.redis) parts.push(redisSection(results.redis, targets));
   parts.push(
     [
       '### Targets',

@@ -27,9 +27,10 @@ import { MEMORY_PATH } from './servers/memory';
 import { median } from './stats';
 import { StdioClient } from './stdio-client';
 import { WsClient } from './ws-client';
+import { BenchRedis, RedisCounters, countersOf, hasRedisServer, startRedis } from './redis';
 
-type Section = 'http' | 'stdio' | 'websocket' | 'client' | 'memory' | 'bootstrap';
-const SECTIONS: Section[] = ['http', 'stdio', 'websocket', 'client', 'memory', 'bootstrap'];
+type Section = 'http' | 'stdio' | 'websocket' | 'client' | 'memory' | 'bootstrap' | 'redis';
+const SECTIONS: Section[] = ['http', 'stdio', 'websocket', 'client', 'memory', 'bootstrap', 'redis'];
 
 interface Options {
   rounds: number;
@@ -201,6 +202,110 @@ async function benchHttp(options: Options): Promise<BenchResults['http']> {
   await Promise.all(prepared.map((p) => stop(p.server)));
   authorization.stop();
   return { configs: HTTP_CONFIGS.map(({ key, label }) => ({ key, label })), connections: CONNECTIONS, seconds: options.seconds, runs };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Redis (@hermes-mcp/redis)
+// ---------------------------------------------------------------------------------------------
+
+/** The Redis rows: the in-memory baseline, one instance on Redis, and two instances sharing one session. */
+const REDIS_CONFIGS = [
+  { key: 'memory', label: 'Hermes, legacy JSON, in-memory sessions (baseline)' },
+  { key: 'one', label: 'Hermes, legacy JSON, sessions in Redis, one instance' },
+  { key: 'two', label: 'Hermes, legacy JSON, sessions in Redis, one session across two instances' },
+];
+
+/** What Redis did for one run, per call. */
+function perCall(before: RedisCounters, after: RedisCounters, calls: number): RedisCounters {
+  return { commands: (after.commands - before.commands) / calls, bytesIn: (after.bytesIn - before.bytesIn) / calls, bytesOut: (after.bytesOut - before.bytesOut) / calls };
+}
+
+/** Runs `load` on several servers at once, the connections shared out: one run, as the client saw it. */
+async function loadAcross(urls: string[], template: RequestTemplate, connections: number, seconds: number): Promise<HttpRun> {
+  const runs = await Promise.all(urls.map((url) => load(url, template, Math.max(1, Math.round(connections / urls.length)), { seconds })));
+  const sum = (f: (r: HttpRun) => number) => runs.reduce((total, r) => total + f(r), 0);
+  return {
+    rps: sum((r) => r.rps),
+    total: sum((r) => r.total),
+    p50: Math.max(...runs.map((r) => r.p50)),
+    p99: Math.max(...runs.map((r) => r.p99)),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+  };
+}
+
+/**
+ * Legacy-session tools/call with the session store in Redis, against the in-memory store in the
+ * same run: one instance, and one session served by two instances at once (each request could go
+ * to either; both take the session up). Redis's own counters give the commands and bytes per call.
+ */
+async function benchRedis(options: Options): Promise<BenchResults['redis']> {
+  log('\n== Redis: legacy tools/call with sessions in Redis (autocannon) ==');
+  if (!hasRedisServer()) {
+    log('skipped: no redis-server on PATH (Debian: apt-get install redis-server)');
+    return undefined;
+  }
+  const redis: BenchRedis = await startRedis();
+  const servers: HttpServerProcess[] = [];
+  try {
+    const memory = await startHttp('redis-baseline', 'hermes-http.server.js');
+    const env = { HERMES_BENCH_REDIS: redis.url };
+    const first = await startHttp('redis-first', 'hermes-http.server.js', { env });
+    const second = await startHttp('redis-second', 'hermes-http.server.js', { env });
+    servers.push(memory, first, second);
+    const inMemory = await legacy(addCall())(memory.url);
+    // One session, opened on the first instance; the second takes it up from Redis on its first request.
+    const shared = await legacy(addCall())(first.url);
+    for (const [url, template] of [
+      [memory.url, inMemory],
+      [first.url, shared],
+      [second.url, shared],
+    ] as const) {
+      await checkAnswer(url, template, { framing: 'json' }, '5');
+      await load(url, template, 10, { seconds: Math.min(1, options.seconds) });
+    }
+    const runs: Record<number, Record<string, HttpRun[]>> = {};
+    const redisPerCall: Record<string, RedisCounters[]> = { one: [], two: [] };
+    for (const connections of CONNECTIONS) runs[connections] = Object.fromEntries(REDIS_CONFIGS.map((c) => [c.key, []]));
+    for (let round = 1; round <= options.rounds; round++) {
+      for (const connections of CONNECTIONS) {
+        for (const { key, label } of REDIS_CONFIGS) {
+          const before = key === 'memory' ? undefined : await countersOf(redis);
+          const run =
+            key === 'memory'
+              ? await load(memory.url, inMemory, connections, { seconds: options.seconds })
+              : key === 'one'
+                ? await load(first.url, shared, connections, { seconds: options.seconds })
+                : await loadAcross([first.url, second.url], shared, connections, options.seconds);
+          runs[connections][key].push(run);
+          let cost = '';
+          if (before) {
+            const used = perCall(before, await countersOf(redis), run.total);
+            redisPerCall[key].push(used);
+            cost = `  Redis per 1,000 calls: ${(used.commands * 1000).toFixed(1)} commands, ${(used.bytesIn * 1000).toFixed(0)} B in, ${(used.bytesOut * 1000).toFixed(0)} B out`;
+          }
+          log(`round ${round}  c=${String(connections).padEnd(3)}  ${label.padEnd(70)} ${describeRun(run)}${cost}`);
+        }
+      }
+    }
+    await checkAnswer(second.url, shared, { framing: 'json' }, '5');
+    const medianOf = (key: string, f: (c: RedisCounters) => number) => median(redisPerCall[key].map(f));
+    return {
+      configs: REDIS_CONFIGS,
+      connections: CONNECTIONS,
+      seconds: options.seconds,
+      runs,
+      perCall: Object.fromEntries(
+        Object.keys(redisPerCall).map((key) => [
+          key,
+          { commands: medianOf(key, (c) => c.commands), bytesIn: medianOf(key, (c) => c.bytesIn), bytesOut: medianOf(key, (c) => c.bytesOut) },
+        ]),
+      ),
+    };
+  } finally {
+    await Promise.all(servers.map((s) => stop(s)));
+    await redis.stop();
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -533,6 +638,7 @@ async function main(): Promise<void> {
     if (options.sections.includes('client')) results.clients = await benchClients(options);
     if (options.sections.includes('memory')) results.memory = await benchMemory(options);
     if (options.sections.includes('bootstrap')) results.bootstrap = await benchBootstrap(options);
+    if (options.sections.includes('redis')) results.redis = await benchRedis(options);
   } finally {
     await stopAll();
   }

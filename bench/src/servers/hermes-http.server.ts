@@ -2,11 +2,13 @@
  * Hermes over HTTP: the add server mounted with `@hermes-mcp/fastify` at /mcp. The same process
  * serves legacy sessions (JSON or SSE answers) and modern stateless requests; the runner starts one
  * process per configuration. With `HERMES_BENCH_AUTH` it is an OAuth resource server (the `auth` option);
- * with `HERMES_BENCH_OTEL`, instrumented with OpenTelemetry (./telemetry.ts).
+ * with `HERMES_BENCH_OTEL`, instrumented with OpenTelemetry (./telemetry.ts); with `HERMES_BENCH_REDIS`
+ * (a Redis URL), one instance of a cluster whose sessions, streams and tasks are in that Redis.
  */
 import Fastify from 'fastify';
 import { McpFactory, createLogger, jwtVerifier } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
+import { redisCluster } from '@hermes-mcp/redis';
 import { AddServer } from './add.server';
 import { announce, fail, tieToRunner } from './lifeline';
 import { MEMORY_PATH, memoryProbeEnabled, settledMemory } from './memory';
@@ -16,7 +18,9 @@ async function main(): Promise<void> {
   tieToRunner();
   benchTelemetry();
   const app = Fastify({ logger: false });
-  const mcp = McpFactory.create(AddServer, { logger: createLogger({ level: 'silent' }) });
+  const redis = process.env.HERMES_BENCH_REDIS;
+  const cluster = redis ? await redisCluster({ url: redis }) : undefined;
+  const mcp = McpFactory.create(AddServer, { logger: createLogger({ level: 'silent' }), ...(cluster && { cluster }) });
   // Every session of the run comes from the runner on 127.0.0.1: one client, as far as the per-client cap can tell.
   // The OAuth rows: a resource server verifying the authorization server's JWTs (HERMES_BENCH_AUTH).
   const bench = process.env.HERMES_BENCH_AUTH ? (JSON.parse(process.env.HERMES_BENCH_AUTH) as { issuer: string; resource: string; cacheTtlMs: number }) : undefined;

@@ -5,6 +5,7 @@ import Fastify from 'fastify';
 import { Container } from 'typedi';
 import { McpApp, McpFactory, createLogger, createWebHandler, toNodeListener } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
+import { redisCluster } from '@hermes-mcp/redis';
 import { ConformanceServer, Running, WATCHED_URI, Watched } from './conformance.server';
 
 /** How often the watched resource changes (subscribers are told each time). */
@@ -14,6 +15,8 @@ const WATCH_INTERVAL_MS = 3_000;
  * Starts the conformance server on 127.0.0.1 (port from `PORT`, default 3001; `PORT=0` picks a
  * free one) with MCP at /mcp, and prints the endpoint's URL on stderr. `ADAPTER=web` serves it
  * through the Web-standard handler behind Node's HTTP server; otherwise through the Fastify plugin.
+ * With `REDIS_URL`, the app keeps its sessions, streams and tasks in that Redis and joins its bus
+ * (`@hermes-mcp/redis`), as one instance of a cluster would.
  */
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3001);
@@ -49,10 +52,13 @@ interface Served {
 /** The Fastify plugin. */
 async function serveFastify(port: number, level: string): Promise<Served> {
   const fastify = Fastify({ logger: { level } });
-  const app = McpFactory.create(ConformanceServer, { logger: fastify.log });
+  const redis = process.env.REDIS_URL;
+  const cluster = redis ? await redisCluster({ url: redis, logger: fastify.log }) : undefined;
+  const app = McpFactory.create(ConformanceServer, { logger: fastify.log, ...(cluster && { cluster }) });
   await fastify.register(hermesMcp, { server: app, path: '/mcp' });
+  if (cluster) fastify.addHook('onClose', () => cluster.close());
   const address = await fastify.listen({ host: '127.0.0.1', port });
-  return { adapter: 'fastify', app, address, close: () => fastify.close() };
+  return { adapter: cluster ? `fastify, sessions in Redis at ${redis}` : 'fastify', app, address, close: () => fastify.close() };
 }
 
 /** The Web-standard handler behind Node's HTTP server. */

@@ -89,7 +89,9 @@ export async function redisCluster(options: RedisClusterOptions = {}): Promise<R
     await Promise.all([client.isOpen ? undefined : client.connect(), subscriber.connect()]);
     connectedOnce = true;
   } catch (error) {
-    await Promise.allSettled([own ? client.destroy() : undefined, subscriber.destroy()]);
+    // destroy() is synchronous: it drops the sockets and the reconnection timers.
+    if (own) client.destroy();
+    subscriber.destroy();
     throw new HermesError('HERMES_REDIS_UNAVAILABLE', `could not connect to Redis at ${options.url ?? 'redis://127.0.0.1:6379'}: ${(error as Error).message}`, { cause: error });
   }
   const redis = new RedisConnection(client, options.prefix ?? 'hermes:');

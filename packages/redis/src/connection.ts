@@ -25,7 +25,7 @@ export class RedisConnection {
   /** Sends one command (pipelined with the others of the same turn); a lost connection is a `HERMES_REDIS_UNAVAILABLE`. */
   async send(args: string[]): Promise<Reply> {
     try {
-      return (await this.client.sendCommand(args)) as Reply;
+      return await this.client.sendCommand<Reply>(args);
     } catch (error) {
       throw unavailable(error);
     }
@@ -35,7 +35,7 @@ export class RedisConnection {
   async run(script: Script, keys: string[], args: string[]): Promise<Reply> {
     const tail = [String(keys.length), ...keys, ...args];
     try {
-      return (await this.client.sendCommand(['EVALSHA', script.sha, ...tail])) as Reply;
+      return await this.client.sendCommand<Reply>(['EVALSHA', script.sha, ...tail]);
     } catch (error) {
       if (!(error instanceof ErrorReply) || !error.message.startsWith('NOSCRIPT')) throw unavailable(error);
     }

@@ -216,13 +216,17 @@ export class Tasks {
 
   /** Answers a task's outstanding questions. */
   private answer(task: LiveTask, responses: Record<string, unknown>): void {
+    let answered = 0;
     for (const [key, value] of Object.entries(responses)) {
       const question = task.outstanding.get(key);
       if (!question) continue;
       task.outstanding.delete(key);
       question.answer(value as Record<string, unknown>);
+      answered++;
     }
-    if (task.status === 'input_required' && task.outstanding.size === 0) task.moveTo('working');
+    if (task.status !== 'input_required' || answered === 0) return;
+    // All answered: back to work. Some: still waiting, on the questions left only (kept so).
+    task.moveTo(task.outstanding.size === 0 ? 'working' : 'input_required');
   }
 
   /** Cancels a task (a terminal one stays as it is); one running here is aborted. */

@@ -749,11 +749,24 @@ export class HttpEndpoint {
     if (session && session.principal !== principalOf(auth)) return this.sessionNotFound(response);
     if (session && session.transport instanceof StreamableHttpTransport) {
       session.touch();
-      this.settle(this.store.touch(id, this.settings.sessionIdleTimeout));
+      this.touchRecord(session);
       return session;
     }
     if (session || this.closing) return this.sessionNotFound(response);
     return this.takeUp(id, request, response, principalOf(auth));
+  }
+
+  /**
+   * Pushes back the expiry of a session's record, at most once per tenth of the idle timeout (and
+   * per 10 s): a networked store then costs a busy session one command every few seconds, not one
+   * per request; the record may expire that much before the last request. The live session's own
+   * idle clock is exact.
+   */
+  private touchRecord(session: LiveSession): void {
+    const idle = this.settings.sessionIdleTimeout;
+    if (session.lastUsed - session.storeTouched < Math.min(idle / 10, 10_000)) return;
+    session.storeTouched = session.lastUsed;
+    this.settle(this.store.touch(session.id, idle));
   }
 
   /** Takes up a session this process does not serve from its record (once, however many requests ask). */
@@ -770,6 +783,7 @@ export class HttpEndpoint {
         const session = await this.openStreamable(client, record);
         this.log.debug({ sessionId: id }, 'session taken up from the session store');
         this.settle(this.store.touch(id, this.settings.sessionIdleTimeout));
+        (session as LiveSession).storeTouched = Math.ceil(performance.now());
         return session;
       })().finally(() => this.restoring.delete(id));
       this.restoring.set(id, pending);

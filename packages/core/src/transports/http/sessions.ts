@@ -19,6 +19,8 @@ export class LiveSession implements HttpSession {
   newer?: LiveSession = undefined;
   /** When it was last used, in whole milliseconds of `performance.now()` (rounded up). */
   lastUsed = 0;
+  /** When its record's expiry in the session store was last pushed back (same clock as {@link lastUsed}). */
+  storeTouched = 0;
 
   constructor(
     readonly id: string,
