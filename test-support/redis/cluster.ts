@@ -27,6 +27,12 @@ export interface Forwarded {
 export interface Proxy {
   readonly url: string;
   readonly log: Forwarded[];
+  /**
+   * Stops passing on what the instance sends on the session's open GET stream (it stays unread in
+   * the proxy, as on a congested network): events the instance sent and stored, that the client
+   * never got.
+   */
+  hold(session: string): void;
   close(): Promise<void>;
 }
 
@@ -50,6 +56,8 @@ export async function startProxy(ports: readonly number[]): Promise<Proxy> {
   const last = new Map<string, number>();
   let next = 0;
   const open = new Set<ServerResponse>();
+  /** The open GET streams' answers, by session. */
+  const streams = new Map<string, IncomingMessage>();
 
   const forward = (req: IncomingMessage, res: ServerResponse, body: Buffer, entry: Forwarded, attempt: number): void => {
     const upstream = httpRequest(
@@ -63,6 +71,7 @@ export async function startProxy(ports: readonly number[]): Promise<Proxy> {
         }
         res.writeHead(answer.statusCode ?? 502, answer.headers);
         answer.pipe(res);
+        if (req.method === 'GET' && entry.session !== undefined && answer.statusCode === 200) streams.set(entry.session, answer);
         // The instance died mid-stream: so does the client's connection.
         answer.on('aborted', () => res.destroy());
         answer.on('error', () => res.destroy());
@@ -108,6 +117,12 @@ export async function startProxy(ports: readonly number[]): Promise<Proxy> {
   return {
     url: `http://127.0.0.1:${port}`,
     log,
+    hold: (session) => {
+      const answer = streams.get(session);
+      if (!answer) throw new Error(`no GET stream open for session ${session}`);
+      answer.unpipe();
+      answer.pause();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const res of open) res.destroy();

@@ -192,6 +192,12 @@ describe('a cluster of three instances behind a round-robin proxy', () => {
     const task = await modern.startTask('job', { durationMs: 60_000 });
     await modern.close();
 
+    // Sent by the instance, stored in Redis, never received: the network holds it when the instance dies.
+    proxy.hold(session);
+    await raiser.callTool({ name: 'touch', arguments: { uri: 'status://3' } });
+    await sleep(200);
+    expect(updates).toEqual(['status://1', 'status://2']);
+
     const resumesBefore = proxy.log.filter((f) => f.session === session && f.lastEventId !== undefined).length;
     await instances[holder].kill();
     killed = holder;
@@ -206,7 +212,8 @@ describe('a cluster of three instances behind a round-robin proxy', () => {
     expect(resumed.backend).not.toBe(holder);
     expect(resumed.lastEventId).toMatch(/^get\.[0-9a-f]+_\d+$/);
 
-    await raiser.callTool({ name: 'touch', arguments: { uri: 'status://3' } });
+    // The resumed stream replayed what the dead instance had stored after the last event the client got.
+    await eventually('the held update, replayed', () => updates.length >= 3);
     await raiser.callTool({ name: 'touch', arguments: { uri: 'status://4' } });
     await eventually('four updates', () => updates.length >= 4);
     await sleep(200);

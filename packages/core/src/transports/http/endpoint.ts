@@ -552,7 +552,7 @@ export class HttpEndpoint {
 
   /** Receives the messages of an HTTP+SSE session POSTed to other instances of the cluster. */
   private async joinSse(cluster: Cluster, session: HttpSession): Promise<void> {
-    await this.joinBus(cluster, session, (message) => {
+    await this.joinBus(cluster, session.id, (message) => {
       if (message.kind !== 'post' || principalOf(message.auth) !== session.principal) return;
       session.touch();
       const info: TransportInfo = message.auth ? { kind: 'http+sse', sessionId: session.id, auth: message.auth } : { kind: 'http+sse', sessionId: session.id };
@@ -648,7 +648,7 @@ export class HttpEndpoint {
   }
 
   /** Opens a Streamable HTTP session: a new one (`initialize`), or one taken up from its record. */
-  private async openStreamable(client: string, restore?: SessionRecord, principal = restore?.principal): Promise<HttpSession> {
+  private async openStreamable(client: string, restore?: SessionRecord, principal = restore?.principal, joined = false): Promise<HttpSession> {
     const id = restore?.id ?? randomBytes(24).toString('base64url');
     const { eventStoreLimit, retryMs, maxBufferedBytes } = this.settings;
     const cluster = this.cluster;
@@ -663,30 +663,33 @@ export class HttpEndpoint {
       { sessionStore: this.store, sessionIdleMs: this.settings.sessionIdleTimeout, restore, principal, bus: cluster?.bus },
       principal,
     );
-    if (cluster && !session.connection.isClosed) await this.join(cluster, session, transport);
+    // Joined before the session serves anything here (a session taken up joined before its record was read).
+    if (cluster && !joined && !session.connection.isClosed) await this.joinBus(cluster, id, this.receiverOf(session));
     return session;
   }
 
   /**
-   * Joins the session's channel of the cluster bus before the session serves anything here: the
-   * other instances' messages for it (answers to requests made here, record changes, the GET
-   * stream moving, the session's end) then reach it. Left when the session ends here ({@link connectionClosed}).
+   * What a Streamable HTTP session does with the other instances' messages for it: answers to
+   * requests made here and record changes go to its connection, the GET stream moving elsewhere
+   * releases this one's, the session's end closes it. Its channel is left when the session ends
+   * here ({@link connectionClosed}).
    */
-  private async join(cluster: Cluster, session: HttpSession, transport: StreamableHttpTransport): Promise<void> {
+  private receiverOf(session: HttpSession): (message: SessionMessage) => void {
+    const transport = session.transport as StreamableHttpTransport;
     const connection = session.connection;
-    await this.joinBus(cluster, session, (message) => {
+    return (message) => {
       if (message.kind === 'stream') transport.releaseStandalone();
       else if (message.kind === 'ended') void session.close();
       else connection.clusterMessage(message);
-    });
+    };
   }
 
   /** Joins a session's bus channel; a bus that fails is logged, and the session serves what it can here. */
-  private async joinBus(cluster: Cluster, session: HttpSession, receive: (message: SessionMessage) => void): Promise<void> {
+  private async joinBus(cluster: Cluster, sessionId: string, receive: (message: SessionMessage) => void): Promise<void> {
     try {
-      await cluster.bus.join(session.id, receive);
+      await cluster.bus.join(sessionId, receive);
     } catch (error) {
-      this.log.warn({ sessionId: session.id, err: error }, 'the cluster bus failed: messages other instances publish for this session will not reach it here');
+      this.log.warn({ sessionId, err: error }, 'the cluster bus failed: messages other instances publish for this session will not reach it here');
     }
   }
 
@@ -775,12 +778,27 @@ export class HttpEndpoint {
     const own = pending === undefined;
     if (!pending) {
       pending = (async () => {
-        const record = await this.store.get(id);
-        if (!record || this.closing) return undefined;
-        const client = this.clientKey(request);
-        // The limits hold for sessions taken up as for new ones (the answer, if refused, goes to this request).
-        if (!this.admit(response, client)) return REFUSED_SESSION;
-        const session = await this.openStreamable(client, record);
+        // In a cluster, the session's channel is joined before its record is read: a change
+        // published meanwhile waits here and is applied after it (changes are idempotent).
+        const cluster = this.cluster;
+        const early: SessionMessage[] = [];
+        let deliver: (message: SessionMessage) => void = (message) => void early.push(message);
+        if (cluster) await this.joinBus(cluster, id, (message) => deliver(message));
+        let session: HttpSession | undefined;
+        try {
+          const record = await this.store.get(id);
+          if (!record || this.closing) return undefined;
+          const client = this.clientKey(request);
+          // The limits hold for sessions taken up as for new ones (the answer, if refused, goes to this request).
+          if (!this.admit(response, client)) return REFUSED_SESSION;
+          session = await this.openStreamable(client, record, undefined, true);
+        } finally {
+          if (cluster && (!session || session.connection.isClosed)) this.settle(cluster.bus.leave(id));
+        }
+        if (cluster) {
+          deliver = this.receiverOf(session);
+          for (const message of early.splice(0)) deliver(message);
+        }
         this.log.debug({ sessionId: id }, 'session taken up from the session store');
         this.settle(this.store.touch(id, this.settings.sessionIdleTimeout));
         (session as LiveSession).storeTouched = Math.ceil(performance.now());
