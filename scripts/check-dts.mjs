@@ -16,6 +16,7 @@ const ENTRIES = {
   '@hermes-mcp/testing': 'packages/testing/dist/index.d.ts',
   '@hermes-mcp/client': 'packages/client/dist/index.d.ts',
   '@hermes-mcp/opentelemetry': 'packages/opentelemetry/dist/index.d.ts',
+  '@hermes-mcp/redis': 'packages/redis/dist/index.d.ts',
 };
 
 const dir = mkdtempSync(join(tmpdir(), 'hermes-dts-'));

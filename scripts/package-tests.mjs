@@ -24,7 +24,7 @@ const repo = fileURLToPath(new URL('..', import.meta.url));
 const keep = process.argv.includes('--keep');
 const work = mkdtempSync(path.join(tmpdir(), 'hermes-packages-'));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const PACKAGES = ['protocol', 'core', 'fastify', 'testing', 'client', 'create-hermes-mcp'];
+const PACKAGES = ['protocol', 'core', 'fastify', 'testing', 'client', 'redis', 'opentelemetry', 'create-hermes-mcp'];
 const rootPackage = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8'));
 const versionOf = (name) => rootPackage.devDependencies[name];
 
@@ -87,6 +87,9 @@ async function main() {
           '@hermes-mcp/protocol': file('protocol'),
           '@hermes-mcp/testing': file('testing'),
           '@hermes-mcp/client': file('client'),
+          '@hermes-mcp/redis': file('redis'),
+          '@hermes-mcp/opentelemetry': file('opentelemetry'),
+          '@opentelemetry/api': versionOf('@opentelemetry/api'),
           'class-transformer': versionOf('class-transformer'),
           'class-validator': versionOf('class-validator'),
           fastify: versionOf('fastify'),
@@ -107,6 +110,20 @@ async function main() {
     ),
   );
   install(consumer);
+  step('consumer: @hermes-mcp/redis and @hermes-mcp/opentelemetry load from their tarballs (CommonJS and ES modules)');
+  for (const [name, symbol] of [
+    ['@hermes-mcp/redis', 'redisCluster'],
+    ['@hermes-mcp/opentelemetry', 'instrumentOpenTelemetry'],
+  ]) {
+    const cjs = spawnSync(process.execPath, ['-e', `process.exit(typeof require(${JSON.stringify(name)}).${symbol} === 'function' ? 0 : 1)`], { cwd: consumer });
+    check(cjs.status === 0, `${name}: require() gives ${symbol}`);
+    const esm = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `import { ${symbol} } from ${JSON.stringify(name)}; process.exit(typeof ${symbol} === 'function' ? 0 : 1)`],
+      { cwd: consumer },
+    );
+    check(esm.status === 0, `${name}: import gives ${symbol}`);
+  }
   step('consumer: the hermes-mcp command of @hermes-mcp/client runs from node_modules/.bin');
   const usage = spawnSync(path.join(consumer, 'node_modules/.bin/hermes-mcp'), ['--help'], { encoding: 'utf8' });
   check(usage.status === 0 && usage.stderr.includes('usage: hermes-mcp <command>'), 'hermes-mcp --help prints the usage and exits 0');

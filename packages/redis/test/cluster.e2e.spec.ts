@@ -94,6 +94,18 @@ describe('a cluster of three instances behind a round-robin proxy', () => {
     expect(textOf(await client.callTool({ name: 'steps', arguments: { steps: 4, delayMs: 10 } }, undefined, { onprogress: (p) => progress.push(p) }))).toMatch(/^4 steps on /);
     expect(progress.map((p) => p.progress)).toEqual([1, 2, 3, 4]);
     expectRotation(ofSession(transport.sessionId));
+
+    // DELETE on one instance ends the session on all of them (each held a copy).
+    const session = transport.sessionId!;
+    await transport.terminateSession();
+    for (const instance of instances) {
+      const response = await fetch(`${instance.url}/mcp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'whoami' } }),
+      });
+      expect(response.status).toBe(404);
+    }
   });
 
   it('brings a resource update raised on one instance to the subscriber whose GET stream another holds', async () => {
