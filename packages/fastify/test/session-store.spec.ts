@@ -246,6 +246,15 @@ describe('two instances sharing a session store', () => {
     expect(answers.map((r) => r.status)).toEqual(Array(8).fill(200));
     expect(store.calls.slice(gets).filter((c) => c === 'get')).toEqual(['get']);
   });
+
+  it('answer 404 for a session id no endpoint makes without asking the store', async () => {
+    const before = store.calls.length;
+    for (const id of ['x', 'a'.repeat(31), 'a'.repeat(33), `${'a'.repeat(31)}!`, 'é'.repeat(32)]) {
+      const answer = await post(b.url, { jsonrpc: '2.0', id: 1, method: 'ping' }, { 'mcp-session-id': id });
+      expect(answer.status).toBe(404);
+    }
+    expect(store.calls.slice(before)).toEqual([]);
+  });
 });
 
 describe('a session store that fails', () => {

@@ -184,6 +184,8 @@ export const HTTP_DEFAULTS = Object.freeze({
   maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES,
 });
 const SUPPORTED_HEADER_VERSIONS: readonly string[] = LEGACY_PROTOCOL_VERSIONS;
+/** The shape of the session ids this endpoint makes (`randomBytes(24)` in base64url). */
+const SESSION_ID = /^[A-Za-z0-9_-]{32}$/;
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
@@ -755,7 +757,8 @@ export class HttpEndpoint {
       this.touchRecord(session);
       return session;
     }
-    if (session || this.closing) return this.sessionNotFound(response);
+    // Not an id this endpoint makes (24 random bytes, base64url): no store or bus is asked about it.
+    if (session || this.closing || !SESSION_ID.test(id)) return this.sessionNotFound(response);
     return this.takeUp(id, request, response, principalOf(auth));
   }
 
