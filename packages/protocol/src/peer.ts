@@ -328,10 +328,10 @@ export class Peer {
     });
   }
 
-  /** Sends a notification. */
-  notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId): Promise<void> {
+  /** Sends a notification (`eventKey`: see {@link SendOptions.eventKey}). */
+  notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId, eventKey?: string): Promise<void> {
     if (this.closed) return Promise.resolve();
-    return this.transport.send(notification(method, params), { relatedRequestId });
+    return this.transport.send(notification(method, params), eventKey === undefined ? { relatedRequestId } : { relatedRequestId, eventKey });
   }
 
   /**

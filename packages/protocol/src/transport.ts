@@ -31,6 +31,12 @@ export interface SendOptions {
   batch?: readonly unknown[];
   /** Extra HTTP headers for this message (HTTP client transports; others ignore them). */
   headers?: Readonly<Record<string, string>>;
+  /**
+   * Names a notification sent to many sessions at once (a list change, a resource update), the
+   * same on every instance of a cluster that sends it: a transport that keeps events can tell
+   * whether one it missed was kept by another.
+   */
+  eventKey?: string;
 }
 
 /**

@@ -39,11 +39,11 @@ export class RedisEventStore implements EventStore {
     return `${this.redis.prefix}events:${this.sessionId}:${streamId}`;
   }
 
-  async append(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+  async append(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[], broadcast?: string): Promise<void> {
     const key = this.key(streamId);
-    // A priming event has a number but nothing to replay: field `p`. Sent together, the two
-    // commands share one round trip.
-    const field = message === undefined ? ['p', ''] : ['m', JSON.stringify(message)];
+    // A priming event has a number but nothing to replay: field `p`; a broadcast's key goes in
+    // field `k`. Sent together, the two commands share one round trip.
+    const field = message === undefined ? ['p', ''] : broadcast === undefined ? ['m', JSON.stringify(message)] : ['m', JSON.stringify(message), 'k', broadcast];
     await Promise.all([this.redis.send(['XADD', key, 'MAXLEN', '~', this.maxLength, `${seq}-0`, ...field]), this.redis.send(['PEXPIRE', key, this.maxAge])]);
   }
 
@@ -59,6 +59,15 @@ export class RedisEventStore implements EventStore {
       events.push({ seq: Number(id.slice(0, id.indexOf('-'))), message: JSON.parse(fields[1]) as JsonRpcMessage | JsonRpcMessage[] });
     }
     return events;
+  }
+
+  async keys(streamId: string): Promise<ReadonlySet<string>> {
+    const entries = (await this.redis.send(['XRANGE', this.key(streamId), '-', '+'])) as Array<[string, string[]]> | null;
+    const keys = new Set<string>();
+    for (const [, fields] of entries ?? []) {
+      for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === 'k') keys.add(fields[i + 1]);
+    }
+    return keys;
   }
 
   async forget(streamId: string): Promise<void> {

@@ -139,8 +139,10 @@ describe('a cluster of three instances behind a round-robin proxy', () => {
     expect(textOf(await client.callTool({ name: 'greet' }))).toBe(`hello Lin, from ${[...names][0]}`);
     const stream = proxy.log.find((f) => f.url.startsWith('/mcp/sse'))!;
     const session = proxy.log.find((f) => f.url.startsWith('/mcp/messages'))?.session;
+    // The answer to the elicitation is handed over before its POST's own 202 comes back: wait for it.
+    await eventually('every POST answered', () => ofSession(session).every((f) => f.status !== undefined));
     const posts = ofSession(session);
-    expect(posts.every((f) => f.status === 202)).toBe(true);
+    expect(posts.map((f) => f.status)).toEqual(posts.map(() => 202));
     expectRotation(posts);
     expect(posts.filter((f) => f.backend !== stream.backend).length).toBeGreaterThan(2);
   });
@@ -185,12 +187,12 @@ describe('a cluster of three instances behind a round-robin proxy', () => {
     expect(await modern.getTask(taskId)).toMatchObject({ status: 'cancelled' });
   });
 
-  it('goes on when an instance dies mid-stream: the GET stream resumes with Last-Event-ID elsewhere, nothing lost or duplicated; its running task fails once its lease runs out', async () => {
+  it('goes on when an instance dies mid-stream: the GET stream resumes with Last-Event-ID elsewhere, nothing lost (not even what was raised while no instance held it) or duplicated; its running task fails once its lease runs out', async () => {
     const client = await sdkClient();
     const session = (client.transport as StreamableHTTPClientTransport).sessionId!;
     const updates: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
-    for (const uri of ['status://1', 'status://2', 'status://3', 'status://4']) await client.subscribeResource({ uri });
+    for (const uri of ['status://1', 'status://2', 'status://3', 'status://gap', 'status://4']) await client.subscribeResource({ uri });
     const holder = await getStreamHolder(session);
     const survivor = instances[(holder + 1) % 3];
     const raiser = await sdkClient('x', `${survivor.url}/mcp`);
@@ -213,6 +215,8 @@ describe('a cluster of three instances behind a round-robin proxy', () => {
     const resumesBefore = proxy.log.filter((f) => f.session === session && f.lastEventId !== undefined).length;
     await instances[holder].kill();
     killed = holder;
+    // Raised while no instance holds the stream (before the client reconnects, after its `retry`).
+    await raiser.callTool({ name: 'touch', arguments: { uri: 'status://gap' } });
     await eventually(
       'the client resumed its GET stream on another instance',
       () => ofSession(session).filter((f) => f.lastEventId !== undefined && f.status === 200).length > resumesBefore,
@@ -224,12 +228,13 @@ describe('a cluster of three instances behind a round-robin proxy', () => {
     expect(resumed.backend).not.toBe(holder);
     expect(resumed.lastEventId).toMatch(/^get\.[0-9a-f]+_\d+$/);
 
-    // The resumed stream replayed what the dead instance had stored after the last event the client got.
-    await eventually('the held update, replayed', () => updates.length >= 3);
+    // The resumed stream replayed what the dead instance had stored after the last event the client
+    // got, then what was raised while no instance held it.
+    await eventually('the held update, replayed, and the one raised meanwhile', () => updates.length >= 4);
     await raiser.callTool({ name: 'touch', arguments: { uri: 'status://4' } });
-    await eventually('four updates', () => updates.length >= 4);
+    await eventually('five updates', () => updates.length >= 5);
     await sleep(200);
-    expect(updates).toEqual(['status://1', 'status://2', 'status://3', 'status://4']);
+    expect(updates).toEqual(['status://1', 'status://2', 'status://3', 'status://gap', 'status://4']);
     // The session itself goes on, on the instances left.
     expect(textOf(await client.callTool({ name: 'whoami' }))).not.toBe(instances[holder].name);
 

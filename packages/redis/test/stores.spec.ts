@@ -84,6 +84,10 @@ describe('RedisEventStore', () => {
     // Never sent, or of another session: nothing to resume from.
     expect(await read.replayAfter('get.x', 9)).toBeUndefined();
     expect(await b.eventStore('other').replayAfter('get.x', 1)).toBeUndefined();
+    // Broadcasts are kept with their keys, for an instance that resumes the stream after its holder died.
+    await write.append('get.x', 6, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' }, 'abc.7');
+    expect([...(await read.keys('get.x'))]).toEqual(['abc.7']);
+    expect((await read.replayAfter('get.x', 5))?.map((e) => e.message)).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
     await read.forget('get.x');
     expect(await write.replayAfter('get.x', 1)).toBeUndefined();
   });
@@ -165,7 +169,7 @@ describe('RedisBus', () => {
   });
 
   it('broadcasts to every other instance', async () => {
-    const message: ClusterMessage = { kind: 'notify', method: 'notifications/resources/updated', params: { uri: 'u://1' }, uri: 'u://1' };
+    const message: ClusterMessage = { kind: 'notify', method: 'notifications/resources/updated', params: { uri: 'u://1' }, uri: 'u://1', key: 'abc.1' };
     const got = collect<ClusterMessage>((receive) => b.bus.onBroadcast(receive));
     await a.bus.broadcast(message);
     expect(await got).toEqual([message]);

@@ -68,7 +68,7 @@ export class Engine {
 
   /** What another instance broadcast: its notification for the sessions and streams here, or a task's change. */
   private clusterMessage(message: ClusterMessage): void {
-    if (message.kind === 'notify') this.deliver(message.method, message.params, message.uri);
+    if (message.kind === 'notify') this.deliver(message.method, message.params, message.uri, message.key);
     else this.modern.taskMessage(message);
   }
 
@@ -149,8 +149,9 @@ export class Engine {
    */
   broadcast(method: string, params?: Record<string, unknown>): void {
     publishNotification(() => ({ method, params: params ?? {} }));
-    this.deliver(method, params);
-    this.tell({ kind: 'notify', method, ...(params && { params }) });
+    const key = this.nextKey();
+    this.deliver(method, params, undefined, key);
+    if (key !== undefined) this.tell({ kind: 'notify', method, ...(params && { params }), key });
   }
 
   /** Tells the connections subscribed to `uri` that the resource changed (here and on the cluster's other instances). */
@@ -158,16 +159,29 @@ export class Engine {
     const method = 'notifications/resources/updated';
     const params = { uri };
     publishNotification(() => ({ method, params }));
-    this.deliver(method, params, uri);
-    this.tell({ kind: 'notify', method, params, uri });
+    const key = this.nextKey();
+    this.deliver(method, params, uri, key);
+    if (key !== undefined) this.tell({ kind: 'notify', method, params, uri, key });
   }
 
-  /** Sends a notification to this instance's connections (those subscribed to `uri`, when given) and listen streams. */
-  private deliver(method: string, params: Record<string, unknown> | undefined, uri?: string): void {
+  /** Broadcasts raised here so far (names them in a cluster). */
+  private raised = 0;
+
+  /** The key of a new broadcast, unique in the cluster; undefined without one. */
+  private nextKey(): string | undefined {
+    const bus = this.options.cluster?.bus;
+    return bus && `${bus.instanceId}.${(++this.raised).toString(36)}`;
+  }
+
+  /**
+   * Sends a notification to this instance's connections (those subscribed to `uri`, when given)
+   * and listen streams; `key` names a broadcast of a cluster.
+   */
+  private deliver(method: string, params: Record<string, unknown> | undefined, uri?: string, key?: string): void {
     this.modern.publish(method, params);
     for (const connection of this.live) {
       if (!connection.sessionInfo || (uri !== undefined && !connection.isSubscribed(uri))) continue;
-      connection.peer.notify(method, params).catch((error) => this.options.logger.warn({ err: error, method }, 'could not send a notification'));
+      connection.peer.notify(method, params, undefined, key).catch((error) => this.options.logger.warn({ err: error, method }, 'could not send a notification'));
     }
   }
 

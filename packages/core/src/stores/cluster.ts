@@ -37,11 +37,12 @@ export type SessionMessage =
  * What one instance tells every other:
  *
  * - `notify`: a list change or resource update raised here, for every instance's sessions and
- *   listen streams (`uri` set: only those subscribed to it);
+ *   listen streams (`uri` set: only those subscribed to it); `key` names it the same everywhere
+ *   (see `SendOptions.eventKey`);
  * - `task`: `tasks/cancel` or `tasks/update` for a task that runs on another instance.
  */
 export type ClusterMessage =
-  | { readonly kind: 'notify'; readonly method: string; readonly params?: Record<string, unknown>; readonly uri?: string }
+  | { readonly kind: 'notify'; readonly method: string; readonly params?: Record<string, unknown>; readonly uri?: string; readonly key: string }
   | { readonly kind: 'task'; readonly action: 'cancel'; readonly taskId: string }
   | { readonly kind: 'task'; readonly action: 'update'; readonly taskId: string; readonly responses: Record<string, unknown> };
 

@@ -22,9 +22,10 @@ export interface StoredEvent {
 export interface EventStore {
   /**
    * Keeps event `seq` of `streamId`. Without a message it is a priming event: nothing to replay,
-   * but the stream can be resumed from it.
+   * but the stream can be resumed from it. `key` names a broadcast in a cluster (see
+   * {@link EventStore.keys}); a store for one process may ignore it.
    */
-  append(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[]): Awaitable<void>;
+  append(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[], key?: string): Awaitable<void>;
   /**
    * The events of `streamId` after `seq`, oldest first; undefined when the store cannot replay
    * from there (a stream or number it never had, or events evicted since).
@@ -32,6 +33,12 @@ export interface EventStore {
   replayAfter(streamId: string, seq: number): Awaitable<StoredEvent[] | undefined>;
   /** Forgets a stream (its request was answered and the client has had time to resume). */
   forget(streamId: string): Awaitable<void>;
+  /**
+   * The keys of the broadcasts kept on a stream (a cluster's store): when a GET stream moves to
+   * another instance after its holder died, that instance adds the broadcasts it saw that the
+   * holder never kept. Optional: without it nothing is added.
+   */
+  keys?(streamId: string): Awaitable<ReadonlySet<string>>;
 }
 
 /** The events kept of one stream. */

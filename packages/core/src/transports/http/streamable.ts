@@ -251,6 +251,10 @@ export interface Expected {
 
 /** The id of a session's GET stream (a cluster's instances append `.{instance}`). */
 const STANDALONE = 'get';
+/** Broadcasts kept while another instance holds the GET stream: at most this many… */
+const MISSED_LIMIT = 32;
+/** …for at most this long (ms): enough for a client to reconnect after its instance died. */
+const MISSED_MS = 60_000;
 
 /** Whether a stream id names a GET stream (this process's, or one begun by another). */
 function isStandalone(streamId: string): boolean {
@@ -281,6 +285,18 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
   private standaloneHeld?: string[] = undefined;
   /** The GET stream's id: this process's own, or the one of another process that it resumed. */
   private standaloneId: string;
+  /**
+   * True while another instance of a cluster may hold the session's GET stream: from the start in
+   * a cluster (this instance may have taken the session up after the stream was opened), until
+   * this one holds it.
+   */
+  private standaloneElsewhere: boolean;
+  /**
+   * The broadcasts this instance did not write while another held the GET stream (their keys,
+   * {@link SendOptions.eventKey}): if that instance dies and the stream is resumed here, those it
+   * never kept follow the replay.
+   */
+  private missed?: Array<{ key: string; message: JsonRpcMessage; at: number }> = undefined;
   /** What starts the ids of request streams (`p`, then the stream prefix and a dot, if any). */
   private readonly requestStreamPrefix: string;
 
@@ -288,6 +304,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
     this.info = Object.freeze({ kind: 'http', sessionId: options.sessionId });
     const prefix = options.streamPrefix;
     this.standaloneId = prefix ? `${STANDALONE}.${prefix}` : STANDALONE;
+    this.standaloneElsewhere = prefix !== undefined && prefix !== '';
     this.requestStreamPrefix = prefix ? `p${prefix}.` : 'p';
   }
 
@@ -344,6 +361,8 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
   openStandalone(response: HttpResponse, priming: boolean): SseConnection {
     const connection = SseConnection.open(response, {}, this.options.maxBufferedBytes);
     this.standaloneOpened = true;
+    this.standaloneElsewhere = false;
+    this.missed = undefined;
     if (priming) connection.prime(this.event(this.standaloneId, ++this.standaloneSeq), this.options.retryMs);
     this.keepStandalone(connection);
     return connection;
@@ -355,6 +374,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
    */
   releaseStandalone(): void {
     this.standaloneOpened = false;
+    this.standaloneElsewhere = true;
     this.standaloneHeld = undefined;
     const connection = this.standalone;
     this.standalone = undefined;
@@ -394,6 +414,8 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
       }
     }
     if (!events) return false;
+    // A GET stream another instance held (and kept events of): the broadcasts seen here that it never kept.
+    const missed = standalone ? await this.notKept(streamId) : undefined;
     const connection = SseConnection.open(response, {}, this.options.maxBufferedBytes);
     for (const event of events) connection.write(serialize(event.message), `${streamId}_${event.seq}`);
     if (standalone) {
@@ -407,6 +429,8 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
       }
       this.standaloneSeq = Math.max(this.standaloneSeq, after, events.length > 0 ? events[events.length - 1].seq : 0);
       this.standaloneOpened = true;
+      this.standaloneElsewhere = false;
+      for (const { key, message } of missed ?? []) connection.write(serialize(message), this.event(streamId, ++this.standaloneSeq, message, key));
       this.keepStandalone(connection);
     } else if (live) {
       exchange.reattach(connection);
@@ -414,6 +438,36 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
       connection.end();
     }
     return true;
+  }
+
+  /**
+   * The broadcasts missed here (while another instance held the GET stream) that the store has not
+   * kept on `streamId`, oldest first; they are forgotten here either way. None when the store cannot tell.
+   */
+  private async notKept(streamId: string): Promise<Array<{ key: string; message: JsonRpcMessage }> | undefined> {
+    const keys = this.options.eventStore.keys;
+    if (!this.missed || !keys) return undefined;
+    let kept: ReadonlySet<string>;
+    try {
+      const answer = keys.call(this.options.eventStore, streamId);
+      kept = isThenable(answer) ? await answer : answer;
+    } catch (error) {
+      this.storeFailed(error);
+      return undefined;
+    }
+    // Read after the await: what was missed meanwhile is in it.
+    const missed = this.missed;
+    this.missed = undefined;
+    const since = performance.now() - MISSED_MS;
+    return missed?.filter((m) => m.at >= since && !kept.has(m.key));
+  }
+
+  /** A broadcast this instance does not write (another holds the GET stream), kept for a while. */
+  private remember(key: string, message: JsonRpcMessage): void {
+    const missed = (this.missed ??= []);
+    const now = performance.now();
+    while (missed.length > 0 && (missed.length >= MISSED_LIMIT || missed[0].at < now - MISSED_MS)) missed.shift();
+    missed.push({ key, message, at: now });
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
@@ -446,9 +500,11 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
       this.deliver(exchange, message, responses);
     } else if (!responses && this.standaloneOpened) {
       // Stored even while the GET stream is down, so a client that resumes it misses nothing.
-      const id = this.event(this.standaloneId, ++this.standaloneSeq, message);
+      const id = this.event(this.standaloneId, ++this.standaloneSeq, message, options?.eventKey);
       if (this.standaloneHeld) this.standaloneHeld.push(`id: ${id}\ndata: ${serialize(message)}\n\n`);
       else if (this.standalone && !this.standalone.closed) this.standalone.write(serialize(message), id);
+    } else if (!responses && this.standaloneElsewhere && options?.eventKey !== undefined && !Array.isArray(message)) {
+      this.remember(options.eventKey, message);
     } else {
       this.options.onDropped?.(message);
     }
@@ -531,8 +587,8 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
   }
 
   /** Keeps event `seq` of a stream in the event store (without waiting for it) and returns its id. */
-  private event(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[]): string {
-    this.settle(this.options.eventStore.append(streamId, seq, message));
+  private event(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[], key?: string): string {
+    this.settle(key === undefined ? this.options.eventStore.append(streamId, seq, message) : this.options.eventStore.append(streamId, seq, message, key));
     return `${streamId}_${seq}`;
   }
 
