@@ -445,11 +445,11 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
    * kept on `streamId`, oldest first; they are forgotten here either way. None when the store cannot tell.
    */
   private async notKept(streamId: string): Promise<Array<{ key: string; message: JsonRpcMessage }> | undefined> {
-    const keys = this.options.eventStore.keys;
-    if (!this.missed || !keys) return undefined;
+    const store = this.options.eventStore;
+    if (!this.missed || !store.keys) return undefined;
     let kept: ReadonlySet<string>;
     try {
-      const answer = keys.call(this.options.eventStore, streamId);
+      const answer = store.keys(streamId);
       kept = isThenable(answer) ? await answer : answer;
     } catch (error) {
       this.storeFailed(error);
