@@ -10,7 +10,10 @@ if (variant !== 'bare') {
   const sampler = variant === 'off' ? new sdk.AlwaysOffSampler() : undefined;
   trace.setGlobalTracerProvider(new sdk.TracerProvider({ spanProcessors: processors, ...(sampler && { sampler }) }));
   const tracer = trace.getTracer('x');
-  wrap = (f) => { const span = tracer.startSpan('x', { kind: SpanKind.SERVER }); return Promise.resolve(f()).finally(() => span.end()); };
+  wrap = (f) => {
+    const span = tracer.startSpan('x', { kind: SpanKind.SERVER });
+    return Promise.resolve(f()).finally(() => span.end());
+  };
 }
 app.post('/mcp', (request) => wrap(async () => ({ jsonrpc: '2.0', id: request.body.id, result: { content: [{ type: 'text', text: '5' }] } })));
 app.listen({ host: '127.0.0.1', port: Number(process.env.PORT) }).then(() => process.stdout.write('ready\n'));

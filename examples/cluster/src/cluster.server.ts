@@ -18,6 +18,8 @@ export class StepsInput {
   @IsInt() @Min(1) @Max(1000) steps!: number;
   /** Milliseconds per step. */
   @IsInt() @Min(0) @Max(60_000) delayMs!: number;
+  /** Names the call in the notification its cancellation raises. */
+  @IsOptional() @IsString() label?: string;
 }
 
 export class UriInput {
@@ -59,10 +61,16 @@ export class ClusterServer {
     return `hello ${answer.content.name}, from ${this.instance.name}`;
   }
 
-  @Tool({ description: 'Works in steps, reporting progress' })
+  @Tool({ description: 'Works in steps, reporting progress; when cancelled, tells subscribers of cancelled://{label}' })
   async steps(input: StepsInput, ctx: McpContext) {
     for (let step = 1; step <= input.steps; step++) {
-      await sleep(input.delayMs, undefined, { signal: ctx.signal });
+      try {
+        await sleep(input.delayMs, undefined, { signal: ctx.signal });
+      } catch (error) {
+        // Seen from any instance: the cancellation reached the one running the call.
+        if (input.label) this.instance.app!.notifyResourceUpdated(`cancelled://${input.label}`);
+        throw error;
+      }
       await ctx.progress(step, input.steps, `step ${step}`);
     }
     return `${input.steps} steps on ${this.instance.name}`;

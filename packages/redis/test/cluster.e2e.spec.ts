@@ -126,6 +126,31 @@ describe('a cluster of three instances behind a round-robin proxy', () => {
     expectRotation(ofSession(session));
   });
 
+  it('brings a cancellation that reached another instance to the one running the call', async () => {
+    const client = await sdkClient();
+    const session = (client.transport as StreamableHTTPClientTransport).sessionId!;
+    const updates: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+    await client.subscribeResource({ uri: 'cancelled://c1' });
+    await getStreamHolder(session);
+    const stop = new AbortController();
+    const progress: Progress[] = [];
+    const call = client.callTool({ name: 'steps', arguments: { steps: 100, delayMs: 100, label: 'c1' } }, undefined, {
+      signal: stop.signal,
+      onprogress: (p) => progress.push(p),
+    });
+    await eventually('the call is running', () => progress.length > 0);
+    stop.abort('changed my mind');
+    await expect(call).rejects.toThrow();
+    // The tool saw its signal aborted, on its own instance, and said so to every instance.
+    await eventually('the call was cancelled where it ran', () => updates.includes('cancelled://c1'));
+    const entries = ofSession(session);
+    const ran = entries.filter((f) => f.rpc === 'tools/call').pop()!;
+    const cancelled = entries.filter((f) => f.rpc === 'notifications/cancelled').pop()!;
+    expect(cancelled.backend).not.toBe(ran.backend);
+    expect(progress.length).toBeLessThan(100);
+  });
+
   it('serves an SDK v1 HTTP+SSE (2024-11-05) session whose POSTs each reach another instance than the stream', async () => {
     const client = new Client({ name: 'sdk-v1-sse', version: '1.0.0' }, { capabilities: { elicitation: {} } });
     client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Lin' } }));
