@@ -234,11 +234,18 @@ export class OAuthClient {
   /** Signs in to `resource`: refreshes a refused token when it can, else discovers and signs in anew. */
   private signIn(serverUrl: URL, resource: string, challenge: Record<string, string>, scope: string | undefined, refused: boolean, held: StoredTokens | undefined): Promise<void> {
     return this.once(resource, async () => {
-      if (refused && held?.refreshToken && challenge.scope === undefined) {
-        try {
-          return await this.refresh(serverUrl, resource, held);
-        } catch {
-          // The refresh token is no good any more: sign in anew.
+      if (refused && challenge.scope === undefined) {
+        // Another request may have refreshed meanwhile: a refresh token is used once (servers
+        // rotate them, and revoke the grant when an old one comes back), so refresh from what is
+        // kept now, and not at all when what is kept now is another token than the refused one.
+        const kept = (await this.store.getTokens(resource)) ?? held;
+        if (kept && held && kept.accessToken !== held.accessToken) return;
+        if (kept?.refreshToken) {
+          try {
+            return await this.refresh(serverUrl, resource, kept);
+          } catch {
+            // The refresh token is no good any more: sign in anew.
+          }
         }
       }
       // A token refused (401) may mean the server moved to another authorization server (SEP-2352):

@@ -623,6 +623,8 @@ export class Peer {
       if (item[1].deadline <= now + 1) overdue.push(item);
       else if (item[1].deadline < next) next = item[1].deadline;
     }
+    // Earliest deadline first: a sweep that ran late (a busy event loop) finds several overdue.
+    if (overdue.length > 1) overdue.sort((a, b) => a[1].deadline - b[1].deadline);
     for (const [id, entry] of overdue) this.cancelOutgoing(id, new McpError(ErrorCode.RequestTimeout, `Request timed out after ${entry.timeout} ms`, { timeout: entry.timeout }));
     if (next !== Infinity && !this.closed) this.scheduleSweep(next, now);
   };
