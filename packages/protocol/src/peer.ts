@@ -331,7 +331,7 @@ export class Peer {
   /** Sends a notification (`eventKey`: see {@link SendOptions.eventKey}). */
   notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId, eventKey?: string): Promise<void> {
     if (this.closed) return Promise.resolve();
-    return this.transport.send(notification(method, params), eventKey === undefined ? { relatedRequestId } : { relatedRequestId, eventKey });
+    return this.transport.send(notification(method, params), { relatedRequestId, eventKey });
   }
 
   /**
@@ -341,10 +341,8 @@ export class Peer {
    */
   receiveForwarded(message: JsonRpcMessage): boolean {
     if ('method' in message) {
-      const id = message.method === 'notifications/cancelled' ? (message.params as { requestId?: unknown } | undefined)?.requestId : undefined;
-      if (typeof id !== 'string' && typeof id !== 'number') return false;
-      const reason = (message.params as { reason?: unknown }).reason;
-      return this.abortInbound(id, typeof reason === 'string' ? reason : 'cancelled by the client');
+      const cancelled = message.method === 'notifications/cancelled' ? cancellationOf(message.params) : undefined;
+      return cancelled !== undefined && this.abortInbound(cancelled.id, cancelled.reason);
     }
     const id = (message as { id?: unknown }).id;
     if (typeof id !== 'string' && typeof id !== 'number') return false;
@@ -559,11 +557,8 @@ export class Peer {
 
   private receiveNotification(note: JsonRpcNotification): void {
     if (note.method === 'notifications/cancelled') {
-      const id = note.params?.requestId;
-      if (typeof id === 'string' || typeof id === 'number') {
-        const reason = typeof note.params?.reason === 'string' ? note.params.reason : 'cancelled by the client';
-        if (!this.abortInbound(id, reason)) this.handlers.onUnmatched?.(note);
-      }
+      const cancelled = cancellationOf(note.params);
+      if (cancelled !== undefined && !this.abortInbound(cancelled.id, cancelled.reason)) this.handlers.onUnmatched?.(note);
       return;
     } else if (note.method === 'notifications/progress') {
       const token = note.params?.progressToken;
@@ -672,6 +667,13 @@ export class Peer {
   private report(error: unknown, context: { method?: string; id?: RequestId | null }, origin: 'peer' | 'local' = 'local'): void {
     this.handlers.onError?.(error, { ...context, origin });
   }
+}
+
+/** The request a `notifications/cancelled` names, and why; undefined when it names none readable. */
+function cancellationOf(params: Record<string, unknown> | undefined): { id: RequestId; reason: string } | undefined {
+  const id = params?.requestId;
+  if (typeof id !== 'string' && typeof id !== 'number') return undefined;
+  return { id, reason: typeof params?.reason === 'string' ? params.reason : 'cancelled by the client' };
 }
 
 function abortError(signal: AbortSignal): McpError {

@@ -49,6 +49,19 @@ async function sdkClient(name = 'Ada', url = `${proxy.url}/mcp`): Promise<Client
   return client;
 }
 
+/**
+ * An SDK v1 client through the proxy subscribed to `uris`, once its GET stream is open: the
+ * resource updates it receives, and the instance holding its GET stream.
+ */
+async function subscriber(...uris: string[]): Promise<{ client: Client; session: string; updates: string[]; holder: number }> {
+  const client = await sdkClient();
+  const session = (client.transport as StreamableHTTPClientTransport).sessionId!;
+  const updates: string[] = [];
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
+  for (const uri of uris) await client.subscribeResource({ uri });
+  return { client, session, updates, holder: await getStreamHolder(session) };
+}
+
 /** What the proxy forwarded for one session, in order. */
 function ofSession(session: string | undefined): Forwarded[] {
   expect(session).toBeDefined();
@@ -109,12 +122,7 @@ describe('a cluster of three instances behind a round-robin proxy', () => {
   });
 
   it('brings a resource update raised on one instance to the subscriber whose GET stream another holds', async () => {
-    const client = await sdkClient();
-    const session = (client.transport as StreamableHTTPClientTransport).sessionId!;
-    const updates: string[] = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
-    await client.subscribeResource({ uri: 'status://a' });
-    const holder = await getStreamHolder(session);
+    const { session, updates, holder } = await subscriber('status://a');
     // Raised by a client of its own, straight on another instance than the one with the stream.
     const raiser = await sdkClient('x', `${instances[(holder + 1) % 3].url}/mcp`);
     expect(textOf(await raiser.callTool({ name: 'touch', arguments: { uri: 'status://a' } }))).toBe(`touched status://a on ${instances[(holder + 1) % 3].name}`);
@@ -127,12 +135,7 @@ describe('a cluster of three instances behind a round-robin proxy', () => {
   });
 
   it('brings a cancellation that reached another instance to the one running the call', async () => {
-    const client = await sdkClient();
-    const session = (client.transport as StreamableHTTPClientTransport).sessionId!;
-    const updates: string[] = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
-    await client.subscribeResource({ uri: 'cancelled://c1' });
-    await getStreamHolder(session);
+    const { client, session, updates } = await subscriber('cancelled://c1');
     const stop = new AbortController();
     const progress: Progress[] = [];
     const call = client.callTool({ name: 'steps', arguments: { steps: 100, delayMs: 100, label: 'c1' } }, undefined, {
@@ -213,12 +216,7 @@ describe('a cluster of three instances behind a round-robin proxy', () => {
   });
 
   it('goes on when an instance dies mid-stream: the GET stream resumes with Last-Event-ID elsewhere, nothing lost (not even what was raised while no instance held it) or duplicated; its running task fails once its lease runs out', async () => {
-    const client = await sdkClient();
-    const session = (client.transport as StreamableHTTPClientTransport).sessionId!;
-    const updates: string[] = [];
-    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (n) => void updates.push(n.params.uri));
-    for (const uri of ['status://1', 'status://2', 'status://3', 'status://gap', 'status://4']) await client.subscribeResource({ uri });
-    const holder = await getStreamHolder(session);
+    const { client, session, updates, holder } = await subscriber('status://1', 'status://2', 'status://3', 'status://gap', 'status://4');
     const survivor = instances[(holder + 1) % 3];
     const raiser = await sdkClient('x', `${survivor.url}/mcp`);
     await raiser.callTool({ name: 'touch', arguments: { uri: 'status://1' } });

@@ -166,21 +166,12 @@ export class Connection implements PeerHandlers, RequestChannel {
             },
             this.idleMs,
           );
-    if (change !== undefined && this.bus) {
-      // Told once kept: an instance that takes the session up meanwhile reads it from the record.
-      const bus = this.bus;
-      const tell = () => {
-        this.settleBus(bus.publish(session.id!, { kind: 'change', change }));
-        return result;
-      };
-      return isThenable(saved) ? Promise.resolve(saved).then(tell, (error: unknown) => this.storeFailed(error, change)) : tell();
-    }
-    return isThenable(saved)
-      ? Promise.resolve(saved).then(
-          () => result,
-          (error: unknown) => this.storeFailed(error, change),
-        )
-      : result;
+    // A change is told to the cluster once kept: an instance taking the session up meanwhile reads it from the record.
+    const kept = (): T => {
+      if (change !== undefined && this.bus) this.settleBus(this.bus.publish(session.id!, { kind: 'change', change }));
+      return result;
+    };
+    return isThenable(saved) ? Promise.resolve(saved).then(kept, (error: unknown) => this.storeFailed(error, change)) : kept();
   }
 
   /** A bus call not waited for: its failure is logged. */

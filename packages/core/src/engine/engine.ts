@@ -61,7 +61,7 @@ export class Engine {
       cache: { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.cacheScope ?? 'private' },
       handlerTimeout: options.handlerTimeout,
       tasks: options.cluster ? { ...options.tasks, store: options.tasks?.store ?? options.cluster.taskStore } : options.tasks,
-      bus: options.cluster?.bus,
+      tell: options.cluster && ((message) => this.tell(message)),
     });
     options.cluster?.bus.onBroadcast((message) => this.clusterMessage(message));
   }
@@ -148,20 +148,20 @@ export class Engine {
    * that asked for it, here and, with a cluster, on every other instance.
    */
   broadcast(method: string, params?: Record<string, unknown>): void {
-    publishNotification(() => ({ method, params: params ?? {} }));
-    const key = this.nextKey();
-    this.deliver(method, params, undefined, key);
-    if (key !== undefined) this.tell({ kind: 'notify', method, ...(params && { params }), key });
+    this.raise(method, params);
   }
 
   /** Tells the connections subscribed to `uri` that the resource changed (here and on the cluster's other instances). */
   notifyResourceUpdated(uri: string): void {
-    const method = 'notifications/resources/updated';
-    const params = { uri };
-    publishNotification(() => ({ method, params }));
+    this.raise('notifications/resources/updated', { uri }, uri);
+  }
+
+  /** A notification raised here: published, delivered here, and told to the cluster (with its key). */
+  private raise(method: string, params: Record<string, unknown> | undefined, uri?: string): void {
+    publishNotification(() => ({ method, params: params ?? {} }));
     const key = this.nextKey();
     this.deliver(method, params, uri, key);
-    if (key !== undefined) this.tell({ kind: 'notify', method, params, uri, key });
+    if (key !== undefined) this.tell({ kind: 'notify', method, ...(params && { params }), ...(uri !== undefined && { uri }), key });
   }
 
   /** Broadcasts raised here so far (names them in a cluster). */

@@ -13,7 +13,7 @@ import type { McpHandler } from './mcp-handler';
 import { LazyChildLogger, Logger } from '../logger';
 import type { RequestStateCodec } from './request-state';
 import { toCallToolResult } from '../results/normalize';
-import type { ClusterBus, ClusterMessage } from '../stores/cluster';
+import type { ClusterMessage } from '../stores/cluster';
 import { TASKS_EXTENSION, TaskInputs, TaskOptions, TaskStartedSignal, Tasks } from './tasks';
 import { MethodSpec } from './methods';
 import { Admitted, Envelope, SUPPORTED, needsTasks, status } from './modern-checks';
@@ -59,8 +59,8 @@ export interface ModernOptions {
   handlerTimeout?: number;
   /** Task lifetimes and poll hints (tasks extension). */
   tasks?: TaskOptions;
-  /** The cluster's bus: `tasks/cancel` and `tasks/update` reach a task running on another instance. */
-  bus?: ClusterBus;
+  /** Tells the cluster's other instances (the engine's): `tasks/cancel` and `tasks/update` reach a task running elsewhere. */
+  tell?: (message: ClusterMessage) => void;
 }
 
 /** One request's input round, and what its request state is bound to. */
@@ -95,7 +95,7 @@ export class ModernHandler {
     private readonly handler: McpHandler,
     private readonly options: ModernOptions,
   ) {
-    this.tasks = new Tasks(options.tasks, options.logger, options.bus);
+    this.tasks = new Tasks(options.tasks, options.logger, options.tell);
   }
 
   /** A task's change broadcast by another instance of the cluster. @internal */

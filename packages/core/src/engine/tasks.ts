@@ -11,7 +11,7 @@ import { InboundRequest, MAX_ID_LENGTH, McpError, isThenable } from '@hermes-mcp
 import { InMemoryTaskStore, TERMINAL_STATUSES, TaskInputRequest, TaskRecord, TaskStatus, TaskStore } from '../stores/task-store';
 
 import type { AskOptions, InputSource } from './context';
-import type { ClusterBus, ClusterMessage } from '../stores/cluster';
+import type { ClusterMessage } from '../stores/cluster';
 
 /** The extension's id, as declared in capabilities. */
 export { TASKS_EXTENSION } from '@hermes-mcp/protocol';
@@ -125,8 +125,8 @@ export class Tasks {
   constructor(
     private readonly options: TaskOptions = {},
     private readonly log: { warn(bindings: object, message: string): void },
-    /** The cluster's bus: what is asked of a task running elsewhere is told to its instance. */
-    private readonly bus?: ClusterBus,
+    /** Tells the cluster's other instances (the engine's): what is asked of a task running elsewhere reaches its instance. */
+    private readonly tell: (message: ClusterMessage) => void = () => undefined,
   ) {
     this.store = options.store ?? new InMemoryTaskStore();
   }
@@ -137,18 +137,6 @@ export class Tasks {
     if (!task) return;
     if (message.action === 'cancel') this.stop(task);
     else this.answer(task, message.responses);
-  }
-
-  /** Tells the other instances (the one running the task acts); a failing bus is logged. */
-  private tell(message: ClusterMessage): void {
-    if (!this.bus) return;
-    const fail = (error: unknown) => this.log.warn({ err: error }, 'the cluster bus failed');
-    try {
-      const sent = this.bus.broadcast(message);
-      if (isThenable(sent)) sent.then(undefined, fail);
-    } catch (error) {
-      fail(error);
-    }
   }
 
   /**

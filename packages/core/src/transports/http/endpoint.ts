@@ -803,8 +803,8 @@ export class HttpEndpoint {
           for (const message of early.splice(0)) deliver(message);
         }
         this.log.debug({ sessionId: id }, 'session taken up from the session store');
-        this.settle(this.store.touch(id, this.settings.sessionIdleTimeout));
-        (session as LiveSession).storeTouched = Math.ceil(performance.now());
+        session.touch();
+        this.touchRecord(session as LiveSession);
         return session;
       })().finally(() => this.restoring.delete(id));
       this.restoring.set(id, pending);

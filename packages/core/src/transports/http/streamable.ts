@@ -588,7 +588,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
 
   /** Keeps event `seq` of a stream in the event store (without waiting for it) and returns its id. */
   private event(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[], key?: string): string {
-    this.settle(key === undefined ? this.options.eventStore.append(streamId, seq, message) : this.options.eventStore.append(streamId, seq, message, key));
+    this.settle(this.options.eventStore.append(streamId, seq, message, key));
     return `${streamId}_${seq}`;
   }
 
