@@ -6,7 +6,7 @@
  */
 export { HttpEndpoint, HTTP_DEFAULTS, principalOf, sendError } from './transports/http/endpoint';
 export type { HttpResponse, HttpStream } from './transports/http/exchange';
-export { NodeHttpStream } from './transports/http/node';
+export { NodeHttpStream, streamNodeResponse } from './transports/http/node';
 export { DEFAULT_MAX_BUFFERED_BYTES } from './transports/http/sse';
 export { allMethods, methodSpec } from './engine/methods';
 export type { MethodSpec } from './engine/methods';

@@ -3,7 +3,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { HttpRequest } from '@hermes-mcp/core';
-import { HttpResponse, HttpStream, NodeHttpStream } from '@hermes-mcp/core/internal';
+import { HttpResponse, HttpStream, streamNodeResponse } from '@hermes-mcp/core/internal';
 
 /** Parsed bodies whose text could spell a key that is refused (see `parseJson`'s `suspect`). */
 export const suspectBodies = new WeakSet<object>();
@@ -43,17 +43,8 @@ export class FastifyExchange implements HttpRequest, HttpResponse {
   stream(headers: Readonly<Record<string, string>>, whole?: string): HttpStream {
     const reply = this.reply;
     reply.hijack();
-    const raw = reply.raw;
     const inherited = reply.getHeaders() as Record<string, string | number | string[]>;
-    if (whole === undefined) {
-      raw.writeHead(200, { ...inherited, ...headers });
-      raw.flushHeaders();
-    } else {
-      raw.writeHead(200, { ...inherited, ...headers, 'content-length': String(Buffer.byteLength(whole)) });
-    }
-    const stream = new NodeHttpStream(raw);
-    if (whole !== undefined) raw.end(whole);
-    return stream;
+    return streamNodeResponse(reply.raw, { ...inherited, ...headers }, whole);
   }
 
   get aborted(): boolean {

@@ -56,9 +56,20 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     return serve(exchange, exchange);
   };
 
+  // Every method of every path Hermes serves reaches core, which answers it as it does for any
+  // adapter (405 with Allow, 204 for OPTIONS…); only the parsing of bodies is Fastify's.
+  const other = (served: string[]) => fastify.supportedMethods.filter((method) => !served.includes(method));
+  const handle = route((request, response) => endpoint.handle(request, response));
+
   // RFC 9728: the metadata of the `auth` option, at the root of the app, public (no Origin check, no token).
   const metadata = endpoint.resourceServer;
-  if (metadata) fastify.get(metadata.metadataPath, (request, reply) => endpoint.serveResourceMetadata(new FastifyExchange(request, reply)));
+  if (metadata) {
+    // eslint-disable-next-line @typescript-eslint/require-await -- Fastify takes an async function as an encapsulated plugin
+    await fastify.register(async (scope) => {
+      ignoreBodies(scope);
+      scope.route({ method: other([]), url: metadata.metadataPath, exposeHeadRoute: false, handler: handle });
+    });
+  }
 
   await fastify.register(async (scope) => {
     scope.setErrorHandler((error: FastifyError, request, reply) => {
@@ -111,27 +122,30 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
         { bodyLimit },
         route((request, response) => endpoint.postMessage(request, response)),
       );
-    // GET and DELETE carry no message: a body, or a Content-Type without one, is not an error.
+    // GET, DELETE and every other method carry no message: a body, or a Content-Type without one,
+    // is not an error (core refuses the methods it does not serve).
     // eslint-disable-next-line @typescript-eslint/require-await -- Fastify takes an async function as an encapsulated plugin
     await scope.register(async (bodiless) => {
-      bodiless.removeAllContentTypeParsers();
-      bodiless.addContentTypeParser('*', (_request, payload, done) => {
-        payload.resume();
-        done(null, undefined);
-      });
+      ignoreBodies(bodiless);
       bodiless.get(
         path,
+        { exposeHeadRoute: false },
         route((request, response) => endpoint.get(request, response)),
       );
       bodiless.delete(
         path,
         route((request, response) => endpoint.delete(request, response)),
       );
-      if (endpoint.servesSse)
+      bodiless.route({ method: other(['GET', 'POST', 'DELETE']), url: path, handler: handle });
+      if (endpoint.servesSse) {
         bodiless.get(
           `${path}/sse`,
+          { exposeHeadRoute: false },
           route((request, response) => endpoint.openSse(request, response)),
         );
+        bodiless.route({ method: other(['GET']), url: `${path}/sse`, handler: handle });
+        bodiless.route({ method: other(['POST']), url: `${path}/messages`, handler: handle });
+      }
     });
     if (options.websocket) {
       await serveWebSocket(scope, {
@@ -154,6 +168,15 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
   // preClose, not onClose: Fastify closes the HTTP server (waiting for every open connection) before
   // onClose hooks run, so open SSE streams and pending requests must be ended first.
   fastify.addHook('preClose', () => endpoint.close());
+}
+
+/** Bodies of a scope's routes are read and dropped (they carry no message). */
+function ignoreBodies(scope: FastifyInstance): void {
+  scope.removeAllContentTypeParsers();
+  scope.addContentTypeParser('*', (_request, payload, done) => {
+    payload.resume();
+    done(null, undefined);
+  });
 }
 
 /**

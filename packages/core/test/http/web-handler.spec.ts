@@ -165,7 +165,7 @@ describe('the Web-standard handler with careless and hostile clients', () => {
     expect((await fetch(`${url}/elsewhere`)).status).toBe(404);
     const put = await fetch(url, { method: 'PUT' });
     expect(put.status).toBe(405);
-    expect(put.headers.get('allow')).toBe('GET, POST, DELETE');
+    expect(put.headers.get('allow')).toBe('GET, POST, DELETE, OPTIONS');
     const text = await fetch(url, { method: 'POST', headers: { 'content-type': 'text/plain', accept: ACCEPT_BOTH }, body: 'hi' });
     expect(text.status).toBe(415);
     const noAccept = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json' }, body: JSON.stringify(rpc(1, 'ping')) });

@@ -46,3 +46,15 @@ function rangeIs(text: string, from: number, to: number, range: string): boolean
   if (to - from !== range.length) return false;
   return text.startsWith(range, from) || text.slice(from, to).toLowerCase() === range;
 }
+
+/**
+ * Whether the Content-Type header declares JSON: the media type `application/json` (any case),
+ * alone or with parameters (`; charset=utf-8`). `application/jsonx` or `application/json-seq` are
+ * other types. One rule for every adapter (Fastify's parser and the Web handler's body reader).
+ */
+export function isJsonContentType(contentType: string | undefined): boolean {
+  if (contentType === undefined) return false;
+  const semi = contentType.indexOf(';');
+  const type = (semi === -1 ? contentType : contentType.slice(0, semi)).trim();
+  return type.length === 16 && type.toLowerCase() === 'application/json';
+}

@@ -33,7 +33,7 @@ import { HermesError } from '../../errors';
 import type { McpApp } from '../../bootstrap/factory';
 import type { Logger } from '../../logger';
 import { ResourceServer, ResourceServerOptions } from '../../auth/resource-server';
-import { accepts, headerOf } from './accept';
+import { accepts, headerOf, isJsonContentType } from './accept';
 import { HttpError } from './http-error';
 export { HttpError } from './http-error';
 import { EventStore, InMemoryEventStore } from '../../stores/event-store';
@@ -188,10 +188,31 @@ const SUPPORTED_HEADER_VERSIONS: readonly string[] = LEGACY_PROTOCOL_VERSIONS;
 const SESSION_ID = /^[A-Za-z0-9_-]{32}$/;
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
+/** What each route serves (its `Allow` header). */
+const ALLOWED_METHODS: Readonly<Record<'mcp' | 'sse' | 'messages', readonly string[]>> = Object.freeze({
+  mcp: ['GET', 'POST', 'DELETE', 'OPTIONS'],
+  sse: ['GET', 'OPTIONS'],
+  messages: ['POST', 'OPTIONS'],
+});
+/** A public document's CORS header: any origin may read it. */
+const ANY_ORIGIN: Readonly<Record<string, string>> = Object.freeze({ 'access-control-allow-origin': '*' });
+/** A list of header names (`Access-Control-Request-Headers`), and nothing else. */
+const HEADER_LIST = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*,\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/;
+
+/** 405, with the methods the route serves. */
+function methodNotAllowed(response: HttpResponse, method: string, path: string, allowed: string, headers: Readonly<Record<string, string>> = NO_HEADERS): void {
+  const error = McpError.invalidRequest(`Method Not Allowed: ${method} ${path} (allowed: ${allowed})`);
+  response.send(405, { ...JSON_HEADERS, ...headers, allow: allowed }, serialize(errorResponse(undefined, error)));
+}
 
 /** Answers with a JSON-RPC error: with the request's id when it is known, without one otherwise (HTTP-level errors). */
 export function sendError(response: HttpResponse, status: number, code: number, message: string, data?: unknown, id?: RequestId): void {
   response.send(status, JSON_HEADERS, serialize(errorResponse(id, new McpError(code, message, data))));
+}
+
+/** 415: the body is not declared `application/json`. */
+function unsupportedMediaType(response: HttpResponse): void {
+  sendError(response, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
 }
 
 /** What a frame needs answered (request ids, batch members without one), and whether it is an `initialize`. */
@@ -348,7 +369,7 @@ export class HttpEndpoint {
    */
   serveResourceMetadata(response: HttpResponse): void {
     if (!this.resourceServer) return sendError(response, 404, ErrorCode.InvalidRequest, 'Not Found: this server has no OAuth metadata');
-    response.send(200, { ...JSON_HEADERS, 'cache-control': 'max-age=3600', 'access-control-allow-origin': '*' }, JSON.stringify(this.resourceServer.metadata));
+    response.send(200, { ...JSON_HEADERS, ...ANY_ORIGIN, 'cache-control': 'max-age=3600' }, JSON.stringify(this.resourceServer.metadata));
   }
 
   /** Whether the 2024-11-05 HTTP+SSE routes are served (`legacySse`). */
@@ -378,24 +399,39 @@ export class HttpEndpoint {
   async handle(request: HttpRequest, response: HttpResponse): Promise<void> {
     const query = request.url.indexOf('?');
     const pathname = query === -1 ? request.url : request.url.slice(0, query);
-    if (this.resourceServer && pathname === this.resourceServer.metadataPath && request.method === 'GET') return this.serveResourceMetadata(response);
+    if (this.resourceServer && pathname === this.resourceServer.metadataPath) return this.metadataRoute(request, response);
     if (this.refuseOrigin(request, response)) return;
     const route =
       pathname === this.path ? 'mcp' : this.servesSse && pathname === `${this.path}/sse` ? 'sse' : this.servesSse && pathname === `${this.path}/messages` ? 'messages' : undefined;
     if (route === undefined) return sendError(response, 404, ErrorCode.InvalidRequest, `Not Found: MCP is served at ${this.path}`);
-    const allowed = route === 'mcp' ? ['GET', 'POST', 'DELETE'] : route === 'sse' ? ['GET'] : ['POST'];
-    if (!allowed.includes(request.method)) {
-      return response.send(
-        405,
-        { ...JSON_HEADERS, allow: allowed.join(', ') },
-        serialize(errorResponse(undefined, McpError.invalidRequest(`Method Not Allowed: ${request.method} ${pathname} (allowed: ${allowed.join(', ')})`))),
-      );
-    }
+    const allowed = ALLOWED_METHODS[route];
+    // OPTIONS says what the route serves (RFC 9110); CORS, if wanted, is the app's (its own middleware answers first).
+    if (request.method === 'OPTIONS') return response.send(204, { allow: allowed.join(', ') });
+    if (!allowed.includes(request.method)) return methodNotAllowed(response, request.method, pathname, allowed.join(', '));
     if (route === 'sse') return this.openSse(request, response);
     if (route === 'messages') return this.postMessage(request, response);
     if (request.method === 'POST') return this.post(request, response);
     if (request.method === 'GET') return this.get(request, response);
     return this.delete(request, response);
+  }
+
+  /**
+   * The protected-resource metadata's route (RFC 9728, with `auth`): public, from any origin, with
+   * no token. `GET` answers the document; `OPTIONS` the CORS preflight a browser sends first (its
+   * discovery request carries `MCP-Protocol-Version`, which is not a simple header); anything else 405.
+   */
+  private metadataRoute(request: HttpRequest, response: HttpResponse): void {
+    if (request.method === 'GET') return this.serveResourceMetadata(response);
+    if (request.method !== 'OPTIONS') return methodNotAllowed(response, request.method, this.resourceServer!.metadataPath, 'GET, OPTIONS', ANY_ORIGIN);
+    const asked = headerOf(request.headers, 'access-control-request-headers');
+    response.send(204, {
+      ...ANY_ORIGIN,
+      allow: 'GET, OPTIONS',
+      'access-control-allow-methods': 'GET, OPTIONS',
+      // The headers the browser asks for, when they are header names; none are credentials here.
+      'access-control-allow-headers': asked !== undefined && HEADER_LIST.test(asked) ? asked : 'mcp-protocol-version',
+      'access-control-max-age': '86400',
+    });
   }
 
   /**
@@ -428,10 +464,7 @@ export class HttpEndpoint {
 
   /** `POST {path}`: a message, a batch (2025-03-26), or a modern request. */
   async post(request: HttpRequest, response: HttpResponse): Promise<void> {
-    const contentType = headerOf(request.headers, 'content-type') ?? '';
-    if (!contentType.toLowerCase().startsWith('application/json')) {
-      return sendError(response, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
-    }
+    if (!isJsonContentType(headerOf(request.headers, 'content-type'))) return unsupportedMediaType(response);
     if (!accepts(request.headers, 'application/json', 'application/*') || !accepts(request.headers, 'text/event-stream', 'text/*')) {
       return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list both application/json and text/event-stream');
     }
@@ -564,16 +597,14 @@ export class HttpEndpoint {
 
   /** `POST {path}/messages?sessionId=…`: a message of a 2024-11-05 HTTP+SSE session. */
   async postMessage(request: HttpRequest, response: HttpResponse): Promise<void> {
+    // First, as for every POST (an adapter's body parser may have refused it already).
+    if (!isJsonContentType(headerOf(request.headers, 'content-type'))) return unsupportedMediaType(response);
     const auth = this.authenticator ? await this.authenticate(request, response) : undefined;
     if (auth === REFUSED) return;
     const id = sessionIdOf(request.url);
     const session = id ? this.sessions.get(id) : undefined;
-    const contentType = headerOf(request.headers, 'content-type') ?? '';
     if (!session && id && this.cluster) {
       // Held by another instance, perhaps: handed to it over the bus (none received it: unknown).
-      if (!contentType.toLowerCase().startsWith('application/json')) {
-        return sendError(response, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
-      }
       let received: number;
       try {
         received = await this.cluster.bus.publish(id, auth === undefined ? { kind: 'post', body: request.body } : { kind: 'post', body: request.body, auth });
@@ -585,9 +616,6 @@ export class HttpEndpoint {
     }
     if (!session || !(session.transport instanceof HttpSseTransport) || session.principal !== principalOf(auth)) {
       return sendError(response, 404, ErrorCode.InvalidRequest, 'Session not found: open a stream with GET {path}/sse first');
-    }
-    if (!contentType.toLowerCase().startsWith('application/json')) {
-      return sendError(response, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
     }
     session.touch();
     session.transport.onframe?.(classifyValue(request.body, request.bodySuspect === true), this.requestInfo(request, session.id, auth));

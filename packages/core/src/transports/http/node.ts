@@ -4,7 +4,9 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import type { HttpStream } from './exchange';
+import { ErrorCode } from '@hermes-mcp/protocol';
+import { type HttpEndpoint, sendError } from './endpoint';
+import type { HttpRequest, HttpResponse, HttpStream } from './exchange';
 
 /** An {@link HttpStream} over a Node response whose head was written. */
 export class NodeHttpStream implements HttpStream {
@@ -48,32 +50,80 @@ export class NodeHttpStream implements HttpStream {
 }
 
 /**
+ * Starts a streaming response on a Node response (status 200): sent at once, or, with `whole`, in
+ * one write with a Content-Length, and ended. For adapters on Node's HTTP server.
+ */
+export function streamNodeResponse(raw: ServerResponse, headers: Readonly<Record<string, string | number | string[]>>, whole?: string): HttpStream {
+  if (whole === undefined) {
+    raw.writeHead(200, headers);
+    raw.flushHeaders();
+  } else {
+    raw.writeHead(200, { ...headers, 'content-length': String(Buffer.byteLength(whole)) });
+  }
+  const stream = new NodeHttpStream(raw);
+  if (whole !== undefined) raw.end(whole);
+  return stream;
+}
+
+/**
+ * An {@link HttpResponse} over a plain Node response: what {@link toNodeListener} answers through
+ * when a request cannot become a Fetch API `Request` and core answers it directly.
+ */
+class NodeHttpResponse implements HttpResponse {
+  constructor(private readonly raw: ServerResponse) {}
+
+  send(status: number, headers: Readonly<Record<string, string>>, body?: string): void {
+    if (this.raw.headersSent) return;
+    this.raw.writeHead(status, headers);
+    this.raw.end(body);
+  }
+
+  stream(headers: Readonly<Record<string, string>>, whole?: string): HttpStream {
+    return streamNodeResponse(this.raw, headers, whole);
+  }
+
+  get aborted(): boolean {
+    return this.raw.destroyed && !this.raw.writableFinished;
+  }
+
+  onClose(listener: () => void): void {
+    if (this.raw.closed || this.raw.destroyed) listener();
+    else this.raw.once('close', listener);
+  }
+}
+
+/** HTTP methods the Fetch API refuses to hold in a `Request` (`new Request` throws for them). */
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+/**
  * Runs a Web-standard handler (`(request: Request) => Promise<Response>`, such as
  * {@link createWebHandler}'s) on Node's HTTP server. The response body is written as the client
  * takes it (a client that reads nothing leaves the backlog in the handler's stream, where its
  * limit applies), and a client that goes away aborts the request's signal.
  *
+ * Node's parser accepts requests the Fetch API cannot hold: `TRACE`, or a Host header that is no
+ * host (`[`, `user@evil`, a port past 65535). Nothing a client sends is thrown out of the
+ * listener: such a request is answered by the handler's endpoint directly (core's own answer, the
+ * same as any adapter gives: 403 for a Host it does not allow, 405 for a method it does not
+ * serve), or, for a handler that is not {@link createWebHandler}'s, with 400 (405 for a method).
+ *
  * @example
  * http.createServer(toNodeListener(createWebHandler(WeatherServer))).listen(3000, '127.0.0.1');
  */
 export function toNodeListener(handler: (request: Request) => Promise<Response>): (req: IncomingMessage, res: ServerResponse) => void {
+  const endpoint = (handler as { endpoint?: HttpEndpoint }).endpoint;
   return (req, res) => {
     const controller = new AbortController();
+    let request: Request;
+    try {
+      request = toRequest(req, controller.signal);
+    } catch (error) {
+      unrepresentable(req, res, endpoint, error);
+      return;
+    }
     res.once('close', () => {
       if (!res.writableFinished) controller.abort();
     });
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) {
-      if (Array.isArray(value)) for (const one of value) headers.append(name, one);
-      else if (value !== undefined) headers.set(name, value);
-    }
-    const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
-    const init: RequestInit & { duplex?: 'half' } = { method: req.method, headers, signal: controller.signal };
-    if (hasBody) {
-      init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
-      init.duplex = 'half';
-    }
-    const request = new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, init);
     handler(request)
       .then((response) => write(response, res, controller.signal))
       .catch(() => {
@@ -81,6 +131,42 @@ export function toNodeListener(handler: (request: Request) => Promise<Response>)
         res.end();
       });
   };
+}
+
+/** The Fetch API `Request` of a Node request; throws when the Fetch API cannot hold it. */
+function toRequest(req: IncomingMessage, signal: AbortSignal): Request {
+  const method = req.method ?? 'GET';
+  if (FORBIDDEN_METHODS.has(method.toUpperCase())) throw new TypeError(`the Fetch API cannot hold a ${method} request`);
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (Array.isArray(value)) for (const one of value) headers.append(name, one);
+    else if (value !== undefined) headers.set(name, value);
+  }
+  const init: RequestInit & { duplex?: 'half' } = { method, headers, signal };
+  if (method !== 'GET' && method !== 'HEAD') {
+    init.body = Readable.toWeb(req) as ReadableStream<Uint8Array>;
+    init.duplex = 'half';
+  }
+  return new Request(`http://${req.headers.host ?? 'localhost'}${req.url ?? '/'}`, init);
+}
+
+/**
+ * Answers a request the Fetch API cannot hold: through the endpoint when there is one (core
+ * decides, as for every adapter), otherwise 405 for a method and 400 for anything else.
+ */
+function unrepresentable(req: IncomingMessage, res: ServerResponse, endpoint: HttpEndpoint | undefined, error: unknown): void {
+  // The body, if any, is not read: the connection closes after the answer.
+  res.shouldKeepAlive = false;
+  req.resume();
+  const response = new NodeHttpResponse(res);
+  if (endpoint) {
+    const request: HttpRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ip: req.socket.remoteAddress, native: req };
+    endpoint.handle(request, response).catch(() => sendError(response, 500, ErrorCode.InternalError, 'Internal error'));
+    return;
+  }
+  const forbidden = FORBIDDEN_METHODS.has((req.method ?? '').toUpperCase());
+  const reason = error instanceof Error ? error.message : String(error);
+  sendError(response, forbidden ? 405 : 400, ErrorCode.InvalidRequest, forbidden ? `Method Not Allowed: ${req.method}` : `Bad Request: ${reason}`);
 }
 
 /** Writes a `Response` to a Node response, waiting for `drain` when the client is behind. */

@@ -26,11 +26,20 @@ function hostname(host: string): string {
   return (colon === -1 ? host : host.slice(0, colon)).toLowerCase();
 }
 
+/** `host[:port]` (RFC 9110 §7.2): a registered name or IPv4 address, or an IPv6 literal, and a port up to 65535. */
+const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]+)(?::(\d{1,5}))?$/;
+
+function isHost(host: string): boolean {
+  const match = HOST.exec(host);
+  return match !== null && (match[1] === undefined || Number(match[1]) <= 65535);
+}
+
 /** Why the request is refused, or undefined when it may go on. @internal */
 export function checkOrigin(headers: HeadersRecord, policy: OriginPolicy): string | undefined {
   if (policy.allowedHosts !== false) {
     const host = single(headers.host);
     if (!host) return 'the Host header is missing';
+    if (!isHost(host)) return `the Host "${host.slice(0, 100)}" is not a host name with an optional port`;
     const allowed = policy.allowedHosts ?? LOOPBACK;
     const name = hostname(host);
     if (!allowed.some((entry) => entry.toLowerCase() === host.toLowerCase() || ((!entry.includes(':') || entry.startsWith('[')) && entry.toLowerCase() === name))) {

@@ -11,6 +11,7 @@ import { McpApp, McpAppOptions, McpFactory } from '../../bootstrap/factory';
 import type { McpHandler } from '../../engine/mcp-handler';
 import { HttpEndpoint, HttpEndpointOptions, sendError } from './endpoint';
 import type { HttpRequest, HttpResponse, HttpStream } from './exchange';
+import { isJsonContentType } from './accept';
 
 /** Options of {@link createWebHandler}. */
 export interface WebHandlerOptions extends HttpEndpointOptions {
@@ -80,7 +81,7 @@ async function readBody(request: Request, headers: Record<string, string>, limit
   const tooLarge = () => sendError(response, 413, ErrorCode.InvalidRequest, `Payload Too Large: the body exceeds ${limit} bytes (bodyLimit)`);
   const declared = Number(headers['content-length']);
   if (declared > limit) return void tooLarge();
-  if (!(headers['content-type'] ?? '').toLowerCase().startsWith('application/json') || !request.body) {
+  if (!isJsonContentType(headers['content-type']) || !request.body) {
     await request.body?.cancel();
     return NO_BODY;
   }

@@ -1,0 +1,222 @@
+/**
+ * Both HTTP adapters answer every request the same way, because core answers it: the Fastify
+ * plugin and the Web-standard handler behind Node's HTTP server (`toNodeListener`), each on
+ * 127.0.0.1, sent the same raw requests on a TCP socket — what a careless or hostile client
+ * sends as well as what a browser sends first.
+ *
+ * - Nothing a client sends throws out of a listener (issue 25, item 1): `TRACE`, a Host that is
+ *   no host (`[`, `user@evil`, a port past 65535) — the Web handler's `new Request` threw
+ *   synchronously in Node's `'request'` listener and the process died. Each is answered (405,
+ *   403) and the server goes on serving.
+ * - Every method on every path Hermes owns gets core's answer (item 14): 405 with `Allow`,
+ *   204 for `OPTIONS` (no Fastify body-parser error for an `OPTIONS` with a JSON content type),
+ *   no 200 `text/event-stream` for a `HEAD`; one media-type rule (`application/jsonx` is 415).
+ * - The protected-resource metadata answers a CORS preflight (item 9): a browser's discovery
+ *   request carries `MCP-Protocol-Version`, which needs one.
+ */
+import 'reflect-metadata';
+import { createServer, type Server } from 'node:http';
+import { connect } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import Fastify, { FastifyInstance } from 'fastify';
+import { InvalidTokenError, McpServer, Tool, createLogger, createWebHandler, toNodeListener } from '@hermes-mcp/core';
+import type { HttpEndpointOptions } from '@hermes-mcp/core';
+import { hermesMcp } from '@hermes-mcp/fastify';
+
+@McpServer({ name: 'parity', version: '1.0.0' })
+class ParityServer {
+  @Tool({ description: 'Says hello' })
+  hello() {
+    return 'hello';
+  }
+}
+
+const silent = createLogger({ level: 'silent' });
+
+/** What a raw answer is made of, as far as the two adapters must agree. */
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+type Adapter = 'fastify' | 'web';
+const running: Array<() => Promise<void>> = [];
+
+async function start(adapter: Adapter, options: HttpEndpointOptions = {}): Promise<number> {
+  if (adapter === 'fastify') {
+    const app: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true });
+    await app.register(hermesMcp, { server: ParityServer, appOptions: { logger: silent }, ...options });
+    await app.listen({ host: '127.0.0.1', port: 0 });
+    running.push(() => app.close());
+    return (app.server.address() as AddressInfo).port;
+  }
+  const handler = createWebHandler(ParityServer, { ...options, appOptions: { logger: silent } });
+  const server: Server = createServer(toNodeListener(handler));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  running.push(async () => {
+    await handler.close();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return (server.address() as AddressInfo).port;
+}
+
+afterAll(async () => {
+  await Promise.all(running.map((stop) => stop()));
+});
+
+/** Sends `head` (a request line and headers, no blank line) and `body` on a new connection; reads the whole answer. */
+function raw(port: number, head: string, body = ''): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      const text = Buffer.concat(chunks).toString('utf8');
+      const end = text.indexOf('\r\n\r\n');
+      if (end === -1) return reject(new Error(`no answer to ${head.split('\r\n')[0]}: ${JSON.stringify(text)}`));
+      const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
+      const headers: Record<string, string> = {};
+      for (const line of lines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
+      let rest = text.slice(end + 4);
+      if (headers['transfer-encoding'] === 'chunked') rest = unchunk(rest);
+      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest });
+    });
+    const length = body === '' ? '' : `content-length: ${Buffer.byteLength(body)}\r\n`;
+    socket.end(`${head}\r\nconnection: close\r\n${length}\r\n${body}`);
+  });
+}
+
+function unchunk(text: string): string {
+  let out = '';
+  for (let at = 0; ; ) {
+    const nl = text.indexOf('\r\n', at);
+    const size = parseInt(text.slice(at, nl), 16);
+    if (!(size > 0)) return out;
+    out += text.slice(nl + 2, nl + 2 + size);
+    at = nl + 2 + size + 2;
+  }
+}
+
+/** What must be the same on both adapters: status, the headers that carry meaning, the JSON-RPC error. */
+function essence(answer: Answer): Record<string, unknown> {
+  let error: unknown;
+  if (answer.body !== '') error = (JSON.parse(answer.body) as { error?: unknown }).error;
+  const mediaType = answer.headers['content-type']?.split(';')[0];
+  const pick = ['allow', 'access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers'];
+  return { status: answer.status, mediaType, error, ...Object.fromEntries(pick.filter((h) => answer.headers[h] !== undefined).map((h) => [h, answer.headers[h]])) };
+}
+
+const HOST = 'host: 127.0.0.1';
+const ACCEPT_BOTH = 'accept: application/json, text/event-stream';
+
+describe.each<Adapter>(['fastify', 'web'])('%s: nothing a client sends throws out of a listener', (adapter) => {
+  let port: number;
+
+  beforeAll(async () => {
+    port = await start(adapter);
+  });
+
+  it.each([
+    ['TRACE /mcp', HOST, 405],
+    ['GET /mcp', 'host: [', 403],
+    ['GET /mcp', 'host: user@evil', 403],
+    ['GET /mcp', 'host: 127.0.0.1:99999', 403],
+    ['POST /mcp', 'host: ]:1', 403],
+  ])('%s with "%s" is answered %i, and the server goes on serving', async (line, host, status) => {
+    const answer = await raw(port, `${line} HTTP/1.1\r\n${host}`);
+    expect(answer.status).toBe(status);
+    expect(JSON.parse(answer.body)).toMatchObject({ jsonrpc: '2.0', error: { code: -32600 } });
+    const ping = await raw(port, `POST /mcp HTTP/1.1\r\n${HOST}\r\ncontent-type: application/json\r\n${ACCEPT_BOTH}`, '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}');
+    expect(ping.status).toBe(200);
+  });
+});
+
+describe('both adapters answer every method the same way, from core', () => {
+  const ports: Partial<Record<Adapter, number>> = {};
+
+  beforeAll(async () => {
+    ports.fastify = await start('fastify');
+    ports.web = await start('web');
+  });
+
+  /** The request, and what core answers it with. */
+  const cases: Array<[string, string, string, Record<string, unknown>]> = [
+    ['HEAD /mcp', '', '', { status: 405, allow: 'GET, POST, DELETE, OPTIONS' }],
+    ['OPTIONS /mcp', 'content-type: application/json', '', { status: 204, allow: 'GET, POST, DELETE, OPTIONS' }],
+    ['OPTIONS /mcp', 'content-type: application/json', '{"a":', { status: 204, allow: 'GET, POST, DELETE, OPTIONS' }],
+    ['PUT /mcp', 'content-type: application/json', '{}', { status: 405, allow: 'GET, POST, DELETE, OPTIONS' }],
+    ['PATCH /mcp', '', '', { status: 405, allow: 'GET, POST, DELETE, OPTIONS' }],
+    ['TRACE /mcp', '', '', { status: 405, allow: 'GET, POST, DELETE, OPTIONS' }],
+    ['POST /mcp', `content-type: application/jsonx\r\n${ACCEPT_BOTH}`, '{}', { status: 415 }],
+    ['POST /mcp', `content-type: application/json-seq\r\n${ACCEPT_BOTH}`, '{}', { status: 415 }],
+    ['POST /mcp', `content-type: Application/JSON; charset=utf-8\r\n${ACCEPT_BOTH}`, '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}', { status: 200 }],
+    ['HEAD /mcp/sse', '', '', { status: 405, allow: 'GET, OPTIONS' }],
+    ['POST /mcp/sse', 'content-type: application/json', '{}', { status: 405, allow: 'GET, OPTIONS' }],
+    ['OPTIONS /mcp/sse', '', '', { status: 204, allow: 'GET, OPTIONS' }],
+    ['GET /mcp/messages', '', '', { status: 405, allow: 'POST, OPTIONS' }],
+    ['DELETE /mcp/messages', '', '', { status: 405, allow: 'POST, OPTIONS' }],
+    ['POST /mcp/messages?sessionId=x', 'content-type: application/jsonx', '{}', { status: 415 }],
+    ['POST /mcp/messages?sessionId=x', 'content-type: application/json', '{}', { status: 404 }],
+  ];
+
+  it.each(cases)('%s (%s) → %j', async (line, headers, body, expected) => {
+    const head = `${line} HTTP/1.1\r\n${HOST}${headers ? `\r\n${headers}` : ''}`;
+    const fastify = essence(await raw(ports.fastify!, head, body));
+    const web = essence(await raw(ports.web!, head, body));
+    expect(fastify).toEqual(web);
+    expect(fastify).toMatchObject(expected);
+    if (expected.status === 405 && !line.startsWith('HEAD')) expect(fastify.error).toMatchObject({ code: -32600, message: expect.stringContaining('Method Not Allowed') });
+    if (expected.status === 415) expect(fastify.error).toMatchObject({ code: -32600, message: expect.stringContaining('application/json') });
+  });
+});
+
+describe.each<Adapter>(['fastify', 'web'])('%s: the protected-resource metadata answers a CORS preflight', (adapter) => {
+  let port: number;
+  const path = '/.well-known/oauth-protected-resource/mcp';
+
+  beforeAll(async () => {
+    port = await start(adapter, {
+      auth: {
+        resource: 'http://127.0.0.1/mcp',
+        authorizationServers: ['http://127.0.0.1:1'],
+        verifier: () => {
+          throw new InvalidTokenError('no token is good here');
+        },
+      },
+    });
+  });
+
+  it('OPTIONS from another origin, asking for MCP-Protocol-Version: 204 with the CORS headers, no token needed', async () => {
+    const answer = await raw(
+      port,
+      `OPTIONS ${path} HTTP/1.1\r\n${HOST}\r\norigin: https://app.example\r\naccess-control-request-method: GET\r\naccess-control-request-headers: mcp-protocol-version\r\ncontent-type: application/json`,
+    );
+    expect(essence(answer)).toEqual({
+      status: 204,
+      mediaType: undefined,
+      error: undefined,
+      allow: 'GET, OPTIONS',
+      'access-control-allow-origin': '*',
+      'access-control-allow-methods': 'GET, OPTIONS',
+      'access-control-allow-headers': 'mcp-protocol-version',
+    });
+    expect(answer.headers['access-control-max-age']).toBe('86400');
+  });
+
+  it('a preflight naming something that is not a header list is allowed MCP-Protocol-Version only', async () => {
+    const answer = await raw(port, `OPTIONS ${path} HTTP/1.1\r\n${HOST}\r\norigin: https://app.example\r\naccess-control-request-headers: a b, "c"`);
+    expect(answer.headers['access-control-allow-headers']).toBe('mcp-protocol-version');
+  });
+
+  it('the GET that follows is readable from any origin; other methods are 405', async () => {
+    const get = await raw(port, `GET ${path} HTTP/1.1\r\n${HOST}\r\norigin: https://app.example\r\nmcp-protocol-version: 2025-11-25`);
+    expect(get.status).toBe(200);
+    expect(get.headers['access-control-allow-origin']).toBe('*');
+    expect(JSON.parse(get.body)).toMatchObject({ resource: 'http://127.0.0.1/mcp', authorization_servers: ['http://127.0.0.1:1'] });
+    const put = await raw(port, `PUT ${path} HTTP/1.1\r\n${HOST}\r\ncontent-type: application/json`, '{}');
+    expect(essence(put)).toMatchObject({ status: 405, allow: 'GET, OPTIONS', 'access-control-allow-origin': '*' });
+  });
+});
