@@ -8,6 +8,8 @@ export { HttpEndpoint, HTTP_DEFAULTS, principalOf, sendError } from './transport
 export type { HttpResponse, HttpStream } from './transports/http/exchange';
 export { NodeHttpStream, streamNodeResponse } from './transports/http/node';
 export { DEFAULT_MAX_BUFFERED_BYTES } from './transports/http/sse';
+export type { OutputLimits } from './transports/backpressure';
+export type { ClientView, Unread } from './transports/unread';
 export { allMethods, methodSpec } from './engine/methods';
 export type { MethodSpec } from './engine/methods';
 export type { Engine, EngineOptions } from './engine/engine';

@@ -47,6 +47,11 @@ export class FastifyExchange implements HttpRequest, HttpResponse {
     return streamNodeResponse(reply.raw, { ...inherited, ...headers }, whole);
   }
 
+  get bufferedBytes(): number {
+    const raw = this.reply.raw;
+    return raw.writableFinished ? 0 : raw.writableLength;
+  }
+
   get aborted(): boolean {
     return this.reply.raw.destroyed && !this.reply.raw.writableFinished;
   }

@@ -153,6 +153,8 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
         option: options.websocket,
         bodyLimit,
         maxBufferedBytes: endpoint.settings.maxBufferedBytes,
+        limits: endpoint.limits,
+        output: (client) => endpoint.outputOf(client),
         clientKey: clientKey ?? ((request) => request.ip),
         admit: (reply, client) => endpoint.admit(new FastifyExchange(reply.request, reply), client),
         authenticate: (reply) => {

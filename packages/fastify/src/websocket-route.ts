@@ -15,7 +15,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AuthInfo, HermesError, HttpSession, MCP_SUBPROTOCOL, WS_CLOSE, WebSocketLike, WebSocketTransport } from '@hermes-mcp/core';
-import { principalOf, sendError } from '@hermes-mcp/core/internal';
+import { ClientView, OutputLimits, principalOf, sendError } from '@hermes-mcp/core/internal';
 import { ErrorCode } from '@hermes-mcp/protocol';
 import { FastifyExchange } from './exchange';
 
@@ -39,6 +39,10 @@ export interface WebSocketServing {
   /** The plugin's `bodyLimit`: the default `maxPayload`. */
   bodyLimit: number;
   maxBufferedBytes: number;
+  /** The limits on what goes out to a client (the endpoint's). */
+  limits: OutputLimits;
+  /** One client's unread output over all its connections (the endpoint's count). */
+  output(client: string): ClientView;
   clientKey(request: FastifyRequest): string;
   /** Whether a new session may open for `client`; answers 503 or 429 on `reply` when not. */
   admit(reply: FastifyReply, client: string): boolean;
@@ -176,12 +180,32 @@ export async function serveWebSocket(scope: FastifyInstance, serving: WebSocketS
       if (shared) (ws as unknown as { websocketServer: { clients?: Set<unknown> } }).websocketServer.clients?.delete(socket);
       const auth = authenticated.get(request);
       const info = auth === undefined ? { headers: request.headers, ip: request.ip, url: request.url } : { headers: request.headers, ip: request.ip, url: request.url, auth };
+      const client = serving.clientKey(request);
+      // What the socket holds unsent counts toward its client's unread output, with its other connections.
+      const output = serving.output(client);
+      output.track(
+        {
+          get bufferedBytes() {
+            return socket.bufferedAmount;
+          },
+        },
+        (listener) => socket.on('close', listener),
+      );
       let session: HttpSession;
       try {
         session = await serving.openSession(
-          serving.clientKey(request),
+          client,
           (sessionId) =>
-            new WebSocketTransport(socket, { sessionId, info, maxMessageBytes: maxPayload, maxBufferedBytes: serving.maxBufferedBytes, goingAway: () => serving.closing() }),
+            new WebSocketTransport(socket, {
+              sessionId,
+              info,
+              maxMessageBytes: maxPayload,
+              maxBufferedBytes: serving.maxBufferedBytes,
+              maxUnreadBytes: serving.limits.maxUnreadBytes,
+              maxResultBytes: serving.limits.maxResultBytes,
+              unread: () => output.unread(),
+              goingAway: () => serving.closing(),
+            }),
           principalOf(auth),
         );
       } catch (error) {

@@ -46,6 +46,12 @@ export const ErrorCode = {
    * HTTP it is answered 403 with `WWW-Authenticate: Bearer error="insufficient_scope"` (step-up).
    */
   InsufficientScope: -32012,
+  /**
+   * Hermes: the answer to this request is larger than the server sends in one message
+   * (`maxResultBytes`, in `data.maxResultBytes`; `data.bytes` when its size was measured). Ask
+   * for less (a page, a range), or raise the server's limit.
+   */
+  ResultTooLarge: -32013,
 } as const;
 
 /** One of the numeric codes of {@link ErrorCode}, or any other integer a peer sends. */
@@ -143,6 +149,13 @@ export class McpError extends Error {
   /** -32600: a request reused the id of one still in progress. */
   static requestInProgress(id: string | number): McpError {
     return McpError.invalidRequest(`a request with id ${JSON.stringify(id)} is already in progress`);
+  }
+
+  /** -32600: a batch of `count` messages, more than the receiver takes (`maxBatchEntries`, `max`). */
+  static batchTooLarge(count: number, max: number): McpError {
+    return McpError.invalidRequest(`the batch holds ${count} messages, more than this server's limit of ${max} (maxBatchEntries); send fewer per batch`, {
+      maxBatchEntries: max,
+    });
   }
 
   /** -32012: `what` needs scopes the caller's credentials lack (over HTTP: 403, step-up). */

@@ -173,6 +173,11 @@ export interface PeerOptions {
    * id and an answer finds the process that asked.
    */
   idPrefix?: string;
+  /**
+   * Most messages a batch may hold (default: no limit); a larger one is refused whole with -32600,
+   * none of it run. Every member runs at once and the answer waits for all of them.
+   */
+  maxBatchEntries?: number;
 }
 
 interface Pending {
@@ -213,6 +218,7 @@ export class Peer {
   unreadableId: null | undefined = null;
   private draining = false;
   private readonly drainTimeout: number;
+  private readonly maxBatchEntries: number;
   /** Settles once the peer drained and closed (made by the first {@link drain}). */
   private drained?: Promise<void> = undefined;
   private drainedResolve?: () => void = undefined;
@@ -228,6 +234,7 @@ export class Peer {
     this.idPrefix = options.idPrefix;
     transport.onframe = (frame, info) => this.receive(frame, info);
     this.drainTimeout = options.drainTimeout ?? 10_000;
+    this.maxBatchEntries = options.maxBatchEntries ?? Infinity;
     transport.onclose = () => {
       this.shutdown('the connection closed');
       this.handlers.onTransportClose?.();
@@ -450,6 +457,10 @@ export class Peer {
       this.sendResponse(
         errorResponse(this.unreadableId, McpError.invalidRequest('JSON-RPC batches are not supported by the negotiated protocol revision (only 2025-03-26 has them)')),
       );
+      return;
+    }
+    if (messages.length > this.maxBatchEntries) {
+      this.sendResponse(errorResponse(this.unreadableId, McpError.batchTooLarge(messages.length, this.maxBatchEntries)));
       return;
     }
     const answers: Array<JsonRpcResponse | Promise<JsonRpcResponse | undefined>> = [];

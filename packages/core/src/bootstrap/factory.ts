@@ -66,6 +66,17 @@ export interface McpAppOptions {
    * every instance. See docs/scaling.md.
    */
   cluster?: Cluster;
+  /**
+   * The largest answer the server sends to one request (or one 2025-03-26 batch), in bytes of
+   * JSON (default 16 MiB), on every transport. A larger one is not sent: the request gets -32013
+   * (ResultTooLarge) naming the limit. See docs/reliability.md.
+   */
+  maxResultBytes?: number;
+  /**
+   * Most messages one JSON-RPC batch (MCP 2025-03-26 only) may hold (default 100). A larger batch is
+   * refused whole with -32600 (HTTP 400), none of it run.
+   */
+  maxBatchEntries?: number;
 }
 
 /** A tool, prompt or resource registered on a running app, which can be switched off or removed. */
@@ -125,6 +136,8 @@ export class McpApp {
       tasks: options.tasks,
       shutdownGracePeriod: options.shutdownGracePeriod,
       cluster: options.cluster,
+      maxResultBytes: options.maxResultBytes,
+      maxBatchEntries: options.maxBatchEntries,
     });
     if (registry) registry.onChange = (kind) => this.listChanged(kind);
   }
@@ -140,7 +153,7 @@ export class McpApp {
     if (transport) return this.connect(transport);
     this.listening = true;
     const stdio = this.options.stdio ?? {};
-    const connection = await this.connect(new StdioTransport(stdio));
+    const connection = await this.connect(new StdioTransport({ maxResultBytes: this.engine.maxResultBytes, ...stdio }));
     const counts = this.registry?.counts;
     this.logger.info({ ...counts, server: this.handler.serverInfo.name }, 'MCP server listening on stdio');
     const onSignal = (signal: NodeJS.Signals): void => {

@@ -121,6 +121,7 @@ export class Connection implements PeerHandlers, RequestChannel {
     this.peer = new Peer(transport, this, {
       requestTimeout: engine.options.requestTimeout,
       drainTimeout: engine.gracePeriod,
+      maxBatchEntries: engine.maxBatchEntries,
       ...(bus && { idPrefix: `${bus.instanceId}-` }),
     });
     this.bus = bus;

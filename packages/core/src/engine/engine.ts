@@ -40,7 +40,16 @@ export interface EngineOptions {
    * reach their sessions and listen streams too, and tasks are cancelled and answered wherever they run.
    */
   cluster?: Cluster;
+  /** Largest answer to one request (or one 2025-03-26 batch), in bytes (default 16 MiB); larger is answered with -32013. */
+  maxResultBytes?: number;
+  /** Most messages one 2025-03-26 batch may hold (default 100); a larger one is refused whole (-32600). */
+  maxBatchEntries?: number;
 }
+
+/** Default of {@link EngineOptions.maxResultBytes}: 16 MiB. */
+export const DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024;
+/** Default of {@link EngineOptions.maxBatchEntries}. */
+export const DEFAULT_MAX_BATCH_ENTRIES = 100;
 
 /** Default of {@link EngineOptions.shutdownGracePeriod}. */
 export const DEFAULT_SHUTDOWN_GRACE_PERIOD = 5_000;
@@ -195,6 +204,16 @@ export class Engine {
     } catch (error) {
       this.options.logger.warn({ err: error }, 'the cluster bus failed to broadcast');
     }
+  }
+
+  /** The largest answer to one request or batch, in bytes (`maxResultBytes`). */
+  get maxResultBytes(): number {
+    return this.options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES;
+  }
+
+  /** The most messages one batch may hold (`maxBatchEntries`). */
+  get maxBatchEntries(): number {
+    return this.options.maxBatchEntries ?? DEFAULT_MAX_BATCH_ENTRIES;
   }
 
   /** The grace period of a shutdown, in milliseconds. */

@@ -9,14 +9,16 @@
  * Output is backpressured: while stdout holds more than its high-water mark unwritten, no more
  * input is read (the client's own pipe fills up instead of the server's memory). Past
  * `maxBufferedBytes` unread, notifications are dropped and the request they belonged to is
- * answered with -32011 (client too slow); responses always go out.
+ * answered with -32011 (client too slow). An answer goes out unless it would leave more than
+ * `maxUnreadBytes` unread (then -32011 in its place) or is larger than `maxResultBytes` (-32013).
  */
 import type { AuthInfo } from '../engine/context';
 import { isAscii } from 'node:buffer';
 import { Console } from 'node:console';
 import type { Readable, Writable } from 'node:stream';
-import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, isResponse, parseFrame, serialize } from '@hermes-mcp/protocol';
-import { dropForSlowClient } from './backpressure';
+import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, isResponse, parseFrame } from '@hermes-mcp/protocol';
+import { DEFAULT_MAX_RESULT_BYTES } from '../engine/engine';
+import { DEFAULT_MAX_UNREAD_BYTES, OutputLimits, Outgoing, clientTooSlow, dropForSlowClient, outgoing } from './backpressure';
 
 /** Options of {@link StdioTransport}. */
 export interface StdioTransportOptions {
@@ -32,6 +34,17 @@ export interface StdioTransportOptions {
    * not read while the output is over its high-water mark, whatever this limit.
    */
   maxBufferedBytes?: number;
+  /**
+   * The most output the client may leave unread before an answer is withheld, in bytes (default
+   * 64 MiB): an answer that would pass it is replaced by -32011, so twenty calls for large results
+   * from a client that reads nothing cost the server one result, not twenty.
+   */
+  maxUnreadBytes?: number;
+  /**
+   * The largest answer sent, in bytes (default: the app's `maxResultBytes`, 16 MiB); larger is
+   * answered with -32013.
+   */
+  maxResultBytes?: number;
   /**
    * While serving `process.stdout`, send what `console.log`, `info`, `debug`, `dir`, `dirxml`,
    * `table`, `count`, `group` and `time*` write to stderr instead, so a stray log line cannot
@@ -118,6 +131,7 @@ export class StdioTransport implements Transport {
   private readonly output: Writable;
   private readonly maxBytes: number;
   private readonly maxBuffered: number;
+  private readonly limits: OutputLimits;
   private readonly redirect: boolean;
   private pending: Buffer[] = [];
   private pendingBytes = 0;
@@ -135,6 +149,7 @@ export class StdioTransport implements Transport {
     this.output = options.output ?? process.stdout;
     this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
     this.maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    this.limits = { maxResultBytes: options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES, maxUnreadBytes: options.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES };
     this.redirect = options.redirectConsole ?? true;
     this.info = Object.freeze(options.auth === undefined ? { kind: 'stdio', pid: process.pid } : { kind: 'stdio', pid: process.pid, auth: options.auth });
   }
@@ -160,24 +175,26 @@ export class StdioTransport implements Transport {
 
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed) return RESOLVED;
-    // Responses always go out (one per request, and no more requests are read meanwhile); what a
-    // handler sends besides them is dropped once the client fell too far behind.
-    if (this.outbox.length + this.output.writableLength > this.maxBuffered && !Array.isArray(message) && !isResponse(message)) {
-      return this.overflow(message, options?.relatedRequestId);
+    const unread = this.outbox.length + this.output.writableLength;
+    // What a handler sends besides its answer is dropped once the client fell too far behind;
+    // answers go out within the client's unread budget (see backpressure.ts).
+    if (unread > this.maxBuffered && !Array.isArray(message) && !isResponse(message)) {
+      return this.overflow(message, options?.relatedRequestId, clientTooSlow(this.maxBuffered, 'output'));
     }
-    // The answers to one chunk of input (sent while it is handled, or in the promise callbacks
-    // after it) leave together in one or two writes, so pipelined clients get many per syscall; a
-    // next tick rather than setImmediate, so a lone answer does not wait for the loop's check phase
-    // (about 4 µs of a 75 µs round trip).
-    let line: string;
+    let out: Outgoing;
     try {
-      line = serialize(message) + '\n';
+      out = outgoing(message, unread, this.limits);
     } catch (error) {
       // A notification or request that cannot be turned into JSON: its sender's mistake, told to it.
       return Promise.reject(error);
     }
+    if (out.text === undefined) return this.overflow(message as JsonRpcMessage, options?.relatedRequestId, out.refused);
+    // The answers to one chunk of input (sent while it is handled, or in the promise callbacks
+    // after it) leave together in one or two writes, so pipelined clients get many per syscall; a
+    // next tick rather than setImmediate, so a lone answer does not wait for the loop's check phase
+    // (about 4 µs of a 75 µs round trip).
     if (this.outbox === '') process.nextTick(this.flush);
-    this.outbox += line;
+    this.outbox += out.text + '\n';
     return RESOLVED;
   }
 
@@ -200,10 +217,10 @@ export class StdioTransport implements Transport {
     if (!this.closed) this.input.resume();
   };
 
-  /** A message the client has no room for: dropped, and its request answered with -32011. */
-  private overflow(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): Promise<void> {
+  /** A message the client has no room for: dropped, and its request answered with `error` (-32011). */
+  private overflow(message: JsonRpcMessage, relatedRequestId: RequestId | undefined, error: McpError): Promise<void> {
     this.dropped++;
-    return dropForSlowClient(message, relatedRequestId, this.maxBuffered, this.onabort);
+    return dropForSlowClient(message, relatedRequestId, error, this.onabort);
   }
 
   close(): Promise<void> {

@@ -10,12 +10,15 @@
  * Output is backpressured as on stdio: while the socket holds more than {@link HIGH_WATER_BYTES}
  * unsent, no more input is read (the client's own sends back up instead of the server's memory).
  * Past `maxBufferedBytes` unsent, notifications are dropped and the request they belong to is
- * answered with -32011 (client too slow); responses always go out.
+ * answered with -32011 (client too slow). An answer goes out unless it would leave the client more
+ * than `maxUnreadBytes` unread over all its connections (then -32011 in its place) or is larger
+ * than `maxResultBytes` (-32013).
  */
 import type { AuthInfo } from '../engine/context';
-import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, isResponse, parseFrame, serialize } from '@hermes-mcp/protocol';
+import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, isResponse, parseFrame } from '@hermes-mcp/protocol';
+import { DEFAULT_MAX_RESULT_BYTES } from '../engine/engine';
 import { DEFAULT_MAX_BUFFERED_BYTES } from './http/sse';
-import { dropForSlowClient } from './backpressure';
+import { DEFAULT_MAX_UNREAD_BYTES, OutputLimits, Outgoing, clientTooSlow, dropForSlowClient, outgoing } from './backpressure';
 
 /** The WebSocket subprotocol of MCP (`Sec-WebSocket-Protocol: mcp`). */
 export const MCP_SUBPROTOCOL = 'mcp';
@@ -79,6 +82,15 @@ export interface WebSocketTransportOptions {
    * are dropped and the requests they belong to are answered with -32011.
    */
   maxBufferedBytes?: number;
+  /** Most output the client may leave unread before an answer is withheld (-32011 in its place), in bytes (default 64 MiB). */
+  maxUnreadBytes?: number;
+  /** The largest answer sent, in bytes (default 16 MiB); larger is answered with -32013. */
+  maxResultBytes?: number;
+  /**
+   * What the client leaves unread now over all its connections, this socket's included (the
+   * plugin counts per client); default: what this socket holds.
+   */
+  unread?: () => number;
   /** True when the server is shutting down: the socket then closes with 1001 rather than 1000. */
   goingAway?: () => boolean;
 }
@@ -103,6 +115,8 @@ export class WebSocketTransport implements Transport {
 
   private readonly maxBytes: number;
   private readonly maxBuffered: number;
+  private readonly limits: OutputLimits;
+  private readonly unread: () => number;
   private readonly goingAway: () => boolean;
   private closed = false;
   /** True while input is paused until the output drains. */
@@ -117,6 +131,8 @@ export class WebSocketTransport implements Transport {
     this.sessionId = options.sessionId ?? '';
     this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
+    this.limits = { maxResultBytes: options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES, maxUnreadBytes: options.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES };
+    this.unread = options.unread ?? (() => this.socket.bufferedAmount);
     this.goingAway = options.goingAway ?? (() => false);
     const { headers, ip, url, auth } = options.info ?? {};
     // Who upgraded (the endpoint's authentication) is the caller of every request on the socket.
@@ -145,19 +161,20 @@ export class WebSocketTransport implements Transport {
 
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed || this.socket.readyState !== OPEN) return RESOLVED;
-    // Responses always go out (no more requests are read while output waits); what a handler
-    // sends besides them is dropped once the client fell too far behind.
+    // What a handler sends besides its answer is dropped once the client fell too far behind;
+    // answers go out within the client's unread budget (see backpressure.ts).
     if (this.socket.bufferedAmount > this.maxBuffered && !Array.isArray(message) && !isResponse(message)) {
-      return this.overflow(message, options?.relatedRequestId);
+      return this.overflow(message, options?.relatedRequestId, clientTooSlow(this.maxBuffered, 'output'));
     }
-    let text: string;
+    let out: Outgoing;
     try {
-      text = serialize(message);
+      out = outgoing(message, this.unread(), this.limits);
     } catch (error) {
       // A notification or request that cannot be turned into JSON: its sender's mistake, told to it.
       return Promise.reject(error);
     }
-    this.socket.send(text, this.afterSend);
+    if (out.text === undefined) return this.overflow(message as JsonRpcMessage, options?.relatedRequestId, out.refused);
+    this.socket.send(out.text, this.afterSend);
     // Over the high-water mark: read no more requests until the client has read the answers.
     if (!this.inputPaused && this.socket.bufferedAmount > HIGH_WATER_BYTES) {
       this.inputPaused = true;
@@ -173,10 +190,10 @@ export class WebSocketTransport implements Transport {
     this.socket.resume();
   };
 
-  /** A message the client has no room for: dropped, and its request answered with -32011. */
-  private overflow(message: JsonRpcMessage, relatedRequestId: RequestId | undefined): Promise<void> {
+  /** A message the client has no room for: dropped, and its request answered with `error` (-32011). */
+  private overflow(message: JsonRpcMessage, relatedRequestId: RequestId | undefined, error: McpError): Promise<void> {
     this.dropped++;
-    return dropForSlowClient(message, relatedRequestId, this.maxBuffered, this.onabort);
+    return dropForSlowClient(message, relatedRequestId, error, this.onabort);
   }
 
   /** Closes the socket: 1001 while the server shuts down, 1000 otherwise. */

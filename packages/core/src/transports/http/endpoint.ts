@@ -45,6 +45,8 @@ import { InMemorySessionStore, SessionRecord, SessionStore } from '../../stores/
 import type { Cluster, SessionMessage } from '../../stores/cluster';
 import { IdleSessions, LiveSession } from './sessions';
 import { DEFAULT_MAX_BUFFERED_BYTES, SseConnection } from './sse';
+import { DEFAULT_MAX_UNREAD_BYTES, OutputLimits } from '../backpressure';
+import { ClientOutput, ClientView } from '../unread';
 import { HttpSseTransport } from './sse-2024';
 import { Expected, StreamableHttpTransport } from './streamable';
 import type { WebSocketTransport } from '../websocket';
@@ -77,6 +79,13 @@ export interface HttpEndpointOptions extends OriginPolicy {
    * so it ends.
    */
   maxBufferedBytes?: number;
+  /**
+   * Most bytes one client (by {@link clientKey}) may leave unread over all its connections — the
+   * answers still being written, its SSE streams, its WebSockets (default 64 MiB, and at least the
+   * app's `maxResultBytes`). An answer that would pass it is replaced by -32011 (ClientTooSlow);
+   * a notification is dropped and its request answered with -32011. The sessions stay.
+   */
+  maxUnreadBytes?: number;
   /**
    * On close, how long requests in flight may take to finish before they are answered with
    * -32010, in milliseconds (default: the app's `shutdownGracePeriod`, 5 000).
@@ -133,6 +142,8 @@ export interface HttpSession {
   readonly connection: Connection;
   /** Who opened it (see {@link principalOf}); undefined for anonymous callers. */
   readonly principal?: string;
+  /** The client that opened it (`clientKey`): its limits count the session's output. */
+  readonly client: string;
   /** Restarts the idle clock (an adapter calls it on activity it carries itself, such as WebSocket frames). */
   touch(): void;
   /** Ends the session: in-flight requests are aborted, streams closed. */
@@ -156,6 +167,10 @@ class SessionTransportOptions {
     readonly retryMs: number,
     readonly maxBufferedBytes: number,
     private readonly log: Logger,
+    /** The limits on what goes out to the session's client. */
+    readonly limits: OutputLimits,
+    /** The session's client, whose unread output counts over all its connections. */
+    readonly client: ClientView,
     /** The cluster instance's id, when there is a cluster: its stream ids are its own. */
     readonly streamPrefix?: string,
   ) {}
@@ -182,6 +197,7 @@ export const HTTP_DEFAULTS = Object.freeze({
   retryMs: 1000,
   eventStoreLimit: 1000,
   maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES,
+  maxUnreadBytes: DEFAULT_MAX_UNREAD_BYTES,
 });
 const SUPPORTED_HEADER_VERSIONS: readonly string[] = LEGACY_PROTOCOL_VERSIONS;
 /** The shape of the session ids this endpoint makes (`randomBytes(24)` in base64url). */
@@ -303,6 +319,10 @@ export class HttpEndpoint {
   private readonly log: Logger;
   private readonly clientKey: (request: HttpRequest) => string;
   private readonly gracePeriod: number;
+  /** What each client was sent and has not taken, over all its connections. */
+  private readonly output = new ClientOutput();
+  /** The limits on what goes out to a client. */
+  readonly limits: OutputLimits;
   /** Clients told about once that they reached `maxSessionsPerClient` (bounded: cleared when it grows large). */
   private readonly capped = new Set<string>();
   /** True once closing began: no new sessions or streams. */
@@ -332,6 +352,13 @@ export class HttpEndpoint {
       if (value !== undefined) (settings as Record<string, unknown>)[key] = value;
     }
     this.settings = settings;
+    this.limits = { maxResultBytes: app.engine.maxResultBytes, maxUnreadBytes: settings.maxUnreadBytes };
+    if (settings.maxUnreadBytes < app.engine.maxResultBytes) {
+      throw new HermesError(
+        'HERMES_INVALID_OPTIONS',
+        `maxUnreadBytes (${settings.maxUnreadBytes}) is smaller than the app's maxResultBytes (${app.engine.maxResultBytes}): an answer of the largest size could never be sent; raise maxUnreadBytes or lower maxResultBytes`,
+      );
+    }
     this.path = settings.path.endsWith('/') && settings.path.length > 1 ? settings.path.slice(0, -1) : settings.path;
     // Clients drop tools whose `x-mcp-header` declarations are malformed: refuse to start instead.
     for (const tool of app.registry?.allTools() ?? []) {
@@ -377,9 +404,22 @@ export class HttpEndpoint {
     return this.options.legacySse !== false;
   }
 
+  /** How long requests in flight may take to finish on {@link close}, in milliseconds. */
+  get gracePeriodMs(): number {
+    return this.gracePeriod;
+  }
+
   /** True once {@link close} began: no new sessions or streams. */
   get isClosing(): boolean {
     return this.closing;
+  }
+
+  /**
+   * One client's unread output, over all its connections: for adapters with transports of their
+   * own (WebSocket), which count their sockets there and ask it before an answer goes out.
+   */
+  outputOf(client: string): ClientView {
+    return this.output.of(client);
   }
 
   /** Which client a request comes from (`clientKey`, default its `ip`). */
@@ -474,7 +514,11 @@ export class HttpEndpoint {
     if (frame.kind === 'invalid') return sendError(response, 400, frame.error.code, frame.error.message);
     const era = eraOfPost(request, frame);
     if (era.kind === 'refuse') return sendError(response, 400, era.error.code, era.error.message, era.error.data, era.id);
-    if (era.kind === 'modern') return serveModern(this.app.engine, this.app.logger, request, response, era.request, this.settings.maxBufferedBytes, auth, this.challenge);
+    if (era.kind === 'modern') {
+      const client = this.clientKey(request);
+      await serveModern(this.app.engine, this.app.logger, request, response, era.request, this.settings.maxBufferedBytes, this.limits, this.output.of(client), auth, this.challenge);
+      return this.counted(client, response);
+    }
     if (era.kind === 'modern-notification') return response.send(202, NO_HEADERS);
     const sessionId = headerOf(request.headers, 'mcp-session-id');
     // Not JSON-RPC, and no id to answer to or no session to answer in: the engine's error would
@@ -482,6 +526,10 @@ export class HttpEndpoint {
     if (frame.kind === 'single' && frame.message.kind === 'invalid' && (frame.message.id === null || sessionId === undefined)) {
       const m = frame.message;
       return sendError(response, 400, m.error.code, m.error.message, undefined, m.noReply || m.id === null ? undefined : m.id);
+    }
+    if (frame.kind === 'batch' && frame.messages.length > this.app.engine.maxBatchEntries) {
+      const error = McpError.batchTooLarge(frame.messages.length, this.app.engine.maxBatchEntries);
+      return sendError(response, 400, error.code, error.message, error.data);
     }
     const expected = requestsOf(frame);
     if (expected.invalid) return sendError(response, 400, ErrorCode.InvalidRequest, `Invalid request: ${expected.invalid}`);
@@ -521,6 +569,12 @@ export class HttpEndpoint {
     const refusal = insufficientScopeOf(decision.message);
     if (refusal) return response.send(403, { ...JSON_HEADERS, ...this.challenge(refusal), ...sessionHeader }, decision.body);
     response.send(200, initialize ? { ...sessionHeader, ...JSON_HEADERS } : JSON_HEADERS, decision.body);
+    this.counted(session.client, response);
+  }
+
+  /** What the client has not taken yet of a whole answer counts as its unread output until it has. */
+  private counted(client: string, response: HttpResponse): void {
+    if (response.bufferedBytes > 0) this.output.track(client, response, (listener) => response.onClose(listener));
   }
 
   /** `GET {path}`: the session's standalone SSE stream, or a stream resumed with `Last-Event-ID`. */
@@ -579,7 +633,9 @@ export class HttpEndpoint {
     const client = this.clientKey(request);
     if (!this.admit(response, client)) return;
     const connection = SseConnection.open(response, {}, this.settings.maxBufferedBytes);
-    const session = await this.openSession(client, (id) => new HttpSseTransport(id, connection), principalOf(auth));
+    const view = this.output.of(client);
+    view.track(connection, (listener) => connection.onClose(listener));
+    const session = await this.openSession(client, (id) => new HttpSseTransport(id, connection, this.limits, view), principalOf(auth));
     // In a cluster, the POSTs of this session reach whichever instance: they come here over the bus.
     if (this.cluster && !session.connection.isClosed) await this.joinSse(this.cluster, session);
     connection.write(`${this.path}/messages?sessionId=${encodeURIComponent(session.id)}`, undefined, 'endpoint');
@@ -684,7 +740,16 @@ export class HttpEndpoint {
     const cluster = this.cluster;
     const events = this.options.eventStore ?? (cluster && ((sessionId: string) => cluster.eventStore(sessionId)));
     const transport = new StreamableHttpTransport(
-      new SessionTransportOptions(id, events ? events(id) : new InMemoryEventStore(eventStoreLimit), retryMs, maxBufferedBytes, this.log, cluster?.bus.instanceId),
+      new SessionTransportOptions(
+        id,
+        events ? events(id) : new InMemoryEventStore(eventStoreLimit),
+        retryMs,
+        maxBufferedBytes,
+        this.log,
+        this.limits,
+        this.output.of(client),
+        cluster?.bus.instanceId,
+      ),
     );
     const session = await this.startSession(
       id,

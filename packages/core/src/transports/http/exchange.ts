@@ -35,6 +35,11 @@ export interface HttpResponse {
   stream(headers: Readonly<Record<string, string>>, whole?: string): HttpStream;
   /** True once the client closed the connection before the response was complete. */
   readonly aborted: boolean;
+  /**
+   * Bytes of a whole response ({@link send}) not yet taken by the client's connection: 0 once
+   * they were (a stream counts its own: {@link HttpStream.bufferedBytes}).
+   */
+  readonly bufferedBytes: number;
   /** Runs `listener` once when the response is over, complete or cut (at once if it is). */
   onClose(listener: () => void): void;
 }

@@ -6,7 +6,9 @@
  * answer is JSON when the result is the first thing to send, or an SSE stream when notifications
  * come first (progress, logs, a listen stream). Closing the response cancels the request.
  */
-import { ErrorCode, InboundRequest, JsonRpcRequest, JsonRpcResponse, McpError, RequestId, TransportInfo, errorResponse, resultResponse, serialize } from '@hermes-mcp/protocol';
+import { ErrorCode, InboundRequest, JsonRpcRequest, JsonRpcResponse, McpError, RequestId, TransportInfo, errorResponse, resultResponse } from '@hermes-mcp/protocol';
+import { OutputLimits, outgoing } from '../backpressure';
+import type { ClientView } from '../unread';
 import type { AuthInfo } from '../../engine/context';
 import type { Engine } from '../../engine/engine';
 import type { Logger } from '../../logger';
@@ -35,6 +37,8 @@ class ResponseRequest extends InboundRequest implements ModernSink {
     private readonly response: HttpResponse,
     private readonly id: RequestId,
     private readonly maxBufferedBytes: number,
+    private readonly limits: OutputLimits,
+    private readonly client: ClientView,
   ) {
     super(info);
   }
@@ -43,21 +47,31 @@ class ResponseRequest extends InboundRequest implements ModernSink {
   // eslint-disable-next-line @typescript-eslint/require-await -- ModernSink promises; a failure to open the stream rejects
   async notify(method: string, params: Record<string, unknown>): Promise<void> {
     if (this.finished || this.aborted) return;
+    const out = outgoing({ jsonrpc: '2.0', method, params }, this.client.unread(), this.limits);
+    // Past what the client may leave unread: the request ends with -32011.
+    if (out.text === undefined) return this.fail(out.refused);
     // A client that reads nothing gets its stream closed past the limit (which aborts the request).
-    this.stream ??= SseConnection.open(this.response, {}, this.maxBufferedBytes);
-    this.stream.write(JSON.stringify({ jsonrpc: '2.0', method, params }), undefined, 'message');
+    if (!this.stream) {
+      const stream = SseConnection.open(this.response, {}, this.maxBufferedBytes);
+      this.client.track(stream, (listener) => stream.onClose(listener));
+      this.stream = stream;
+    }
+    this.stream.write(out.text, undefined, 'message');
   }
 
   /** Writes the answer: the last event of the stream, or the JSON body (with `headers`). Only the first counts. */
   answer(response: JsonRpcResponse, status: number, headers: Readonly<Record<string, string>> = JSON_HEADERS): void {
     if (this.finished) return;
     this.finished = true;
+    // An answer past the limits is replaced by its error (-32013, -32011), sent with status 200.
+    const out = outgoing(response, this.client.unread(), this.limits);
+    const text = out.text;
     const stream = this.stream;
     if (stream) {
-      stream.write(serialize(response), undefined, 'message');
+      stream.write(text, undefined, 'message');
       stream.end();
     } else if (!this.response.aborted) {
-      this.response.send(status, headers, serialize(response));
+      this.response.send(out.sent === response ? status : 200, out.sent === response ? headers : JSON_HEADERS, text);
     }
   }
 
@@ -122,6 +136,8 @@ export async function serveModern(
   response: HttpResponse,
   message: JsonRpcRequest,
   maxBufferedBytes: number,
+  limits: OutputLimits,
+  client: ClientView,
   auth?: AuthInfo,
   challenge?: (error: McpError) => Readonly<Record<string, string>> | undefined,
 ): Promise<void> {
@@ -130,7 +146,7 @@ export async function serveModern(
     auth === undefined
       ? { kind: 'http', headers: request.headers, ip: request.ip, url: request.url }
       : { kind: 'http', headers: request.headers, ip: request.ip, url: request.url, auth };
-  const inbound = new ResponseRequest(info, response, id, maxBufferedBytes);
+  const inbound = new ResponseRequest(info, response, id, maxBufferedBytes, limits, client);
   let answer: JsonRpcResponse;
   let status = 200;
   let headers = JSON_HEADERS;

@@ -86,6 +86,10 @@ class NodeHttpResponse implements HttpResponse {
     return this.raw.destroyed && !this.raw.writableFinished;
   }
 
+  get bufferedBytes(): number {
+    return this.raw.writableFinished ? 0 : this.raw.writableLength;
+  }
+
   onClose(listener: () => void): void {
     if (this.raw.closed || this.raw.destroyed) listener();
     else this.raw.once('close', listener);

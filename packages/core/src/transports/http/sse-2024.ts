@@ -2,8 +2,10 @@
  * The HTTP+SSE transport of MCP 2024-11-05: a GET opens an SSE stream whose first event names the
  * endpoint to POST messages to; every server message travels on that one stream.
  */
-import { JsonRpcMessage, ParsedFrame, Transport, TransportInfo, serialize } from '@hermes-mcp/protocol';
+import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo } from '@hermes-mcp/protocol';
 import type { SseConnection } from './sse';
+import { OutputLimits, Outgoing, dropForSlowClient, outgoing } from '../backpressure';
+import type { ClientView } from '../unread';
 
 /** The transport of one HTTP+SSE session (MCP 2024-11-05). For the Hermes packages. */
 export class HttpSseTransport implements Transport {
@@ -11,11 +13,16 @@ export class HttpSseTransport implements Transport {
   onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  onabort?: (requestId: RequestId, error: McpError) => void;
   private closed = false;
 
   constructor(
     readonly sessionId: string,
     private readonly connection: SseConnection,
+    /** The limits on what goes out to the session's client. */
+    private readonly limits: OutputLimits,
+    /** The session's client, whose unread output the limits count over all its connections. */
+    private readonly client: Pick<ClientView, 'unread'>,
   ) {
     this.info = Object.freeze({ kind: 'http+sse', sessionId });
     connection.onClose(() => void this.close());
@@ -25,16 +32,17 @@ export class HttpSseTransport implements Transport {
     return Promise.resolve();
   }
 
-  send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
+  send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed) return Promise.resolve();
-    let data: string;
+    let out: Outgoing;
     try {
-      data = serialize(message);
+      out = outgoing(message, this.client.unread(), this.limits);
     } catch (error) {
       // A notification or request that cannot be turned into JSON: its sender's mistake, told to it.
       return Promise.reject(error);
     }
-    this.connection.write(data, undefined, 'message');
+    if (out.text === undefined) return dropForSlowClient(message as JsonRpcMessage, options?.relatedRequestId, out.refused, this.onabort);
+    this.connection.write(out.text, undefined, 'message');
     return Promise.resolve();
   }
 

@@ -25,7 +25,8 @@ import {
 import type { EventStore, StoredEvent } from '../../stores/event-store';
 import type { HttpResponse } from './exchange';
 import { SseConnection } from './sse';
-import { clientTooSlow } from '../backpressure';
+import { OutputLimits, Sendable, clientTooSlow, dropForSlowClient, outgoing } from '../backpressure';
+import type { Unread } from '../unread';
 
 /** How an exchange answers its POST. For the Hermes packages. */
 export type Decision = { kind: 'json'; body: string; message: JsonRpcMessage | JsonRpcMessage[] } | { kind: 'sse' } | { kind: 'closed' };
@@ -44,7 +45,7 @@ export interface ExchangeOwner {
 }
 
 /** The requests of one POST, and the stream that answers them. For the Hermes packages. */
-export class Exchange {
+export class Exchange implements Unread {
   /** How many of its requests still wait for their response. */
   waiting: number;
   /** The SSE connection, once the exchange became a stream (and while connected). */
@@ -61,6 +62,12 @@ export class Exchange {
   private attached = false;
   private retired = false;
   private readonly outbox: string[] = [];
+  /** Characters waiting in the outbox. */
+  private outboxLength = 0;
+  /** The connection that carries (or carried) the stream, for what it holds unread. */
+  private sink?: SseConnection = undefined;
+  /** Runs once the stream is over. */
+  private onRetired?: () => void = undefined;
   /** The number of the stream's last event (priming included). */
   seq = 0;
   /** Events written while a resumption reads its replay, to follow it. */
@@ -85,11 +92,22 @@ export class Exchange {
     return !this.decided;
   }
 
-  /** Answers the POST with JSON. */
-  answerJson(message: JsonRpcMessage | JsonRpcMessage[]): void {
+  /** Answers the POST with JSON: `body` is `message`'s text. */
+  answerJson(message: JsonRpcMessage | JsonRpcMessage[], body: string = serialize(message)): void {
     this.decided = true;
     this.done = true;
-    this.decide({ kind: 'json', body: serialize(message), message });
+    this.decide({ kind: 'json', body, message });
+  }
+
+  /** What the client has not taken of the stream: events waiting to be written, and what its connection holds. */
+  get bufferedBytes(): number {
+    return this.outboxLength + (this.sink?.bufferedBytes ?? 0);
+  }
+
+  /** Runs `listener` once the stream is over (its events written or given up). */
+  whenRetired(listener: () => void): void {
+    if (this.retired) listener();
+    else this.onRetired = listener;
   }
 
   /**
@@ -120,6 +138,8 @@ export class Exchange {
       this.attached = true;
       const connection = SseConnection.whole(response, headers, this.outbox.join(''));
       this.outbox.length = 0;
+      this.outboxLength = 0;
+      this.sink = connection;
       connection.onClose(() => this.retire(connection.delivered));
       return;
     }
@@ -129,6 +149,7 @@ export class Exchange {
   /** Attaches the SSE connection the handler opened, and writes what waited for it. */
   private attach(connection: SseConnection): void {
     this.attached = true;
+    this.outboxLength = 0;
     for (const frame of this.outbox.splice(0)) connection.writeFrame(frame);
     if (this.done || this.detached) {
       connection.end();
@@ -165,6 +186,7 @@ export class Exchange {
 
   private watch(connection: SseConnection): void {
     this.connection = connection;
+    this.sink = connection;
     // A live stream stays resumable after its end: the operating system took the bytes, but a
     // client that dropped the connection meanwhile never read them.
     connection.onClose(() => {
@@ -190,20 +212,25 @@ export class Exchange {
   write(data: string, id: string): void {
     if (this.held) this.held.push(`id: ${id}\ndata: ${data}\n\n`);
     else if (this.connection) this.connection.write(data, id);
-    else if (!this.detached) this.outbox.push(`id: ${id}\ndata: ${data}\n\n`);
+    else if (!this.detached) this.queue(`id: ${id}\ndata: ${data}\n\n`);
   }
 
   /** Writes the priming event (or queues it). */
   prime(id: string, retryMs: number): void {
     if (this.connection) this.connection.prime(id, retryMs);
-    else this.outbox.push(`id: ${id}\nretry: ${retryMs}\ndata: \n\n`);
+    else this.queue(`id: ${id}\nretry: ${retryMs}\ndata: \n\n`);
   }
 
   /** Writes a `retry` field alone (no event): how long the client waits before reconnecting. */
   retry(retryMs: number): void {
     const frame = `retry: ${retryMs}\n\n`;
     if (this.connection) this.connection.writeFrame(frame);
-    else if (!this.detached) this.outbox.push(frame);
+    else if (!this.detached) this.queue(frame);
+  }
+
+  private queue(frame: string): void {
+    this.outbox.push(frame);
+    this.outboxLength += frame.length;
   }
 
   /** Ends the stream after the last response. */
@@ -218,7 +245,9 @@ export class Exchange {
   private retire(delivered: boolean): void {
     if (this.retired) return;
     this.retired = true;
+    this.sink = undefined;
     this.owner.retire(this, delivered);
+    this.onRetired?.();
   }
 }
 
@@ -239,7 +268,25 @@ export interface StreamableHttpTransportOptions {
    * same session and keep its events in the same store (a cluster), their streams never share an id.
    */
   streamPrefix?: string;
+  /** The limits on what goes out to the session's client (default: none). */
+  limits?: OutputLimits;
+  /**
+   * The session's client, over all its connections: what it leaves unread (the limits count it),
+   * and where the session's streams are counted while open.
+   */
+  client?: SessionClient;
 }
+
+/** What a session's transport asks of its client's output. For the Hermes packages. */
+export interface SessionClient {
+  /** Bytes the client has been sent and has not taken, over all its connections. */
+  unread(): number;
+  /** Counts `output` as the client's until `onClose` calls back. */
+  track(output: Unread, onClose: (listener: () => void) => void): void;
+}
+
+/** No limits: a transport made without any. */
+const UNLIMITED: OutputLimits = Object.freeze({ maxResultBytes: Infinity, maxUnreadBytes: Infinity });
 
 /** What a POST carries that needs an answer. For the Hermes packages. */
 export interface Expected {
@@ -359,7 +406,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
 
   /** Opens the session's GET stream for messages unrelated to any request. */
   openStandalone(response: HttpResponse, priming: boolean): SseConnection {
-    const connection = SseConnection.open(response, {}, this.options.maxBufferedBytes);
+    const connection = this.open(response);
     this.standaloneOpened = true;
     this.standaloneElsewhere = false;
     this.missed = undefined;
@@ -379,6 +426,13 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
     const connection = this.standalone;
     this.standalone = undefined;
     connection?.end();
+  }
+
+  /** Opens an SSE connection of the session, counted as its client's while open. */
+  private open(response: HttpResponse): SseConnection {
+    const connection = SseConnection.open(response, {}, this.options.maxBufferedBytes);
+    this.options.client?.track(connection, (listener) => connection.onClose(listener));
+    return connection;
   }
 
   private keepStandalone(connection: SseConnection): void {
@@ -416,7 +470,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
     if (!events) return false;
     // A GET stream another instance held (and kept events of): the broadcasts seen here that it never kept.
     const missed = standalone ? await this.notKept(streamId) : undefined;
-    const connection = SseConnection.open(response, {}, this.options.maxBufferedBytes);
+    const connection = this.open(response);
     for (const event of events) connection.write(serialize(event.message), `${streamId}_${event.seq}`);
     if (standalone) {
       const held = this.standaloneHeld ?? [];
@@ -473,15 +527,15 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed) return Promise.resolve();
     try {
-      this.route(message, options);
+      return this.route(message, options) ?? Promise.resolve();
     } catch (error) {
       // A notification or request that cannot be turned into JSON: its sender's mistake, told to it.
       return Promise.reject(error);
     }
-    return Promise.resolve();
   }
 
-  private route(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): void {
+  /** Sends `message` where it belongs; a promise when it was refused (see {@link encode}). */
+  private route(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> | undefined {
     const responses = Array.isArray(message) ? message : isResponse(message) ? [message] : undefined;
     let exchange: Exchange | undefined;
     if (options?.batch) {
@@ -496,21 +550,23 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
       const key = responses ? (responses[0] as { id: RequestId | null }).id : options?.relatedRequestId;
       exchange = key === undefined || key === null ? undefined : this.exchanges.get(key);
     }
-    if (exchange) {
-      this.deliver(exchange, message, responses);
-    } else if (!responses && this.standaloneOpened) {
+    if (exchange) return this.deliver(exchange, message, responses, options?.relatedRequestId);
+    if (!responses && this.standaloneOpened) {
+      const out = this.encode(message, options?.relatedRequestId);
+      if (out.text === undefined) return out.refusal;
       // Stored even while the GET stream is down, so a client that resumes it misses nothing.
-      const id = this.event(this.standaloneId, ++this.standaloneSeq, message, options?.eventKey);
-      if (this.standaloneHeld) this.standaloneHeld.push(`id: ${id}\ndata: ${serialize(message)}\n\n`);
-      else if (this.standalone && !this.standalone.closed) this.standalone.write(serialize(message), id);
+      const id = this.event(this.standaloneId, ++this.standaloneSeq, out.sent, options?.eventKey);
+      if (this.standaloneHeld) this.standaloneHeld.push(`id: ${id}\ndata: ${out.text}\n\n`);
+      else if (this.standalone && !this.standalone.closed) this.standalone.write(out.text, id);
     } else if (!responses && this.standaloneElsewhere && options?.eventKey !== undefined && !Array.isArray(message)) {
       this.remember(options.eventKey, message);
     } else {
       this.options.onDropped?.(message);
     }
+    return undefined;
   }
 
-  private deliver(exchange: Exchange, message: JsonRpcMessage | JsonRpcMessage[], responses: JsonRpcMessage[] | undefined): void {
+  private deliver(exchange: Exchange, message: JsonRpcMessage | JsonRpcMessage[], responses: JsonRpcMessage[] | undefined, related: RequestId | undefined): Promise<void> | undefined {
     if (responses && !Array.isArray(message)) {
       const id = (message as { id: RequestId }).id;
       if (this.exchanges.get(id) === exchange) {
@@ -518,14 +574,29 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
         this.exchanges.delete(id);
       }
     }
+    const out = this.encode(message, related);
+    if (out.text === undefined) return out.refusal;
     const last = responses !== undefined && exchange.waiting === 0;
     if (exchange.undecided && last) {
-      exchange.answerJson(message);
-      return;
+      exchange.answerJson(out.sent, out.text);
+      return undefined;
     }
     if (exchange.undecided) this.stream(exchange);
-    exchange.write(serialize(message), this.event(exchange.streamId, ++exchange.seq, message));
+    exchange.write(out.text, this.event(exchange.streamId, ++exchange.seq, out.sent));
     if (last) exchange.finish();
+    return undefined;
+  }
+
+  /**
+   * The text of `message` within the limits of the session's client (see backpressure.ts); for a
+   * notification or request that must be dropped, the promise to answer its sender with (its
+   * related request is answered with -32011).
+   */
+  private encode(message: JsonRpcMessage | JsonRpcMessage[], related: RequestId | undefined): Sendable | { text?: undefined; refusal: Promise<void> } {
+    const client = this.options.client;
+    const out = outgoing(message, client ? client.unread() : 0, this.options.limits ?? UNLIMITED);
+    if (out.text !== undefined) return out;
+    return { refusal: dropForSlowClient(message as JsonRpcMessage, related, out.refused, this.onabort) };
   }
 
   /**
@@ -565,6 +636,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
 
   private stream(exchange: Exchange): void {
     this.streams.set(exchange.streamId, exchange);
+    this.options.client?.track(exchange, (listener) => exchange.whenRetired(listener));
     exchange.startStream();
     if (exchange.priming) exchange.prime(this.event(exchange.streamId, ++exchange.seq), this.options.retryMs);
   }
@@ -577,6 +649,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
     if (exchange.done) return;
     if (exchange.undecided) {
       this.streams.set(exchange.streamId, exchange);
+      this.options.client?.track(exchange, (listener) => exchange.whenRetired(listener));
       exchange.startStream();
       exchange.prime(this.event(exchange.streamId, ++exchange.seq), retryMs);
     } else {

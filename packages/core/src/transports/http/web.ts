@@ -46,8 +46,9 @@ export function createWebHandler(server: Constructor | McpHandler | McpApp, opti
   const app = server instanceof McpApp ? server : McpFactory.create(server, options.appOptions);
   const endpoint = new HttpEndpoint(app, options);
   const bodyLimit = endpoint.settings.bodyLimit;
+  const bodies = new Bodies(endpoint);
   const handler = async (request: Request): Promise<Response> => {
-    const response = new WebResponse(request.signal);
+    const response = new WebResponse(request.signal, bodies);
     const url = new URL(request.url);
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => (headers[name] = value));
@@ -60,6 +61,7 @@ export function createWebHandler(server: Constructor | McpHandler | McpApp, opti
       ip: options.clientIp?.(request),
       body: read.body,
       bodySuspect: read.suspect,
+      native: request,
     };
     endpoint.handle(http, response).catch((error: unknown) => {
       app.logger.error({ err: error }, 'MCP endpoint failed');
@@ -67,7 +69,111 @@ export function createWebHandler(server: Constructor | McpHandler | McpApp, opti
     });
     return response.response;
   };
-  return Object.assign(handler, { endpoint, close: () => endpoint.close() });
+  const close = async (): Promise<void> => {
+    await endpoint.close();
+    await bodies.taken(endpoint.gracePeriodMs);
+  };
+  return Object.assign(handler, { endpoint, close });
+}
+
+/** Bodies at least this long are handed to the server in slices, as it reads them. */
+const SLICED_FROM = 64 * 1024;
+/** The size of one slice. */
+const SLICE = 64 * 1024;
+
+/**
+ * The whole bodies this handler has handed out whose every byte the server has not read yet:
+ * large ones (what the server has not taken counts as the client's unread output), and, once
+ * closing began, every one — so that `close()` resolves only when the answers it promised were
+ * taken (a process that exits then loses none).
+ */
+class Bodies {
+  private readonly pending = new Set<SlicedBody>();
+  private readonly waiting: Array<() => void> = [];
+
+  constructor(private readonly endpoint: HttpEndpoint) {}
+
+  /** Whether a body of `length` characters is handed out in slices. */
+  sliced(length: number): boolean {
+    return length >= SLICED_FROM || this.endpoint.isClosing;
+  }
+
+  /** A body handed out in slices; `onTaken` runs once the server has read it all, or gave up. */
+  add(text: string, onTaken: () => void): SlicedBody {
+    const body = new SlicedBody(encoder.encode(text), () => {
+      this.pending.delete(body);
+      onTaken();
+      if (this.pending.size === 0) for (const settle of this.waiting.splice(0)) settle();
+    });
+    this.pending.add(body);
+    return body;
+  }
+
+  /** Resolves once every body handed out was taken, or after `timeoutMs` (a client that never reads). */
+  taken(timeoutMs: number): Promise<void> {
+    if (this.pending.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, timeoutMs);
+      timer.unref?.();
+      function done(): void {
+        clearTimeout(timer);
+        resolve();
+      }
+      this.waiting.push(done);
+    });
+  }
+}
+
+/**
+ * A whole body read in slices: each is a view of the encoded text, enqueued when the server pulls
+ * (a Node server behind {@link toNodeListener} pulls again once its socket drained), so the server
+ * never holds it all in its own buffers, and what it has not pulled is known.
+ */
+class SlicedBody {
+  readonly readable: ReadableStream<Uint8Array>;
+  private offset = 0;
+  private done = false;
+
+  constructor(
+    private readonly bytes: Uint8Array,
+    private readonly onTaken: () => void,
+  ) {
+    this.readable = new ReadableStream<Uint8Array>(
+      {
+        pull: (controller) => {
+          if (this.offset === this.bytes.byteLength) {
+            // Pulled past the last slice: the server wrote that one out. Told after the
+            // microtasks that end its response have run.
+            controller.close();
+            setImmediate(() => this.finish());
+            return;
+          }
+          const end = Math.min(this.offset + SLICE, this.bytes.byteLength);
+          controller.enqueue(this.bytes.subarray(this.offset, end));
+          this.offset = end;
+        },
+        cancel: () => this.finish(),
+      },
+      { highWaterMark: 0 },
+    );
+  }
+
+  /** Bytes the server has not pulled yet. */
+  get bufferedBytes(): number {
+    return this.done ? 0 : this.bytes.byteLength - this.offset;
+  }
+
+  /** The length in bytes. */
+  get byteLength(): number {
+    return this.bytes.byteLength;
+  }
+
+  /** Given up: the request ended before the body was read. */
+  finish(): void {
+    if (this.done) return;
+    this.done = true;
+    this.onTaken();
+  }
 }
 
 const NO_BODY = { body: undefined, suspect: false };
@@ -124,8 +230,12 @@ class WebResponse implements HttpResponse {
   private resolve!: (response: Response) => void;
   private readonly over = new WhenOver();
   private body?: WebStream = undefined;
+  private sliced?: SlicedBody = undefined;
 
-  constructor(private readonly signal: AbortSignal) {
+  constructor(
+    private readonly signal: AbortSignal,
+    private readonly bodies: Bodies,
+  ) {
     this.response = new Promise((resolve) => (this.resolve = resolve));
     signal.addEventListener('abort', () => this.finish(), { once: true });
   }
@@ -133,8 +243,15 @@ class WebResponse implements HttpResponse {
   send(status: number, headers: Readonly<Record<string, string>>, body?: string): void {
     if (this.started) return;
     this.started = true;
-    this.resolve(new Response(status === 202 || status === 204 ? null : (body ?? null), { status, headers }));
-    queueMicrotask(() => this.finish());
+    if (body === undefined || status === 202 || status === 204 || !this.bodies.sliced(body.length)) {
+      this.resolve(new Response(status === 202 || status === 204 ? null : (body ?? null), { status, headers }));
+      queueMicrotask(() => this.finish());
+      return;
+    }
+    const sliced = this.bodies.add(body, () => this.finish());
+    this.sliced = sliced;
+    this.resolve(new Response(sliced.readable, { status, headers: { ...headers, 'content-length': String(sliced.byteLength) } }));
+    if (this.signal.aborted) sliced.finish();
   }
 
   stream(headers: Readonly<Record<string, string>>, whole?: string): HttpStream {
@@ -156,14 +273,19 @@ class WebResponse implements HttpResponse {
     return this.signal.aborted || (this.body?.cancelled ?? false);
   }
 
+  get bufferedBytes(): number {
+    return this.sliced?.bufferedBytes ?? 0;
+  }
+
   onClose(listener: () => void): void {
     this.over.add(listener);
   }
 
-  /** The response is over: complete, cut by the client, or destroyed. */
+  /** The response is over: complete (its body taken), cut by the client, or destroyed. */
   private finish(): void {
     if (this.over.done) return;
     this.body?.cut();
+    this.sliced?.finish();
     this.over.fire();
   }
 }
