@@ -87,7 +87,11 @@ export function outgoing(message: JsonRpcMessage | JsonRpcMessage[], unread: num
   const id = (message as JsonRpcResponse).id as RequestId;
   const max = limits.maxResultBytes;
   // Known too large before it is serialized: no copy of it is made.
-  if ('result' in message && exceeds(message.result, max)) return replaced(id, resultTooLarge(undefined, max));
+  if ('result' in message) {
+    const least = leastLength(message.result, max);
+    if (least > max) return replaced(id, resultTooLarge(undefined, max));
+    if (least > room) return replaced(id, unreadTooLarge(unread, least, limits.maxUnreadBytes));
+  }
   const text = serialize(message);
   if (fits(text, Math.min(max, room))) return { text, sent: message };
   const bytes = utf8Length(text);
@@ -103,7 +107,7 @@ function batchAnswer(messages: JsonRpcMessage[], unread: number, limits: OutputL
   let total = 2;
   for (const member of messages) {
     let text: string | undefined;
-    if (!('result' in member) || !exceeds(member.result, max - total)) {
+    if (!('result' in member) || leastLength(member.result, max) <= max - total) {
       text = serialize(member);
       if (!fits(text, max - total - 1)) text = undefined;
     }
@@ -149,24 +153,30 @@ export function utf8Length(text: string): number {
 const LOOK = 64;
 
 /**
- * True when `value`'s JSON is surely longer than `max` characters: the strings met in its first
- * {@link LOOK} nodes are already longer. False says nothing (the text decides).
+ * A length `value`'s JSON has at least: the strings met in its first {@link LOOK} nodes (more is
+ * not counted once past `cap`). Cheap, and enough to refuse a result made of a few large strings
+ * without copying them; the text decides the rest.
  */
-function exceeds(value: unknown, max: number): boolean {
+function leastLength(value: unknown, cap: number): number {
   let seen = 0;
   let length = 0;
   const stack: unknown[] = [value];
-  while (stack.length > 0 && seen++ < LOOK) {
+  while (stack.length > 0 && seen++ < LOOK && length <= cap) {
     const node = stack.pop();
-    if (typeof node === 'string') {
-      length += node.length;
-      if (length > max) return true;
-    } else if (typeof node === 'object' && node !== null) {
-      if (Array.isArray(node)) for (const item of node) stack.push(item);
-      else for (const key in node) stack.push((node as Record<string, unknown>)[key]);
+    if (typeof node === 'string') length += node.length;
+    else if (typeof node === 'object' && node !== null) {
+      // A few children of each: a large array costs no more than a small one.
+      if (Array.isArray(node)) for (let i = 0; i < node.length && i < LOOK; i++) stack.push(node[i]);
+      else {
+        let children = 0;
+        for (const key in node) {
+          if (children++ === LOOK) break;
+          stack.push((node as Record<string, unknown>)[key]);
+        }
+      }
     }
   }
-  return false;
+  return length;
 }
 
 /**
