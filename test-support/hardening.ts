@@ -17,6 +17,8 @@ export const REPO_ROOT = path.resolve(__dirname, '..');
 export const FIXTURE = {
   stdio: path.join(REPO_ROOT, 'test-support/fixtures/dist/stdio.js'),
   http: path.join(REPO_ROOT, 'test-support/fixtures/dist/http.js'),
+  /** The same server through the Web-standard handler on Node's HTTP server. */
+  web: path.join(REPO_ROOT, 'test-support/fixtures/dist/web.js'),
 };
 
 /** The 2026-07-28 revision and the `_meta` envelope of a request that declares nothing. */
@@ -81,10 +83,10 @@ export interface HttpFixture {
   kill(): void;
 }
 
-/** Starts the HTTP fixture; resolves once it listens. */
-export function spawnHttpFixture(env: Record<string, string> = {}): Promise<HttpFixture> {
-  if (!existsSync(FIXTURE.http)) throw new Error(`${FIXTURE.http} does not exist: build first with \`npx tsc -b\``);
-  const child = spawn(process.execPath, [FIXTURE.http], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+/** Starts the HTTP fixture (Fastify, or `main`); resolves once it listens. */
+export function spawnHttpFixture(env: Record<string, string> = {}, main: string = FIXTURE.http): Promise<HttpFixture> {
+  if (!existsSync(main)) throw new Error(`${main} does not exist: build first with \`npx tsc -b\``);
+  const child = spawn(process.execPath, [main], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
   let stderr = '';
   child.stderr.setEncoding('utf8');
   child.stderr.on('data', (text: string) => (stderr += text));

@@ -17,7 +17,7 @@ import { McpFactory, createLogger } from '@hermes-mcp/core';
 import { InMemoryTransport, Peer } from '@hermes-mcp/protocol';
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { HardeningServer, observed } from '../../../test-support/fixtures/src/hardening.server';
-import { bounded, messagesOf, modernPost, openSession, rpc, sessionPost, spawnStdioFixture } from '../../../test-support/hardening';
+import { FIXTURE, bounded, messagesOf, modernPost, openSession, rpc, sessionPost, spawnHttpFixture, spawnStdioFixture } from '../../../test-support/hardening';
 import { eventually } from '../../../test-support/e2e';
 
 type Raw = Record<string, unknown>;
@@ -131,6 +131,36 @@ describe('closing the Fastify app with 50 requests in flight', () => {
     expect(seen.filter((o) => o.kind === 'lost')).toEqual([]);
     expect(seen.filter((o) => o.kind === 'error' && o.code === -32010 && /grace period/.test(o.message))).toHaveLength(50);
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+  });
+});
+
+describe('the Web-standard handler on Node (spawned process): SIGTERM, then `await handler.close(); process.exit(0)`', () => {
+  it('with 50 requests past the grace period: every one is answered -32010 before the process exits, JSON answers included', async () => {
+    const server = await spawnHttpFixture({ HERMES_LOG_LEVEL: 'warn', HARDENING_GRACE_MS: '400' }, FIXTURE.web);
+    try {
+      const counters = async () => {
+        const [answer] = await messagesOf(await modernPost(server.url, 'stats', 'tools/call', { name: 'stats', arguments: {} }));
+        return (answer.result as { structuredContent: Raw }).structuredContent;
+      };
+      const before = await counters();
+      const { outcomes, clients } = await fiftyInFlight(server.url, 30_000);
+      await eventually(
+        'all 50 to be running',
+        async () => {
+          const now = await counters();
+          return (now.slowStarted as number) - (before.slowStarted as number) === 35 && (now.floods as number) - (before.floods as number) === 15;
+        },
+        20_000,
+      );
+      server.child.kill('SIGTERM');
+      expect(await bounded(server.exited, 'the process to exit')).toBe(0);
+      const seen = await bounded(Promise.all(outcomes), 'every answer');
+      expect(seen.filter((o) => o.kind === 'lost')).toEqual([]);
+      expect(seen.filter((o) => o.kind === 'error' && o.code === -32010 && /grace period/.test(o.message))).toHaveLength(50);
+      await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    } finally {
+      server.kill();
+    }
   });
 });
 
