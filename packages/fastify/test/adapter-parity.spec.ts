@@ -43,7 +43,7 @@ interface Answer {
 type Adapter = 'fastify' | 'web';
 const running: Array<() => Promise<void>> = [];
 
-async function start(adapter: Adapter, options: HttpEndpointOptions = {}): Promise<number> {
+async function start(adapter: Adapter, options: HttpEndpointOptions & { websocket?: boolean } = {}): Promise<number> {
   if (adapter === 'fastify') {
     const app: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true });
     await app.register(hermesMcp, { server: ParityServer, appOptions: { logger: silent }, ...options });
@@ -51,7 +51,8 @@ async function start(adapter: Adapter, options: HttpEndpointOptions = {}): Promi
     running.push(() => app.close());
     return (app.server.address() as AddressInfo).port;
   }
-  const handler = createWebHandler(ParityServer, { ...options, appOptions: { logger: silent } });
+  const { websocket: _, ...endpointOptions } = options;
+  const handler = createWebHandler(ParityServer, { ...endpointOptions, appOptions: { logger: silent } });
   const server: Server = createServer(toNodeListener(handler));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   running.push(async () => {
@@ -134,6 +135,28 @@ describe.each<Adapter>(['fastify', 'web'])('%s: nothing a client sends throws ou
   });
 });
 
+describe('fastify: hostile WebSocket upgrades are answered, and the server goes on serving', () => {
+  let port: number;
+
+  beforeAll(async () => {
+    port = await start('fastify', { websocket: true });
+  });
+
+  const upgrade = 'upgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-version: 13\r\nsec-websocket-protocol: mcp';
+  it.each([
+    { what: 'a Host that is no host', headers: `host: [\r\n${upgrade}\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==`, status: 403 },
+    { what: 'no subprotocol', headers: `${HOST}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==`, status: 400 },
+    { what: 'no key', headers: `${HOST}\r\n${upgrade}`, status: 400 },
+    { what: 'a key that is not base64 of 16 bytes', headers: `${HOST}\r\n${upgrade}\r\nsec-websocket-key: !!`, status: 400 },
+    { what: 'a version ws does not speak', headers: `${HOST}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-version: 99\r\nsec-websocket-protocol: mcp\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==`, status: 400 },
+  ])('$what → $status', async ({ headers, status }) => {
+    const answer = await raw(port, `GET /mcp/ws HTTP/1.1\r\n${headers}`);
+    expect(answer.status).toBe(status);
+    const ping = await raw(port, `POST /mcp HTTP/1.1\r\n${HOST}\r\ncontent-type: application/json\r\n${ACCEPT_BOTH}`, '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}');
+    expect(ping.status).toBe(200);
+  });
+});
+
 describe('both adapters answer every method the same way, from core', () => {
   const ports: Partial<Record<Adapter, number>> = {};
 
@@ -162,7 +185,15 @@ describe('both adapters answer every method the same way, from core', () => {
     ['POST /mcp/messages?sessionId=x', 'content-type: application/json', '{}', { status: 404 }],
   ];
 
-  it.each(cases)('%s (%s) → %j', async (line, headers, body, expected) => {
+  const named = cases.map(([line, headers, body, expected]) => ({
+    name: `${line}${headers ? ` [${headers.replace(/\r\n/g, '; ')}]` : ''}${body ? ` ${body}` : ''} → ${expected.status as number}`,
+    line,
+    headers,
+    body,
+    expected,
+  }));
+
+  it.each(named)('$name', async ({ line, headers, body, expected }) => {
     const head = `${line} HTTP/1.1\r\n${HOST}${headers ? `\r\n${headers}` : ''}`;
     const fastify = essence(await raw(ports.fastify!, head, body));
     const web = essence(await raw(ports.web!, head, body));
