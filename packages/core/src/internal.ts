@@ -4,9 +4,10 @@
  * the engine's types and the method table. No stability promise beyond the packages of this
  * repository, which move together.
  */
-export { HttpEndpoint, HTTP_DEFAULTS, principalOf, sendError } from './transports/http/endpoint';
+export { HttpEndpoint, HTTP_DEFAULTS, bodyTimedOut, principalOf, sendError } from './transports/http/endpoint';
+export { Deadlines } from './transports/http/deadlines';
 export type { HttpResponse, HttpStream } from './transports/http/exchange';
-export { NodeHttpStream, streamNodeResponse } from './transports/http/node';
+export { NodeHttpResponse, NodeHttpStream, streamNodeResponse } from './transports/http/node';
 export { DEFAULT_MAX_BUFFERED_BYTES } from './transports/http/sse';
 export type { OutputLimits } from './transports/backpressure';
 export type { ClientView, Unread } from './transports/unread';

@@ -14,7 +14,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { Constructor, HttpEndpointOptions, HttpRequest, McpApp, McpAppOptions, McpFactory, McpHandler } from '@hermes-mcp/core';
-import { HttpEndpoint, HttpResponse, sendError } from '@hermes-mcp/core/internal';
+import { Deadlines, HttpEndpoint, HttpResponse, NodeHttpResponse, bodyTimedOut, sendError } from '@hermes-mcp/core/internal';
 import { ErrorCode, McpError, parseJson } from '@hermes-mcp/protocol';
 import { FastifyExchange, suspectBodies } from './exchange';
 import { WebSocketOptions, serveWebSocket } from './websocket-route';
@@ -50,6 +50,14 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
   const endpoint = new HttpEndpoint(app, { ...options, clientKey: clientKey && ((request) => clientKey(request.native as FastifyRequest)) });
   const { path } = endpoint;
   const { bodyLimit } = endpoint.settings;
+  const deadlines = new Deadlines<FastifyRequest>(endpoint.settings.bodyTimeout);
+  /** The body did not arrive in time: 408, and the connection closes (the rest of the body is not waited for). */
+  const bodyTooSlow = (request: FastifyRequest, reply: FastifyReply): void => {
+    if (reply.sent || request.raw.destroyed) return;
+    reply.hijack();
+    bodyTimedOut(new NodeHttpResponse(reply.raw), deadlines.timeoutMs);
+    reply.raw.once('finish', () => request.raw.socket.destroy());
+  };
   // The endpoint's promise is the handler's: it resolves once the reply was sent or hijacked.
   const route = (serve: (request: HttpRequest, response: HttpResponse) => Promise<void>) => (request: FastifyRequest, reply: FastifyReply) => {
     const exchange = new FastifyExchange(request, reply);
@@ -105,11 +113,17 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       if (parsed.suspect) suspectBodies.add(parsed.value as object);
       done(null, parsed.value);
     });
-    // A callback hook, not an async one: it runs on every request, and a promise per request costs.
+    // Callback hooks, not async ones: they run on every request, and a promise per request costs.
     scope.addHook('onRequest', (request, reply, done) => {
       const problem = endpoint.originProblem(request.headers);
-      if (problem) endpoint.forbid(new FastifyExchange(request, reply), problem);
-      else done();
+      if (problem) return endpoint.forbid(new FastifyExchange(request, reply), problem);
+      // Fastify's own requestTimeout is off by default: a body that trickles in is cut here.
+      if (request.method === 'POST') deadlines.add(request, () => bodyTooSlow(request, reply));
+      done();
+    });
+    scope.addHook('preValidation', (request, _reply, done) => {
+      deadlines.delete(request);
+      done();
     });
     scope.post(
       path,

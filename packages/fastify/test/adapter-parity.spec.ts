@@ -251,3 +251,28 @@ describe.each<Adapter>(['fastify', 'web'])('%s: the protected-resource metadata 
     expect(essence(put)).toMatchObject({ status: 405, allow: 'GET, OPTIONS', 'access-control-allow-origin': '*' });
   });
 });
+
+describe.each<Adapter>(['fastify', 'web'])('%s: a body that trickles in is cut at bodyTimeout (Fastify has no request timeout by default)', (adapter) => {
+  let port: number;
+
+  beforeAll(async () => {
+    port = await start(adapter, { bodyTimeout: 500 });
+  });
+
+  it('a byte every 100 ms of a 1 000-byte body: 408 naming the limit, the connection closed, the server goes on serving', async () => {
+    const socket = connect(port, '127.0.0.1');
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('error', () => undefined);
+    socket.write(`POST /mcp HTTP/1.1\r\n${HOST}\r\ncontent-type: application/json\r\n${ACCEPT_BOTH}\r\ncontent-length: 1000\r\n\r\n[`);
+    const drip = setInterval(() => socket.writable && socket.write(' '), 100);
+    await closed;
+    clearInterval(drip);
+    const text = Buffer.concat(chunks).toString('utf8');
+    expect(text.slice(0, 12)).toBe('HTTP/1.1 408');
+    expect(JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1))).toMatchObject({ error: { code: -32600, message: expect.stringContaining('bodyTimeout') } });
+    const ping = await raw(port, `POST /mcp HTTP/1.1\r\n${HOST}\r\ncontent-type: application/json\r\n${ACCEPT_BOTH}`, '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}');
+    expect(ping.status).toBe(200);
+  });
+});

@@ -93,6 +93,12 @@ export interface HttpEndpointOptions extends OriginPolicy {
   shutdownGracePeriod?: number;
   /** Largest request body in bytes; larger gets 413 (default 4 MiB). Enforced by the adapter. */
   bodyLimit?: number;
+  /**
+   * Most milliseconds a POST's body may take to arrive once its headers did (default 60 000; 0:
+   * no limit). Past it: 408 and the connection is closed, so a client that sends a byte a second
+   * cannot hold a request for ever. Enforced by the adapter.
+   */
+  bodyTimeout?: number;
   /** Milliseconds a client waits before reconnecting a closed SSE stream (`retry`, default 1000). */
   retryMs?: number;
   /** Events kept per session for resumption by the default event store (default 1000). */
@@ -194,6 +200,7 @@ export const HTTP_DEFAULTS = Object.freeze({
   maxSessions: 10_000,
   maxSessionsPerClient: 1_000,
   bodyLimit: 4 * 1024 * 1024,
+  bodyTimeout: 60_000,
   retryMs: 1000,
   eventStoreLimit: 1000,
   maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES,
@@ -224,6 +231,13 @@ function methodNotAllowed(response: HttpResponse, method: string, path: string, 
 /** Answers with a JSON-RPC error: with the request's id when it is known, without one otherwise (HTTP-level errors). */
 export function sendError(response: HttpResponse, status: number, code: number, message: string, data?: unknown, id?: RequestId): void {
   response.send(status, JSON_HEADERS, serialize(errorResponse(id, new McpError(code, message, data))));
+}
+
+/** 408: the body did not arrive within `bodyTimeout`. For adapters. */
+export function bodyTimedOut(response: HttpResponse, timeoutMs: number): void {
+  const error = McpError.invalidRequest(`Request Timeout: the body did not arrive within ${timeoutMs} ms (bodyTimeout)`);
+  // The rest of the body is not waited for: the connection closes after the answer.
+  response.send(408, { ...JSON_HEADERS, connection: 'close' }, serialize(errorResponse(undefined, error)));
 }
 
 /** 415: the body is not declared `application/json`. */

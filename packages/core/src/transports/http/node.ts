@@ -67,9 +67,10 @@ export function streamNodeResponse(raw: ServerResponse, headers: Readonly<Record
 
 /**
  * An {@link HttpResponse} over a plain Node response: what {@link toNodeListener} answers through
- * when a request cannot become a Fetch API `Request` and core answers it directly.
+ * when a request cannot become a Fetch API `Request` and core answers it directly, and what an
+ * adapter answers through once it took the response over. For adapters.
  */
-class NodeHttpResponse implements HttpResponse {
+export class NodeHttpResponse implements HttpResponse {
   constructor(private readonly raw: ServerResponse) {}
 
   send(status: number, headers: Readonly<Record<string, string>>, body?: string): void {

@@ -9,7 +9,8 @@ import { ErrorCode, parseJson } from '@hermes-mcp/protocol';
 import type { Constructor } from '../../bootstrap/container';
 import { McpApp, McpAppOptions, McpFactory } from '../../bootstrap/factory';
 import type { McpHandler } from '../../engine/mcp-handler';
-import { HttpEndpoint, HttpEndpointOptions, sendError } from './endpoint';
+import { HttpEndpoint, HttpEndpointOptions, bodyTimedOut, sendError } from './endpoint';
+import { Deadlines } from './deadlines';
 import type { HttpRequest, HttpResponse, HttpStream } from './exchange';
 import { isJsonContentType } from './accept';
 
@@ -46,13 +47,14 @@ export function createWebHandler(server: Constructor | McpHandler | McpApp, opti
   const app = server instanceof McpApp ? server : McpFactory.create(server, options.appOptions);
   const endpoint = new HttpEndpoint(app, options);
   const bodyLimit = endpoint.settings.bodyLimit;
+  const deadlines = new Deadlines<Request>(endpoint.settings.bodyTimeout);
   const bodies = new Bodies(endpoint);
   const handler = async (request: Request): Promise<Response> => {
     const response = new WebResponse(request.signal, bodies);
     const url = new URL(request.url);
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => (headers[name] = value));
-    const read = request.method === 'POST' ? await readBody(request, headers, bodyLimit, response) : NO_BODY;
+    const read = request.method === 'POST' ? await readBody(request, headers, bodyLimit, deadlines, response) : NO_BODY;
     if (read === undefined) return response.response;
     const http: HttpRequest = {
       method: request.method,
@@ -183,7 +185,13 @@ const encoder = new TextEncoder();
  * The body of a POST, parsed: undefined (and the response sent: 413, 400) when it is too large,
  * empty or not JSON. A body that is not declared JSON is left for the endpoint to refuse (415).
  */
-async function readBody(request: Request, headers: Record<string, string>, limit: number, response: HttpResponse): Promise<{ body: unknown; suspect: boolean } | undefined> {
+async function readBody(
+  request: Request,
+  headers: Record<string, string>,
+  limit: number,
+  deadlines: Deadlines<Request>,
+  response: HttpResponse,
+): Promise<{ body: unknown; suspect: boolean } | undefined> {
   const tooLarge = () => sendError(response, 413, ErrorCode.InvalidRequest, `Payload Too Large: the body exceeds ${limit} bytes (bodyLimit)`);
   const declared = Number(headers['content-length']);
   if (declared > limit) return void tooLarge();
@@ -194,15 +202,26 @@ async function readBody(request: Request, headers: Record<string, string>, limit
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    const { done, value } = (await reader.read()) as { done: true; value?: undefined } | { done: false; value: Uint8Array };
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      return void tooLarge();
+  let late = false;
+  // A body that trickles in is cut at the deadline: the pending read ends, and the answer is 408.
+  deadlines.add(request, () => {
+    late = true;
+    void reader.cancel().catch(() => undefined);
+  });
+  try {
+    for (;;) {
+      const { done, value } = (await reader.read()) as { done: true; value?: undefined } | { done: false; value: Uint8Array };
+      if (late) return void bodyTimedOut(response, deadlines.timeoutMs);
+      if (done) break;
+      size += value.byteLength;
+      if (size > limit) {
+        await reader.cancel();
+        return void tooLarge();
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } finally {
+    deadlines.delete(request);
   }
   const text = new TextDecoder().decode(chunks.length === 1 ? chunks[0] : concat(chunks, size));
   if (text === '') return void sendError(response, 400, ErrorCode.InvalidRequest, 'Bad Request: the body is empty');
