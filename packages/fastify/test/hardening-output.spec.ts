@@ -366,3 +366,34 @@ describe('2025-03-26 batches are bounded', () => {
     expect(answers.filter((a) => a.result)).toHaveLength(100);
   });
 });
+
+describe('events kept for resumption are bounded in bytes per session (eventStoreBytes)', () => {
+  let server: HttpFixture;
+
+  beforeAll(async () => {
+    server = await spawnHttpFixture({ HERMES_LOG_LEVEL: 'warn', HARDENING_EVENT_BYTES: '20000' });
+  });
+
+  afterAll(async () => {
+    server.kill();
+    await server.exited;
+  });
+
+  it('a client that leaves a stream of 50 × 1 000-character events: the oldest go, a resumption from the first gets 400', async () => {
+    const sessionId = await openSession(server.url);
+    const floods = (await stats(server)).floodsFinished as number;
+    const response = await sessionPost(server.url, sessionId, rpc('f', 'tools/call', { name: 'flood', arguments: { events: 50, bytes: 1000, delayMs: 5 }, _meta: { progressToken: 'p' } }));
+    const reader = response.body!.getReader();
+    const parser = new SseParser();
+    let first: string | undefined;
+    while (first === undefined) {
+      const { value } = await reader.read();
+      first = parser.push(new TextDecoder().decode(value)).find((e) => e.data.includes('notifications/progress'))?.id;
+    }
+    await reader.cancel();
+    await eventually('the flood to finish', async () => ((await stats(server)).floodsFinished as number) > floods);
+    const resumed = await fetch(server.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'last-event-id': first } });
+    expect(resumed.status).toBe(400);
+    expect(await resumed.json()).toMatchObject({ error: { code: -32600, message: expect.stringContaining(first) } });
+  });
+});

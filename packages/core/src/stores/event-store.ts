@@ -13,6 +13,12 @@ export interface StoredEvent {
   message: JsonRpcMessage | JsonRpcMessage[];
 }
 
+/** An event the in-memory store keeps, with what it weighs. */
+interface KeptEvent extends StoredEvent {
+  /** The characters of its JSON. */
+  size: number;
+}
+
 /**
  * Where a session's SSE events are kept for resumption. The transport numbers the events of each
  * stream (1, 2, 3, …) and makes their ids; the store keeps them. Each method may answer at once or
@@ -23,9 +29,10 @@ export interface EventStore {
   /**
    * Keeps event `seq` of `streamId`. Without a message it is a priming event: nothing to replay,
    * but the stream can be resumed from it. `key` names a broadcast in a cluster (see
-   * {@link EventStore.keys}); a store for one process may ignore it.
+   * {@link EventStore.keys}); a store for one process may ignore it. `size` is the length of the
+   * message's JSON, in characters, for a store that bounds what it keeps by size.
    */
-  append(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[], key?: string): Awaitable<void>;
+  append(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[], key?: string, size?: number): Awaitable<void>;
   /**
    * The events of `streamId` after `seq`, oldest first; undefined when the store cannot replay
    * from there (a stream or number it never had, or events evicted since).
@@ -46,43 +53,55 @@ interface StreamEvents {
   /** The highest number kept on the stream (events and priming marks). */
   seq: number;
   /** Stored events, oldest first. */
-  events: StoredEvent[];
+  events: KeptEvent[];
   /** The newest sequence number dropped by eviction: a resumption from before it fails. */
   floor: number;
 }
 
+/** Default of the characters an {@link InMemoryEventStore} keeps per session: 16 MiB, one answer of the largest default size. */
+export const DEFAULT_EVENT_STORE_BYTES = 16 * 1024 * 1024;
+
 /**
- * Keeps events in memory, at most `limit` per session (default 1000). Past the limit, the oldest
- * stream (the first one still kept) loses its oldest event, and a resumption from before it fails
- * rather than skipping events silently. Each step costs the same however many events are kept:
- * no list of every event to search or shift.
+ * Keeps events in memory, at most `limit` per session (default 1000) and at most `maxBytes`
+ * characters of their JSON (default 16 MiB; the newest event is kept whatever its size). Past
+ * either, the oldest stream (the first one still kept) loses its oldest event, and a resumption
+ * from before it fails rather than skipping events silently. Each step costs the same however
+ * many events are kept: no list of every event to search or shift.
  */
 export class InMemoryEventStore implements EventStore {
   // Made on the first event: most sessions never stream, and an empty Map still costs ~170 bytes.
   private streams?: Map<string, StreamEvents> = undefined;
   /** Events kept, over all streams. */
   private stored = 0;
+  /** Characters of the events kept, over all streams. */
+  private bytes = 0;
 
-  constructor(private readonly limit = 1000) {}
+  constructor(
+    private readonly limit = 1000,
+    private readonly maxBytes = DEFAULT_EVENT_STORE_BYTES,
+  ) {}
 
-  append(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[]): void {
+  append(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[], _key?: string, size = 0): void {
     const stream = this.stream(streamId);
     if (seq > stream.seq) stream.seq = seq;
     if (message === undefined) return;
-    stream.events.push({ seq, message });
-    if (++this.stored > this.limit) this.evictOne();
+    stream.events.push({ seq, message, size });
+    this.stored++;
+    this.bytes += size;
+    while ((this.stored > this.limit || this.bytes > this.maxBytes) && this.stored > 1) this.evictOne();
   }
 
   replayAfter(streamId: string, after: number): StoredEvent[] | undefined {
     const stream = this.streams?.get(streamId);
     if (!stream || !Number.isSafeInteger(after) || after > stream.seq || after < stream.floor) return undefined;
-    return stream.events.filter((e) => e.seq > after);
+    return stream.events.filter((e) => e.seq > after).map(({ seq, message }) => ({ seq, message }));
   }
 
   forget(streamId: string): void {
     const stream = this.streams?.get(streamId);
     if (!stream) return;
     this.stored -= stream.events.length;
+    for (const event of stream.events) this.bytes -= event.size;
     this.streams!.delete(streamId);
   }
 
@@ -93,6 +112,7 @@ export class InMemoryEventStore implements EventStore {
       if (oldest) {
         stream.floor = oldest.seq;
         this.stored--;
+        this.bytes -= oldest.size;
         return;
       }
     }

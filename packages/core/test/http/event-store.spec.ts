@@ -68,4 +68,22 @@ describe('InMemoryEventStore', () => {
     expect(progressOf(store.replayAfter('get', 0))).toEqual([1]);
     expect(store.replayAfter('get', 1)).toEqual([]);
   });
+
+  it('keeps at most `maxBytes` characters of events: the oldest go first, the newest stays whatever its size', () => {
+    const store = new InMemoryEventStore(1000, 100);
+    store.append('a', 1, note(1), undefined, 40);
+    store.append('a', 2, note(2), undefined, 40);
+    expect(progressOf(store.replayAfter('a', 0))).toEqual([1, 2]);
+    store.append('b', 1, note(3), undefined, 40);
+    // 120 characters for a limit of 100: a_1 went.
+    expect(store.replayAfter('a', 0)).toBeUndefined();
+    expect(progressOf(store.replayAfter('a', 1))).toEqual([2]);
+    store.forget('a');
+    // One event larger than the limit is kept alone.
+    store.append('c', 1, note(4), undefined, 500);
+    expect(store.replayAfter('b', 0)).toBeUndefined();
+    expect(progressOf(store.replayAfter('c', 0))).toEqual([4]);
+    store.append('c', 2, note(5), undefined, 10);
+    expect(progressOf(store.replayAfter('c', 1))).toEqual([5]);
+  });
 });

@@ -36,7 +36,7 @@ import { ResourceServer, ResourceServerOptions } from '../../auth/resource-serve
 import { accepts, headerOf, isJsonContentType } from './accept';
 import { HttpError } from './http-error';
 export { HttpError } from './http-error';
-import { EventStore, InMemoryEventStore } from '../../stores/event-store';
+import { DEFAULT_EVENT_STORE_BYTES, EventStore, InMemoryEventStore } from '../../stores/event-store';
 import type { HttpRequest, HttpResponse } from './exchange';
 import { HeadersRecord, validateHeaderDeclarations } from './headers';
 import { serveModern } from './modern-http';
@@ -103,6 +103,12 @@ export interface HttpEndpointOptions extends OriginPolicy {
   retryMs?: number;
   /** Events kept per session for resumption by the default event store (default 1000). */
   eventStoreLimit?: number;
+  /**
+   * Characters of JSON the default event store keeps per session for resumption (default 16 MiB;
+   * the newest event is kept whatever its size). Past it the oldest events go, and a resumption
+   * from before them gets 400.
+   */
+  eventStoreBytes?: number;
   /**
    * The event store of a new Streamable HTTP session, where its SSE events are kept for
    * resumption (default: an {@link InMemoryEventStore} of `eventStoreLimit` events).
@@ -203,6 +209,7 @@ export const HTTP_DEFAULTS = Object.freeze({
   bodyTimeout: 60_000,
   retryMs: 1000,
   eventStoreLimit: 1000,
+  eventStoreBytes: DEFAULT_EVENT_STORE_BYTES,
   maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES,
   maxUnreadBytes: DEFAULT_MAX_UNREAD_BYTES,
 });
@@ -750,13 +757,13 @@ export class HttpEndpoint {
   /** Opens a Streamable HTTP session: a new one (`initialize`), or one taken up from its record. */
   private async openStreamable(client: string, restore?: SessionRecord, principal = restore?.principal, joined = false): Promise<HttpSession> {
     const id = restore?.id ?? randomBytes(24).toString('base64url');
-    const { eventStoreLimit, retryMs, maxBufferedBytes } = this.settings;
+    const { eventStoreLimit, eventStoreBytes, retryMs, maxBufferedBytes } = this.settings;
     const cluster = this.cluster;
     const events = this.options.eventStore ?? (cluster && ((sessionId: string) => cluster.eventStore(sessionId)));
     const transport = new StreamableHttpTransport(
       new SessionTransportOptions(
         id,
-        events ? events(id) : new InMemoryEventStore(eventStoreLimit),
+        events ? events(id) : new InMemoryEventStore(eventStoreLimit, eventStoreBytes),
         retryMs,
         maxBufferedBytes,
         this.log,

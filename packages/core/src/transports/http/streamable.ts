@@ -484,7 +484,10 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
       this.standaloneSeq = Math.max(this.standaloneSeq, after, events.length > 0 ? events[events.length - 1].seq : 0);
       this.standaloneOpened = true;
       this.standaloneElsewhere = false;
-      for (const { key, message } of missed ?? []) connection.write(serialize(message), this.event(streamId, ++this.standaloneSeq, message, key));
+      for (const { key, message } of missed ?? []) {
+        const text = serialize(message);
+        connection.write(text, this.event(streamId, ++this.standaloneSeq, message, key, text.length));
+      }
       this.keepStandalone(connection);
     } else if (live) {
       exchange.reattach(connection);
@@ -555,7 +558,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
       const out = this.encode(message, options?.relatedRequestId);
       if (out.text === undefined) return out.refusal;
       // Stored even while the GET stream is down, so a client that resumes it misses nothing.
-      const id = this.event(this.standaloneId, ++this.standaloneSeq, out.sent, options?.eventKey);
+      const id = this.event(this.standaloneId, ++this.standaloneSeq, out.sent, options?.eventKey, out.text.length);
       if (this.standaloneHeld) this.standaloneHeld.push(`id: ${id}\ndata: ${out.text}\n\n`);
       else if (this.standalone && !this.standalone.closed) this.standalone.write(out.text, id);
     } else if (!responses && this.standaloneElsewhere && options?.eventKey !== undefined && !Array.isArray(message)) {
@@ -582,7 +585,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
       return undefined;
     }
     if (exchange.undecided) this.stream(exchange);
-    exchange.write(out.text, this.event(exchange.streamId, ++exchange.seq, out.sent));
+    exchange.write(out.text, this.event(exchange.streamId, ++exchange.seq, out.sent, undefined, out.text.length));
     if (last) exchange.finish();
     return undefined;
   }
@@ -660,8 +663,8 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
   }
 
   /** Keeps event `seq` of a stream in the event store (without waiting for it) and returns its id. */
-  private event(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[], key?: string): string {
-    this.settle(this.options.eventStore.append(streamId, seq, message, key));
+  private event(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[], key?: string, size?: number): string {
+    this.settle(this.options.eventStore.append(streamId, seq, message, key, size));
     return `${streamId}_${seq}`;
   }
 
