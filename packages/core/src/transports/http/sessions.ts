@@ -68,6 +68,8 @@ export class IdleSessions {
     private readonly log: { debug(bindings: object, message: string): void },
     /** A session evicted to make room ended: its record goes too. */
     private readonly evicted: (id: string) => void,
+    /** A session ended here for want of use (the endpoint forgets its events once no process can serve it). */
+    private readonly expired: (session: LiveSession) => void = () => undefined,
   ) {}
 
   /** The live session of that id. */
@@ -184,6 +186,7 @@ export class IdleSessions {
       this.forget(oldest);
       this.log.debug({ sessionId: oldest.id }, 'session expired');
       void oldest.close();
+      this.expired(oldest);
     }
     this.arm();
   };
