@@ -730,7 +730,7 @@ export class HttpEndpoint {
     try {
       await cluster.bus.join(sessionId, receive);
     } catch (error) {
-      this.log.warn({ sessionId, err: error }, 'the cluster bus failed: messages other instances publish for this session will not reach it here');
+      this.log.warn({ sessionId, err: error }, 'the cluster bus failed: messages other instances publish for this session do not reach it here until the bus is back');
     }
   }
 
