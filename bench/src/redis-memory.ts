@@ -9,7 +9,9 @@
  * left after its priming event, then ten resource updates raised (each one stored on every GET
  * stream), then `DELETE`. Redis's `used_memory` is read after each step, once Redis has been idle
  * for a moment (events are stored without waiting), and `MEMORY USAGE` of one session's keys at the
- * end. The differences divided by the number of sessions are the costs per session.
+ * end. The differences divided by the number of sessions are the costs per session; Redis's
+ * counters (`INFO stats`) give the commands and bytes it received for each step the same way (the
+ * few `INFO` of the waits included).
  */
 import { HttpServerProcess, startHttp, stop } from './children';
 import { BenchRedis, Resp, ask, countersOf, startRedis } from './redis';
@@ -19,8 +21,11 @@ export interface RedisMemoryResults {
   sessions: number;
   instances: number;
   events: number;
-  /** step → bytes of `used_memory` it added, per session (negative: freed). */
-  perSession: Array<{ step: string; bytes: number }>;
+  /**
+   * step → bytes of `used_memory` it added, per session (negative: freed), and the commands and
+   * bytes Redis received for it, per session (`INFO stats`).
+   */
+  perSession: Array<{ step: string; bytes: number; commands: number; bytesIn: number }>;
   /** Bytes left per session after `DELETE`, over the baseline. */
   leftAfterDelete: number;
   /** `MEMORY USAGE` of one session's keys after the events, by key (the session id replaced by `{id}`). */
@@ -139,14 +144,17 @@ export async function measureRedisMemory(sessions: number, log: (line: string) =
     const baseline = await usedMemory(redis);
     let last = baseline;
     const step = async (name: string, work: () => Promise<void>) => {
+      const before = await countersOf(redis);
       await work();
       await settled(redis);
+      const after = await countersOf(redis);
       const now = await usedMemory(redis);
-      perSession.push({ step: name, bytes: (now - last) / sessions });
-      log(`  ${name.padEnd(72)} ${((now - last) / sessions).toFixed(0).padStart(6)} B per session`);
+      const row = { step: name, bytes: (now - last) / sessions, commands: (after.commands - before.commands) / sessions, bytesIn: (after.bytesIn - before.bytesIn) / sessions };
+      perSession.push(row);
+      log(`  ${name.padEnd(72)} ${row.bytes.toFixed(0).padStart(6)} B  ${row.commands.toFixed(2).padStart(6)} commands  ${row.bytesIn.toFixed(0).padStart(6)} B in`);
       last = now;
     };
-    log(`== Redis sizing: ${sessions} sessions, ${INSTANCES} instances, round robin (used_memory, per session) ==`);
+    log(`== Redis sizing: ${sessions} sessions, ${INSTANCES} instances, round robin (per session: used_memory added; commands and bytes Redis received) ==`);
     await step('initialize (record, bus channel of the first instance)', () =>
       each(sessions, async (i) => {
         opened[i] = await open(urls, i % INSTANCES);
