@@ -3,7 +3,8 @@
  * stream of it — the GET stream another instance wrote, a request's stream still open — and so
  * does the last instance whose copy of the session idles out, once the record is gone. An instance
  * whose copy idles out while the session goes on elsewhere leaves them: the stream is still
- * resumed there.
+ * resumed there. Without a cluster (a Redis event store of one process), a session evicted to make
+ * room ends, and its events go with it.
  *
  * Two instances in this process (Fastify, `redisCluster()`) on a real redis-server, raw HTTP on
  * 127.0.0.1, SSE read off the wire.
@@ -46,7 +47,11 @@ interface Instance {
 let redis: RedisServer;
 const instances: Instance[] = [];
 
-async function startInstance(sessionIdleTimeout: number): Promise<Instance> {
+/**
+ * One instance; `alone`: without a cluster, its events still in Redis (`eventStore`), its sessions
+ * in memory, at most one.
+ */
+async function startInstance(sessionIdleTimeout: number, alone = false): Promise<Instance> {
   const logs: Instance['logs'] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -55,9 +60,10 @@ async function startInstance(sessionIdleTimeout: number): Promise<Instance> {
     },
   });
   const cluster = await redisCluster({ url: redis.url, logger: { warn: () => undefined } });
-  const app = McpFactory.create(EndingServer, { logger: createLogger({ level: 'debug', destination: sink }), cluster });
+  const app = McpFactory.create(EndingServer, { logger: createLogger({ level: 'debug', destination: sink }), ...(!alone && { cluster }) });
   const fastify = Fastify({ logger: false });
-  await fastify.register(hermesMcp, { server: app, path: '/mcp', sessionIdleTimeout });
+  const single = alone ? { eventStore: (sessionId: string) => cluster.eventStore(sessionId), maxSessions: 1 } : {};
+  await fastify.register(hermesMcp, { server: app, path: '/mcp', sessionIdleTimeout, ...single });
   fastify.addHook('onClose', () => cluster.close());
   await fastify.listen({ host: '127.0.0.1', port: 0 });
   const instance = { url: `http://127.0.0.1:${(fastify.server.address() as AddressInfo).port}/mcp`, app, cluster, logs, close: () => fastify.close() };
@@ -172,10 +178,24 @@ describe("a session's keys in Redis", () => {
     }
     expect(kept()).toBe(true);
     await stream.readToEnd();
+    expect(await keysOf(session)).toContain(`hermes:events:${session['mcp-session-id']}`);
     const resumed = await getStream(b, session, priming.id);
     const replayed = await resumed.message('the replayed update');
     expect(replayed.event.id).toBe(update.event.id);
     expect(replayed.message).toMatchObject({ method: 'notifications/resources/updated', params: { uri: 'status://a' } });
     await resumed.cancel();
+  });
+
+  it('are gone when a session is evicted to make room, without a cluster', async () => {
+    const alone = await startInstance(60_000, true);
+    const first = await open(alone);
+    await call(alone, first, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    const stream = await getStream(alone, first);
+    await stream.expect('the priming event');
+    await eventually('the priming event is kept', async () => (await keysOf(first)).length > 0);
+    // maxSessions is 1: the next session takes the first one's place.
+    await open(alone);
+    await stream.readToEnd();
+    await eventually('no key of the evicted session is left', async () => (await keysOf(first)).length === 0);
   });
 });

@@ -324,8 +324,8 @@ export class HttpEndpoint {
     this.cluster = app.cluster;
     this.store = options.sessionStore ?? this.cluster?.sessionStore ?? new InMemorySessionStore();
     this.log = app.logger.child({ mcp: this.path });
-    // In a cluster, a session evicted here to make room may live on elsewhere: its record stays.
-    const evicted = this.cluster ? () => undefined : (id: string) => this.settle(this.store.delete(id));
+    // In a cluster, a session evicted here to make room may live on elsewhere: its record and events stay.
+    const evicted = this.cluster ? () => undefined : (session: LiveSession) => this.evicted(session);
     this.sessions = new IdleSessions(settings.sessionIdleTimeout, this.log, evicted, (session) => this.expired(session));
     this.clientKey = options.clientKey ?? ((request: HttpRequest) => request.ip ?? 'unknown');
     this.gracePeriod = options.shutdownGracePeriod ?? app.engine.gracePeriod;
@@ -699,6 +699,18 @@ export class HttpEndpoint {
     await session.close();
     const events = (session.transport as StreamableHttpTransport).eventStore;
     await events.clear?.();
+  }
+
+  /**
+   * A session evicted to make room, without a cluster: it ends, its record and its events go (the
+   * copy closes right after this, and stores nothing more).
+   */
+  private evicted(session: LiveSession): void {
+    this.settle(this.store.delete(session.id));
+    const events = session.transport instanceof StreamableHttpTransport ? session.transport.eventStore : undefined;
+    if (events?.clear === undefined) return;
+    const clear = async () => events.clear?.();
+    clear().catch(this.eventsKept);
   }
 
   /**
