@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { barChart } from './chart';
 import type { HttpRun } from './http-load';
+import type { RedisMemoryResults } from './redis-memory';
 import { median, ratios } from './stats';
 
 /** Where and when the run happened. */
@@ -68,6 +69,8 @@ export interface BenchResults {
     /** What Redis processed per call (medians over the rounds): commands, bytes in and out. */
     perCall: Record<string, { commands: number; bytesIn: number; bytesOut: number }>;
   };
+  /** The Redis sizing: Redis memory per session of a three-instance cluster, step by step. */
+  redisMemory?: RedisMemoryResults;
   bootstrap?: {
     tools: number;
     starts: Array<{ load: number; decorate: number; create: number; serve: number; bootstrap: number; spawnToReady: number }>;

@@ -7,11 +7,13 @@
  *   npm run bench                      # everything; rewrites the results in docs/performance.md
  *   npm run bench -- --only http,stdio # some sections (docs untouched)
  *   npm run bench -- --only websocket  # tools/call over WebSocket against a bare ws echo
+ *   npm run bench -- --only redis-memory # what a session of a 3-instance cluster costs Redis (used_memory)
  *   npm run bench -- --quick           # 1 round of 1 s: checks the harness (docs untouched)
  *   npm run bench -- --profile         # also writes a .cpuprofile per server (bench/dist/profiles)
  *
- * Flags: --rounds N (5), --duration S (3), --only http|stdio|websocket|memory|bootstrap,…, --profile,
- * --quick, --no-docs, --from FILE (measure nothing: rewrite the docs from a saved last-run.json).
+ * Flags: --rounds N (5), --duration S (3), --only http|stdio|websocket|client|memory|bootstrap|redis|redis-memory,…,
+ * --redis-sessions N (10 000, for redis-memory), --profile, --quick, --no-docs, --from FILE (measure
+ * nothing: rewrite the docs from a saved last-run.json).
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -28,9 +30,10 @@ import { median } from './stats';
 import { StdioClient } from './stdio-client';
 import { WsClient } from './ws-client';
 import { BenchRedis, RedisCounters, countersOf, hasRedisServer, startRedis } from './redis';
+import { measureRedisMemory } from './redis-memory';
 
-type Section = 'http' | 'stdio' | 'websocket' | 'client' | 'memory' | 'bootstrap' | 'redis';
-const SECTIONS: Section[] = ['http', 'stdio', 'websocket', 'client', 'memory', 'bootstrap', 'redis'];
+type Section = 'http' | 'stdio' | 'websocket' | 'client' | 'memory' | 'bootstrap' | 'redis' | 'redis-memory';
+const SECTIONS: Section[] = ['http', 'stdio', 'websocket', 'client', 'memory', 'bootstrap', 'redis', 'redis-memory'];
 
 interface Options {
   rounds: number;
@@ -43,6 +46,8 @@ interface Options {
   pipelined: number;
   /** Idle sessions opened for the memory figure. */
   sessions: number;
+  /** Sessions opened for the Redis sizing. */
+  redisSessions: number;
   /** Calls between the two heap readings of the retained-heap figure. */
   retainedCalls: number;
   /** A saved run to report again instead of measuring. */
@@ -50,7 +55,18 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { rounds: 5, seconds: 3, sections: SECTIONS, profile: false, quick: false, docs: true, pipelined: 20_000, sessions: 1_000, retainedCalls: 20_000 };
+  const options: Options = {
+    rounds: 5,
+    seconds: 3,
+    sections: SECTIONS,
+    profile: false,
+    quick: false,
+    docs: true,
+    pipelined: 20_000,
+    sessions: 1_000,
+    redisSessions: 10_000,
+    retainedCalls: 20_000,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -66,9 +82,10 @@ function parseArgs(argv: string[]): Options {
       if (unknown.length) throw new Error(`unknown section(s) ${unknown.join(', ')}: use ${SECTIONS.join(', ')}`);
       options.sections = wanted as Section[];
     } else if (arg === '--profile') options.profile = true;
-    else if (arg === '--quick') Object.assign(options, { quick: true, rounds: 1, seconds: 1, pipelined: 2_000, sessions: 100, retainedCalls: 2_000 });
+    else if (arg === '--quick') Object.assign(options, { quick: true, rounds: 1, seconds: 1, pipelined: 2_000, sessions: 100, redisSessions: 300, retainedCalls: 2_000 });
     else if (arg === '--no-docs') options.docs = false;
     else if (arg === '--from') options.from = value();
+    else if (arg === '--redis-sessions') options.redisSessions = Number(value());
     else throw new Error(`unknown flag ${arg}`);
   }
   if (!(options.rounds >= 1) || !(options.seconds > 0)) throw new Error('--rounds and --duration must be positive');
@@ -306,6 +323,16 @@ async function benchRedis(options: Options): Promise<BenchResults['redis']> {
     await Promise.all(servers.map((s) => stop(s)));
     await redis.stop();
   }
+}
+
+/** The Redis sizing: what a session of a three-instance cluster costs Redis (redis-memory.ts). */
+async function benchRedisMemory(options: Options): Promise<BenchResults['redisMemory']> {
+  log('');
+  if (!hasRedisServer()) {
+    log('Redis sizing skipped: no redis-server on PATH (Debian: apt-get install redis-server)');
+    return undefined;
+  }
+  return measureRedisMemory(options.redisSessions, log);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -639,6 +666,7 @@ async function main(): Promise<void> {
     if (options.sections.includes('memory')) results.memory = await benchMemory(options);
     if (options.sections.includes('bootstrap')) results.bootstrap = await benchBootstrap(options);
     if (options.sections.includes('redis')) results.redis = await benchRedis(options);
+    if (options.sections.includes('redis-memory')) results.redisMemory = await benchRedisMemory(options);
   } finally {
     await stopAll();
   }

@@ -4,9 +4,15 @@
  * `{ o: sender, m: message }`; an instance ignores its own. The subscriber connection is its own
  * (Redis gives a subscribed connection to pub/sub only); node-redis subscribes it again after a
  * reconnect.
+ *
+ * While that connection is down, joining a session's channel fails at once, as every other Redis
+ * call does: node-redis would hold the `SUBSCRIBE` until its next reconnection attempt failed (up to
+ * 2 s with the default back-off), and the request that asked would wait for it. What was joined or
+ * left meanwhile is put right when the connection is back ({@link RedisBus.rejoin}).
  */
 import { randomBytes } from 'node:crypto';
 import type { ClusterBus, ClusterMessage, SessionMessage } from '@hermes-mcp/core';
+import { HermesError } from '@hermes-mcp/core';
 import { RedisClient, RedisConnection, unavailable } from './connection';
 
 interface Envelope<T> {
@@ -32,6 +38,12 @@ export class RedisBus implements ClusterBus {
   ) {
     this.broadcastChannel = `${redis.prefix}bus`;
     this.sessionPrefix = `${redis.prefix}bus:`;
+    subscriber.on('ready', this.rejoin);
+  }
+
+  /** True while the pub/sub connection is up (joining a session's channel fails at once otherwise). */
+  get ready(): boolean {
+    return this.subscriber.isReady;
   }
 
   /** Subscribes to the channel every instance hears. */
@@ -39,26 +51,52 @@ export class RedisBus implements ClusterBus {
     await this.subscriber.subscribe(this.broadcastChannel, this.onBroadcastMessage);
   }
 
+  /**
+   * Starts receiving a session's messages. Rejects with `HERMES_REDIS_UNAVAILABLE` at once while
+   * the pub/sub connection is down; the session stays joined, and its channel is subscribed when
+   * the connection is back (unless it was left meanwhile).
+   */
   async join(sessionId: string, receive: (message: SessionMessage) => void): Promise<void> {
     const known = this.sessions.has(sessionId);
     this.sessions.set(sessionId, receive);
     if (known) return;
+    if (!this.subscriber.isReady)
+      throw new HermesError('HERMES_REDIS_UNAVAILABLE', 'Redis could not be reached (the pub/sub connection is down); the instance reconnects by itself');
     try {
       await this.subscriber.subscribe(this.sessionPrefix + sessionId, this.onSessionMessage);
     } catch (error) {
-      this.sessions.delete(sessionId);
       throw unavailable(error);
     }
   }
 
+  /** Stops receiving a session's messages; while the pub/sub connection is down, its channel is left once it is back. */
   async leave(sessionId: string): Promise<void> {
-    if (!this.sessions.delete(sessionId)) return;
+    if (!this.sessions.delete(sessionId) || !this.subscriber.isReady) return;
     try {
       await this.subscriber.unsubscribe(this.sessionPrefix + sessionId, this.onSessionMessage);
     } catch (error) {
       throw unavailable(error);
     }
   }
+
+  /**
+   * On every (re)connection of the pub/sub connection, once node-redis subscribed again to what it
+   * had: subscribes the channels of sessions joined while it was down, and leaves those of sessions
+   * left meanwhile — this instance's sessions, not node-redis's memory, say what it listens to.
+   */
+  private readonly rejoin = (): void => {
+    const listening = this.subscriber.getPubSubListeners('CHANNELS');
+    for (const sessionId of this.sessions.keys()) {
+      const channel = this.sessionPrefix + sessionId;
+      // A failure means the connection dropped again: the next 'ready' puts it right.
+      if (!listening.has(channel)) this.subscriber.subscribe(channel, this.onSessionMessage).catch(() => undefined);
+    }
+    for (const channel of listening.keys()) {
+      if (channel.startsWith(this.sessionPrefix) && !this.sessions.has(channel.slice(this.sessionPrefix.length))) {
+        this.subscriber.unsubscribe(channel, this.onSessionMessage).catch(() => undefined);
+      }
+    }
+  };
 
   async publish(sessionId: string, message: SessionMessage): Promise<number> {
     return (await this.redis.send(['PUBLISH', this.sessionPrefix + sessionId, this.envelope(message)])) as number;

@@ -1,14 +1,28 @@
 /**
- * A session's SSE events in Redis Streams, one stream per SSE stream, so a client that lost its
- * connection resumes with `Last-Event-ID` on any instance. Each entry's id is the event's number
- * (`{seq}-0`), so a resumption reads from there in one `XRANGE`. The window is bounded twice: at
- * most `maxPerStream` entries (older ones are trimmed) and `maxAgeMs` after the stream's last event
- * (the key expires). A resumption from an event no longer kept fails (the endpoint answers 400)
- * rather than skipping events silently.
+ * A session's SSE events in Redis, so a client that lost its connection resumes with
+ * `Last-Event-ID` on any instance.
+ *
+ * Two kinds of key. The session's index, `{prefix}events:{session}`, is a hash with one field per
+ * stream, `{top} {last} {floor}`: the number of its newest event (a priming event's too), of its
+ * newest event with a message, and of the newest event trimmed (a resumption from before it would
+ * skip events). Each stream that has events with a message keeps them in a list,
+ * `{prefix}events:{session}:{stream}`, one entry per event, `{seq}\n{key}\n{message as JSON}`.
+ *
+ * Why lists and a hash, not Redis Streams: a stream's first node preallocates 4 KB
+ * (`stream-node-max-bytes`, a server setting) however little it holds, so every session with a GET
+ * stream cost Redis ~4.7 KB; a list and a hash field cost what their entries hold. A priming event
+ * has no message: it is a number in the index, and a stream that never carries a message has no
+ * list at all. The index is also what lets {@link RedisEventStore.clear} find every stream of the
+ * session, whichever instance made it.
+ *
+ * The window is bounded twice: at most `maxPerStream` events with a message per stream (older ones
+ * are trimmed), and `maxAgeMs` after a stream's last event (its list expires; the index, after the
+ * last event of any of the session's streams). A resumption from an event no longer kept fails
+ * (the endpoint answers 400) rather than skipping events silently.
  */
 import type { JsonRpcMessage } from '@hermes-mcp/protocol';
 import type { EventStore, StoredEvent } from '@hermes-mcp/core';
-import type { RedisConnection } from './connection';
+import { RedisConnection, Script } from './connection';
 
 /** The bounds of the replay window of each stream. */
 export interface EventWindow {
@@ -21,10 +35,81 @@ export interface EventWindow {
 /** The defaults of {@link EventWindow}. */
 export const EVENT_WINDOW_DEFAULTS = Object.freeze({ maxPerStream: 1000, maxAgeMs: 3_600_000 });
 
+/**
+ * Keeps one event: KEYS the index and the stream's list; ARGV the stream id, the event's number,
+ * the window (age, length), and the entry (none for a priming event). An event numbered at or
+ * below the stream's newest is dropped: another instance writes that stream now (it resumed it),
+ * and the events it numbered are the ones a client may have seen. A stream new to the index is
+ * resumable from just before its first event only (its earlier events, if any, are gone).
+ */
+const APPEND = new Script(`
+local seq = tonumber(ARGV[2])
+local top, last, floor = 0, 0, seq - 1
+local kept = redis.call('HGET', KEYS[1], ARGV[1])
+if kept then
+  local t, l, f = string.match(kept, '^(%d+) (%d+) (%d+)$')
+  top, last, floor = tonumber(t), tonumber(l), tonumber(f)
+  if seq <= top then return 0 end
+end
+if ARGV[5] then
+  local length = redis.call('RPUSH', KEYS[2], ARGV[5])
+  last = seq
+  local over = length - tonumber(ARGV[4])
+  if over > 0 then
+    floor = tonumber(string.match(redis.call('LINDEX', KEYS[2], over - 1), '^%d+'))
+    redis.call('LTRIM', KEYS[2], over, -1)
+  end
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+end
+redis.call('HSET', KEYS[1], ARGV[1], string.format('%d %d %d', seq, last, floor))
+redis.call('PEXPIRE', KEYS[1], ARGV[3])
+return 1`);
+
+/**
+ * The entries of a stream after event ARGV[2] (KEYS the index and the list, ARGV[1] the stream
+ * id), oldest first; nil when the stream cannot be resumed from there: unknown, a number it never
+ * had, from before an event trimmed, or its list expired (its newest event is missing). Message
+ * numbers only grow, so the entries after event `after` are among the last `last - after`.
+ */
+const REPLAY = new Script(`
+local kept = redis.call('HGET', KEYS[1], ARGV[1])
+if not kept then return false end
+local t, l, f = string.match(kept, '^(%d+) (%d+) (%d+)$')
+local top, last, floor = tonumber(t), tonumber(l), tonumber(f)
+local after = tonumber(ARGV[2])
+if after > top or after < floor then return false end
+if last <= after then return {} end
+local tail = redis.call('LRANGE', KEYS[2], after - last, -1)
+if #tail == 0 or tonumber(string.match(tail[#tail], '^%d+')) ~= last then return false end
+local first = #tail + 1
+while first > 1 and tonumber(string.match(tail[first - 1], '^%d+')) > after do first = first - 1 end
+local replay = {}
+for i = first, #tail do replay[#replay + 1] = tail[i] end
+return replay`);
+
+/**
+ * Forgets every stream of a session: KEYS[1] the index, ARGV[1] what its lists' names start with.
+ * The lists are named from the index's fields, so this runs on one Redis, not a Redis Cluster.
+ */
+const CLEAR = new Script(`
+local streams = redis.call('HKEYS', KEYS[1])
+for _, stream in ipairs(streams) do redis.call('DEL', ARGV[1] .. stream) end
+redis.call('DEL', KEYS[1])
+return #streams`);
+
+/** One kept entry, `{seq}\n{key}\n{message}`, read. */
+function readEntry(entry: string): { seq: number; key: string; message: string } {
+  const first = entry.indexOf('\n');
+  const second = entry.indexOf('\n', first + 1);
+  return { seq: Number(entry.slice(0, first)), key: entry.slice(first + 1, second), message: entry.slice(second + 1) };
+}
+
 /** The events of one session's streams, in Redis. */
 export class RedisEventStore implements EventStore {
   private readonly maxLength: string;
   private readonly maxAge: string;
+  /** The session's index of streams. */
+  private readonly index: string;
 
   constructor(
     private readonly redis: RedisConnection,
@@ -33,44 +118,46 @@ export class RedisEventStore implements EventStore {
   ) {
     this.maxLength = String(window.maxPerStream ?? EVENT_WINDOW_DEFAULTS.maxPerStream);
     this.maxAge = String(window.maxAgeMs ?? EVENT_WINDOW_DEFAULTS.maxAgeMs);
+    this.index = `${redis.prefix}events:${sessionId}`;
   }
 
-  private key(streamId: string): string {
-    return `${this.redis.prefix}events:${this.sessionId}:${streamId}`;
+  private list(streamId: string): string {
+    return `${this.index}:${streamId}`;
   }
 
-  async append(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[], broadcast?: string): Promise<void> {
-    const key = this.key(streamId);
-    // A priming event has a number but nothing to replay: field `p`; a broadcast's key goes in
-    // field `k`. Sent together, the two commands share one round trip.
-    const field = message === undefined ? ['p', ''] : broadcast === undefined ? ['m', JSON.stringify(message)] : ['m', JSON.stringify(message), 'k', broadcast];
-    await Promise.all([this.redis.send(['XADD', key, 'MAXLEN', '~', this.maxLength, `${seq}-0`, ...field]), this.redis.send(['PEXPIRE', key, this.maxAge])]);
+  async append(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[], key?: string): Promise<void> {
+    const args = [streamId, String(seq), this.maxAge, this.maxLength];
+    // JSON never holds a raw newline, and keys are ours ([0-9a-z.]): the entry splits back unambiguously.
+    if (message !== undefined) args.push(`${seq}\n${key ?? ''}\n${JSON.stringify(message)}`);
+    await this.redis.run(APPEND, [this.index, this.list(streamId)], args);
   }
 
   async replayAfter(streamId: string, seq: number): Promise<StoredEvent[] | undefined> {
     if (!Number.isSafeInteger(seq) || seq < 0) return undefined;
-    const entries = (await this.redis.send(['XRANGE', this.key(streamId), `${seq}-0`, '+'])) as Array<[string, string[]]> | null;
-    // The event resumed from must still be kept: otherwise events after it may have been trimmed.
-    if (!entries || entries.length === 0 || entries[0][0] !== `${seq}-0`) return undefined;
-    const events: StoredEvent[] = [];
-    for (let i = 1; i < entries.length; i++) {
-      const [id, fields] = entries[i];
-      if (fields[0] !== 'm') continue;
-      events.push({ seq: Number(id.slice(0, id.indexOf('-'))), message: JSON.parse(fields[1]) as JsonRpcMessage | JsonRpcMessage[] });
-    }
-    return events;
+    const entries = (await this.redis.run(REPLAY, [this.index, this.list(streamId)], [streamId, String(seq)])) as string[] | null;
+    if (!entries) return undefined;
+    return entries.map((entry) => {
+      const { seq: number, message } = readEntry(entry);
+      return { seq: number, message: JSON.parse(message) as JsonRpcMessage | JsonRpcMessage[] };
+    });
   }
 
   async keys(streamId: string): Promise<ReadonlySet<string>> {
-    const entries = (await this.redis.send(['XRANGE', this.key(streamId), '-', '+'])) as Array<[string, string[]]> | null;
+    const entries = (await this.redis.send(['LRANGE', this.list(streamId), '0', '-1'])) as string[] | null;
     const keys = new Set<string>();
-    for (const [, fields] of entries ?? []) {
-      for (let i = 0; i + 1 < fields.length; i += 2) if (fields[i] === 'k') keys.add(fields[i + 1]);
+    for (const entry of entries ?? []) {
+      const { key } = readEntry(entry);
+      if (key !== '') keys.add(key);
     }
     return keys;
   }
 
   async forget(streamId: string): Promise<void> {
-    await this.redis.send(['DEL', this.key(streamId)]);
+    await Promise.all([this.redis.send(['HDEL', this.index, streamId]), this.redis.send(['DEL', this.list(streamId)])]);
+  }
+
+  /** Forgets every stream of the session, whichever instance wrote it (the session ended). */
+  async clear(): Promise<void> {
+    await this.redis.run(CLEAR, [this.index], [`${this.index}:`]);
   }
 }

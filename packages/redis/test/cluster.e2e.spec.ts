@@ -6,7 +6,8 @@
  * answered through another instance, progress, a resource update raised on one instance reaching a
  * subscriber's stream on another, a listen stream seeing a list change made elsewhere, a task
  * started, polled and cancelled on three instances, an instance killed mid-stream and its GET
- * stream resumed with Last-Event-ID on another, and Redis restarted under the cluster.
+ * stream resumed with Last-Event-ID on another, and Redis restarted under the cluster. A tool added
+ * at runtime is seen to exist on its own instance only (docs/scaling.md, "Limits").
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -200,6 +201,15 @@ describe('a cluster of three instances behind a round-robin proxy', () => {
     await eventually('the list change reached the listen stream', () => seen.includes('notifications/tools/list_changed'));
     stop.abort();
     await listening;
+    // The tool itself exists on the instance that added it only: a handler is code, it does not cross the bus.
+    for (const [i, instance] of instances.entries()) {
+      const direct = new McpClient(new StreamableHttpClientTransport({ url: `${instance.url}/mcp` }), { protocolVersion: '2026-07-28' });
+      await direct.connect();
+      clients.push(direct);
+      expect((await direct.listTools()).items.map((t) => t.name).includes('added_elsewhere')).toBe(i === added.backend);
+      if (i === added.backend) expect(textOf(await direct.callTool('added_elsewhere'))).toBe('hello from added_elsewhere');
+      else await expect(direct.callTool('added_elsewhere')).rejects.toMatchObject({ code: -32602, message: expect.stringMatching(/Unknown tool/) });
+    }
 
     const before = proxy.log.length;
     const handle = await modern.startTask('job', { durationMs: 30_000, label: 'long' });

@@ -97,11 +97,69 @@ describe('RedisEventStore', () => {
     try {
       const store = cluster.eventStore('s');
       for (let seq = 1; seq <= 500; seq++) await store.append('p', seq, { jsonrpc: '2.0', method: 'm', params: { seq } });
-      expect(await cluster.client.xLen('bounded:events:s:p')).toBeLessThan(200);
+      expect(await cluster.client.lLen('bounded:events:s:p')).toBe(10);
       expect(await store.replayAfter('p', 1)).toBeUndefined();
       expect((await store.replayAfter('p', 495))?.map((e) => e.seq)).toEqual([496, 497, 498, 499, 500]);
       await sleep(400);
       expect(await store.replayAfter('p', 495)).toBeUndefined();
+    } finally {
+      await cluster.close();
+    }
+  });
+
+  it('costs what its events hold: a priming event is a number in the session index, and ten events take about what they weigh, not a 4 KB stream node', async () => {
+    const store = a.eventStore('small');
+    await store.append('get.x', 1);
+    // A stream that never carried a message has no key of its own.
+    expect(await a.client.exists('hermes:events:small:get.x')).toBe(0);
+    expect(await b.eventStore('small').replayAfter('get.x', 1)).toEqual([]);
+    const update = { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'status://a' } } as const;
+    for (let seq = 2; seq <= 11; seq++) await store.append('get.x', seq, update, `abc.${seq}`);
+    const bytes = (await Promise.all(['hermes:events:small', 'hermes:events:small:get.x'].map((key) => a.client.memoryUsage(key, { SAMPLES: 0 })))).reduce(
+      (sum, n) => sum! + (n ?? 0),
+      0,
+    )!;
+    // Ten events of ~90 bytes of JSON, their numbers and keys: ~1.3 KB (a Redis Stream took 4.7 KB, preallocated).
+    expect(bytes).toBeLessThan(10 * (JSON.stringify(update).length + 40) + 400);
+    expect((await b.eventStore('small').replayAfter('get.x', 1))?.map((e) => e.seq)).toEqual([2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  });
+
+  it("forgets every stream of a session on clear, whichever instance wrote it, and nothing of another session's", async () => {
+    const message = { jsonrpc: '2.0', method: 'notifications/message', params: { data: 1 } } as const;
+    await a.eventStore('gone').append('get.a', 1);
+    await a.eventStore('gone').append('get.a', 2, message);
+    await b.eventStore('gone').append('get.b', 1);
+    await b.eventStore('gone').append('pb.0', 1, message);
+    await a.eventStore('kept').append('get.a', 1, message);
+    expect((await a.client.keys('hermes:events:gone*')).sort()).toEqual(['hermes:events:gone', 'hermes:events:gone:get.a', 'hermes:events:gone:pb.0']);
+    await a.eventStore('gone').clear();
+    expect(await a.client.keys('hermes:events:gone*')).toEqual([]);
+    expect(await b.eventStore('gone').replayAfter('get.b', 1)).toBeUndefined();
+    expect((await b.eventStore('kept').replayAfter('get.a', 0))?.map((e) => e.seq)).toEqual([1]);
+  });
+
+  it('refuses a resumption it cannot complete: a list that expired while the session index lived, a stream first seen after its start, an event numbered twice', async () => {
+    const cluster = await redisCluster({ url: server.url, prefix: 'aged:', events: { maxAgeMs: 300 }, logger: quiet });
+    try {
+      const store = cluster.eventStore('s');
+      const message = (data: number) => ({ jsonrpc: '2.0', method: 'notifications/message', params: { data } }) as const;
+      await store.append('get.x', 1, message(1));
+      await sleep(200);
+      // Another stream of the session goes on: the index lives; get.x's own list expires.
+      await store.append('pz.0', 1, message(1));
+      await sleep(200);
+      await store.append('pz.0', 2, message(2));
+      expect(await cluster.client.exists('aged:events:s:get.x')).toBe(0);
+      expect(await store.replayAfter('get.x', 0)).toBeUndefined();
+      // First seen at event 7 (its earlier events are gone): resumable from 6 on, not before.
+      await store.append('get.y', 7, message(7));
+      expect(await store.replayAfter('get.y', 5)).toBeUndefined();
+      expect((await store.replayAfter('get.y', 6))?.map((e) => e.seq)).toEqual([7]);
+      // A second writer numbering an event the stream already has: the first one stands.
+      await store.append('get.y', 7, message(70));
+      await store.append('get.y', 8);
+      await store.append('get.y', 9, message(9));
+      expect((await store.replayAfter('get.y', 6))?.map((e) => (e.message as unknown as { params: { data: number } }).params.data)).toEqual([7, 9]);
     } finally {
       await cluster.close();
     }

@@ -54,9 +54,13 @@ export type ClusterMessage =
 export interface ClusterBus {
   /** This instance's id: unique in the cluster, made of `[0-9a-z]` only (it prefixes ids this instance makes). */
   readonly instanceId: string;
-  /** Starts receiving what other instances publish for a session held here. */
+  /**
+   * Starts receiving what other instances publish for a session held here. When the bus cannot be
+   * reached it rejects at once (a request waits on it) and joins the channel once it is back,
+   * unless the session was left meanwhile.
+   */
   join(sessionId: string, receive: (message: SessionMessage) => void): Awaitable<void>;
-  /** Stops receiving a session's messages (it ended here). */
+  /** Stops receiving a session's messages (it ended here); while the bus cannot be reached, once it is back. */
   leave(sessionId: string): Awaitable<void>;
   /** Sends a message to the other instances that hold a session; resolves with how many received it (0: none holds it). */
   publish(sessionId: string, message: SessionMessage): Awaitable<number>;

@@ -46,6 +46,14 @@ export interface EventStore {
    * holder never kept. Optional: without it nothing is added.
    */
   keys?(streamId: string): Awaitable<ReadonlySet<string>>;
+  /**
+   * Forgets every stream of the session, whichever process wrote it: the session ended (`DELETE`;
+   * it expired — called by the last process holding it, once the session store no longer has its
+   * record; or, without a cluster, it was evicted to make room). Optional: a store that lives and
+   * dies with the session's objects (the in-memory one) needs none; a shared store without it
+   * keeps a session's streams until they expire.
+   */
+  clear?(): Awaitable<void>;
 }
 
 /** The events kept of one stream. */

@@ -357,6 +357,8 @@ export class HttpEndpoint {
   };
   /** Reports a session store call not waited for that failed. */
   private readonly storeFailed = (error: unknown): void => this.log.warn({ err: error }, 'the session store failed');
+  /** Reports an ended session whose events could not be forgotten. */
+  private readonly eventsKept = (error: unknown): void => this.log.warn({ err: error }, "the stores failed: an ended session's events stay in the event store until they expire");
   /** The OAuth resource server of the `auth` option. */
   readonly resourceServer?: ResourceServer;
   /** Who is calling: the `authenticate` option, or the resource server's bearer check. */
@@ -391,8 +393,9 @@ export class HttpEndpoint {
     this.cluster = app.cluster;
     this.store = options.sessionStore ?? this.cluster?.sessionStore ?? new InMemorySessionStore();
     this.log = app.logger.child({ mcp: this.path });
-    // In a cluster, a session evicted here to make room may live on elsewhere: its record stays.
-    this.sessions = new IdleSessions(settings.sessionIdleTimeout, this.log, this.cluster ? () => undefined : (id) => this.settle(this.store.delete(id)));
+    // In a cluster, a session evicted here to make room may live on elsewhere: its record and events stay.
+    const evicted = this.cluster ? () => undefined : (session: LiveSession) => this.evicted(session);
+    this.sessions = new IdleSessions(settings.sessionIdleTimeout, this.log, evicted, (session) => this.expired(session));
     this.clientKey = options.clientKey ?? ((request: HttpRequest) => request.ip ?? 'unknown');
     this.gracePeriod = options.shutdownGracePeriod ?? app.engine.gracePeriod;
     if (options.auth && options.authenticate)
@@ -641,7 +644,7 @@ export class HttpEndpoint {
     if (auth === REFUSED) return;
     const session = await this.sessionOf(request, response, auth);
     if (!session) return;
-    await Promise.all([session.close(), this.store.delete(session.id), this.cluster?.bus.publish(session.id, { kind: 'ended' })]);
+    await Promise.all([this.end(session), this.store.delete(session.id), this.cluster?.bus.publish(session.id, { kind: 'ended' })]);
     response.send(200, NO_HEADERS);
   }
 
@@ -795,9 +798,57 @@ export class HttpEndpoint {
     const connection = session.connection;
     return (message) => {
       if (message.kind === 'stream') transport.releaseStandalone();
-      else if (message.kind === 'ended') void session.close();
+      else if (message.kind === 'ended') this.end(session).catch(this.eventsKept);
       else connection.clusterMessage(message);
     };
+  }
+
+  /**
+   * Ends a session for good (`DELETE`, here or on another instance): its copy here closes, then its
+   * events are forgotten — every stream the event store holds for it, whoever wrote them. Each
+   * instance that held the session clears after closing its copy, so nothing it was still storing
+   * outlives the session.
+   */
+  private async end(session: HttpSession): Promise<void> {
+    await session.close();
+    const events = (session.transport as StreamableHttpTransport).eventStore;
+    await events.clear?.();
+  }
+
+  /**
+   * A session evicted to make room, without a cluster: it ends, its record and its events go (the
+   * copy closes right after this, and stores nothing more).
+   */
+  private evicted(session: LiveSession): void {
+    this.settle(this.store.delete(session.id));
+    const events = session.transport instanceof StreamableHttpTransport ? session.transport.eventStore : undefined;
+    if (events?.clear === undefined) return;
+    const clear = async () => events.clear?.();
+    clear().catch(this.eventsKept);
+  }
+
+  /**
+   * A session idled out here: once the session store has no record of it either, no process can
+   * serve it again, and its events are forgotten. In a cluster each instance's copy idles out on
+   * its own clock; the record expires with the last use anywhere, so the instance that served the
+   * last request finds it gone (and the others find it kept, and leave the streams alone). The
+   * store is asked a moment later: the record's expiry may lag this copy's by the time its last
+   * touch took to reach the store.
+   */
+  private expired(session: LiveSession): void {
+    const transport = session.transport;
+    const events = transport instanceof StreamableHttpTransport ? transport.eventStore : undefined;
+    if (events?.clear === undefined) return;
+    const id = session.id;
+    const check = async () => {
+      if ((await this.store.get(id)) !== undefined) {
+        this.log.debug({ sessionId: id }, 'session expired here, its record lives on (another instance serves it): its events stay');
+        return;
+      }
+      await events.clear?.();
+      this.log.debug({ sessionId: id }, 'session expired everywhere: its events were forgotten');
+    };
+    setTimeout(() => void check().catch(this.eventsKept), Math.min(this.settings.sessionIdleTimeout, 1_000)).unref();
   }
 
   /** Joins a session's bus channel; a bus that fails is logged, and the session serves what it can here. */
@@ -805,7 +856,7 @@ export class HttpEndpoint {
     try {
       await cluster.bus.join(sessionId, receive);
     } catch (error) {
-      this.log.warn({ sessionId, err: error }, 'the cluster bus failed: messages other instances publish for this session will not reach it here');
+      this.log.warn({ sessionId, err: error }, 'the cluster bus failed: messages other instances publish for this session do not reach it here until the bus is back');
     }
   }
 

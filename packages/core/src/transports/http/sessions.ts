@@ -66,8 +66,10 @@ export class IdleSessions {
   constructor(
     private readonly idleTimeout: number,
     private readonly log: { debug(bindings: object, message: string): void },
-    /** A session evicted to make room ended: its record goes too. */
-    private readonly evicted: (id: string) => void,
+    /** A session evicted to make room ended (called before its copy closes): its record and events may go too. */
+    private readonly evicted: (session: LiveSession) => void,
+    /** A session ended here for want of use (the endpoint forgets its events once no process can serve it). */
+    private readonly expired: (session: LiveSession) => void = () => undefined,
   ) {}
 
   /** The live session of that id. */
@@ -101,7 +103,7 @@ export class IdleSessions {
       const evicted = candidate;
       this.forget(evicted);
       this.log.debug({ sessionId: evicted.id }, 'session evicted to make room (maxSessions)');
-      this.evicted(evicted.id);
+      this.evicted(evicted);
       void evicted.close();
       return true;
     }
@@ -184,6 +186,7 @@ export class IdleSessions {
       this.forget(oldest);
       this.log.debug({ sessionId: oldest.id }, 'session expired');
       void oldest.close();
+      this.expired(oldest);
     }
     this.arm();
   };

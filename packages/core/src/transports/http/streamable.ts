@@ -360,6 +360,11 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
     return this.options.sessionId;
   }
 
+  /** Where the session's events are kept (the endpoint clears it when the session ends for good). */
+  get eventStore(): EventStore {
+    return this.options.eventStore;
+  }
+
   /** True while a GET stream is open. */
   get hasStandaloneStream(): boolean {
     return this.standalone !== undefined && !this.standalone.closed;
