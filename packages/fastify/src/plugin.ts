@@ -60,6 +60,8 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
   };
   // The endpoint's promise is the handler's: it resolves once the reply was sent or hijacked.
   const route = (serve: (request: HttpRequest, response: HttpResponse) => Promise<void>) => (request: FastifyRequest, reply: FastifyReply) => {
+    // The body arrived (or there was none): its deadline is off.
+    deadlines.delete(request);
     const exchange = new FastifyExchange(request, reply);
     return serve(exchange, exchange);
   };
@@ -119,10 +121,6 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       if (problem) return endpoint.forbid(new FastifyExchange(request, reply), problem);
       // Fastify's own requestTimeout is off by default: a body that trickles in is cut here.
       if (request.method === 'POST') deadlines.add(request, () => bodyTooSlow(request, reply));
-      done();
-    });
-    scope.addHook('preValidation', (request, _reply, done) => {
-      deadlines.delete(request);
       done();
     });
     scope.post(
