@@ -6,9 +6,11 @@
 import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { connect, type Socket } from 'node:net';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { RawStdioClient } from './raw-stdio-client';
+import { SseParser } from './sse-reader';
 
 /** The repository's root. */
 export const REPO_ROOT = path.resolve(__dirname, '..');
@@ -174,4 +176,36 @@ export function bounded<T>(promise: Promise<T>, what: string, ms = 10_000): Prom
     promise.finally(() => clearTimeout(timer)),
     new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`gave up after ${ms} ms waiting for ${what}`)), ms))),
   ]);
+}
+
+/**
+ * Opens a 2024-11-05 HTTP+SSE stream on a raw socket, reads it up to its `endpoint` event, and
+ * stops reading (the socket is paused): the stream, its SSE parser (for what is read later) and
+ * the URL to POST messages to.
+ */
+export async function pausedSseStream(port: number): Promise<{ stream: Socket; parser: SseParser; messagesUrl: string }> {
+  const stream = connect(port, '127.0.0.1');
+  stream.on('error', () => undefined);
+  stream.setEncoding('utf8');
+  stream.write(`GET /mcp/sse HTTP/1.1\r\nhost: 127.0.0.1:${port}\r\naccept: text/event-stream\r\n\r\n`);
+  const parser = new SseParser();
+  const endpoint = await bounded(
+    new Promise<string>((resolve) => {
+      let head = '';
+      const onData = (text: string): void => {
+        head += text;
+        const cut = head.indexOf('\r\n\r\n');
+        if (cut === -1) return;
+        const event = parser.push(head.slice(cut + 4)).find((e) => e.event === 'endpoint');
+        if (event) {
+          stream.off('data', onData);
+          stream.pause();
+          resolve(event.data);
+        }
+      };
+      stream.on('data', onData);
+    }),
+    'the endpoint event',
+  );
+  return { stream, parser, messagesUrl: `http://127.0.0.1:${port}${endpoint}` };
 }

@@ -92,7 +92,7 @@ function raw(port: number, head: string, body = ''): Promise<Answer> {
 
 function unchunk(text: string): string {
   let out = '';
-  for (let at = 0; ; ) {
+  for (let at = 0; ;) {
     const nl = text.indexOf('\r\n', at);
     const size = parseInt(text.slice(at, nl), 16);
     if (!(size > 0)) return out;
@@ -145,10 +145,18 @@ describe('fastify: hostile WebSocket upgrades are answered, and the server goes 
   const upgrade = 'upgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-version: 13\r\nsec-websocket-protocol: mcp';
   it.each([
     { what: 'a Host that is no host', headers: `host: [\r\n${upgrade}\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==`, status: 403 },
-    { what: 'no subprotocol', headers: `${HOST}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==`, status: 400 },
+    {
+      what: 'no subprotocol',
+      headers: `${HOST}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-version: 13\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==`,
+      status: 400,
+    },
     { what: 'no key', headers: `${HOST}\r\n${upgrade}`, status: 400 },
     { what: 'a key that is not base64 of 16 bytes', headers: `${HOST}\r\n${upgrade}\r\nsec-websocket-key: !!`, status: 400 },
-    { what: 'a version ws does not speak', headers: `${HOST}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-version: 99\r\nsec-websocket-protocol: mcp\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==`, status: 400 },
+    {
+      what: 'a version ws does not speak',
+      headers: `${HOST}\r\nupgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-version: 99\r\nsec-websocket-protocol: mcp\r\nsec-websocket-key: dGhlIHNhbXBsZSBub25jZQ==`,
+      status: 400,
+    },
   ])('$what → $status', async ({ headers, status }) => {
     const answer = await raw(port, `GET /mcp/ws HTTP/1.1\r\n${headers}`);
     expect(answer.status).toBe(status);

@@ -20,7 +20,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import WebSocket from 'ws';
-import { ACCEPT_BOTH, HttpFixture, MODERN, MODERN_META, bounded, openSession, rpc, rssOf, sessionPost, spawnHttpFixture } from '../../../test-support/hardening';
+import { ACCEPT_BOTH, HttpFixture, MODERN, MODERN_META, bounded, openSession, pausedSseStream, rpc, rssOf, sessionPost, spawnHttpFixture } from '../../../test-support/hardening';
 import { eventually } from '../../../test-support/e2e';
 import { SseParser } from '../../../test-support/sse-reader';
 
@@ -136,30 +136,7 @@ async function modernHttp(server: HttpFixture): Promise<{ growth: number; bodies
 
 /** HTTP+SSE (2024-11-05): one stream, read up to its endpoint event, then not read; twenty calls POSTed. */
 async function legacySse(server: HttpFixture): Promise<{ growth: number; statuses: number[]; stream: Socket; parser: SseParser; post: (body: unknown) => Promise<number> }> {
-  const stream = connect(server.port, '127.0.0.1');
-  stream.on('error', () => undefined);
-  stream.setEncoding('utf8');
-  stream.write(`GET /mcp/sse HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\naccept: text/event-stream\r\n\r\n`);
-  const parser = new SseParser();
-  const endpoint = await bounded(
-    new Promise<string>((resolve) => {
-      let head = '';
-      const onData = (text: string): void => {
-        head += text;
-        const cut = head.indexOf('\r\n\r\n');
-        if (cut === -1) return;
-        const event = parser.push(head.slice(cut + 4)).find((e) => e.event === 'endpoint');
-        if (event) {
-          stream.off('data', onData);
-          stream.pause();
-          resolve(event.data);
-        }
-      };
-      stream.on('data', onData);
-    }),
-    'the endpoint event',
-  );
-  const messages = `http://127.0.0.1:${server.port}${endpoint}`;
+  const { stream, parser, messagesUrl: messages } = await pausedSseStream(server.port);
   const post = async (body: unknown) => (await fetch(messages, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) })).status;
   expect(await post(rpc('init', 'initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'unread', version: '1' } }))).toBe(202);
   expect(await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).toBe(202);
@@ -231,7 +208,14 @@ describe('twenty calls for 50 MB results that the client never reads: the defaul
     expect(statuses).toEqual(Array(CALLS).fill(202));
     const events: string[] = [];
     // The answers to the twenty calls (numbered ids), after the initialize answer.
-    stream.on('data', (text: string) => events.push(...parser.push(text).map((e) => e.data).filter((data) => /"id":\d/.test(data))));
+    stream.on('data', (text: string) =>
+      events.push(
+        ...parser
+          .push(text)
+          .map((e) => e.data)
+          .filter((data) => /"id":\d/.test(data)),
+      ),
+    );
     stream.resume();
     await eventually('the twenty answers', () => events.length >= CALLS);
     expect(outcomes(events).codes).toEqual(Array(CALLS).fill(-32013));
@@ -274,7 +258,11 @@ describe('twenty calls for 50 MB results that the client never reads: maxResultB
     const { growth, bodies, sessionId } = await legacyHttp(server);
     expect(growth).toBeLessThan(GROWTH_LIMIT);
     const { codes, resultLengths } = outcomes(bodies);
-    expectOneSentRestRefused(codes, resultLengths, bodies.find((b) => b.includes('-32011')));
+    expectOneSentRestRefused(
+      codes,
+      resultLengths,
+      bodies.find((b) => b.includes('-32011')),
+    );
     expect((await sessionPost(server.url, sessionId, rpc('after', 'ping'))).status).toBe(200);
   });
 
@@ -282,7 +270,11 @@ describe('twenty calls for 50 MB results that the client never reads: maxResultB
     const { growth, bodies } = await modernHttp(server);
     expect(growth).toBeLessThan(GROWTH_LIMIT);
     const { codes, resultLengths } = outcomes(bodies);
-    expectOneSentRestRefused(codes, resultLengths, bodies.find((b) => b.includes('-32011')));
+    expectOneSentRestRefused(
+      codes,
+      resultLengths,
+      bodies.find((b) => b.includes('-32011')),
+    );
   });
 
   it('HTTP+SSE: one answer goes out; the stream, past its maxBufferedBytes, closes and ends the session; the server serves new sessions', async () => {
@@ -382,7 +374,11 @@ describe('events kept for resumption are bounded in bytes per session (eventStor
   it('a client that leaves a stream of 50 × 1 000-character events: the oldest go, a resumption from the first gets 400', async () => {
     const sessionId = await openSession(server.url);
     const floods = (await stats(server)).floodsFinished as number;
-    const response = await sessionPost(server.url, sessionId, rpc('f', 'tools/call', { name: 'flood', arguments: { events: 50, bytes: 1000, delayMs: 5 }, _meta: { progressToken: 'p' } }));
+    const response = await sessionPost(
+      server.url,
+      sessionId,
+      rpc('f', 'tools/call', { name: 'flood', arguments: { events: 50, bytes: 1000, delayMs: 5 }, _meta: { progressToken: 'p' } }),
+    );
     const reader = response.body!.getReader();
     const parser = new SseParser();
     let first: string | undefined;

@@ -12,17 +12,16 @@
  * request is answered with -32011. Progress tokens and ids are capped (a 4 MB token is refused).
  */
 import { connect, type Socket } from 'node:net';
-import { SseParser } from '../../../test-support/sse-reader';
 import { eventually } from '../../../test-support/e2e';
 import {
   ACCEPT_BOTH,
   HttpFixture,
   MODERN,
   MODERN_META,
-  bounded,
   messagesOf,
   modernPost,
   openSession,
+  pausedSseStream,
   rpc,
   rssOf,
   sessionPost,
@@ -118,30 +117,7 @@ describe('a client that never reads its stream (HTTP, server in its own process)
 
   it('HTTP+SSE (2024-11-05): its one stream is closed past maxBufferedBytes, ending the session; the tool stops', async () => {
     // Open the stream and read its first event (the endpoint), then stop reading.
-    const socket = connect(server.port, '127.0.0.1');
-    socket.on('error', () => undefined);
-    socket.setEncoding('utf8');
-    socket.write(`GET /mcp/sse HTTP/1.1\r\nhost: 127.0.0.1:${server.port}\r\naccept: text/event-stream\r\n\r\n`);
-    const parser = new SseParser();
-    const endpoint = await bounded(
-      new Promise<string>((resolve) => {
-        let head = '';
-        const onData = (text: string): void => {
-          head += text;
-          const cut = head.indexOf('\r\n\r\n');
-          if (cut === -1) return;
-          const event = parser.push(head.slice(cut + 4)).find((e) => e.event === 'endpoint');
-          if (event) {
-            socket.off('data', onData);
-            socket.pause();
-            resolve(event.data);
-          }
-        };
-        socket.on('data', onData);
-      }),
-      'the endpoint event',
-    );
-    const messages = `http://127.0.0.1:${server.port}${endpoint}`;
+    const { stream: socket, messagesUrl: messages } = await pausedSseStream(server.port);
     const post = (body: unknown) => fetch(messages, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
     expect((await post(rpc('init', 'initialize', { protocolVersion: '2024-11-05', capabilities: {}, clientInfo: { name: 'slow', version: '1' } }))).status).toBe(202);
     expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);

@@ -84,7 +84,7 @@ export function outgoing(message: JsonRpcMessage | JsonRpcMessage[], unread: num
     const text = serialize(message);
     return fits(text, room) ? { text, sent: message } : { refused: unreadTooLarge(unread, utf8Length(text), limits.maxUnreadBytes) };
   }
-  const id = (message as JsonRpcResponse).id as RequestId;
+  const id = message.id as RequestId;
   const max = limits.maxResultBytes;
   // Known too large before it is serialized: no copy of it is made.
   if ('result' in message) {

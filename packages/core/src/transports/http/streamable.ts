@@ -574,7 +574,12 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
     return undefined;
   }
 
-  private deliver(exchange: Exchange, message: JsonRpcMessage | JsonRpcMessage[], responses: JsonRpcMessage[] | undefined, related: RequestId | undefined): Promise<void> | undefined {
+  private deliver(
+    exchange: Exchange,
+    message: JsonRpcMessage | JsonRpcMessage[],
+    responses: JsonRpcMessage[] | undefined,
+    related: RequestId | undefined,
+  ): Promise<void> | undefined {
     if (responses && !Array.isArray(message)) {
       const id = (message as { id: RequestId }).id;
       if (this.exchanges.get(id) === exchange) {
