@@ -725,6 +725,8 @@ export class HttpEndpoint {
       return await this.authenticator!(request);
     } catch (error) {
       if (error instanceof HttpError) {
+        // A refusal is the client's business (no token, a bad one), not the server's failure.
+        this.log.debug({ status: error.status, reason: error.message }, 'request refused by authentication');
         response.send(error.status, { ...error.headers, ...JSON_HEADERS }, serialize(errorResponse(undefined, new McpError(error.code, error.message))));
       } else {
         this.log.error({ err: error }, 'the authenticate hook failed');
