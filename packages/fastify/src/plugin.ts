@@ -139,6 +139,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
         option: options.websocket,
         bodyLimit,
         maxBufferedBytes: endpoint.settings.maxBufferedBytes,
+        redactHeaders: endpoint.hiddenHeaders,
         clientKey: clientKey ?? ((request) => request.ip),
         admit: (reply, client) => endpoint.admit(new FastifyExchange(reply.request, reply), client),
         authenticate: (reply) => {

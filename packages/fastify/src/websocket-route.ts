@@ -39,6 +39,8 @@ export interface WebSocketServing {
   /** The plugin's `bodyLimit`: the default `maxPayload`. */
   bodyLimit: number;
   maxBufferedBytes: number;
+  /** The plugin's `redactHeaders`: upgrade headers handlers do not see, besides credentials. */
+  redactHeaders?: readonly string[];
   clientKey(request: FastifyRequest): string;
   /** Whether a new session may open for `client`; answers 503 or 429 on `reply` when not. */
   admit(reply: FastifyReply, client: string): boolean;
@@ -181,7 +183,14 @@ export async function serveWebSocket(scope: FastifyInstance, serving: WebSocketS
         session = await serving.openSession(
           serving.clientKey(request),
           (sessionId) =>
-            new WebSocketTransport(socket, { sessionId, info, maxMessageBytes: maxPayload, maxBufferedBytes: serving.maxBufferedBytes, goingAway: () => serving.closing() }),
+            new WebSocketTransport(socket, {
+              sessionId,
+              info,
+              maxMessageBytes: maxPayload,
+              maxBufferedBytes: serving.maxBufferedBytes,
+              goingAway: () => serving.closing(),
+              redactHeaders: serving.redactHeaders,
+            }),
           principalOf(auth),
         );
       } catch (error) {

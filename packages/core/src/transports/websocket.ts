@@ -16,6 +16,8 @@ import type { AuthInfo } from '../engine/context';
 import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, isResponse, parseFrame, serialize } from '@hermes-mcp/protocol';
 import { DEFAULT_MAX_BUFFERED_BYTES } from './http/sse';
 import { dropForSlowClient } from './backpressure';
+import type { HeadersRecord } from './http/headers';
+import { hiddenHeaderNames, redactHeaders } from './http/redact';
 
 /** The WebSocket subprotocol of MCP (`Sec-WebSocket-Protocol: mcp`). */
 export const MCP_SUBPROTOCOL = 'mcp';
@@ -66,7 +68,7 @@ export interface WebSocketLike {
 export interface WebSocketTransportOptions {
   /** The session this socket is (the plugin's id for it), in `info.sessionId`. */
   sessionId?: string;
-  /** Where the socket came from, for request contexts: the upgrade request's headers, ip and url. */
+  /** Where the socket came from, for request contexts: the upgrade request's headers (credentials hidden), ip and url. */
   info?: { headers?: unknown; ip?: string; url?: string; auth?: AuthInfo };
   /**
    * The largest frame accepted, in bytes (default 4 MiB). The plugin also gives it to `ws` as
@@ -81,6 +83,12 @@ export interface WebSocketTransportOptions {
   maxBufferedBytes?: number;
   /** True when the server is shutting down: the socket then closes with 1001 rather than 1000. */
   goingAway?: () => boolean;
+  /**
+   * Upgrade request headers handlers must not read, besides `authorization`,
+   * `proxy-authorization` and `cookie` (always hidden): their value in `info.headers` is
+   * `[redacted]`. The plugin passes its `redactHeaders`.
+   */
+  redactHeaders?: readonly string[];
 }
 
 /** Default limit of one frame: 4 MiB, as the HTTP `bodyLimit`. */
@@ -118,7 +126,10 @@ export class WebSocketTransport implements Transport {
     this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_FRAME_BYTES;
     this.maxBuffered = options.maxBufferedBytes ?? DEFAULT_MAX_BUFFERED_BYTES;
     this.goingAway = options.goingAway ?? (() => false);
-    const { headers, ip, url, auth } = options.info ?? {};
+    const { ip, url, auth } = options.info ?? {};
+    // What handlers see of the upgrade request: never its credentials.
+    const given = options.info?.headers;
+    const headers = typeof given === 'object' && given !== null ? redactHeaders(given as HeadersRecord, hiddenHeaderNames(options.redactHeaders)) : given;
     // Who upgraded (the endpoint's authentication) is the caller of every request on the socket.
     this.info = Object.freeze(
       auth === undefined ? { kind: 'websocket', sessionId: options.sessionId, headers, ip, url } : { kind: 'websocket', sessionId: options.sessionId, headers, ip, url, auth },

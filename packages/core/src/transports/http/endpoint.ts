@@ -41,6 +41,7 @@ import type { HttpRequest, HttpResponse } from './exchange';
 import { HeadersRecord, validateHeaderDeclarations } from './headers';
 import { serveModern } from './modern-http';
 import { OriginPolicy, checkOrigin } from './origin';
+import { hiddenHeaderNames, redactHeaders } from './redact';
 import { InMemorySessionStore, SessionRecord, SessionStore } from '../../stores/session-store';
 import type { Cluster, SessionMessage } from '../../stores/cluster';
 import { IdleSessions, LiveSession } from './sessions';
@@ -119,6 +120,13 @@ export interface HttpEndpointOptions extends OriginPolicy {
    * Instead of `authenticate`. See docs/auth.md.
    */
   auth?: ResourceServerOptions;
+  /**
+   * Request headers handlers must not read, besides those that always carry credentials
+   * (`authorization`, `proxy-authorization`, `cookie`): in `ctx.transport.headers` their value is
+   * `[redacted]`, on every transport (Streamable HTTP, HTTP+SSE, the WebSocket upgrade). Name
+   * your own credential headers here (`x-api-key`, say); the `authenticate` hook still sees them.
+   */
+  redactHeaders?: string[];
 }
 
 /** What {@link HttpEndpoint.authenticate} gives back for a refused request. */
@@ -297,6 +305,8 @@ export class HttpEndpoint {
   private readonly storeFailed = (error: unknown): void => this.log.warn({ err: error }, 'the session store failed');
   /** The OAuth resource server of the `auth` option. */
   readonly resourceServer?: ResourceServer;
+  /** The request headers handlers do not see (see {@link HttpEndpointOptions.redactHeaders}). */
+  readonly hiddenHeaders: readonly string[];
   /** Who is calling: the `authenticate` option, or the resource server's bearer check. */
   private readonly authenticator?: (request: HttpRequest) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
 
@@ -326,6 +336,10 @@ export class HttpEndpoint {
     this.sessions = new IdleSessions(settings.sessionIdleTimeout, this.log, this.cluster ? () => undefined : (id) => this.settle(this.store.delete(id)));
     this.clientKey = options.clientKey ?? ((request: HttpRequest) => request.ip ?? 'unknown');
     this.gracePeriod = options.shutdownGracePeriod ?? app.engine.gracePeriod;
+    if (options.redactHeaders !== undefined && (!Array.isArray(options.redactHeaders) || !options.redactHeaders.every((name) => typeof name === 'string' && name !== ''))) {
+      throw new HermesError('HERMES_INVALID_OPTIONS', 'redactHeaders must be an array of header names, e.g. ["x-api-key"].');
+    }
+    this.hiddenHeaders = hiddenHeaderNames(options.redactHeaders);
     if (options.auth && options.authenticate)
       throw new HermesError('HERMES_INVALID_OPTIONS', 'Give `auth` (an OAuth resource server) or `authenticate` (your own check), not both.');
     if (options.auth) {
@@ -441,7 +455,18 @@ export class HttpEndpoint {
     if (frame.kind === 'invalid') return sendError(response, 400, frame.error.code, frame.error.message);
     const era = eraOfPost(request, frame);
     if (era.kind === 'refuse') return sendError(response, 400, era.error.code, era.error.message, era.error.data, era.id);
-    if (era.kind === 'modern') return serveModern(this.app.engine, this.app.logger, request, response, era.request, this.settings.maxBufferedBytes, auth, this.challenge);
+    if (era.kind === 'modern') {
+      return serveModern(
+        this.app.engine,
+        this.app.logger,
+        request,
+        response,
+        era.request,
+        this.settings.maxBufferedBytes,
+        this.requestInfo(request, undefined, auth),
+        this.challenge,
+      );
+    }
     if (era.kind === 'modern-notification') return response.send(202, NO_HEADERS);
     const sessionId = headerOf(request.headers, 'mcp-session-id');
     // Not JSON-RPC, and no id to answer to or no session to answer in: the engine's error would
@@ -710,10 +735,13 @@ export class HttpEndpoint {
     return session;
   }
 
-  private requestInfo(request: HttpRequest, sessionId: string, auth: AuthInfo | undefined): TransportInfo {
-    return auth === undefined
-      ? { kind: 'http', sessionId, headers: request.headers, ip: request.ip, url: request.url }
-      : { kind: 'http', sessionId, headers: request.headers, ip: request.ip, url: request.url, auth };
+  /** What the handlers of a request see of its transport (a new object each: a request's own); credentials hidden. */
+  private requestInfo(request: HttpRequest, sessionId: string | undefined, auth: AuthInfo | undefined): TransportInfo {
+    const headers = redactHeaders(request.headers, this.hiddenHeaders);
+    const info: TransportInfo =
+      sessionId === undefined ? { kind: 'http', headers, ip: request.ip, url: request.url } : { kind: 'http', sessionId, headers, ip: request.ip, url: request.url };
+    if (auth !== undefined) info.auth = auth;
+    return info;
   }
 
   /**

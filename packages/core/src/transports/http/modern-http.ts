@@ -7,7 +7,6 @@
  * come first (progress, logs, a listen stream). Closing the response cancels the request.
  */
 import { ErrorCode, InboundRequest, JsonRpcRequest, JsonRpcResponse, McpError, RequestId, TransportInfo, errorResponse, resultResponse, serialize } from '@hermes-mcp/protocol';
-import type { AuthInfo } from '../../engine/context';
 import type { Engine } from '../../engine/engine';
 import type { Logger } from '../../logger';
 import type { ModernSink } from '../../engine/modern';
@@ -113,7 +112,8 @@ export function statusOf(error: McpError): number {
  * Answers one modern-era request: checked and handled by the engine (one sequence for every
  * transport), answered as JSON, or as an SSE stream once a notification comes first. Every error
  * echoes the request's id, with the HTTP status of its code (and the headers `challenge` gives for
- * it: the `WWW-Authenticate` of a 403 for missing scopes). @internal
+ * it: the `WWW-Authenticate` of a 403 for missing scopes). `info` is what its handlers see of the
+ * transport (the endpoint's, credentials hidden). @internal
  */
 export async function serveModern(
   engine: Engine,
@@ -122,14 +122,10 @@ export async function serveModern(
   response: HttpResponse,
   message: JsonRpcRequest,
   maxBufferedBytes: number,
-  auth?: AuthInfo,
+  info: TransportInfo,
   challenge?: (error: McpError) => Readonly<Record<string, string>> | undefined,
 ): Promise<void> {
   const id: RequestId = message.id;
-  const info: TransportInfo =
-    auth === undefined
-      ? { kind: 'http', headers: request.headers, ip: request.ip, url: request.url }
-      : { kind: 'http', headers: request.headers, ip: request.ip, url: request.url, auth };
   const inbound = new ResponseRequest(info, response, id, maxBufferedBytes);
   let answer: JsonRpcResponse;
   let status = 200;
