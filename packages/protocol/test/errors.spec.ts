@@ -18,6 +18,7 @@ describe('ErrorCode', () => {
       ServerShuttingDown: -32010,
       ClientTooSlow: -32011,
       InsufficientScope: -32012,
+      TokenExpired: -32013,
     });
   });
 });

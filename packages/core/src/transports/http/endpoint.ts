@@ -528,22 +528,24 @@ export class HttpEndpoint {
     const transport = session.transport as StreamableHttpTransport;
     const lastEventId = headerOf(request.headers, 'last-event-id');
     if (lastEventId !== undefined) {
-      let resumed: boolean;
+      let resumed: SseConnection | undefined;
       try {
         resumed = await transport.resume(response, lastEventId);
       } catch (error) {
         this.log.warn({ sessionId: session.id, err: error }, 'the event store failed to replay a stream');
         return sendError(response, 503, ErrorCode.InternalError, 'Service Unavailable: the event store could not replay the stream; retry later');
       }
-      if (!resumed) sendError(response, 400, ErrorCode.InvalidRequest, `Bad Request: Last-Event-ID "${lastEventId}" is unknown here (evicted, or from another session)`);
-      else if (transport.hasStandaloneStream) this.holdStandalone(session);
+      if (!resumed) return sendError(response, 400, ErrorCode.InvalidRequest, `Bad Request: Last-Event-ID "${lastEventId}" is unknown here (evicted, or from another session)`);
+      // Open no longer than its token: the client resumes it with a fresh one.
+      resumed.endAtExpiry(auth?.expiresAt);
+      if (transport.hasStandaloneStream) this.holdStandalone(session);
       return;
     }
     if (this.closing) return sendError(response, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
     if (transport.hasStandaloneStream) {
       return sendError(response, 409, ErrorCode.InvalidRequest, 'Conflict: this session already has a GET stream open');
     }
-    transport.openStandalone(response, this.priming(session));
+    transport.openStandalone(response, this.priming(session)).endAtExpiry(auth?.expiresAt);
     this.holdStandalone(session);
   }
 
@@ -570,7 +572,8 @@ export class HttpEndpoint {
     if (auth === REFUSED) return;
     const client = this.clientKey(request);
     if (!this.admit(response, client)) return;
-    const connection = SseConnection.open(response, {}, this.settings.maxBufferedBytes);
+    // The stream is the session: it ends when the token it was opened with expires.
+    const connection = SseConnection.open(response, {}, this.settings.maxBufferedBytes).endAtExpiry(auth?.expiresAt);
     const session = await this.openSession(client, (id) => new HttpSseTransport(id, connection), principalOf(auth));
     // In a cluster, the POSTs of this session reach whichever instance: they come here over the bus.
     if (this.cluster && !session.connection.isClosed) await this.joinSse(this.cluster, session);

@@ -7,11 +7,13 @@
  * come first (progress, logs, a listen stream). Closing the response cancels the request.
  */
 import { ErrorCode, InboundRequest, JsonRpcRequest, JsonRpcResponse, McpError, RequestId, TransportInfo, errorResponse, resultResponse, serialize } from '@hermes-mcp/protocol';
+import type { AuthInfo } from '../../engine/context';
 import type { Engine } from '../../engine/engine';
 import type { Logger } from '../../logger';
 import type { ModernSink } from '../../engine/modern';
 import type { HttpRequest, HttpResponse } from './exchange';
 import { SseConnection } from './sse';
+import { atExpiry } from '../expiry';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
 
@@ -80,6 +82,17 @@ class ResponseRequest extends InboundRequest implements ModernSink {
     return super.aborted;
   }
 
+  /**
+   * The token the request came with expired: it is answered with -32013 now (a listen stream ends
+   * with that error as its last event) and its handler is aborted. The client listens again with
+   * a fresh token, or gets the 401 that says to get one.
+   */
+  expire(): void {
+    const error = McpError.tokenExpired();
+    this.fail(error);
+    this.abort(error);
+  }
+
   private closedEarly(): boolean {
     return !this.finished && this.response.aborted;
   }
@@ -127,6 +140,9 @@ export async function serveModern(
 ): Promise<void> {
   const id: RequestId = message.id;
   const inbound = new ResponseRequest(info, response, id, maxBufferedBytes);
+  // A listen stream has no end of its own: it serves no longer than the token it was opened with.
+  const expiresAt = message.method === 'subscriptions/listen' ? (info.auth as AuthInfo | undefined)?.expiresAt : undefined;
+  const cancelExpiry = expiresAt === undefined ? undefined : atExpiry(expiresAt, () => inbound.expire());
   let answer: JsonRpcResponse;
   let status = 200;
   let headers = JSON_HEADERS;
@@ -140,6 +156,7 @@ export async function serveModern(
     const extra = challenge?.(failure);
     if (extra) headers = { ...JSON_HEADERS, ...extra };
   }
+  cancelExpiry?.();
   if (inbound.finished || (inbound.aborted && response.aborted)) return;
   inbound.answer(answer, status, headers);
 }
