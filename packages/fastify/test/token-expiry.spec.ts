@@ -4,14 +4,16 @@
  * HTTP+SSE stream and a 2026-07-28 `subscriptions/listen` stream end at the token's expiry (the
  * listen stream with -32013 as its answer), and come back with a fresh token — or get the 401
  * challenge that says to get one; a WebSocket answers the requests in flight with -32013 and
- * closes with 4401. Nothing waits a fixed time: each test waits for the end it expects.
+ * closes with 4401, and one that reaches it after the expiry (before the timer could fire) is
+ * answered -32013 rather than served. Nothing waits a fixed time: each test waits for the end it expects.
  */
 import 'reflect-metadata';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import Fastify from 'fastify';
-import { WebSocket } from 'ws';
-import { HttpEndpointOptions, McpContext, McpServer, Tool, createLogger, createWebHandler, jwtVerifier, toNodeListener } from '@hermes-mcp/core';
+import { once } from 'node:events';
+import { WebSocket, WebSocketServer } from 'ws';
+import { HttpEndpointOptions, McpContext, McpFactory, McpServer, Tool, WebSocketTransport, createLogger, createWebHandler, jwtVerifier, toNodeListener } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { ACCEPT_BOTH, MODERN_META, messagesOf, modernPost, rpc } from '../../../test-support/hardening';
 import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../test-support/oidc/authorization-server';
@@ -22,6 +24,11 @@ class ExpiryServer {
   async wait(ctx: McpContext) {
     await new Promise((resolve) => ctx.signal.addEventListener('abort', resolve, { once: true }));
     return 'cancelled';
+  }
+
+  @Tool({ description: 'Answers at once' })
+  now() {
+    return 'served';
   }
 }
 
@@ -239,6 +246,45 @@ describe('a WebSocket ends when its token expires (fastify)', () => {
       expect(status).toBe(401);
     } finally {
       await running.close();
+    }
+  });
+});
+
+describe('a WebSocketTransport on a ws server of your own', () => {
+  it('answers a message that arrives after the expiry but before the timer fired (a busy event loop) with -32013, unserved, and closes with 4401', async () => {
+    const app = McpFactory.create(ExpiryServer, { logger });
+    const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: () => 'mcp' });
+    await once(wss, 'listening');
+    const expiresAt = Math.ceil(Date.now() / 1000) + 2; // seconds, as AuthInfo.expiresAt
+    wss.on('connection', (socket) => {
+      // Ahead of the transport's listener: the frame with id 3 finds the event loop held until the
+      // token expired, so the transport reads it before its timer can fire.
+      socket.on('message', (data: Buffer) => {
+        if ((JSON.parse(data.toString()) as { id?: unknown }).id === 3) while (Date.now() < expiresAt * 1000);
+      });
+      void app.connect(new WebSocketTransport(socket, { info: { auth: { subject: 'alice', scopes: [], expiresAt } } }));
+    });
+    try {
+      const socket = new WebSocket(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`, 'mcp');
+      const messages: Array<Record<string, unknown>> = [];
+      const initialized = new Promise<void>((resolve) =>
+        socket.on('message', (data: Buffer) => {
+          const message = JSON.parse(data.toString()) as Record<string, unknown>;
+          messages.push(message);
+          if (message.id === 1) resolve();
+        }),
+      );
+      const closed = new Promise<{ code: number; reason: string }>((resolve) => socket.once('close', (code, reason) => resolve({ code, reason: reason.toString() })));
+      await once(socket, 'open');
+      socket.send(JSON.stringify(rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'ws', version: '1' } })));
+      await initialized;
+      socket.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+      socket.send(JSON.stringify(rpc(3, 'tools/call', { name: 'now', arguments: {} })));
+      expect(await closed).toEqual({ code: 4401, reason: 'the access token expired: reconnect with a fresh one' });
+      expect(messages.filter((m) => m.id === 3)).toEqual([{ jsonrpc: '2.0', id: 3, error: { code: -32013, message: expect.stringMatching(/access token .* expired/) } }]);
+    } finally {
+      wss.close();
+      await app.close();
     }
   });
 });
