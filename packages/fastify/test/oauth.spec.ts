@@ -1,8 +1,10 @@
 /**
  * The `auth` option against a real authorization server (oidc-provider on 127.0.0.1, in a process
  * of its own): JWT access tokens verified with the issuer's JWKS, opaque ones by introspection.
- * A request without a token, or with one for another audience, expired, tampered with or from
- * another issuer, is refused 401 with the challenge that names the metadata document; a token
+ * A request without a token (or with another scheme), or with one for another audience, expired,
+ * tampered with or from another issuer, is refused 401 with the challenge that names the metadata
+ * document, a malformed Bearer header 400 invalid_request; an introspection answer without `aud`
+ * is refused, and a JWT the authorization server will not introspect is a 401, not a 500; a token
  * without a component's scopes does not see it listed and is refused 403 with a step-up challenge;
  * a token with them calls it; a session serves only the principal that opened it; the metadata
  * document is served; every route of every transport is guarded (POST, GET, DELETE, HTTP+SSE,
