@@ -260,7 +260,7 @@ export class WebSocketTransport implements Transport {
     const frame = parseFrame(bytes.toString('utf8'));
     // Every message is checked against the token's expiry, not only the timer: one that comes
     // first (a busy event loop) is answered, not served.
-    if (Date.now() >= this.expiresAtMs) {
+    if (this.expiresAtMs !== Infinity && Date.now() >= this.expiresAtMs) {
       this.refuseExpired(frame);
       return this.expire();
     }

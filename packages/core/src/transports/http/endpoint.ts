@@ -741,10 +741,10 @@ export class HttpEndpoint {
   /** What the handlers of a request see of its transport (a new object each: a request's own); credentials hidden. */
   private requestInfo(request: HttpRequest, sessionId: string | undefined, auth: AuthInfo | undefined): TransportInfo {
     const headers = redactHeaders(request.headers, this.hiddenHeaders);
-    const info: TransportInfo =
-      sessionId === undefined ? { kind: 'http', headers, ip: request.ip, url: request.url } : { kind: 'http', sessionId, headers, ip: request.ip, url: request.url };
-    if (auth !== undefined) info.auth = auth;
-    return info;
+    const { ip, url } = request;
+    // Whole literals, one shape each: no property added to an object made without it.
+    if (sessionId === undefined) return auth === undefined ? { kind: 'http', headers, ip, url } : { kind: 'http', headers, ip, url, auth };
+    return auth === undefined ? { kind: 'http', sessionId, headers, ip, url } : { kind: 'http', sessionId, headers, ip, url, auth };
   }
 
   /**
