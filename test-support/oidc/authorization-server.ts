@@ -20,10 +20,13 @@ export interface TestClient {
 /** A running authorization server. */
 export interface AuthorizationServer {
   readonly issuer: string;
-  /** An access token for `resource` (client credentials grant): what the server's token endpoint gives. */
-  token(client: Pick<TestClient, 'client_id' | 'client_secret'>, options: { resource: string; scope?: string }): Promise<string>;
+  /**
+   * An access token for `resource` (client credentials grant): what the server's token endpoint
+   * gives. Without a resource, an opaque token for no resource at all (its introspection has no `aud`).
+   */
+  token(client: Pick<TestClient, 'client_id' | 'client_secret'>, options: { resource?: string; scope?: string }): Promise<string>;
   /** The endpoint's raw answer, for tests of refusals. */
-  tokenResponse(client: Pick<TestClient, 'client_id' | 'client_secret'>, options: { resource: string; scope?: string }): Promise<Response>;
+  tokenResponse(client: Pick<TestClient, 'client_id' | 'client_secret'>, options: { resource?: string; scope?: string }): Promise<Response>;
   stop(): Promise<void>;
 }
 
@@ -34,6 +37,8 @@ export async function startAuthorizationServer(config: {
   scopes?: string[];
   /** Listen on this port (default a free one): restarting on the same port keeps the issuer and changes the key. */
   port?: number;
+  /** Seconds the tokens of clients whose id starts with "short-lived" last (default 1). */
+  shortLivedTtl?: number;
 }): Promise<AuthorizationServer> {
   const child: ChildProcess = spawn(process.execPath, [path.join(__dirname, 'oidc-server.mjs'), JSON.stringify(config)], {
     cwd: path.join(__dirname, '../..'),
@@ -46,14 +51,18 @@ export async function startAuthorizationServer(config: {
     lines.once('line', (line) => resolve((JSON.parse(line) as { issuer: string }).issuer));
     child.once('exit', (code) => reject(new Error(`the authorization server exited (${code}): ${stderr}`)));
   });
-  const tokenResponse = (client: Pick<TestClient, 'client_id' | 'client_secret'>, options: { resource: string; scope?: string }) =>
+  const tokenResponse = (client: Pick<TestClient, 'client_id' | 'client_secret'>, options: { resource?: string; scope?: string }) =>
     fetch(`${issuer}/token`, {
       method: 'POST',
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
         authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')}`,
       },
-      body: new URLSearchParams({ grant_type: 'client_credentials', resource: options.resource, ...(options.scope !== undefined && { scope: options.scope }) }).toString(),
+      body: new URLSearchParams({
+        grant_type: 'client_credentials',
+        ...(options.resource !== undefined && { resource: options.resource }),
+        ...(options.scope !== undefined && { scope: options.scope }),
+      }).toString(),
     });
   return {
     issuer,

@@ -6,8 +6,9 @@
 // It prints one JSON line on stdout once it listens — {"issuer":"http://127.0.0.1:PORT"} — and
 // serves until killed. Tokens for any resource indicator (RFC 8707) are issued with `aud` set to
 // it, as JWTs (RFC 9068) or opaque tokens with introspection; a client whose id starts with
-// "short-lived" gets tokens that expire after one second. The signing key is made at start.
-// Clients may register themselves (RFC 7591). Sign-in needs no person: the interaction signs the
+// "short-lived" gets tokens that expire after one second (`config.shortLivedTtl` seconds if
+// given). A token asked for with no resource is opaque, for no audience (what oidc-provider gives
+// for its userinfo endpoint). The signing key is made at start. Clients may register themselves (RFC 7591). Sign-in needs no person: the interaction signs the
 // user `config.account` (default "ada") in and consents to whatever was asked, so an authorization
 // request followed through its redirects (with cookies) ends at the client's redirect URI.
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
@@ -46,7 +47,7 @@ const provider = new Provider(issuer, {
       getResourceServerInfo: (_ctx, resourceIndicator, client) => ({
         scope: scopes.join(' '),
         audience: resourceIndicator,
-        accessTokenTTL: client.clientId.startsWith('short-lived') ? 1 : 600,
+        accessTokenTTL: client.clientId.startsWith('short-lived') ? (config.shortLivedTtl ?? 1) : 600,
         accessTokenFormat: config.accessTokenFormat ?? 'jwt',
         ...((config.accessTokenFormat ?? 'jwt') === 'jwt' && { jwt: { sign: { alg: 'RS256' } } }),
       }),

@@ -167,6 +167,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
         maxBufferedBytes: endpoint.settings.maxBufferedBytes,
         limits: endpoint.limits,
         output: (client) => endpoint.outputOf(client),
+        redactHeaders: endpoint.hiddenHeaders,
         clientKey: clientKey ?? ((request) => request.ip),
         admit: (reply, client) => endpoint.admit(new FastifyExchange(reply.request, reply), client),
         authenticate: (reply) => {

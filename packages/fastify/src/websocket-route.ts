@@ -43,6 +43,8 @@ export interface WebSocketServing {
   limits: OutputLimits;
   /** One client's unread output over all its connections (the endpoint's count). */
   output(client: string): ClientView;
+  /** The plugin's `redactHeaders`: upgrade headers handlers do not see, besides credentials. */
+  redactHeaders?: readonly string[];
   clientKey(request: FastifyRequest): string;
   /** Whether a new session may open for `client`; answers 503 or 429 on `reply` when not. */
   admit(reply: FastifyReply, client: string): boolean;
@@ -205,6 +207,7 @@ export async function serveWebSocket(scope: FastifyInstance, serving: WebSocketS
               maxResultBytes: serving.limits.maxResultBytes,
               unread: () => output.unread(),
               goingAway: () => serving.closing(),
+              redactHeaders: serving.redactHeaders,
             }),
           principalOf(auth),
         );

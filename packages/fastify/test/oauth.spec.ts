@@ -1,8 +1,10 @@
 /**
  * The `auth` option against a real authorization server (oidc-provider on 127.0.0.1, in a process
  * of its own): JWT access tokens verified with the issuer's JWKS, opaque ones by introspection.
- * A request without a token, or with one for another audience, expired, tampered with or from
- * another issuer, is refused 401 with the challenge that names the metadata document; a token
+ * A request without a token (or with another scheme), or with one for another audience, expired,
+ * tampered with or from another issuer, is refused 401 with the challenge that names the metadata
+ * document, a malformed Bearer header 400 invalid_request; an introspection answer without `aud`
+ * is refused, and a JWT the authorization server will not introspect is a 401, not a 500; a token
  * without a component's scopes does not see it listed and is refused 403 with a step-up challenge;
  * a token with them calls it; a session serves only the principal that opened it; the metadata
  * document is served; every route of every transport is guarded (POST, GET, DELETE, HTTP+SSE,
@@ -16,6 +18,7 @@ import { WebSocket } from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
+  Logger,
   McpContext,
   McpServer,
   RequireScopes,
@@ -29,7 +32,7 @@ import {
 } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { McpClient, StreamableHttpClientTransport, WebSocketClientTransport, WebSocketConstructor, unwrap } from '@hermes-mcp/client';
-import { ACCEPT_BOTH, MODERN_META, modernPost, rpc } from '../../../test-support/hardening';
+import { ACCEPT_BOTH, MODERN_META, PINO_LEVELS, capturingLogger, modernPost, rpc } from '../../../test-support/hardening';
 import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../test-support/oidc/authorization-server';
 
 @RequireScopes('notes:read')
@@ -100,19 +103,19 @@ function authOptions(resource: string): ResourceServerOptions {
 
 const silent = createLogger({ level: 'silent' });
 
-const adapters: Record<string, (options?: (resource: string) => ResourceServerOptions) => Promise<Running & { app?: FastifyInstance }>> = {
-  async fastify(options = authOptions) {
+const adapters: Record<string, (options?: (resource: string) => ResourceServerOptions, logger?: Logger) => Promise<Running & { app?: FastifyInstance }>> = {
+  async fastify(options = authOptions, logger = silent) {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/mcp`;
     const app = Fastify({ logger: false, forceCloseConnections: true });
-    await app.register(hermesMcp, { server: NotesServer, path: '/mcp', auth: options(url), websocket: true, appOptions: { logger: silent } });
+    await app.register(hermesMcp, { server: NotesServer, path: '/mcp', auth: options(url), websocket: true, appOptions: { logger } });
     await app.listen({ host: '127.0.0.1', port });
     return { url, origin: `http://127.0.0.1:${port}`, app, close: () => app.close() };
   },
-  async web(options = authOptions) {
+  async web(options = authOptions, logger = silent) {
     const port = await freePort();
     const url = `http://127.0.0.1:${port}/mcp`;
-    const handler = createWebHandler(NotesServer, { path: '/mcp', auth: options(url), appOptions: { logger: silent } });
+    const handler = createWebHandler(NotesServer, { path: '/mcp', auth: options(url), appOptions: { logger } });
     const server: Server = createServer(toNodeListener(handler));
     await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
     return {
@@ -188,7 +191,23 @@ describe.each(Object.keys(adapters))('the auth option (%s)', (adapter) => {
     }
   });
 
-  it('refuses a malformed Authorization header, and tokens for another audience, expired, tampered with or from another issuer: 401 invalid_token', async () => {
+  it('answers another scheme with a challenge without an error code (401), and a malformed Bearer header with 400 invalid_request (RFC 6750 §3.1)', async () => {
+    const metadata = `${server.origin}/.well-known/oauth-protected-resource/mcp`;
+    for (const scheme of ['Basic YWxpY2U6c2VjcmV0', 'DPoP abc.def', 'Bearerabc']) {
+      const response = await post(server.url, initializeBody(), { authorization: scheme });
+      expect({ scheme, status: response.status }).toEqual({ scheme, status: 401 });
+      expect(challenge(response)).toEqual({ resource_metadata: metadata, scope: 'notes:read' });
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/in the Bearer scheme only/);
+    }
+    for (const malformed of ['Bearer', 'Bearer two tokens', 'Bearer ab"c', 'bearer =abc']) {
+      const response = await post(server.url, initializeBody(), { authorization: malformed });
+      expect({ malformed, status: response.status }).toEqual({ malformed, status: 400 });
+      expect(challenge(response)).toMatchObject({ error: 'invalid_request', resource_metadata: metadata, error_description: expect.stringMatching(/not "Bearer <token>"/) });
+      expect(((await response.json()) as { error: { code: number; message: string } }).error).toMatchObject({ code: -32600, message: expect.stringMatching(/^Bad Request: /) });
+    }
+  });
+
+  it('refuses tokens for another audience, expired, tampered with or from another issuer: 401 invalid_token', async () => {
     const otherAudience = await as.token(ALICE, { resource: 'http://127.0.0.1:1/elsewhere', scope: 'notes:read' });
     const shortLived = await as.token(SHORT, { resource: server.url, scope: 'notes:read' });
     const good = await as.token(ALICE, { resource: server.url, scope: 'notes:read' });
@@ -197,7 +216,6 @@ describe.each(Object.keys(adapters))('the auth option (%s)', (adapter) => {
     const foreign = await other.token(ALICE, { resource: server.url, scope: 'notes:read' });
     await new Promise((resolve) => setTimeout(resolve, 2100)); // the short-lived token is now expired
     const cases: Array<[string, Record<string, string>, RegExp]> = [
-      ['basic', { authorization: 'Basic YWxpY2U6c2VjcmV0' }, /is not "Bearer <token>"/],
       ['audience', bearer(otherAudience), /not for this server \(aud\)/],
       ['expired', bearer(shortLived), /has expired/],
       ['tampered', bearer(tampered), /signature is not valid/],
@@ -209,7 +227,7 @@ describe.each(Object.keys(adapters))('the auth option (%s)', (adapter) => {
       expect({ what, status: response.status }).toEqual({ what, status: 401 });
       const params = challenge(response);
       expect(params.resource_metadata).toBe(`${server.origin}/.well-known/oauth-protected-resource/mcp`);
-      if (what !== 'basic') expect({ what, error: params.error }).toEqual({ what, error: 'invalid_token' });
+      expect({ what, error: params.error }).toEqual({ what, error: 'invalid_token' });
       expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(message);
     }
   });
@@ -380,24 +398,28 @@ describe('opaque tokens, verified by introspection (RFC 7662)', () => {
   let opaque: AuthorizationServer;
   let server: Running;
   let introspections = 0;
+  const log = capturingLogger('debug');
   beforeAll(async () => {
     opaque = await startAuthorizationServer({ clients: CLIENTS, accessTokenFormat: 'opaque' });
     const counting: typeof fetch = (input, init) => {
       introspections++;
       return fetch(input, init);
     };
-    server = await adapters.fastify((resource) => ({
-      resource,
-      authorizationServers: [opaque.issuer],
-      verifier: introspectionVerifier({
-        endpoint: `${opaque.issuer}/token/introspection`,
-        clientId: 'mcp-resource-server',
-        clientSecret: 'rs-secret',
-        audience: resource,
-        issuer: opaque.issuer,
-        fetch: counting,
+    server = await adapters.fastify(
+      (resource) => ({
+        resource,
+        authorizationServers: [opaque.issuer],
+        verifier: introspectionVerifier({
+          endpoint: `${opaque.issuer}/token/introspection`,
+          clientId: 'mcp-resource-server',
+          clientSecret: 'rs-secret',
+          audience: resource,
+          issuer: opaque.issuer,
+          fetch: counting,
+        }),
       }),
-    }));
+      log.logger,
+    );
   });
   afterAll(async () => {
     await server?.close();
@@ -422,5 +444,55 @@ describe('opaque tokens, verified by introspection (RFC 7662)', () => {
     const refused = await post(server.url, initializeBody(), bearer(elsewhere));
     expect(refused.status).toBe(401);
     expect(challenge(refused).error_description).toBe('the token is not for this server (aud)');
+  });
+
+  it('refuses a token whose introspection names no audience: one the authorization server gave another client for no resource of ours', async () => {
+    // What oidc-provider gives for its own userinfo endpoint: active, with scopes, and no `aud`.
+    const unrelated = await opaque.token(BOB, { scope: 'notes:read' });
+    const answer = await fetch(`${opaque.issuer}/token/introspection`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', authorization: `Basic ${Buffer.from('mcp-resource-server:rs-secret').toString('base64')}` },
+      body: new URLSearchParams({ token: unrelated }).toString(),
+    });
+    expect(await answer.json()).toMatchObject({ active: true, client_id: 'bob-app', scope: 'notes:read' });
+    const refused = await post(server.url, initializeBody(), bearer(unrelated));
+    expect(refused.status).toBe(401);
+    expect(challenge(refused)).toMatchObject({ error: 'invalid_token', error_description: 'the token is not for this server (it names no audience, aud)' });
+  });
+
+  it('takes a token without an audience only when told to (requireAudience: false), still refusing one for another audience', async () => {
+    const lenient = await adapters.fastify((resource) => ({
+      resource,
+      authorizationServers: [opaque.issuer],
+      verifier: introspectionVerifier({
+        endpoint: `${opaque.issuer}/token/introspection`,
+        clientId: 'mcp-resource-server',
+        clientSecret: 'rs-secret',
+        audience: resource,
+        requireAudience: false,
+      }),
+    }));
+    try {
+      const unrelated = await opaque.token(BOB, { scope: 'notes:read' });
+      expect((await post(lenient.url, initializeBody(), bearer(unrelated))).status).toBe(200);
+      const elsewhere = await opaque.token(ALICE, { resource: 'http://127.0.0.1:1/elsewhere', scope: 'notes:read' });
+      const refused = await post(lenient.url, initializeBody(), bearer(elsewhere));
+      expect(refused.status).toBe(401);
+      expect(challenge(refused).error_description).toBe('the token is not for this server (aud)');
+    } finally {
+      await lenient.close();
+    }
+  });
+
+  it('answers a JWT the authorization server will not introspect (400 unsupported_token_type) with 401 invalid_token, logged at debug, not as a server error', async () => {
+    const jwt = await as.token(ALICE, { resource: server.url, scope: 'notes:read' });
+    expect(jwt.split('.').length).toBe(3);
+    const from = log.lines.length;
+    const refused = await post(server.url, initializeBody(), bearer(jwt));
+    expect(refused.status).toBe(401);
+    expect(challenge(refused)).toMatchObject({ error: 'invalid_token', error_description: 'the authorization server does not vouch for this token (unsupported_token_type)' });
+    const lines = log.lines.slice(from);
+    expect(lines.filter((line) => line.level >= PINO_LEVELS.error)).toEqual([]);
+    expect(lines).toContainEqual(expect.objectContaining({ level: PINO_LEVELS.debug, status: 401, msg: 'request refused by authentication' }));
   });
 });

@@ -52,6 +52,12 @@ export const ErrorCode = {
    * for less (a page, a range), or raise the server's limit.
    */
   ResultTooLarge: -32013,
+  /**
+   * Hermes: the access token a long-lived connection was opened with expired (a WebSocket, a
+   * `subscriptions/listen` stream): what was in flight is answered with it and the connection
+   * ends. Get a fresh token (refresh, or sign in again) and reconnect.
+   */
+  TokenExpired: -32014,
 } as const;
 
 /** One of the numeric codes of {@link ErrorCode}, or any other integer a peer sends. */
@@ -175,6 +181,11 @@ export class McpError extends Error {
   /** -32010: the server is shutting down. */
   static shuttingDown(detail = 'the request was not completed'): McpError {
     return new McpError(ErrorCode.ServerShuttingDown, `Server shutting down: ${detail}`);
+  }
+
+  /** -32014: the access token the connection was opened with expired; reconnect with a fresh one. */
+  static tokenExpired(): McpError {
+    return new McpError(ErrorCode.TokenExpired, 'Unauthorized: the access token this connection was opened with expired; reconnect with a fresh one');
   }
 
   /** -32002: no resource at that URI (legacy revisions). */

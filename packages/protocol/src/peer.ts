@@ -241,6 +241,9 @@ export class Peer {
     };
     transport.oninputend = () => void this.drain();
     transport.onabort = (id, error) => this.failInbound(id, error);
+    transport.onrevoked = (error) => {
+      for (const id of [...this.inflight.keys()]) this.failInbound(id, error);
+    };
     transport.onreset = (reason) => this.failAll(McpError.connectionLost(reason));
     transport.onreconnected = () => this.handlers.onTransportReconnect?.();
   }

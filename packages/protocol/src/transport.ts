@@ -83,6 +83,12 @@ export interface Transport {
    */
   onabort?: (requestId: RequestId, error: McpError) => void;
   /**
+   * Called when the credentials the channel was opened with are no longer good (its access token
+   * expired): the peer aborts the handler of every inbound request in flight and answers each
+   * with `error` at once. The transport closes next.
+   */
+  onrevoked?: (error: McpError) => void;
+  /**
    * Told by the peer that an inbound request will get no response (the other side cancelled it), so
    * a transport holding something open for that response (an HTTP stream) can end it.
    */

@@ -19,6 +19,7 @@ describe('ErrorCode', () => {
       ClientTooSlow: -32011,
       InsufficientScope: -32012,
       ResultTooLarge: -32013,
+      TokenExpired: -32014,
     });
   });
 });

@@ -16,8 +16,17 @@ export interface IntrospectionVerifierOptions {
   clientId: string;
   /** Its secret (sent with HTTP Basic, `client_secret_basic`). */
   clientSecret: string;
-  /** The audience tokens must be for (this server's canonical URI); checked when the answer has `aud`. */
+  /** The audience tokens must be for (this server's canonical URI): the answer's `aud` must hold it. */
   audience: string;
+  /**
+   * Refuse an answer without `aud` (default true). MCP servers must take only tokens issued for
+   * them, and an answer without `aud` does not say whom a token is for: a token the same
+   * authorization server gave another client for something else (its userinfo endpoint, another
+   * API) would pass. `false` takes such answers — only for an authorization server that never
+   * sets `aud` and issues tokens for nothing but this server; `aud`, when the answer has it, is
+   * still checked.
+   */
+  requireAudience?: boolean;
   /** The issuer tokens must come from; checked when the answer has `iss`. */
   issuer?: string;
   /** How long an answer is reused at most (default 60 000 ms; 0: never). */
@@ -46,6 +55,7 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): To
   const cache = new Map<string, Cached>();
   const inflight = new Map<string, Promise<Cached>>();
   const doFetch = options.fetch ?? fetch;
+  const requireAudience = options.requireAudience ?? true;
   const basic = `Basic ${Buffer.from(`${encodeURIComponent(options.clientId)}:${encodeURIComponent(options.clientSecret)}`).toString('base64')}`;
 
   async function introspect(token: string): Promise<Cached> {
@@ -54,14 +64,22 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): To
       headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json', authorization: basic },
       body: new URLSearchParams({ token, token_type_hint: 'access_token' }).toString(),
     });
+    const now = Date.now();
+    if (response.status === 400) {
+      // RFC 7009's `unsupported_token_type` (oidc-provider's answer for a JWT, which it does not
+      // introspect): the authorization server will not vouch for this token; it is refused, not a failure.
+      const error = ((await response.json().catch(() => undefined)) as { error?: unknown } | undefined)?.error;
+      if (error === 'unsupported_token_type' || error === 'invalid_token')
+        return { refusal: `the authorization server does not vouch for this token (${error})`, until: now + ttl };
+    }
     if (!response.ok) throw new Error(`the introspection endpoint answered HTTP ${response.status}`);
     const answer = (await response.json()) as Record<string, unknown>;
-    const now = Date.now();
     const exp = typeof answer.exp === 'number' ? answer.exp : undefined;
     const until = Math.min(now + ttl, exp === undefined ? Infinity : exp * 1000);
     if (answer.active !== true) return { refusal: 'the token is not active', until: now + ttl };
     const audiences = typeof answer.aud === 'string' ? [answer.aud] : Array.isArray(answer.aud) ? answer.aud : undefined;
     if (audiences && !audiences.includes(options.audience)) return { refusal: 'the token is not for this server (aud)', until };
+    if (!audiences && requireAudience) return { refusal: 'the token is not for this server (it names no audience, aud)', until };
     if (options.issuer !== undefined && answer.iss !== undefined && answer.iss !== options.issuer) return { refusal: 'the token is from another issuer (iss)', until };
     if (exp === undefined) return { refusal: 'the token has no expiry (exp)', until: now + ttl };
     const claims: Record<string, unknown> = {};

@@ -1,8 +1,9 @@
 /**
  * Verifies JWT access tokens (RFC 9068 and the like) with the issuer's published keys, through
  * `jose`: the signature against the JWKS (fetched once, cached, fetched again when a token names a
- * key it does not have — key rotation — at most every `jwksCooldownMs`), then `iss`, `aud` (this
- * resource, RFC 8707), `exp` and `nbf` with a clock tolerance.
+ * key it does not have — key rotation — at most every `jwksCooldownMs`), then the `typ` header
+ * (`at+jwt`, RFC 9068), `iss`, `aud` (this resource, RFC 8707), `exp` and `nbf` with a clock
+ * tolerance.
  */
 import type { AuthInfo } from '../engine/context';
 import { InvalidTokenError, TokenVerifier } from './resource-server';
@@ -26,8 +27,14 @@ export interface JwtVerifierOptions {
   scopeClaim?: string;
   /** Least time between two fetches of the JWKS for a key it lacks (default 30 000 ms). */
   jwksCooldownMs?: number;
-  /** The `typ` header tokens must have, e.g. `at+jwt` (RFC 9068); default any. */
-  typ?: string;
+  /**
+   * The `typ` header tokens must have (default `at+jwt`, which also takes `application/at+jwt`):
+   * RFC 9068 §4 has a resource server refuse other JWTs, so that an ID token or another JWT the
+   * issuer signed cannot pass for an access token. `false` takes any `typ`, or none — only for an
+   * authorization server that does not mark its access tokens, since nothing then tells them from
+   * its other JWTs but their `aud`.
+   */
+  typ?: string | false;
   /**
    * A token verified once is taken again without checking its signature for this long at most,
    * and never past its `exp` (default 60 000 ms; 0: verify every time). Its claims cannot change:
@@ -93,6 +100,7 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
       throw error;
     }));
   const algorithms = options.algorithms ?? DEFAULT_ALGORITHMS;
+  const typ = options.typ ?? 'at+jwt';
   const ttl = options.cacheTtlMs ?? 60_000;
   const max = options.maxCacheEntries ?? 10_000;
   const verified = new Map<string, { auth: AuthInfo; until: number }>();
@@ -121,10 +129,10 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
         audience: options.audience,
         algorithms,
         clockTolerance: options.clockToleranceSec ?? 30,
-        ...(options.typ !== undefined && { typ: options.typ }),
+        ...(typ !== false && { typ }),
       }));
     } catch (error) {
-      if (error instanceof jose.errors.JOSEError) throw new InvalidTokenError(describe(error));
+      if (error instanceof jose.errors.JOSEError) throw new InvalidTokenError(describe(error, typ));
       throw error;
     }
     if (payload.exp === undefined) throw new InvalidTokenError('the token has no expiry (exp)');
@@ -143,7 +151,7 @@ export function jwtVerifier(options: JwtVerifierOptions): TokenVerifier {
 }
 
 /** What was wrong with a token, in words a client may read (never the token). */
-function describe(error: Error & { code?: string; claim?: string }): string {
+function describe(error: Error & { code?: string; claim?: string }, typ: string | false): string {
   switch (error.code) {
     case 'ERR_JWT_EXPIRED':
       return 'the token has expired';
@@ -152,7 +160,9 @@ function describe(error: Error & { code?: string; claim?: string }): string {
         ? 'the token is not for this server (aud)'
         : error.claim === 'iss'
           ? 'the token is from another issuer (iss)'
-          : `the token's "${error.claim}" claim is not valid`;
+          : error.claim === 'typ'
+            ? `the token is not an access token (its "typ" header is not ${typ}, RFC 9068)`
+            : `the token's "${error.claim}" claim is not valid`;
     case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
       return 'the token signature is not valid';
     case 'ERR_JWKS_NO_MATCHING_KEY':

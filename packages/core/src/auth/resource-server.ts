@@ -124,20 +124,14 @@ export class ResourceServer {
 
   /**
    * The caller of `request`, from its bearer token; throws an {@link HttpError}: 401 without a
-   * token or with one that is refused, 403 when it lacks the scopes every request needs.
+   * token or with one that is refused, 400 for a `Bearer` header without a well-formed token, 403
+   * when the token lacks the scopes every request needs.
    */
   async authenticate(request: HttpRequest): Promise<AuthInfo> {
-    const header = headerOf(request.headers, 'authorization');
-    const match = header === undefined ? null : /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-    if (!match) {
-      throw this.unauthorized(
-        header === undefined ? 'Unauthorized: this server needs an OAuth access token (Authorization: Bearer …)' : 'Unauthorized: the Authorization header is not "Bearer <token>"',
-        header === undefined ? undefined : 'invalid_request',
-      );
-    }
+    const token = this.tokenOf(headerOf(request.headers, 'authorization'));
     let auth: AuthInfo;
     try {
-      auth = await this.options.verifier(match[1]);
+      auth = await this.options.verifier(token);
     } catch (error) {
       if (error instanceof InvalidTokenError) throw this.unauthorized(`Unauthorized: ${error.message}`, 'invalid_token', error.message);
       throw error;
@@ -160,9 +154,29 @@ export class ResourceServer {
     };
   }
 
+  /**
+   * The token of an `Authorization` header, as RFC 6750 §3.1 sorts the ways it can be wrong: no
+   * header, or another scheme (the client may not know this server takes bearer tokens), is a 401
+   * challenge without an error code; a `Bearer` header that holds no single token is a 400
+   * `invalid_request`.
+   */
+  private tokenOf(header: string | undefined): string {
+    if (header === undefined) throw this.unauthorized('Unauthorized: this server needs an OAuth access token (Authorization: Bearer …)');
+    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+    if (match) return match[1];
+    if (!/^Bearer(?: |$)/i.test(header)) throw this.unauthorized('Unauthorized: this server takes OAuth access tokens in the Bearer scheme only (Authorization: Bearer …)');
+    const why = 'the Authorization header is not "Bearer <token>" (one token of the characters RFC 6750 allows)';
+    throw this.challenge(400, `Bad Request: ${why}`, 'invalid_request', why);
+  }
+
   private unauthorized(message: string, error?: string, description?: string): HttpError {
+    return this.challenge(401, message, error, description);
+  }
+
+  /** A refusal with the challenge that names the metadata document and the scopes to ask for. */
+  private challenge(status: number, message: string, error?: string, description?: string): HttpError {
     const scope = (this.options.scopesSupported ?? this.requiredScopes).join(' ');
-    return new HttpError(401, message, {
+    return new HttpError(status, message, {
       'www-authenticate': bearerChallenge({
         ...(error && { error }),
         ...(description && { error_description: description }),

@@ -13,12 +13,19 @@
  * answered with -32011 (client too slow). An answer goes out unless it would leave the client more
  * than `maxUnreadBytes` unread over all its connections (then -32011 in its place) or is larger
  * than `maxResultBytes` (-32013).
+ *
+ * A socket opened with an access token (`info.auth.expiresAt`) serves no longer than it: at its
+ * expiry the requests in flight are answered with -32014 (TokenExpired) and the socket closes
+ * with 4401; a message that arrives after it is answered the same way.
  */
 import type { AuthInfo } from '../engine/context';
-import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, isResponse, parseFrame } from '@hermes-mcp/protocol';
+import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, errorResponse, isResponse, parseFrame, serialize } from '@hermes-mcp/protocol';
 import { DEFAULT_MAX_RESULT_BYTES } from '../engine/engine';
 import { DEFAULT_MAX_BUFFERED_BYTES } from './http/sse';
 import { DEFAULT_MAX_UNREAD_BYTES, OutputLimits, Outgoing, clientTooSlow, dropForSlowClient, outgoing } from './backpressure';
+import { atExpiry } from './expiry';
+import type { HeadersRecord } from './http/headers';
+import { hiddenHeaderNames, redactHeaders } from './http/redact';
 
 /** The WebSocket subprotocol of MCP (`Sec-WebSocket-Protocol: mcp`). */
 export const MCP_SUBPROTOCOL = 'mcp';
@@ -37,6 +44,11 @@ export const WS_CLOSE = {
   messageTooBig: 1009,
   /** The server failed to set the session up. */
   internalError: 1011,
+  /**
+   * The access token the socket was opened with expired (a private-use code, 4000–4999, mirroring
+   * HTTP 401): reconnect with a fresh token.
+   */
+  tokenExpired: 4401,
 } as const;
 
 /** Output unsent past which no more input is read until it drains: 64 KiB. */
@@ -69,7 +81,7 @@ export interface WebSocketLike {
 export interface WebSocketTransportOptions {
   /** The session this socket is (the plugin's id for it), in `info.sessionId`. */
   sessionId?: string;
-  /** Where the socket came from, for request contexts: the upgrade request's headers, ip and url. */
+  /** Where the socket came from, for request contexts: the upgrade request's headers (credentials hidden), ip and url. */
   info?: { headers?: unknown; ip?: string; url?: string; auth?: AuthInfo };
   /**
    * The largest frame accepted, in bytes (default 4 MiB). The plugin also gives it to `ws` as
@@ -93,6 +105,12 @@ export interface WebSocketTransportOptions {
   unread?: () => number;
   /** True when the server is shutting down: the socket then closes with 1001 rather than 1000. */
   goingAway?: () => boolean;
+  /**
+   * Upgrade request headers handlers must not read, besides `authorization`,
+   * `proxy-authorization` and `cookie` (always hidden): their value in `info.headers` is
+   * `[redacted]`. The plugin passes its `redactHeaders`.
+   */
+  redactHeaders?: readonly string[];
 }
 
 /** Default limit of one frame: 4 MiB, as the HTTP `bodyLimit`. */
@@ -112,6 +130,7 @@ export class WebSocketTransport implements Transport {
   onclose?: () => void;
   onerror?: (error: Error) => void;
   onabort?: (requestId: RequestId, error: McpError) => void;
+  onrevoked?: (error: McpError) => void;
 
   private readonly maxBytes: number;
   private readonly maxBuffered: number;
@@ -123,6 +142,10 @@ export class WebSocketTransport implements Transport {
   private inputPaused = false;
   /** Notifications dropped because the client did not read. */
   private dropped = 0;
+  /** When the caller's access token expires, in milliseconds since the epoch (Infinity: never). */
+  private readonly expiresAtMs: number;
+  /** Cancels the timer that ends the socket at that time. */
+  private cancelExpiry?: () => void = undefined;
 
   constructor(
     private readonly socket: WebSocketLike,
@@ -134,7 +157,11 @@ export class WebSocketTransport implements Transport {
     this.limits = { maxResultBytes: options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES, maxUnreadBytes: options.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES };
     this.unread = options.unread ?? (() => this.socket.bufferedAmount);
     this.goingAway = options.goingAway ?? (() => false);
-    const { headers, ip, url, auth } = options.info ?? {};
+    const { ip, url, auth } = options.info ?? {};
+    // What handlers see of the upgrade request: never its credentials.
+    const given = options.info?.headers;
+    const headers = typeof given === 'object' && given !== null ? redactHeaders(given as HeadersRecord, hiddenHeaderNames(options.redactHeaders)) : given;
+    this.expiresAtMs = auth?.expiresAt === undefined ? Infinity : auth.expiresAt * 1000;
     // Who upgraded (the endpoint's authentication) is the caller of every request on the socket.
     this.info = Object.freeze(
       auth === undefined ? { kind: 'websocket', sessionId: options.sessionId, headers, ip, url } : { kind: 'websocket', sessionId: options.sessionId, headers, ip, url, auth },
@@ -146,6 +173,9 @@ export class WebSocketTransport implements Transport {
     this.socket.on('close', this.onSocketClose);
     // Gone before anyone listened: nothing will ever say so again.
     if (this.socket.readyState > OPEN) this.onSocketClose();
+    // The socket serves no longer than the token it was opened with: at its expiry it ends, and
+    // what the server would still send (notifications, requests to the client) goes nowhere.
+    else if (this.expiresAtMs !== Infinity) this.cancelExpiry = atExpiry(this.expiresAtMs / 1000, this.expire);
     return RESOLVED;
   }
 
@@ -206,11 +236,30 @@ export class WebSocketTransport implements Transport {
   closeWith(code: number, reason: string): Promise<void> {
     if (this.closed) return RESOLVED;
     this.closed = true;
+    this.cancelExpiry?.();
     this.socket.off('message', this.onMessage);
     this.socket.off('close', this.onSocketClose);
     if (this.socket.readyState <= OPEN) this.socket.close(code, reason);
     this.onclose?.();
     return RESOLVED;
+  }
+
+  /**
+   * The caller's token expired: each request in flight is answered with -32014 (the client learns
+   * why, not just that the socket closed), then the socket closes with 4401.
+   */
+  private readonly expire = (): void => {
+    if (this.closed) return;
+    this.onrevoked?.(McpError.tokenExpired());
+    void this.closeWith(WS_CLOSE.tokenExpired, 'the access token expired: reconnect with a fresh one');
+  };
+
+  /** Answers the requests of a frame that came after the token expired with -32014. */
+  private refuseExpired(frame: ParsedFrame): void {
+    const error = McpError.tokenExpired();
+    const messages = frame.kind === 'single' ? [frame.message] : frame.kind === 'batch' ? frame.messages : [];
+    const answers = messages.filter((m) => m.kind === 'request').map((m) => errorResponse(m.message.id, error));
+    if (answers.length > 0) this.socket.send(serialize(frame.kind === 'batch' ? answers : answers[0]));
   }
 
   private readonly onMessage = (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean): void => {
@@ -225,12 +274,20 @@ export class WebSocketTransport implements Transport {
       return;
     }
     // `ws` checked the frame is UTF-8 (1007 otherwise).
-    this.onframe?.(parseFrame(bytes.toString('utf8')));
+    const frame = parseFrame(bytes.toString('utf8'));
+    // Every message is checked against the token's expiry, not only the timer: one that comes
+    // first (a busy event loop) is answered, not served.
+    if (this.expiresAtMs !== Infinity && Date.now() >= this.expiresAtMs) {
+      this.refuseExpired(frame);
+      return this.expire();
+    }
+    this.onframe?.(frame);
   };
 
   private readonly onSocketClose = (): void => {
     if (this.closed) return;
     this.closed = true;
+    this.cancelExpiry?.();
     this.socket.off('message', this.onMessage);
     this.socket.off('close', this.onSocketClose);
     this.onclose?.();

@@ -41,6 +41,7 @@ import type { HttpRequest, HttpResponse } from './exchange';
 import { HeadersRecord, validateHeaderDeclarations } from './headers';
 import { serveModern } from './modern-http';
 import { OriginPolicy, checkOrigin } from './origin';
+import { hiddenHeaderNames, redactHeaders } from './redact';
 import { InMemorySessionStore, SessionRecord, SessionStore } from '../../stores/session-store';
 import type { Cluster, SessionMessage } from '../../stores/cluster';
 import { IdleSessions, LiveSession } from './sessions';
@@ -140,6 +141,13 @@ export interface HttpEndpointOptions extends OriginPolicy {
    * Instead of `authenticate`. See docs/auth.md.
    */
   auth?: ResourceServerOptions;
+  /**
+   * Request headers handlers must not read, besides those that always carry credentials
+   * (`authorization`, `proxy-authorization`, `cookie`): in `ctx.transport.headers` their value is
+   * `[redacted]`, on every transport (Streamable HTTP, HTTP+SSE, the WebSocket upgrade). Name
+   * your own credential headers here (`x-api-key`, say); the `authenticate` hook still sees them.
+   */
+  redactHeaders?: string[];
 }
 
 /** What {@link HttpEndpoint.authenticate} gives back for a refused request. */
@@ -361,6 +369,8 @@ export class HttpEndpoint {
   private readonly eventsKept = (error: unknown): void => this.log.warn({ err: error }, "the stores failed: an ended session's events stay in the event store until they expire");
   /** The OAuth resource server of the `auth` option. */
   readonly resourceServer?: ResourceServer;
+  /** The request headers handlers do not see (see {@link HttpEndpointOptions.redactHeaders}). */
+  readonly hiddenHeaders: readonly string[];
   /** Who is calling: the `authenticate` option, or the resource server's bearer check. */
   private readonly authenticator?: (request: HttpRequest) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
 
@@ -398,6 +408,10 @@ export class HttpEndpoint {
     this.sessions = new IdleSessions(settings.sessionIdleTimeout, this.log, evicted, (session) => this.expired(session));
     this.clientKey = options.clientKey ?? ((request: HttpRequest) => request.ip ?? 'unknown');
     this.gracePeriod = options.shutdownGracePeriod ?? app.engine.gracePeriod;
+    if (options.redactHeaders !== undefined && (!Array.isArray(options.redactHeaders) || !options.redactHeaders.every((name) => typeof name === 'string' && name !== ''))) {
+      throw new HermesError('HERMES_INVALID_OPTIONS', 'redactHeaders must be an array of header names, e.g. ["x-api-key"].');
+    }
+    this.hiddenHeaders = hiddenHeaderNames(options.redactHeaders);
     if (options.auth && options.authenticate)
       throw new HermesError('HERMES_INVALID_OPTIONS', 'Give `auth` (an OAuth resource server) or `authenticate` (your own check), not both.');
     if (options.auth) {
@@ -540,7 +554,19 @@ export class HttpEndpoint {
     if (era.kind === 'refuse') return sendError(response, 400, era.error.code, era.error.message, era.error.data, era.id);
     if (era.kind === 'modern') {
       const client = this.clientKey(request);
-      await serveModern(this.app.engine, this.app.logger, request, response, era.request, this.settings.maxBufferedBytes, this.limits, this.output.of(client), auth, this.challenge);
+      const info = this.requestInfo(request, undefined, auth);
+      await serveModern(
+        this.app.engine,
+        this.app.logger,
+        request,
+        response,
+        era.request,
+        this.settings.maxBufferedBytes,
+        this.limits,
+        this.output.of(client),
+        info,
+        this.challenge,
+      );
       return this.counted(client, response);
     }
     if (era.kind === 'modern-notification') return response.send(202, NO_HEADERS);
@@ -614,22 +640,24 @@ export class HttpEndpoint {
     const transport = session.transport as StreamableHttpTransport;
     const lastEventId = headerOf(request.headers, 'last-event-id');
     if (lastEventId !== undefined) {
-      let resumed: boolean;
+      let resumed: SseConnection | undefined;
       try {
         resumed = await transport.resume(response, lastEventId);
       } catch (error) {
         this.log.warn({ sessionId: session.id, err: error }, 'the event store failed to replay a stream');
         return sendError(response, 503, ErrorCode.InternalError, 'Service Unavailable: the event store could not replay the stream; retry later');
       }
-      if (!resumed) sendError(response, 400, ErrorCode.InvalidRequest, `Bad Request: Last-Event-ID "${lastEventId}" is unknown here (evicted, or from another session)`);
-      else if (transport.hasStandaloneStream) this.holdStandalone(session);
+      if (!resumed) return sendError(response, 400, ErrorCode.InvalidRequest, `Bad Request: Last-Event-ID "${lastEventId}" is unknown here (evicted, or from another session)`);
+      // Open no longer than its token: the client resumes it with a fresh one.
+      resumed.endAtExpiry(auth?.expiresAt);
+      if (transport.hasStandaloneStream) this.holdStandalone(session);
       return;
     }
     if (this.closing) return sendError(response, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
     if (transport.hasStandaloneStream) {
       return sendError(response, 409, ErrorCode.InvalidRequest, 'Conflict: this session already has a GET stream open');
     }
-    transport.openStandalone(response, this.priming(session));
+    transport.openStandalone(response, this.priming(session)).endAtExpiry(auth?.expiresAt);
     this.holdStandalone(session);
   }
 
@@ -656,7 +684,8 @@ export class HttpEndpoint {
     if (auth === REFUSED) return;
     const client = this.clientKey(request);
     if (!this.admit(response, client)) return;
-    const connection = SseConnection.open(response, {}, this.settings.maxBufferedBytes);
+    // The stream is the session: it ends when the token it was opened with expires.
+    const connection = SseConnection.open(response, {}, this.settings.maxBufferedBytes).endAtExpiry(auth?.expiresAt);
     const view = this.output.of(client);
     view.track(connection, (listener) => connection.onClose(listener));
     const session = await this.openSession(client, (id) => new HttpSseTransport(id, connection, this.limits, view), principalOf(auth));
@@ -875,10 +904,13 @@ export class HttpEndpoint {
     return session;
   }
 
-  private requestInfo(request: HttpRequest, sessionId: string, auth: AuthInfo | undefined): TransportInfo {
-    return auth === undefined
-      ? { kind: 'http', sessionId, headers: request.headers, ip: request.ip, url: request.url }
-      : { kind: 'http', sessionId, headers: request.headers, ip: request.ip, url: request.url, auth };
+  /** What the handlers of a request see of its transport (a new object each: a request's own); credentials hidden. */
+  private requestInfo(request: HttpRequest, sessionId: string | undefined, auth: AuthInfo | undefined): TransportInfo {
+    const headers = redactHeaders(request.headers, this.hiddenHeaders);
+    const { ip, url } = request;
+    // Whole literals, one shape each: no property added to an object made without it.
+    if (sessionId === undefined) return auth === undefined ? { kind: 'http', headers, ip, url } : { kind: 'http', headers, ip, url, auth };
+    return auth === undefined ? { kind: 'http', sessionId, headers, ip, url } : { kind: 'http', sessionId, headers, ip, url, auth };
   }
 
   /**
@@ -890,6 +922,8 @@ export class HttpEndpoint {
       return await this.authenticator!(request);
     } catch (error) {
       if (error instanceof HttpError) {
+        // A refusal is the client's business (no token, a bad one), not the server's failure.
+        this.log.debug({ status: error.status, reason: error.message }, 'request refused by authentication');
         response.send(error.status, { ...error.headers, ...JSON_HEADERS }, serialize(errorResponse(undefined, new McpError(error.code, error.message))));
       } else {
         this.log.error({ err: error }, 'the authenticate hook failed');

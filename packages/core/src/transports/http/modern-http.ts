@@ -15,6 +15,7 @@ import type { Logger } from '../../logger';
 import type { ModernSink } from '../../engine/modern';
 import type { HttpRequest, HttpResponse } from './exchange';
 import { SseConnection } from './sse';
+import { atExpiry } from '../expiry';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
 
@@ -95,6 +96,17 @@ class ResponseRequest extends InboundRequest implements ModernSink {
     return super.aborted;
   }
 
+  /**
+   * The token the request came with expired: it is answered with -32014 now (a listen stream ends
+   * with that error as its last event) and its handler is aborted. The client listens again with
+   * a fresh token, or gets the 401 that says to get one.
+   */
+  expire(): void {
+    const error = McpError.tokenExpired();
+    this.fail(error);
+    this.abort(error);
+  }
+
   private closedEarly(): boolean {
     return !this.finished && this.response.aborted;
   }
@@ -127,7 +139,8 @@ export function statusOf(error: McpError): number {
  * Answers one modern-era request: checked and handled by the engine (one sequence for every
  * transport), answered as JSON, or as an SSE stream once a notification comes first. Every error
  * echoes the request's id, with the HTTP status of its code (and the headers `challenge` gives for
- * it: the `WWW-Authenticate` of a 403 for missing scopes). @internal
+ * it: the `WWW-Authenticate` of a 403 for missing scopes). `info` is what its handlers see of the
+ * transport (the endpoint's, credentials hidden). @internal
  */
 export async function serveModern(
   engine: Engine,
@@ -138,15 +151,14 @@ export async function serveModern(
   maxBufferedBytes: number,
   limits: OutputLimits,
   client: ClientView,
-  auth?: AuthInfo,
+  info: TransportInfo,
   challenge?: (error: McpError) => Readonly<Record<string, string>> | undefined,
 ): Promise<void> {
   const id: RequestId = message.id;
-  const info: TransportInfo =
-    auth === undefined
-      ? { kind: 'http', headers: request.headers, ip: request.ip, url: request.url }
-      : { kind: 'http', headers: request.headers, ip: request.ip, url: request.url, auth };
   const inbound = new ResponseRequest(info, response, id, maxBufferedBytes, limits, client);
+  // A listen stream has no end of its own: it serves no longer than the token it was opened with.
+  const expiresAt = message.method === 'subscriptions/listen' ? (info.auth as AuthInfo | undefined)?.expiresAt : undefined;
+  const cancelExpiry = expiresAt === undefined ? undefined : atExpiry(expiresAt, () => inbound.expire());
   let answer: JsonRpcResponse;
   let status = 200;
   let headers = JSON_HEADERS;
@@ -160,6 +172,7 @@ export async function serveModern(
     const extra = challenge?.(failure);
     if (extra) headers = { ...JSON_HEADERS, ...extra };
   }
+  cancelExpiry?.();
   if (inbound.finished || (inbound.aborted && response.aborted)) return;
   inbound.answer(answer, status, headers);
 }

@@ -8,6 +8,7 @@
  * the request is cancelled; the session's GET stream: it ends and can be resumed).
  */
 import type { HttpResponse, HttpStream } from './exchange';
+import { atExpiry } from '../expiry';
 
 /** Default limit of what one stream may hold unread: 4 MiB. */
 export const DEFAULT_MAX_BUFFERED_BYTES = 4 * 1024 * 1024;
@@ -104,6 +105,16 @@ export class SseConnection {
     if (this.closed) return;
     this.ended = true;
     this.raw.end();
+  }
+
+  /**
+   * Ends the stream when the access token it was opened with expires (`AuthInfo.expiresAt`,
+   * seconds; nothing without one): the client reconnects, with a fresh token or to a 401 that
+   * says to get one.
+   */
+  endAtExpiry(expiresAt: number | undefined): this {
+    if (expiresAt !== undefined && !this.closed) this.onClose(atExpiry(expiresAt, () => this.end()));
+    return this;
   }
 
   /** Runs `listener` once when the connection closes (immediately if it already did). */

@@ -449,14 +449,14 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
 
   /**
    * Resumes a stream from `Last-Event-ID`: replays what came after it on that stream, then keeps
-   * the connection for what is still to come. False when the id is not one the event store can
+   * the connection for what is still to come. Undefined when the id is not one the event store can
    * replay from. Events sent while the store answers are held, and follow the replay.
    */
-  async resume(response: HttpResponse, lastEventId: string): Promise<boolean> {
+  async resume(response: HttpResponse, lastEventId: string): Promise<SseConnection | undefined> {
     const cut = lastEventId.lastIndexOf('_');
     const streamId = lastEventId.slice(0, cut);
     const after = Number(lastEventId.slice(cut + 1));
-    if (cut <= 0 || !/^\d+$/.test(lastEventId.slice(cut + 1)) || !Number.isSafeInteger(after)) return false;
+    if (cut <= 0 || !/^\d+$/.test(lastEventId.slice(cut + 1)) || !Number.isSafeInteger(after)) return undefined;
     const standalone = isStandalone(streamId);
     const exchange = standalone ? undefined : this.streams.get(streamId);
     const live = exchange !== undefined && !exchange.done;
@@ -472,7 +472,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
         else if (standalone) this.standaloneHeld = undefined;
       }
     }
-    if (!events) return false;
+    if (!events) return undefined;
     // A GET stream another instance held (and kept events of): the broadcasts seen here that it never kept.
     const missed = standalone ? await this.notKept(streamId) : undefined;
     const connection = this.open(response);
@@ -499,7 +499,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
     } else {
       connection.end();
     }
-    return true;
+    return connection;
   }
 
   /**
