@@ -284,3 +284,15 @@ describe.each<Adapter>(['fastify', 'web'])('%s: a body that trickles in is cut a
     expect(ping.status).toBe(200);
   });
 });
+
+describe('the output limits are checked at start', () => {
+  it('maxUnreadBytes smaller than the app’s maxResultBytes is refused with HERMES_INVALID_OPTIONS: the largest answer could never be sent', () => {
+    expect(() => createWebHandler(ParityServer, { maxUnreadBytes: 1024 * 1024, appOptions: { logger: silent } })).toThrow(
+      expect.objectContaining({
+        code: 'HERMES_INVALID_OPTIONS',
+        message: expect.stringMatching(/maxUnreadBytes \(1048576\) is smaller than the app's maxResultBytes \(16777216\)/),
+      }),
+    );
+    expect(() => createWebHandler(ParityServer, { maxUnreadBytes: 1024 * 1024, appOptions: { logger: silent, maxResultBytes: 512 * 1024 } })).not.toThrow();
+  });
+});
