@@ -15,13 +15,10 @@
  *   request carries `MCP-Protocol-Version`, which needs one.
  */
 import 'reflect-metadata';
-import { createServer, type Server } from 'node:http';
 import { connect } from 'node:net';
-import type { AddressInfo } from 'node:net';
-import Fastify, { FastifyInstance } from 'fastify';
-import { InvalidTokenError, McpServer, Tool, createLogger, createWebHandler, toNodeListener } from '@hermes-mcp/core';
+import { InvalidTokenError, McpServer, Tool, createLogger, createWebHandler } from '@hermes-mcp/core';
 import type { HttpEndpointOptions } from '@hermes-mcp/core';
-import { hermesMcp } from '@hermes-mcp/fastify';
+import { Adapter, Serving, serveOn } from '../../../test-support/adapters';
 
 @McpServer({ name: 'parity', version: '1.0.0' })
 class ParityServer {
@@ -40,31 +37,16 @@ interface Answer {
   body: string;
 }
 
-type Adapter = 'fastify' | 'web';
-const running: Array<() => Promise<void>> = [];
+const running: Serving[] = [];
 
-async function start(adapter: Adapter, options: HttpEndpointOptions & { websocket?: boolean } = {}): Promise<number> {
-  if (adapter === 'fastify') {
-    const app: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true });
-    await app.register(hermesMcp, { server: ParityServer, appOptions: { logger: silent }, ...options });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    running.push(() => app.close());
-    return (app.server.address() as AddressInfo).port;
-  }
-  const { websocket: _, ...endpointOptions } = options;
-  const handler = createWebHandler(ParityServer, { ...endpointOptions, appOptions: { logger: silent } });
-  const server: Server = createServer(toNodeListener(handler));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  running.push(async () => {
-    await handler.close();
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  });
-  return (server.address() as AddressInfo).port;
+async function start(adapter: Adapter, options: HttpEndpointOptions = {}): Promise<number> {
+  const serving = await serveOn(adapter, ParityServer, () => options);
+  running.push(serving);
+  return serving.port;
 }
 
 afterAll(async () => {
-  await Promise.all(running.map((stop) => stop()));
+  await Promise.all(running.map((serving) => serving.close()));
 });
 
 /** Sends `head` (a request line and headers, no blank line) and `body` on a new connection; reads the whole answer. */
@@ -139,7 +121,7 @@ describe('fastify: hostile WebSocket upgrades are answered, and the server goes 
   let port: number;
 
   beforeAll(async () => {
-    port = await start('fastify', { websocket: true });
+    port = await start('fastify');
   });
 
   const upgrade = 'upgrade: websocket\r\nconnection: Upgrade\r\nsec-websocket-version: 13\r\nsec-websocket-protocol: mcp';

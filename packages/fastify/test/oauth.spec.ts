@@ -11,29 +11,15 @@
  * WebSocket), on the Fastify plugin and the Web-standard handler.
  */
 import 'reflect-metadata';
-import { createServer, request as httpRequest, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Fastify, { FastifyInstance } from 'fastify';
+import { request as httpRequest } from 'node:http';
 import { WebSocket } from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import {
-  Logger,
-  McpContext,
-  McpServer,
-  RequireScopes,
-  ResourceServerOptions,
-  Tool,
-  createLogger,
-  createWebHandler,
-  introspectionVerifier,
-  jwtVerifier,
-  toNodeListener,
-} from '@hermes-mcp/core';
-import { hermesMcp } from '@hermes-mcp/fastify';
+import { Logger, McpContext, McpServer, RequireScopes, ResourceServerOptions, Tool, createLogger, introspectionVerifier, jwtVerifier } from '@hermes-mcp/core';
 import { McpClient, StreamableHttpClientTransport, WebSocketClientTransport, WebSocketConstructor, unwrap } from '@hermes-mcp/client';
 import { ACCEPT_BOTH, MODERN_META, PINO_LEVELS, capturingLogger, modernPost, rpc } from '../../../test-support/hardening';
 import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../test-support/oidc/authorization-server';
+import { Serving, serveOn } from '../../../test-support/adapters';
 
 @RequireScopes('notes:read')
 class NoteTools {
@@ -75,22 +61,6 @@ afterAll(async () => {
   await Promise.all([as?.stop(), other?.stop()]);
 });
 
-/** A free loopback port: the resource URI names it before the server listens. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-interface Running {
-  /** The MCP endpoint (and resource URI). */
-  url: string;
-  origin: string;
-  close(): Promise<void>;
-}
-
 function authOptions(resource: string): ResourceServerOptions {
   return {
     resource,
@@ -103,31 +73,9 @@ function authOptions(resource: string): ResourceServerOptions {
 
 const silent = createLogger({ level: 'silent' });
 
-const adapters: Record<string, (options?: (resource: string) => ResourceServerOptions, logger?: Logger) => Promise<Running & { app?: FastifyInstance }>> = {
-  async fastify(options = authOptions, logger = silent) {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/mcp`;
-    const app = Fastify({ logger: false, forceCloseConnections: true });
-    await app.register(hermesMcp, { server: NotesServer, path: '/mcp', auth: options(url), websocket: true, appOptions: { logger } });
-    await app.listen({ host: '127.0.0.1', port });
-    return { url, origin: `http://127.0.0.1:${port}`, app, close: () => app.close() };
-  },
-  async web(options = authOptions, logger = silent) {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/mcp`;
-    const handler = createWebHandler(NotesServer, { path: '/mcp', auth: options(url), appOptions: { logger } });
-    const server: Server = createServer(toNodeListener(handler));
-    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    return {
-      url,
-      origin: `http://127.0.0.1:${port}`,
-      close: async () => {
-        await handler.close();
-        server.closeAllConnections();
-        await new Promise((resolve) => server.close(resolve));
-      },
-    };
-  },
+const adapters: Record<string, (options?: (resource: string) => ResourceServerOptions, logger?: Logger) => Promise<Serving>> = {
+  fastify: (options = authOptions, logger = silent) => serveOn('fastify', NotesServer, (url) => ({ auth: options(url) }), logger),
+  web: (options = authOptions, logger = silent) => serveOn('web', NotesServer, (url) => ({ auth: options(url) }), logger),
 };
 
 /** The parameters of a `WWW-Authenticate: Bearer …` header. */
@@ -152,7 +100,7 @@ function bearer(token: string): Record<string, string> {
 }
 
 describe.each(Object.keys(adapters))('the auth option (%s)', (adapter) => {
-  let server: Running;
+  let server: Serving;
   beforeAll(async () => {
     server = await adapters[adapter]();
   });
@@ -322,7 +270,7 @@ describe.each(Object.keys(adapters))('the auth option (%s)', (adapter) => {
 });
 
 describe('the auth option over WebSocket (fastify)', () => {
-  let server: Running;
+  let server: Serving;
   beforeAll(async () => {
     server = await adapters.fastify();
   });
@@ -396,7 +344,7 @@ describe('key rotation', () => {
 
 describe('opaque tokens, verified by introspection (RFC 7662)', () => {
   let opaque: AuthorizationServer;
-  let server: Running;
+  let server: Serving;
   let introspections = 0;
   const log = capturingLogger('debug');
   beforeAll(async () => {

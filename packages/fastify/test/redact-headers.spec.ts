@@ -6,17 +6,14 @@
  * Web-standard handler; the other headers are as sent, and `ctx.auth` still says who calls.
  */
 import 'reflect-metadata';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Fastify from 'fastify';
 import { WebSocket } from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { HttpEndpointOptions, McpContext, McpServer, Tool, createLogger, createWebHandler, jwtVerifier, toNodeListener } from '@hermes-mcp/core';
-import { hermesMcp } from '@hermes-mcp/fastify';
+import { HttpEndpointOptions, McpContext, McpServer, Tool, jwtVerifier } from '@hermes-mcp/core';
 import { ACCEPT_BOTH, messagesOf, modernPost } from '../../../test-support/hardening';
 import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../test-support/oidc/authorization-server';
+import { Serving, serveOn } from '../../../test-support/adapters';
 
 @McpServer({ name: 'headers', version: '1.0.0' })
 class HeadersServer {
@@ -35,11 +32,6 @@ beforeAll(async () => {
 });
 afterAll(() => as?.stop());
 
-interface Running {
-  url: string;
-  close(): Promise<void>;
-}
-
 /** The options both adapters get: the `auth` option with a real verifier, and one header of the app's own hidden. */
 function options(url: string): HttpEndpointOptions {
   return {
@@ -49,41 +41,9 @@ function options(url: string): HttpEndpointOptions {
   };
 }
 
-const logger = createLogger({ level: 'silent' });
-
-/** A free loopback port: the resource URI names it before the server listens. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-const adapters: Record<string, () => Promise<Running>> = {
-  async fastify() {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/mcp`;
-    const app = Fastify({ logger: false, forceCloseConnections: true });
-    await app.register(hermesMcp, { server: HeadersServer, ...options(url), websocket: true, appOptions: { logger } });
-    await app.listen({ host: '127.0.0.1', port });
-    return { url, close: () => app.close() };
-  },
-  async web() {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/mcp`;
-    const handler = createWebHandler(HeadersServer, { ...options(url), appOptions: { logger } });
-    const server: Server = createServer(toNodeListener(handler));
-    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    return {
-      url,
-      close: async () => {
-        await handler.close();
-        server.closeAllConnections();
-        await new Promise((resolve) => server.close(resolve));
-      },
-    };
-  },
+const adapters: Record<string, () => Promise<Serving>> = {
+  fastify: () => serveOn('fastify', HeadersServer, options),
+  web: () => serveOn('web', HeadersServer, options),
 };
 
 interface Seen {
@@ -100,7 +60,7 @@ function expectRedacted(seen: Seen, token: string): void {
 }
 
 describe.each(Object.keys(adapters))('credentials hidden from handlers (%s)', (adapter) => {
-  let running: Running;
+  let running: Serving;
   let token: string;
   let headers: Record<string, string>;
   beforeAll(async () => {

@@ -8,15 +8,13 @@
  * answered -32014 rather than served. Nothing waits a fixed time: each test waits for the end it expects.
  */
 import 'reflect-metadata';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import Fastify from 'fastify';
 import { once } from 'node:events';
+import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
-import { HttpEndpointOptions, McpContext, McpFactory, McpServer, Tool, WebSocketTransport, createLogger, createWebHandler, jwtVerifier, toNodeListener } from '@hermes-mcp/core';
-import { hermesMcp } from '@hermes-mcp/fastify';
+import { HttpEndpointOptions, McpContext, McpFactory, McpServer, Tool, WebSocketTransport, createLogger, jwtVerifier } from '@hermes-mcp/core';
 import { ACCEPT_BOTH, MODERN_META, messagesOf, modernPost, rpc } from '../../../test-support/hardening';
 import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../test-support/oidc/authorization-server';
+import { Serving, serveOn } from '../../../test-support/adapters';
 
 @McpServer({ name: 'expiry', version: '1.0.0' })
 class ExpiryServer {
@@ -59,60 +57,22 @@ beforeAll(async () => {
 });
 afterAll(() => as?.stop());
 
-interface Running {
-  url: string;
-  close(): Promise<void>;
-}
-
 function options(url: string): HttpEndpointOptions {
   return { path: '/mcp', auth: { resource: url, authorizationServers: [as.issuer], verifier: jwtVerifier({ issuer: as.issuer, audience: url, clockToleranceSec: 0 }) } };
 }
 
-const logger = createLogger({ level: 'silent' });
-
-/** A free loopback port: the resource URI names it before the server listens. */
-async function freePort(): Promise<number> {
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  return port;
-}
-
-const adapters: Record<string, () => Promise<Running>> = {
-  async fastify() {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/mcp`;
-    const app = Fastify({ logger: false, forceCloseConnections: true });
-    await app.register(hermesMcp, { server: ExpiryServer, ...options(url), websocket: true, appOptions: { logger } });
-    await app.listen({ host: '127.0.0.1', port });
-    await warmUp(url);
-    return { url, close: () => app.close() };
-  },
-  async web() {
-    const port = await freePort();
-    const url = `http://127.0.0.1:${port}/mcp`;
-    const handler = createWebHandler(ExpiryServer, { ...options(url), appOptions: { logger } });
-    const server: Server = createServer(toNodeListener(handler));
-    await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-    await warmUp(url);
-    return {
-      url,
-      close: async () => {
-        await handler.close();
-        server.closeAllConnections();
-        await new Promise((resolve) => server.close(resolve));
-      },
-    };
-  },
+const adapters: Record<string, () => Promise<Serving>> = {
+  fastify: async () => warmedUp(await serveOn('fastify', ExpiryServer, options)),
+  web: async () => warmedUp(await serveOn('web', ExpiryServer, options)),
 };
 
 /**
  * One request with a long-lived token, so that the verifier has fetched the issuer's keys before
  * a test's short-lived token starts running out.
  */
-async function warmUp(url: string): Promise<void> {
-  await openSession(url, await as.token(LONG, { resource: url, scope: 'notes:read' }));
+async function warmedUp(serving: Serving): Promise<Serving> {
+  await openSession(serving.url, await as.token(LONG, { resource: serving.url, scope: 'notes:read' }));
+  return serving;
 }
 
 /** A token of `SHORT` for `resource`, and when it expires (ms since the epoch, from its `exp`). */
@@ -164,7 +124,7 @@ function listen(url: string, token: string, id: number): Promise<Response> {
 }
 
 describe.each(Object.keys(adapters))('streams end when their token expires (%s)', (adapter) => {
-  let running: Running;
+  let running: Serving;
   beforeAll(async () => {
     running = await adapters[adapter]();
   });
@@ -252,7 +212,7 @@ describe('a WebSocket ends when its token expires (fastify)', () => {
 
 describe('a WebSocketTransport on a ws server of your own', () => {
   it('answers a message that arrives after the expiry but before the timer fired (a busy event loop) with -32014, unserved, and closes with 4401', async () => {
-    const app = McpFactory.create(ExpiryServer, { logger });
+    const app = McpFactory.create(ExpiryServer, { logger: createLogger({ level: 'silent' }) });
     const wss = new WebSocketServer({ host: '127.0.0.1', port: 0, handleProtocols: () => 'mcp' });
     await once(wss, 'listening');
     const expiresAt = Math.ceil(Date.now() / 1000) + 2; // seconds, as AuthInfo.expiresAt
