@@ -15,7 +15,18 @@ import { request as httpRequest } from 'node:http';
 import { WebSocket } from 'ws';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { Logger, McpContext, McpServer, RequireScopes, ResourceServerOptions, Tool, createLogger, introspectionVerifier, jwtVerifier } from '@hermes-mcp/core';
+import {
+  Logger,
+  McpContext,
+  McpServer,
+  RequireScopes,
+  IntrospectionVerifierOptions,
+  ResourceServerOptions,
+  Tool,
+  createLogger,
+  introspectionVerifier,
+  jwtVerifier,
+} from '@hermes-mcp/core';
 import { McpClient, StreamableHttpClientTransport, WebSocketClientTransport, WebSocketConstructor, unwrap } from '@hermes-mcp/client';
 import { ACCEPT_BOTH, MODERN_META, PINO_LEVELS, capturingLogger, modernPost, rpc } from '../../../test-support/hardening';
 import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../test-support/oidc/authorization-server';
@@ -353,26 +364,24 @@ describe('opaque tokens, verified by introspection (RFC 7662)', () => {
       introspections++;
       return fetch(input, init);
     };
-    server = await adapters.fastify(
-      (resource) => ({
-        resource,
-        authorizationServers: [opaque.issuer],
-        verifier: introspectionVerifier({
-          endpoint: `${opaque.issuer}/token/introspection`,
-          clientId: 'mcp-resource-server',
-          clientSecret: 'rs-secret',
-          audience: resource,
-          issuer: opaque.issuer,
-          fetch: counting,
-        }),
-      }),
-      log.logger,
-    );
+    server = await adapters.fastify((resource) => introspecting(resource, { issuer: opaque.issuer, fetch: counting }), log.logger);
   });
   afterAll(async () => {
     await server?.close();
     await opaque?.stop();
   });
+
+  /** The `auth` option for `resource` with the introspection of the opaque tokens' server, and `more` of its options. */
+  function introspecting(resource: string, more: Partial<IntrospectionVerifierOptions>): ResourceServerOptions {
+    const verifier = introspectionVerifier({
+      endpoint: `${opaque.issuer}/token/introspection`,
+      clientId: 'mcp-resource-server',
+      clientSecret: 'rs-secret',
+      audience: resource,
+      ...more,
+    });
+    return { resource, authorizationServers: [opaque.issuer], verifier };
+  }
 
   it('takes an active token (asking once for many requests), refuses an unknown one and one for another audience', async () => {
     const token = await opaque.token(ALICE, { resource: server.url, scope: 'notes:read notes:write' });
@@ -409,17 +418,7 @@ describe('opaque tokens, verified by introspection (RFC 7662)', () => {
   });
 
   it('takes a token without an audience only when told to (requireAudience: false), still refusing one for another audience', async () => {
-    const lenient = await adapters.fastify((resource) => ({
-      resource,
-      authorizationServers: [opaque.issuer],
-      verifier: introspectionVerifier({
-        endpoint: `${opaque.issuer}/token/introspection`,
-        clientId: 'mcp-resource-server',
-        clientSecret: 'rs-secret',
-        audience: resource,
-        requireAudience: false,
-      }),
-    }));
+    const lenient = await adapters.fastify((resource) => introspecting(resource, { requireAudience: false }));
     try {
       const unrelated = await opaque.token(BOB, { scope: 'notes:read' });
       expect((await post(lenient.url, initializeBody(), bearer(unrelated))).status).toBe(200);
