@@ -149,33 +149,42 @@ export function utf8Length(text: string): number {
   return typeof Buffer === 'function' ? Buffer.byteLength(text, 'utf8') : new TextEncoder().encode(text).byteLength;
 }
 
-/** Nodes of a result looked at, at most, to find it too large before serializing it. */
+/** Items of a list looked at, at most, to find a result too large before serializing it. */
 const LOOK = 64;
 
 /**
- * A length `value`'s JSON has at least: the strings met in its first {@link LOOK} nodes (more is
- * not counted once past `cap`). Cheap, and enough to refuse a result made of a few large strings
- * without copying them; the text decides the rest.
+ * A length a result's JSON has at least: the strings where MCP results carry their bulk — the text,
+ * blob and data of a tool's `content`, a resource's `contents`, a prompt's `messages`. A few
+ * property reads, no walk of the whole result (which would cost every answer more than the rest
+ * of a small call); enough to refuse a result made of large texts without copying them. The
+ * serialized text decides the rest.
  */
-function leastLength(value: unknown, cap: number): number {
-  let seen = 0;
-  let length = 0;
-  const stack: unknown[] = [value];
-  while (stack.length > 0 && seen++ < LOOK && length <= cap) {
-    const node = stack.pop();
-    if (typeof node === 'string') length += node.length;
-    else if (typeof node === 'object' && node !== null) {
-      // A few children of each: a large array costs no more than a small one.
-      if (Array.isArray(node)) for (let i = 0; i < node.length && i < LOOK; i++) stack.push(node[i]);
-      else {
-        let children = 0;
-        for (const key in node) {
-          if (children++ === LOOK) break;
-          stack.push((node as Record<string, unknown>)[key]);
-        }
-      }
-    }
+function leastLength(result: unknown, cap: number): number {
+  if (typeof result !== 'object' || result === null) return 0;
+  const { content, contents, messages } = result as { content?: unknown; contents?: unknown; messages?: unknown };
+  let length = itemsLength(content, cap) + itemsLength(contents, cap);
+  if (Array.isArray(messages)) {
+    for (let i = 0; i < messages.length && i < LOOK && length <= cap; i++) length += itemLength((messages[i] as { content?: unknown } | null)?.content);
   }
+  return length;
+}
+
+function itemsLength(items: unknown, cap: number): number {
+  if (!Array.isArray(items)) return 0;
+  let length = 0;
+  for (let i = 0; i < items.length && i < LOOK && length <= cap; i++) length += itemLength(items[i]);
+  return length;
+}
+
+/** The text, blob or data of one content item (an embedded resource's too). */
+function itemLength(item: unknown): number {
+  if (typeof item !== 'object' || item === null) return 0;
+  const { text, blob, data, resource } = item as { text?: unknown; blob?: unknown; data?: unknown; resource?: unknown };
+  let length = 0;
+  if (typeof text === 'string') length += text.length;
+  if (typeof blob === 'string') length += blob.length;
+  if (typeof data === 'string') length += data.length;
+  if (typeof resource === 'object' && resource !== null) length += itemLength(resource);
   return length;
 }
 
