@@ -43,8 +43,7 @@ export class FastifyExchange implements HttpRequest, HttpResponse {
   stream(headers: Readonly<Record<string, string>>, whole?: string): HttpStream {
     const reply = this.reply;
     reply.hijack();
-    const inherited = reply.getHeaders() as Record<string, string | number | string[]>;
-    return streamNodeResponse(reply.raw, { ...inherited, ...headers }, whole);
+    return streamNodeResponse(reply.raw, reply.getHeaders(), headers, whole);
   }
 
   get bufferedBytes(): number {

@@ -50,18 +50,19 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
   const endpoint = new HttpEndpoint(app, { ...options, clientKey: clientKey && ((request) => clientKey(request.native as FastifyRequest)) });
   const { path } = endpoint;
   const { bodyLimit } = endpoint.settings;
-  const deadlines = new Deadlines<FastifyRequest>(endpoint.settings.bodyTimeout);
   /** The body did not arrive in time: 408, and the connection closes (the rest of the body is not waited for). */
-  const bodyTooSlow = (request: FastifyRequest, reply: FastifyReply): void => {
+  const bodyTooSlow = (reply: FastifyReply): void => {
+    const request = reply.request;
     if (reply.sent || request.raw.destroyed) return;
     reply.hijack();
     bodyTimedOut(new NodeHttpResponse(reply.raw), deadlines.timeoutMs);
     reply.raw.once('finish', () => request.raw.socket.destroy());
   };
+  const deadlines = new Deadlines<FastifyReply>(endpoint.settings.bodyTimeout, bodyTooSlow);
   // The endpoint's promise is the handler's: it resolves once the reply was sent or hijacked.
   const route = (serve: (request: HttpRequest, response: HttpResponse) => Promise<void>) => (request: FastifyRequest, reply: FastifyReply) => {
     // The body arrived (or there was none): its deadline is off.
-    deadlines.delete(request);
+    deadlines.delete(reply);
     const exchange = new FastifyExchange(request, reply);
     return serve(exchange, exchange);
   };
@@ -120,7 +121,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       const problem = endpoint.originProblem(request.headers);
       if (problem) return endpoint.forbid(new FastifyExchange(request, reply), problem);
       // Fastify's own requestTimeout is off by default: a body that trickles in is cut here.
-      if (request.method === 'POST') deadlines.add(request, () => bodyTooSlow(request, reply));
+      if (request.method === 'POST') deadlines.add(reply);
       done();
     });
     scope.post(

@@ -5,20 +5,25 @@
  * whose body arrived in time costs a map entry and nothing else.
  */
 
-/** One deadline per key (a request), each `timeoutMs` after it was added. For the Hermes packages. */
+/**
+ * One deadline per key (a request), each `timeoutMs` after it was added; `expire` is told the keys
+ * that pass theirs. A key costs a map entry (no closure, no timer). For the Hermes packages.
+ */
 export class Deadlines<K extends object> {
-  private readonly pending = new Map<K, { at: number; expire: () => void }>();
+  /** When each key expires (`performance.now()`), in the order they were added. */
+  private readonly pending = new Map<K, number>();
   private timer?: ReturnType<typeof setTimeout> = undefined;
 
   constructor(
     /** How long each may run, in milliseconds (`Infinity` or 0: no deadline). */
     readonly timeoutMs: number,
+    private readonly expire: (key: K) => void,
   ) {}
 
-  /** Calls `expire` `timeoutMs` from now unless {@link delete} comes first. */
-  add(key: K, expire: () => void): void {
+  /** Calls `expire(key)` `timeoutMs` from now unless {@link delete} comes first. */
+  add(key: K): void {
     if (!(this.timeoutMs > 0 && this.timeoutMs < Infinity)) return;
-    this.pending.set(key, { at: performance.now() + this.timeoutMs, expire });
+    this.pending.set(key, performance.now() + this.timeoutMs);
     if (this.timer === undefined) this.schedule(this.timeoutMs);
   }
 
@@ -35,11 +40,11 @@ export class Deadlines<K extends object> {
   private readonly sweep = (): void => {
     this.timer = undefined;
     const now = performance.now();
-    for (const [key, entry] of this.pending) {
+    for (const [key, at] of this.pending) {
       // Timers count whole milliseconds: one that fires a fraction early still counts.
-      if (entry.at > now + 1) return this.schedule(entry.at - now);
+      if (at > now + 1) return this.schedule(at - now);
       this.pending.delete(key);
-      entry.expire();
+      this.expire(key);
     }
   };
 }

@@ -50,15 +50,22 @@ export class NodeHttpStream implements HttpStream {
 }
 
 /**
- * Starts a streaming response on a Node response (status 200): sent at once, or, with `whole`, in
- * one write with a Content-Length, and ended. For adapters on Node's HTTP server.
+ * Starts a streaming response on a Node response (status 200) with `headers` over those already
+ * set (`inherited`, such as Fastify hooks' CORS headers): sent at once, or, with `whole`, in one
+ * write with a Content-Length, and ended. For adapters on Node's HTTP server.
  */
-export function streamNodeResponse(raw: ServerResponse, headers: Readonly<Record<string, string | number | string[]>>, whole?: string): HttpStream {
+export function streamNodeResponse(
+  raw: ServerResponse,
+  inherited: Readonly<Record<string, string | number | string[] | undefined>>,
+  headers: Readonly<Record<string, string>>,
+  whole?: string,
+): HttpStream {
+  // One object literal for the head: Node's writeHead reads it key by key.
   if (whole === undefined) {
-    raw.writeHead(200, headers);
+    raw.writeHead(200, { ...inherited, ...headers });
     raw.flushHeaders();
   } else {
-    raw.writeHead(200, { ...headers, 'content-length': String(Buffer.byteLength(whole)) });
+    raw.writeHead(200, { ...inherited, ...headers, 'content-length': String(Buffer.byteLength(whole)) });
   }
   const stream = new NodeHttpStream(raw);
   if (whole !== undefined) raw.end(whole);
@@ -80,7 +87,7 @@ export class NodeHttpResponse implements HttpResponse {
   }
 
   stream(headers: Readonly<Record<string, string>>, whole?: string): HttpStream {
-    return streamNodeResponse(this.raw, headers, whole);
+    return streamNodeResponse(this.raw, NO_HEADERS, headers, whole);
   }
 
   get aborted(): boolean {
@@ -96,6 +103,8 @@ export class NodeHttpResponse implements HttpResponse {
     else this.raw.once('close', listener);
   }
 }
+
+const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 
 /** HTTP methods the Fetch API refuses to hold in a `Request` (`new Request` throws for them). */
 const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);

@@ -26,12 +26,19 @@ function hostname(host: string): string {
   return (colon === -1 ? host : host.slice(0, colon)).toLowerCase();
 }
 
-/** `host[:port]` (RFC 9110 §7.2): a registered name or IPv4 address, or an IPv6 literal, and a port up to 65535. */
-const HOST = /^(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9._~!$&'()*+,;=%-]+)(?::(\d{1,5}))?$/;
-
-function isHost(host: string): boolean {
-  const match = HOST.exec(host);
-  return match !== null && (match[1] === undefined || Number(match[1]) <= 65535);
+/**
+ * Whether what follows an allowed host name is a port, or nothing (RFC 9110 §7.2: `host[:port]`):
+ * `127.0.0.1:99999` or `[::1]x` name an allowed host but are no Host at all.
+ */
+function portOk(host: string, name: string): boolean {
+  const rest = host.length - name.length;
+  if (rest === 0) return true;
+  if (rest < 2 || rest > 6 || host.charCodeAt(name.length) !== 58 /* : */) return false;
+  for (let i = name.length + 1; i < host.length; i++) {
+    const code = host.charCodeAt(i);
+    if (code < 48 || code > 57) return false;
+  }
+  return Number(host.slice(name.length + 1)) <= 65535;
 }
 
 /** Why the request is refused, or undefined when it may go on. @internal */
@@ -39,11 +46,14 @@ export function checkOrigin(headers: HeadersRecord, policy: OriginPolicy): strin
   if (policy.allowedHosts !== false) {
     const host = single(headers.host);
     if (!host) return 'the Host header is missing';
-    if (!isHost(host)) return `the Host "${host.slice(0, 100)}" is not a host name with an optional port`;
     const allowed = policy.allowedHosts ?? LOOPBACK;
     const name = hostname(host);
-    if (!allowed.some((entry) => entry.toLowerCase() === host.toLowerCase() || ((!entry.includes(':') || entry.startsWith('[')) && entry.toLowerCase() === name))) {
-      return `the Host "${host}" is not allowed (allowedHosts)`;
+    if (
+      !allowed.some(
+        (entry) => entry.toLowerCase() === host.toLowerCase() || ((!entry.includes(':') || entry.startsWith('[')) && entry.toLowerCase() === name && portOk(host, name)),
+      )
+    ) {
+      return `the Host "${host.slice(0, 100)}" is not allowed (allowedHosts), or is not a host name with an optional port`;
     }
   }
   const origin = single(headers.origin);

@@ -47,7 +47,7 @@ export function createWebHandler(server: Constructor | McpHandler | McpApp, opti
   const app = server instanceof McpApp ? server : McpFactory.create(server, options.appOptions);
   const endpoint = new HttpEndpoint(app, options);
   const bodyLimit = endpoint.settings.bodyLimit;
-  const deadlines = new Deadlines<Request>(endpoint.settings.bodyTimeout);
+  const deadlines = new Deadlines<BodyRead>(endpoint.settings.bodyTimeout, (read) => read.cut());
   const bodies = new Bodies(endpoint);
   const handler = async (request: Request): Promise<Response> => {
     const response = new WebResponse(request.signal, bodies);
@@ -189,7 +189,7 @@ async function readBody(
   request: Request,
   headers: Record<string, string>,
   limit: number,
-  deadlines: Deadlines<Request>,
+  deadlines: Deadlines<BodyRead>,
   response: HttpResponse,
 ): Promise<{ body: unknown; suspect: boolean } | undefined> {
   const tooLarge = () => sendError(response, 413, ErrorCode.InvalidRequest, `Payload Too Large: the body exceeds ${limit} bytes (bodyLimit)`);
@@ -202,16 +202,13 @@ async function readBody(
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
-  let late = false;
   // A body that trickles in is cut at the deadline: the pending read ends, and the answer is 408.
-  deadlines.add(request, () => {
-    late = true;
-    void reader.cancel().catch(() => undefined);
-  });
+  const read = new BodyRead(reader);
+  deadlines.add(read);
   try {
     for (;;) {
       const { done, value } = (await reader.read()) as { done: true; value?: undefined } | { done: false; value: Uint8Array };
-      if (late) return void bodyTimedOut(response, deadlines.timeoutMs);
+      if (read.late) return void bodyTimedOut(response, deadlines.timeoutMs);
       if (done) break;
       size += value.byteLength;
       if (size > limit) {
@@ -221,13 +218,27 @@ async function readBody(
       chunks.push(value);
     }
   } finally {
-    deadlines.delete(request);
+    deadlines.delete(read);
   }
   const text = new TextDecoder().decode(chunks.length === 1 ? chunks[0] : concat(chunks, size));
   if (text === '') return void sendError(response, 400, ErrorCode.InvalidRequest, 'Bad Request: the body is empty');
   const parsed = parseJson(text);
   if (!parsed.ok) return void sendError(response, 400, parsed.error.code, parsed.error.message);
   return { body: parsed.value, suspect: parsed.suspect };
+}
+
+/** The reading of one body, which its deadline can cut. */
+class BodyRead {
+  /** True once the deadline passed. */
+  late = false;
+
+  constructor(private readonly reader: ReadableStreamDefaultReader<Uint8Array>) {}
+
+  /** The deadline passed: the pending read ends. */
+  cut(): void {
+    this.late = true;
+    void this.reader.cancel().catch(() => undefined);
+  }
 }
 
 function concat(chunks: Uint8Array[], size: number): Uint8Array {
