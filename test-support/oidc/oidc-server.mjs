@@ -7,7 +7,8 @@
 // serves until killed. Tokens for any resource indicator (RFC 8707) are issued with `aud` set to
 // it, as JWTs (RFC 9068) or opaque tokens with introspection; a client whose id starts with
 // "short-lived" gets tokens that expire after one second (`config.shortLivedTtl` seconds if
-// given). A token asked for with no resource is opaque, for no audience (what oidc-provider gives
+// given), and three seconds for those a refresh grant gives (a refreshed token must outlive the
+// request it is retried with, on a busy machine). A token asked for with no resource is opaque, for no audience (what oidc-provider gives
 // for its userinfo endpoint). The signing key is made at start. Clients may register themselves (RFC 7591). Sign-in needs no person: the interaction signs the
 // user `config.account` (default "ada") in and consents to whatever was asked, so an authorization
 // request followed through its redirects (with cookies) ends at the client's redirect URI.
@@ -44,10 +45,10 @@ const provider = new Provider(issuer, {
       enabled: true,
       defaultResource: () => undefined,
       useGrantedResource: () => true,
-      getResourceServerInfo: (_ctx, resourceIndicator, client) => ({
+      getResourceServerInfo: (ctx, resourceIndicator, client) => ({
         scope: scopes.join(' '),
         audience: resourceIndicator,
-        accessTokenTTL: client.clientId.startsWith('short-lived') ? (config.shortLivedTtl ?? 1) : 600,
+        accessTokenTTL: !client.clientId.startsWith('short-lived') ? 600 : ctx.oidc?.params?.grant_type === 'refresh_token' ? 3 : (config.shortLivedTtl ?? 1),
         accessTokenFormat: config.accessTokenFormat ?? 'jwt',
         ...((config.accessTokenFormat ?? 'jwt') === 'jwt' && { jwt: { sign: { alg: 'RS256' } } }),
       }),

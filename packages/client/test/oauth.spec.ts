@@ -145,7 +145,7 @@ describe('signing in with authorization code + PKCE', () => {
       store,
     });
     const restarted = new McpClient(new StreamableHttpClientTransport({ url, auth: again }), { protocolVersion: '2025-11-25' });
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await new Promise((resolve) => setTimeout(resolve, 3500)); // a refreshed token lives three seconds
     await restarted.connect();
     try {
       expect(unwrap(await restarted.callTool('read')).content).toEqual([{ type: 'text', text: 'notes of ada' }]);

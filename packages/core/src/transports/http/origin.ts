@@ -48,12 +48,10 @@ export function checkOrigin(headers: HeadersRecord, policy: OriginPolicy): strin
     if (!host) return 'the Host header is missing';
     const allowed = policy.allowedHosts ?? LOOPBACK;
     const name = hostname(host);
-    if (
-      !allowed.some(
-        (entry) => entry.toLowerCase() === host.toLowerCase() || ((!entry.includes(':') || entry.startsWith('[')) && entry.toLowerCase() === name && portOk(host, name)),
-      )
-    ) {
-      return `the Host "${host.slice(0, 100)}" is not allowed (allowedHosts), or is not a host name with an optional port`;
+    if (!allowed.some((entry) => entry.toLowerCase() === host.toLowerCase())) {
+      if (!allowed.some((entry) => (!entry.includes(':') || entry.startsWith('[')) && entry.toLowerCase() === name))
+        return `the Host "${host.slice(0, 100)}" is not allowed (allowedHosts)`;
+      if (!portOk(host, name)) return `the Host "${host.slice(0, 100)}" is not a host name with an optional port`;
     }
   }
   const origin = single(headers.origin);
