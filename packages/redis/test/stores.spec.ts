@@ -54,12 +54,17 @@ describe('RedisSessionStore', () => {
   });
 
   it('expires a record idleMs after its last use, and a touch pushes that back', async () => {
-    await a.sessionStore.create({ ...record, id: 's2' }, 300);
-    await sleep(200);
-    await b.sessionStore.touch('s2', 300);
-    await sleep(200);
+    // Margins of a second or more either way: a busy CI machine oversleeps by hundreds of ms.
+    await a.sessionStore.create({ ...record, id: 's2' }, 2_000);
+    await sleep(1_000);
+    const leftBefore = await a.client.pTTL('hermes:session:s2');
+    await b.sessionStore.touch('s2', 4_000);
+    expect(leftBefore).toBeLessThanOrEqual(1_000);
+    expect(await a.client.pTTL('hermes:session:s2')).toBeGreaterThan(3_000);
+    await sleep(1_500); // past the first expiry, well inside the second
     expect(await a.sessionStore.get('s2')).toBeDefined();
-    await sleep(250);
+    const left = await a.client.pTTL('hermes:session:s2');
+    await sleep(left + 200);
     expect(await a.sessionStore.get('s2')).toBeUndefined();
   });
 
@@ -139,15 +144,16 @@ describe('RedisEventStore', () => {
   });
 
   it('refuses a resumption it cannot complete: a list that expired while the session index lived, a stream first seen after its start, an event numbered twice', async () => {
-    const cluster = await redisCluster({ url: server.url, prefix: 'aged:', events: { maxAgeMs: 300 }, logger: quiet });
+    const cluster = await redisCluster({ url: server.url, prefix: 'aged:', events: { maxAgeMs: 2_000 }, logger: quiet });
     try {
       const store = cluster.eventStore('s');
       const message = (data: number) => ({ jsonrpc: '2.0', method: 'notifications/message', params: { data } }) as const;
       await store.append('get.x', 1, message(1));
-      await sleep(200);
+      // Margins of most of a second: a busy CI machine oversleeps.
+      await sleep(1_200);
       // Another stream of the session goes on: the index lives; get.x's own list expires.
       await store.append('pz.0', 1, message(1));
-      await sleep(200);
+      await sleep(1_200);
       await store.append('pz.0', 2, message(2));
       expect(await cluster.client.exists('aged:events:s:get.x')).toBe(0);
       expect(await store.replayAfter('get.x', 0)).toBeUndefined();
