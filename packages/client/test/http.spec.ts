@@ -10,7 +10,7 @@ import { IsString } from 'class-validator';
 import Fastify, { FastifyInstance } from 'fastify';
 import { McpApp, McpContext, McpFactory, McpHandler, McpHeader, McpServer, Tool, createLogger } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
-import { McpClient, McpClientOptions, SseClientTransport, StreamableHttpClientTransport, unwrap } from '@hermes-mcp/client';
+import { ConnectionClosedError, McpClient, McpClientOptions, SseClientTransport, StreamableHttpClientTransport, unwrap } from '@hermes-mcp/client';
 
 class NameForm {
   @IsString() name!: string;
@@ -310,7 +310,8 @@ describe('2026-07-28 over HTTP', () => {
     await server.app.close();
     const error = await client.callTool('greet', { name: 'x' }).catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/^Could not reach http:\/\/127\.0\.0\.1:\d+\/mcp: fetch failed \(.*ECONNREFUSED.*\)$/);
-    expect(error).toMatchObject({ code: -32000 });
+    expect(error).toBeInstanceOf(ConnectionClosedError);
+    expect(error).toMatchObject({ code: 'CONNECTION_CLOSED' });
     expect(transport.status().state).toBe('error');
     server = await serve();
   });
