@@ -277,7 +277,8 @@ const NOT_IN_ERA: Readonly<Record<'legacy' | 'modern', Readonly<Record<string, s
 
 /** Throws a `RangeError` unless `level` is one of MCP's log levels. */
 function checkLogLevel(level: unknown, where: string): void {
-  if (!(LOGGING_LEVELS as readonly unknown[]).includes(level)) throw new RangeError(`${where}: ${JSON.stringify(level)} is no MCP log level; use one of ${LOGGING_LEVELS.join(', ')}`);
+  if (!(LOGGING_LEVELS as readonly unknown[]).includes(level))
+    throw new RangeError(`${where}: ${JSON.stringify(level)} is no MCP log level; use one of ${LOGGING_LEVELS.join(', ')}`);
 }
 
 /** Every item of `items`, in an array. */

@@ -17,8 +17,6 @@ import {
   SendOptions,
   Transport,
   TransportInfo,
-  classifyValue,
-  errorResponse,
   isModernProtocolVersion,
   isRecord,
   parseFrame,
