@@ -266,7 +266,7 @@ function answeredLegacy(error: unknown): boolean {
  */
 const NOT_IN_ERA: Readonly<Record<'legacy' | 'modern', Readonly<Record<string, string>>>> = {
   legacy: {
-    'subscriptions/listen': 'in a legacy session list changes come by themselves (onListChanged), and resource updates after subscribe(uri) (onResourceUpdated)',
+    'subscriptions/listen': 'list changes come by themselves (onListChanged), and resource updates after subscribe(uri) (onResourceUpdated)',
   },
   modern: {
     'logging/setLevel': "the level goes in each request's _meta: call setLogLevel(level), or give the logLevel option",
@@ -786,12 +786,15 @@ export class McpClient {
     return clientRequestChannel.tracePromise(() => run(Object.keys(trace.meta).length === 0 ? undefined : trace.meta), trace);
   }
 
-  /** Throws the -32601 of a method the era spoken does not have, saying what to use there instead. */
+  /**
+   * Throws the -32601 of a method the era spoken does not have, saying what to use there instead
+   * (the server would answer a bare -32601). Not connected yet, nothing is refused here: the
+   * request itself says so.
+   */
   private refuseOutOfEra(method: string): void {
-    const era = this.era ?? 'legacy';
-    const instead = NOT_IN_ERA[era][method];
+    const instead = this.era === undefined ? undefined : NOT_IN_ERA[this.era][method];
     if (instead === undefined) return;
-    const revision = era === 'modern' ? `MCP ${this.protocolVersion}` : 'a legacy session';
+    const revision = this.era === 'modern' ? `MCP ${this.protocolVersion}` : `a legacy session (MCP ${this.protocolVersion})`;
     throw new McpError(ErrorCode.MethodNotFound, `${method} is not in ${revision}: ${instead}`, { method, protocolVersion: this.protocolVersion });
   }
 
