@@ -247,7 +247,7 @@ function isSessionExpired(error: unknown): boolean {
  * True when `error`, what came of `server/discover`, says the server speaks no 2026-07-28 and
  * `initialize` is next (the spec's backward compatibility, on stdio and HTTP alike): any error the
  * server answered, whatever its code (fastmcp 4 over HTTP sends -32000, the SDK v1 -32601, others
- * -32602), an HTTP 4xx the transport turned into one, or no answer in time. Not the errors only a
+ * -32602), an HTTP error status the transport turned into one, or no answer in time. Not the errors only a
  * 2026-07-28 server sends (-32020, -32021, and -32022 that names no earlier revision): the server
  * is modern and `initialize` would not help. Not a local error either (a `ConnectionClosedError`,
  * an `OAuthError`): `initialize` would meet it too.
