@@ -73,8 +73,7 @@ async function main(): Promise<void> {
 
 async function run(client: McpClient): Promise<void> {
   // A server that declares no tools (request-metadata's) is not asked for them.
-  const tools = [];
-  if (client.serverCapabilities.tools) for await (const tool of client.listAllTools()) tools.push(tool);
+  const tools = client.serverCapabilities.tools ? await client.listAllTools() : [];
   switch (scenario) {
     case 'json-schema-ref-no-deref':
       return;

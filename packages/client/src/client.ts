@@ -11,6 +11,7 @@ import { ClientRequestTrace, clientRequestChannel } from './diagnostics';
 import {
   CallToolResult,
   ClientCapabilities,
+  ConnectionClosedError,
   CreateMessageRequestParams,
   CreateMessageResult,
   ErrorCode,
@@ -24,6 +25,7 @@ import {
   JsonRpcNotification,
   JsonRpcRequest,
   LATEST_LEGACY_VERSION,
+  LOGGING_LEVELS,
   LoggingLevel,
   McpError,
   META_KEYS,
@@ -42,6 +44,7 @@ import {
   ServerCapabilities,
   Tool,
   Transport,
+  isLegacyProtocolVersion,
   isModernProtocolVersion,
   isRecord,
 } from '@hermes-mcp/protocol';
@@ -77,8 +80,8 @@ export interface McpClientOptions {
   clientInfo?: Implementation;
   /**
    * The revision to speak: `auto` (default) asks `server/discover` and speaks 2026-07-28 when the
-   * server does, else initializes a legacy session at the newest revision both know; or one
-   * revision, pinned.
+   * server does, else initializes a legacy session at the newest revision both know (whatever
+   * error a server without 2026-07-28 answers the probe with); or one revision, pinned.
    */
   protocolVersion?: 'auto' | ProtocolVersion;
   /**
@@ -96,7 +99,10 @@ export interface McpClientOptions {
    * hold the handle instead).
    */
   tasks?: boolean;
-  /** Asks for log messages at this level and above (`logging/setLevel`, or the envelope's level). */
+  /**
+   * Asks for log messages at this level and above (`logging/setLevel`, or the envelope's level);
+   * {@link McpClient.setLogLevel} changes it later.
+   */
   logLevel?: LoggingLevel;
   /** Answers `elicitation/create`. */
   onElicitation?: (request: ElicitationRequest) => ElicitationAnswer | Promise<ElicitationAnswer>;
@@ -106,11 +112,14 @@ export interface McpClientOptions {
   onRoots?: () => Root[] | Promise<Root[]>;
   /** Each log message the server sends. */
   onLog?: (message: LogMessage) => void;
-  /** A list changed (`notifications/{tools,resources,prompts}/list_changed`). */
+  /**
+   * A list changed (`notifications/{tools,resources,prompts}/list_changed`): in a legacy session,
+   * or on a {@link McpClient.listen} stream of 2026-07-28.
+   */
   onListChanged?: (list: 'tools' | 'resources' | 'prompts') => void;
-  /** A subscribed resource changed. */
+  /** A resource changed: one {@link McpClient.subscribe}d to (legacy), or one a {@link McpClient.listen} stream watches (2026-07-28). */
   onResourceUpdated?: (uri: string) => void;
-  /** Every notification from the server, including the ones above. */
+  /** Every notification from the server, including the ones above (and those {@link McpClient.listen} yields). */
   onNotification?: (notification: JsonRpcNotification) => void;
   /** Where a callback that threw is reported. */
   logger?: ClientLogger;
@@ -154,11 +163,26 @@ export interface ListenFilter {
   resourceSubscriptions?: string[];
 }
 
-/** One page of a list, and the cursor of the next. */
-export interface ListPage<T> {
-  items: T[];
-  nextCursor?: string;
-}
+/**
+ * One page of a list: its items under the spec's name for them (`K`: `tools`, `resources`,
+ * `resourceTemplates`, `prompts`) and, the same array, as `items` (for code that handles any
+ * list), and the cursor of the next page.
+ *
+ * @example
+ * const { tools, nextCursor } = await client.listTools();
+ */
+export type ListPage<T, K extends string = never> = { items: T[]; nextCursor?: string } & { [key in K]: T[] };
+
+/**
+ * Every item of a list, following its cursors: `await` it for an array, or `for await` it to take
+ * the items as their pages come (breaking out stops asking for more). Awaited twice, it is walked
+ * once; each `for await` walks it anew.
+ *
+ * @example
+ * const tools = await client.listAllTools();
+ * for await (const resource of client.listAllResources()) if (resource.name === 'notes') break;
+ */
+export interface Listing<T> extends AsyncIterable<T>, PromiseLike<T[]> {}
 
 /** A tool result with `isError: true`, thrown by {@link unwrap}. */
 export class ToolCallError extends Error {
@@ -216,7 +240,52 @@ function checked(method: string, result: Record<string, unknown>): Record<string
 
 /** True for the error of a request whose session the server forgot (HTTP 404). */
 function isSessionExpired(error: unknown): boolean {
-  return error instanceof McpError && (error.data as { sessionExpired?: unknown } | undefined)?.sessionExpired === true;
+  return error instanceof ConnectionClosedError && (error.data as { sessionExpired?: unknown } | undefined)?.sessionExpired === true;
+}
+
+/**
+ * True when `error`, what came of `server/discover`, says the server speaks no 2026-07-28 and
+ * `initialize` is next (the spec's backward compatibility, on stdio and HTTP alike): any error the
+ * server answered, whatever its code (fastmcp 4 over HTTP sends -32000, the SDK v1 -32601, others
+ * -32602), an HTTP error status the transport turned into one, or no answer in time. Not the errors only a
+ * 2026-07-28 server sends (-32020, -32021, and -32022 that names no earlier revision): the server
+ * is modern and `initialize` would not help. Not a local error either (a `ConnectionClosedError`,
+ * an `OAuthError`): `initialize` would meet it too.
+ */
+function answeredLegacy(error: unknown): boolean {
+  if (!(error instanceof McpError)) return false;
+  if (error.code === ErrorCode.HeaderMismatch || error.code === ErrorCode.MissingRequiredClientCapability) return false;
+  if (error.code !== ErrorCode.UnsupportedProtocolVersion) return true;
+  const supported = (error.data as { supported?: unknown } | undefined)?.supported;
+  return !Array.isArray(supported) || supported.some((version) => typeof version === 'string' && isLegacyProtocolVersion(version));
+}
+
+/**
+ * Methods an era does not have, and what to use there instead: refused here, unsent (a server
+ * would answer a bare -32601).
+ */
+const NOT_IN_ERA: Readonly<Record<'legacy' | 'modern', Readonly<Record<string, string>>>> = {
+  legacy: {
+    'subscriptions/listen': 'list changes come by themselves (onListChanged), and resource updates after subscribe(uri) (onResourceUpdated)',
+  },
+  modern: {
+    'logging/setLevel': "the level goes in each request's _meta: call setLogLevel(level), or give the logLevel option",
+    'resources/subscribe': 'watch the resource with listen({ resourceSubscriptions: [uri] }); its updates reach onResourceUpdated too',
+    'resources/unsubscribe': 'end the listen() loop watching the resource (break out of it, or abort its signal)',
+  },
+};
+
+/** Throws a `RangeError` unless `level` is one of MCP's log levels. */
+function checkLogLevel(level: unknown, where: string): void {
+  if (!(LOGGING_LEVELS as readonly unknown[]).includes(level))
+    throw new RangeError(`${where}: ${JSON.stringify(level)} is no MCP log level; use one of ${LOGGING_LEVELS.join(', ')}`);
+}
+
+/** Every item of `items`, in an array. */
+async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const all: T[] = [];
+  for await (const item of items) all.push(item);
+  return all;
 }
 
 /** The list each list_changed notification is about. */
@@ -277,6 +346,8 @@ export class McpClient {
   private reinitializing?: Promise<void> = undefined;
   /** Open `subscriptions/listen` requests, by id: where the notifications tagged with it go. */
   private readonly listens = new Map<RequestId, (notification: JsonRpcNotification) => void>();
+  /** The log level asked for (the option, then {@link setLogLevel}). */
+  private logLevel?: LoggingLevel = undefined;
 
   constructor(
     readonly transport: Transport,
@@ -291,6 +362,8 @@ export class McpClient {
       ? { ...capabilities, extensions: { ...(isRecord(capabilities.extensions) ? capabilities.extensions : {}), [TASKS_EXTENSION]: {} } }
       : capabilities;
     this.clientInfo = options.clientInfo ?? { name: 'hermes-mcp-client', version: CLIENT_VERSION };
+    if (options.logLevel !== undefined) checkLogLevel(options.logLevel, 'the logLevel option');
+    this.logLevel = options.logLevel;
     this.logger = options.logger ?? consoleLogger;
     this.cache = options.responseCache === false ? undefined : (options.responseCache ?? new InMemoryResponseCache());
     this.peer = new Peer(
@@ -310,7 +383,9 @@ export class McpClient {
 
   /**
    * Starts the transport and negotiates the era: with `protocolVersion: 'auto'` (default) it asks
-   * `server/discover` and falls back to `initialize` when the server does not answer it.
+   * `server/discover` and falls back to `initialize` when the server answers it as a server without
+   * 2026-07-28 does (any error but those only a 2026-07-28 server sends). A connection that closes
+   * or cannot be opened rejects with a `ConnectionClosedError`, whatever the era.
    */
   async connect(): Promise<void> {
     await this.peer.start();
@@ -329,7 +404,7 @@ export class McpClient {
         this.adoptDiscovery(discovered, asked);
         return;
       } catch (error) {
-        if (wanted !== 'auto' || (error instanceof McpError && error.code === ErrorCode.ConnectionClosed)) throw this.explain(error);
+        if (wanted !== 'auto' || !answeredLegacy(error)) throw this.explain(error);
       }
     }
     await this.initialize(wanted === 'auto' ? LATEST_LEGACY_VERSION : wanted);
@@ -377,7 +452,7 @@ export class McpClient {
     this.serverCapabilities = (result.capabilities ?? {}) as ServerCapabilities;
     if (typeof result.instructions === 'string') this.instructions = result.instructions;
     await this.peer.notify('notifications/initialized');
-    if (this.options.logLevel && this.serverCapabilities.logging) await this.send('logging/setLevel', { level: this.options.logLevel }, NO_OPTIONS);
+    if (this.logLevel && this.serverCapabilities.logging) await this.send('logging/setLevel', { level: this.logLevel }, NO_OPTIONS);
   }
 
   /**
@@ -396,13 +471,13 @@ export class McpClient {
     })());
   }
 
-  /** Lists one page of tools. */
-  async listTools(cursor?: string, options?: CallOptions): Promise<ListPage<Tool>> {
+  /** Lists one page of tools: `tools` (also as `items`) and `nextCursor`. */
+  async listTools(cursor?: string, options?: CallOptions): Promise<ListPage<Tool, 'tools'>> {
     return this.page('tools/list', 'tools', cursor, options);
   }
 
-  /** Every tool, following cursors page by page. */
-  listAllTools(options?: CallOptions): AsyncIterable<Tool> {
+  /** Every tool, following cursors: `await` it for an array, or `for await` it (a {@link Listing}). */
+  listAllTools(options?: CallOptions): Listing<Tool> {
     return this.all('tools/list', 'tools', options);
   }
 
@@ -425,7 +500,7 @@ export class McpClient {
       return await this.callToolOnce(name, args, options);
     } catch (error) {
       if (!(error instanceof McpError) || error.code !== ErrorCode.HeaderMismatch) throw error;
-      for await (const _tool of this.listAllTools()) void _tool;
+      await this.listAllTools();
       if (!this.toolHeaders.has(name)) throw error;
       return this.callToolOnce(name, args, options);
     }
@@ -542,23 +617,23 @@ export class McpClient {
     });
   }
 
-  /** Lists one page of resources. */
-  async listResources(cursor?: string, options?: CallOptions): Promise<ListPage<Resource>> {
+  /** Lists one page of resources: `resources` (also as `items`) and `nextCursor`. */
+  async listResources(cursor?: string, options?: CallOptions): Promise<ListPage<Resource, 'resources'>> {
     return this.page('resources/list', 'resources', cursor, options);
   }
 
-  /** Every resource, page by page. */
-  listAllResources(options?: CallOptions): AsyncIterable<Resource> {
+  /** Every resource, following cursors: `await` it for an array, or `for await` it (a {@link Listing}). */
+  listAllResources(options?: CallOptions): Listing<Resource> {
     return this.all('resources/list', 'resources', options);
   }
 
-  /** Lists one page of resource templates. */
-  async listResourceTemplates(cursor?: string, options?: CallOptions): Promise<ListPage<ResourceTemplate>> {
+  /** Lists one page of resource templates: `resourceTemplates` (also as `items`) and `nextCursor`. */
+  async listResourceTemplates(cursor?: string, options?: CallOptions): Promise<ListPage<ResourceTemplate, 'resourceTemplates'>> {
     return this.page('resources/templates/list', 'resourceTemplates', cursor, options);
   }
 
-  /** Every resource template, page by page. */
-  listAllResourceTemplates(options?: CallOptions): AsyncIterable<ResourceTemplate> {
+  /** Every resource template, following cursors: `await` it for an array, or `for await` it (a {@link Listing}). */
+  listAllResourceTemplates(options?: CallOptions): Listing<ResourceTemplate> {
     return this.all('resources/templates/list', 'resourceTemplates', options);
   }
 
@@ -567,25 +642,29 @@ export class McpClient {
     return (await this.request('resources/read', { uri }, options)) as unknown as ReadResourceResult;
   }
 
-  /** Subscribes to updates of a resource (legacy sessions; `onResourceUpdated` hears them). */
+  /**
+   * Subscribes to updates of a resource (legacy sessions; `onResourceUpdated` hears them). MCP
+   * 2026-07-28 has no `resources/subscribe`: there it is refused, unsent, with what to use instead
+   * (`listen({ resourceSubscriptions: [uri] })`).
+   */
   async subscribe(uri: string): Promise<void> {
     await this.request('resources/subscribe', { uri });
     this.subscriptions.add(uri);
   }
 
-  /** Ends a subscription. */
+  /** Ends a subscription (legacy sessions; refused in 2026-07-28, as {@link subscribe} is). */
   async unsubscribe(uri: string): Promise<void> {
     await this.request('resources/unsubscribe', { uri });
     this.subscriptions.delete(uri);
   }
 
-  /** Lists one page of prompts. */
-  async listPrompts(cursor?: string, options?: CallOptions): Promise<ListPage<Prompt>> {
+  /** Lists one page of prompts: `prompts` (also as `items`) and `nextCursor`. */
+  async listPrompts(cursor?: string, options?: CallOptions): Promise<ListPage<Prompt, 'prompts'>> {
     return this.page('prompts/list', 'prompts', cursor, options);
   }
 
-  /** Every prompt, page by page. */
-  listAllPrompts(options?: CallOptions): AsyncIterable<Prompt> {
+  /** Every prompt, following cursors: `await` it for an array, or `for await` it (a {@link Listing}). */
+  listAllPrompts(options?: CallOptions): Listing<Prompt> {
     return this.all('prompts/list', 'prompts', options);
   }
 
@@ -605,21 +684,30 @@ export class McpClient {
     return result.completion as { values: string[]; total?: number; hasMore?: boolean };
   }
 
-  /** Asks for log messages at `level` and above (legacy sessions; in 2026-07-28 set `logLevel` instead). */
+  /**
+   * Asks for log messages at `level` and above from now on, in either era: a legacy session sends
+   * `logging/setLevel` (and again in a new session); in 2026-07-28, which has no such request, the
+   * level goes in the `_meta` of every request that follows. Before `connect()` it sets the level
+   * the connection starts with (as the `logLevel` option does).
+   */
   async setLogLevel(level: LoggingLevel): Promise<void> {
-    await this.request('logging/setLevel', { level });
+    checkLogLevel(level, 'setLogLevel');
+    if (this.era === 'legacy') await this.request('logging/setLevel', { level });
+    this.logLevel = level;
   }
 
   /**
    * `subscriptions/listen` (MCP 2026-07-28): the notifications the server sends for it, as they
    * come — first `notifications/subscriptions/acknowledged` with what it honours, then list
-   * changes and resource updates. Breaking out of the loop (or `signal`) ends the subscription.
+   * changes and resource updates, which reach `onListChanged`, `onResourceUpdated` and
+   * `onNotification` too (the callbacks a legacy session calls). Breaking out of the loop (or
+   * `signal`) ends the subscription. Refused in a legacy session, unsent.
    *
    * @example
    * for await (const n of client.listen({ toolsListChanged: true })) if (n.method.endsWith('list_changed')) refresh();
    */
   async *listen(filter: ListenFilter, options: { signal?: AbortSignal } = {}): AsyncGenerator<JsonRpcNotification> {
-    if (this.era !== 'modern') throw new McpError(ErrorCode.MethodNotFound, 'subscriptions/listen is a 2026-07-28 method; in a legacy session use onListChanged and subscribe()');
+    this.refuseOutOfEra('subscriptions/listen');
     const queue: JsonRpcNotification[] = [];
     let wake: (() => void) | undefined;
     let ended = false;
@@ -698,9 +786,22 @@ export class McpClient {
     return clientRequestChannel.tracePromise(() => run(Object.keys(trace.meta).length === 0 ? undefined : trace.meta), trace);
   }
 
+  /**
+   * Throws the -32601 of a method the era spoken does not have, saying what to use there instead
+   * (the server would answer a bare -32601). Not connected yet, nothing is refused here: the
+   * request itself says so.
+   */
+  private refuseOutOfEra(method: string): void {
+    const instead = this.era === undefined ? undefined : NOT_IN_ERA[this.era][method];
+    if (instead === undefined) return;
+    const revision = this.era === 'modern' ? `MCP ${this.protocolVersion}` : `a legacy session (MCP ${this.protocolVersion})`;
+    throw new McpError(ErrorCode.MethodNotFound, `${method} is not in ${revision}: ${instead}`, { method, protocolVersion: this.protocolVersion });
+  }
+
   /** A request of {@link request}, once traced. */
   private async perform(method: string, params: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
-    if (this.era === undefined) throw new McpError(ErrorCode.ConnectionClosed, 'Not connected: call connect() first');
+    if (this.era === undefined) throw new ConnectionClosedError('Not connected: call connect() first');
+    this.refuseOutOfEra(method);
     const needs = NEEDS[method];
     if (needs && this.options.checkCapabilities !== false && !needs(this.serverCapabilities)) {
       throw new McpError(ErrorCode.MethodNotFound, `The server did not declare the capability ${method} needs`, { method });
@@ -814,21 +915,32 @@ export class McpClient {
     return this.peer.close();
   }
 
-  /** One page of a list. */
-  private async page<T>(method: string, key: string, cursor: string | undefined, options?: CallOptions): Promise<ListPage<T>> {
+  /** One page of a list, its items under `key` and `items`. */
+  private async page<T, K extends string>(method: string, key: K, cursor: string | undefined, options?: CallOptions): Promise<ListPage<T, K>> {
     const result = await this.request(method, cursor === undefined ? {} : { cursor }, options);
-    const items = Array.isArray(result[key]) ? (result[key] as T[]) : [];
-    const page: ListPage<T> = { items: method === 'tools/list' ? (this.keepTools(items as Tool[]) as T[]) : items };
+    const listed = Array.isArray(result[key]) ? (result[key] as T[]) : [];
+    const items = method === 'tools/list' ? (this.keepTools(listed as Tool[]) as T[]) : listed;
+    const page = { [key]: items, items } as ListPage<T, K>;
     if (typeof result.nextCursor === 'string') page.nextCursor = result.nextCursor;
     return page;
   }
 
+  /** Every item of a list, awaitable to an array and iterable (each iteration walks the list anew). */
+  private all<T>(method: string, key: string, options?: CallOptions): Listing<T> {
+    const walk = () => this.walk<T>(method, key, options);
+    let collected: Promise<T[]> | undefined;
+    return {
+      [Symbol.asyncIterator]: () => walk(),
+      then: (onfulfilled, onrejected) => (collected ??= collect(walk())).then(onfulfilled, onrejected),
+    };
+  }
+
   /** Every item of a list, page after page; stops at a cursor seen before (a server that loops). */
-  private async *all<T>(method: string, key: string, options?: CallOptions): AsyncIterable<T> {
+  private async *walk<T>(method: string, key: string, options?: CallOptions): AsyncGenerator<T> {
     const seen = new Set<string>();
     let cursor: string | undefined;
     do {
-      const page = await this.page<T>(method, key, cursor, options);
+      const page = await this.page<T, string>(method, key, cursor, options);
       yield* page.items;
       cursor = page.nextCursor;
       if (cursor !== undefined && seen.has(cursor)) throw new McpError(ErrorCode.InternalError, `${method}: the server sent the cursor "${cursor}" twice`);
@@ -843,7 +955,7 @@ export class McpClient {
       [META_KEYS.clientCapabilities]: this.capabilities,
       [META_KEYS.clientInfo]: this.clientInfo,
     };
-    if (this.options.logLevel) envelope[META_KEYS.logLevel] = this.options.logLevel;
+    if (this.logLevel) envelope[META_KEYS.logLevel] = this.logLevel;
     return envelope;
   }
 
@@ -876,14 +988,10 @@ export class McpClient {
     // A list changed: its cached pages are not read again (whichever way the news came).
     const changed = LIST_CHANGED[notification.method];
     if (changed) this.listGenerations[changed]++;
+    // A notification of a 2026-07-28 listen stream goes to its iterator, and on to the callbacks
+    // as a legacy session's does: one code path for both eras.
     const subscription = isRecord(params._meta) ? (params._meta[META_KEYS.subscriptionId] as RequestId | undefined) : undefined;
-    if (subscription !== undefined) {
-      const listener = this.listens.get(subscription);
-      if (listener) {
-        listener(notification);
-        return;
-      }
-    }
+    if (subscription !== undefined) this.listens.get(subscription)?.(notification);
     if (onNotification) this.guarded('onNotification', onNotification)(notification);
     switch (notification.method) {
       case 'notifications/message':
@@ -914,10 +1022,10 @@ export class McpClient {
 
   /** A connection that closed because a stdio server exited says how it exited. */
   private explain(error: unknown): unknown {
-    if (!(error instanceof McpError) || error.code !== ErrorCode.ConnectionClosed) return error;
+    if (!(error instanceof ConnectionClosedError)) return error;
     const status = (this.transport as { status?: () => { exit?: { code: number | null; signal: string | null } } }).status?.();
     if (!status?.exit) return error;
     const how = status.exit.signal ?? `code ${status.exit.code}`;
-    return new McpError(ErrorCode.ConnectionClosed, `Connection closed: the server exited with ${how}`, { exit: status.exit });
+    return new ConnectionClosedError(`Connection closed: the server exited with ${how}`, { exit: status.exit });
   }
 }

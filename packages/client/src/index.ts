@@ -4,11 +4,11 @@
  * @example
  * const client = new McpClient(new StdioClientTransport({ command: 'node', args: ['server.js'] }));
  * await client.connect();
- * for await (const tool of client.listAllTools()) console.log(tool.name);
+ * const tools = await client.listAllTools(); // or: for await (const tool of client.listAllTools())
  * const result = unwrap(await client.callTool('add', { a: 2, b: 3 }));
  */
 export { McpClient, ToolCallError, unwrap } from './client';
-export type { CallOptions, ClientLogger, ElicitationAnswer, ElicitationRequest, ListenFilter, ListPage, LogMessage, McpClientOptions } from './client';
+export type { CallOptions, ClientLogger, ElicitationAnswer, ElicitationRequest, ListenFilter, Listing, ListPage, LogMessage, McpClientOptions } from './client';
 export { InMemoryResponseCache } from './cache';
 export type { CachedResponse, ResponseCache } from './cache';
 export type { ClientRequestTrace } from './diagnostics';
@@ -23,5 +23,5 @@ export { WebSocketClientTransport } from './websocket';
 export type { WebSocketClientOptions, WebSocketConstructor, WebSocketLikeClient, WebSocketStatus } from './websocket';
 export type { SseClientOptions } from './sse-legacy';
 export type { StdioClientOptions, StdioInfo, TransportState } from './stdio';
-export { InMemoryTransport, McpError } from '@hermes-mcp/protocol';
+export { ConnectionClosedError, InMemoryTransport, McpError } from '@hermes-mcp/protocol';
 export type { PendingRequest, Transport } from '@hermes-mcp/protocol';

@@ -4,7 +4,8 @@
  * get a client id (pre-registered, a Client ID Metadata Document, or dynamic registration), sign in
  * (authorization code with PKCE through your `authorize` handler, or client credentials), with the
  * server as the `resource` (RFC 8707), and send the token; on 403 `insufficient_scope`, sign in
- * again with the scopes asked for (step-up); refresh tokens when they expire. It is a wrapper
+ * again with the scopes asked for (step-up); refresh tokens when they expire, or are refused
+ * (401) while the refresh token's scope covers what the server asks for. It is a wrapper
  * around the transport's `fetch`, so every HTTP transport has it the same way.
  */
 import { constants, createHash, createPrivateKey, randomBytes, sign } from 'node:crypto';
@@ -168,7 +169,7 @@ export class OAuthClient {
   /** Per server: its discovery, once. */
   private readonly discovered = new Map<string, Promise<Discovered>>();
   /** Per server: the sign-in under way, so that concurrent 401s share one. */
-  private readonly signingIn = new Map<string, Promise<void>>();
+  private readonly signingIn = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: OAuthClientOptions = {}) {
     this.store = options.store ?? new InMemoryOAuthStore();
@@ -176,14 +177,16 @@ export class OAuthClient {
   }
 
   /**
-   * `fetch` with the token of `serverUrl` on every request: a 401 signs in (or refreshes) and
-   * sends the request again; a 403 `insufficient_scope` signs in with the scopes asked for.
+   * `fetch` with the token of `serverUrl` on every request: a 401 refreshes the token (when a
+   * refresh token covers the scope the challenge names) or signs in, and sends the request again —
+   * a 401 after a refresh signs in anew; a 403 `insufficient_scope` signs in with the scopes asked for.
    */
   wrap(inner: FetchLike, serverUrl: URL): FetchLike {
     const resource = canonicalResource(serverUrl);
     const maxStepUps = this.options.maxStepUps ?? 2;
     return async (url: URL, init: FetchInit): Promise<FetchResponse> => {
       let stepUps = 0;
+      let refreshed = false;
       let signedIn = false;
       for (;;) {
         const tokens = await this.validTokens(serverUrl, resource);
@@ -197,8 +200,10 @@ export class OAuthClient {
         // Read to the end: the connection goes back to the pool for the next try.
         await response.text().catch(() => undefined);
         const scope = response.status === 403 ? unionOfScopes(tokens?.scope, challenge.scope) : challenge.scope;
-        await this.signIn(serverUrl, resource, challenge, scope, response.status === 401, tokens);
-        signedIn = true;
+        // A refreshed token refused again (the server moved to another authorization server, say): sign in anew.
+        const done = await this.signIn(serverUrl, resource, challenge, scope, response.status === 401, tokens, !refreshed);
+        if (done === 'refreshed') refreshed = true;
+        else signedIn = true;
       }
     };
   }
@@ -221,9 +226,9 @@ export class OAuthClient {
     return tokens;
   }
 
-  /** One sign-in per server at a time; the others wait for it. */
-  private once(resource: string, work: () => Promise<void>): Promise<void> {
-    let pending = this.signingIn.get(resource);
+  /** One sign-in per server at a time; the others wait for it (and get what it resolved with). */
+  private once<T>(resource: string, work: () => Promise<T>): Promise<T> {
+    let pending = this.signingIn.get(resource) as Promise<T> | undefined;
     if (!pending) {
       pending = work().finally(() => this.signingIn.delete(resource));
       this.signingIn.set(resource, pending);
@@ -231,18 +236,33 @@ export class OAuthClient {
     return pending;
   }
 
-  /** Signs in to `resource`: refreshes a refused token when it can, else discovers and signs in anew. */
-  private signIn(serverUrl: URL, resource: string, challenge: Record<string, string>, scope: string | undefined, refused: boolean, held: StoredTokens | undefined): Promise<void> {
+  /**
+   * Signs in to `resource`. A refused token (401) is refreshed first (`mayRefresh`) when a refresh
+   * token is held whose scope covers the one the challenge names — a server names one on every 401
+   * when it lists `scopes_supported`, and a sign-in may ask a person; else, and when the refresh
+   * fails, the server's metadata is read again and the client signs in anew. Resolves with
+   * `refreshed` when it refreshed, else `signed-in` (by this call, or by another meanwhile).
+   */
+  private signIn(
+    serverUrl: URL,
+    resource: string,
+    challenge: Record<string, string>,
+    scope: string | undefined,
+    refused: boolean,
+    held: StoredTokens | undefined,
+    mayRefresh: boolean,
+  ): Promise<'refreshed' | 'signed-in'> {
     return this.once(resource, async () => {
-      if (refused && challenge.scope === undefined) {
+      if (refused) {
         // Another request may have refreshed meanwhile: a refresh token is used once (servers
         // rotate them, and revoke the grant when an old one comes back), so refresh from what is
         // kept now, and not at all when what is kept now is another token than the refused one.
         const kept = (await this.store.getTokens(resource)) ?? held;
-        if (kept && held && kept.accessToken !== held.accessToken) return;
-        if (kept?.refreshToken) {
+        if (kept && held && kept.accessToken !== held.accessToken) return 'signed-in';
+        if (mayRefresh && kept?.refreshToken && scopeCovers(kept.scope, challenge.scope)) {
           try {
-            return await this.refresh(serverUrl, resource, kept);
+            await this.refresh(serverUrl, resource, kept);
+            return 'refreshed';
           } catch {
             // The refresh token is no good any more: sign in anew.
           }
@@ -255,6 +275,7 @@ export class OAuthClient {
       const wanted = scope ?? this.options.scope ?? found.scopesSupported?.join(' ');
       const tokens = this.options.grant === 'client_credentials' ? await this.clientCredentials(found, wanted) : await this.authorizationCode(found, wanted);
       await this.store.setTokens(resource, tokens);
+      return 'signed-in';
     });
   }
 
@@ -511,6 +532,12 @@ function clientAssertion(clientId: string, audience: string, key: NonNullable<OA
 function unionOfScopes(...scopes: Array<string | undefined>): string | undefined {
   const all = new Set(scopes.flatMap((s) => (s ? s.split(' ').filter((x) => x !== '') : [])));
   return all.size === 0 ? undefined : [...all].join(' ');
+}
+
+/** True when the scopes `granted` hold every scope `wanted` names (true when it names none). */
+function scopeCovers(granted: string | undefined, wanted: string | undefined): boolean {
+  const held = new Set(granted?.split(' '));
+  return (wanted ?? '').split(' ').every((one) => one === '' || held.has(one));
 }
 
 /** True when the metadata's `resource` is the server, or a prefix of it (same origin, path below). */

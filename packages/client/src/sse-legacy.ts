@@ -4,7 +4,7 @@
  * every message of the server arrives on that stream as a `message` event. The session lives as
  * long as the stream.
  */
-import { ErrorCode, JsonRpcMessage, McpError, ParsedFrame, SendOptions, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
+import { ConnectionClosedError, ErrorCode, JsonRpcMessage, McpError, ParsedFrame, SendOptions, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
 import { FetchLike, FetchResponse, transportFetch } from './node-fetch';
 import { OAuthClient, OAuthError } from './oauth';
 import { readSse } from './sse';
@@ -68,22 +68,22 @@ export class SseClientTransport implements Transport {
         });
       } catch (error) {
         if (error instanceof OAuthError) throw this.fail(error);
-        throw this.fail(new McpError(ErrorCode.ConnectionClosed, `Could not open the SSE stream at ${url.href}: ${(error as Error).message}`));
+        throw this.fail(new ConnectionClosedError(`Could not open the SSE stream at ${url.href}: ${(error as Error).message}`));
       }
       if (!response.ok || !response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
         await response.body?.cancel().catch(() => undefined);
-        throw this.fail(new McpError(ErrorCode.ConnectionClosed, `GET ${url.href} answered ${response.status} ${response.headers.get('content-type') ?? ''}, not an SSE stream`));
+        throw this.fail(new ConnectionClosedError(`GET ${url.href} answered ${response.status} ${response.headers.get('content-type') ?? ''}, not an SSE stream`));
       }
       const events = readSse(response.body, this.aborter.signal);
       const first = await events.next().catch(() => ({ done: true as const, value: undefined }));
       if (first.done || first.value.event !== 'endpoint') {
         this.aborter.abort();
-        throw this.fail(new McpError(ErrorCode.ConnectionClosed, `The SSE stream at ${url.href} did not start with an endpoint event`));
+        throw this.fail(new ConnectionClosedError(`The SSE stream at ${url.href} did not start with an endpoint event`));
       }
       const endpoint = new URL(first.value.data, url);
       if (endpoint.origin !== url.origin) {
         this.aborter.abort();
-        throw this.fail(new McpError(ErrorCode.ConnectionClosed, `The endpoint event names another origin (${endpoint.origin}); refused`));
+        throw this.fail(new ConnectionClosedError(`The endpoint event names another origin (${endpoint.origin}); refused`));
       }
       this.endpoint = endpoint;
       this.state = 'connected';
@@ -94,7 +94,7 @@ export class SseClientTransport implements Transport {
   }
 
   async send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
-    if (this.closed || !this.endpoint) throw new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
+    if (this.closed || !this.endpoint) throw new ConnectionClosedError('Connection closed');
     let response: FetchResponse;
     try {
       response = await this.fetch(this.endpoint, {
@@ -105,7 +105,7 @@ export class SseClientTransport implements Transport {
       });
     } catch (error) {
       if (error instanceof OAuthError) throw this.fail(error);
-      throw this.fail(new McpError(ErrorCode.ConnectionClosed, `Could not reach ${this.endpoint.href}: ${(error as Error).message}`));
+      throw this.fail(new ConnectionClosedError(`Could not reach ${this.endpoint.href}: ${(error as Error).message}`));
     }
     const text = await response.text().catch(() => '');
     if (!response.ok)

@@ -7,6 +7,7 @@
  * ended with DELETE on close. Modern requests carry `Mcp-Method` and `Mcp-Name`.
  */
 import {
+  ConnectionClosedError,
   ErrorCode,
   JsonRpcMessage,
   McpError,
@@ -16,8 +17,6 @@ import {
   SendOptions,
   Transport,
   TransportInfo,
-  classifyValue,
-  errorResponse,
   isModernProtocolVersion,
   isRecord,
   parseFrame,
@@ -61,6 +60,7 @@ export class StreamableHttpClientTransport implements Transport {
   onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  onlost?: (requestId: RequestId, error: Error) => void;
   /** The session's id, once the server gave one (legacy sessions). */
   sessionId?: string = undefined;
   /** The revision sent in `MCP-Protocol-Version` (set by the client once negotiated). */
@@ -101,7 +101,7 @@ export class StreamableHttpClientTransport implements Transport {
   }
 
   async send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
-    if (this.closed) throw new McpError(ErrorCode.ConnectionClosed, 'Connection closed');
+    if (this.closed) throw new ConnectionClosedError('Connection closed');
     const single = Array.isArray(message) ? undefined : (message as { id?: RequestId; method?: string; params?: Record<string, unknown> });
     const headers = this.headers({ ...options?.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
     const meta = isRecord(single?.params?._meta) ? single.params._meta : undefined;
@@ -129,7 +129,7 @@ export class StreamableHttpClientTransport implements Transport {
       const failure = this.failed(error, `POST ${this.url.href} failed`);
       // Signing in failed: that, not "could not reach", is what the caller must hear.
       if (error instanceof OAuthError) throw error;
-      throw new McpError(ErrorCode.ConnectionClosed, `Could not reach ${this.url.href}: ${causeOf(failure)}`);
+      throw new ConnectionClosedError(`Could not reach ${this.url.href}: ${causeOf(failure)}`);
     }
     const session = response.headers.get('mcp-session-id');
     if (session && single?.method === 'initialize') this.sessionId = session;
@@ -158,7 +158,7 @@ export class StreamableHttpClientTransport implements Transport {
       // The server forgot the session (it expired, or the server restarted): the next initialize starts a new one.
       this.sessionId = undefined;
       this.standaloneOpen = false;
-      throw new McpError(ErrorCode.ConnectionClosed, 'Session not found (HTTP 404): the server ended the session', { status: 404, sessionExpired: true });
+      throw new ConnectionClosedError('Session not found (HTTP 404): the server ended the session', { status: 404, sessionExpired: true });
     }
     throw new McpError(ErrorCode.InternalError, `HTTP ${response.status} from ${this.url.href}${text ? `: ${text.slice(0, 200)}` : ''}`, { status: response.status });
   }
@@ -271,9 +271,9 @@ export class StreamableHttpClientTransport implements Transport {
     this.inflight.delete(id);
   }
 
-  /** The request will get no response over this stream: the peer hears an error for it. */
+  /** The request will get no response over this stream: the peer fails it (a local error, not the server's answer). */
   private giveUp(id: RequestId, why: string): void {
-    this.onframe?.(classifyValue(errorResponse(id, McpError.connectionLost(why))));
+    this.onlost?.(id, new ConnectionClosedError(`Connection lost: ${why}`));
   }
 
   /** Waits `ms`, or until `signal` aborts; its listener goes with the wait (a long-lived signal sees many). */

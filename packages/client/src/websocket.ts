@@ -4,7 +4,7 @@
  * text frame. Uses the platform's `WebSocket` (Node 22+, browsers, Deno, Bun) or the class given
  * (e.g. the `ws` package's on Node 20).
  */
-import { ErrorCode, JsonRpcMessage, McpError, ParsedFrame, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
+import { ConnectionClosedError, JsonRpcMessage, ParsedFrame, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
 import { DEFAULT_MAX_ATTEMPTS, ReconnectOptions, backoffDelay } from './reconnect';
 import type { TransportState } from './stdio';
 
@@ -118,7 +118,7 @@ export class WebSocketClientTransport implements Transport {
       });
       socket.addEventListener('close', (event) => {
         this.closeCode = event.code;
-        if (!opened) return reject(new McpError(ErrorCode.ConnectionClosed, `The WebSocket closed before it opened (code ${event.code})`));
+        if (!opened) return reject(new ConnectionClosedError(`The WebSocket closed before it opened (code ${event.code})`));
         if (socket !== this.socket) return;
         if (this.closing || !this.options.reconnect) return this.end();
         this.onreset?.(`the WebSocket closed (code ${event.code}); reconnecting`);
@@ -154,7 +154,7 @@ export class WebSocketClientTransport implements Transport {
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     const socket = this.socket;
     if (!socket || socket.readyState !== OPEN) {
-      return Promise.reject(new McpError(ErrorCode.ConnectionClosed, this.state === 'connecting' ? 'Connection lost: reconnecting' : 'Connection closed'));
+      return Promise.reject(new ConnectionClosedError(this.state === 'connecting' ? 'Connection lost: reconnecting' : 'Connection closed'));
     }
     socket.send(serialize(message));
     return Promise.resolve();

@@ -2,15 +2,21 @@
  * McpClient against a real Hermes server in this process (linked in-memory transports), in both
  * eras: negotiation, typed methods and pagination, progress, the server's questions answered by
  * the same handlers in both eras, callbacks that throw, timeouts and cancellation (seen by the
- * server), the pending list, capability checks.
+ * server), the pending list, capability checks; lists awaited whole and pages under the spec's
+ * names; the log level changed after construction; the methods one era lacks refused unsent; and
+ * what listen() yields reaching the same callbacks as a legacy session's notifications.
  */
 import 'reflect-metadata';
 import { IsString } from 'class-validator';
-import { McpContext, McpFactory, McpHandler, McpServer, Prompt, Resource, Tool, ToolError, createLogger } from '@hermes-mcp/core';
+import { McpApp, McpContext, McpFactory, McpHandler, McpServer, Prompt, Resource, Tool, ToolError, createLogger } from '@hermes-mcp/core';
 import { InMemoryTransport, McpClient, McpClientOptions, McpError, ToolCallError, unwrap } from '@hermes-mcp/client';
 
 class NameInput {
   @IsString() name!: string;
+}
+
+class NoteVars {
+  @IsString() id!: string;
 }
 
 /** What the server saw of the `wait` tool's signal. */
@@ -52,6 +58,9 @@ class TestServer {
   @Resource({ uri: 'notes://one', description: 'One note' }) one() {
     return 'note one';
   }
+  @Resource({ uri: 'notes://by-id/{id}', description: 'A note by id' }) byId(vars: NoteVars) {
+    return `note ${vars.id}`;
+  }
   @Prompt({ description: 'A prompt' }) hello() {
     return 'Say hello';
   }
@@ -59,14 +68,25 @@ class TestServer {
 
 const clients: McpClient[] = [];
 
-async function connect(options: McpClientOptions = {}, pageSize = 3): Promise<McpClient> {
+/** A connected client of a TestServer app, with the app and the methods of what the client sends. */
+async function connected(options: McpClientOptions = {}, pageSize = 3): Promise<{ client: McpClient; app: McpApp; sent: string[] }> {
   const app = McpFactory.create(TestServer, { logger: createLogger({ level: 'silent' }), pageSize });
   const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
   await app.connect(serverSide);
+  const sent: string[] = [];
+  const send = clientSide.send.bind(clientSide);
+  clientSide.send = (message, sendOptions) => {
+    sent.push((message as { method?: string }).method ?? '');
+    return send(message, sendOptions);
+  };
   const client = new McpClient(clientSide, options);
   clients.push(client);
   await client.connect();
-  return client;
+  return { client, app, sent };
+}
+
+async function connect(options: McpClientOptions = {}, pageSize = 3): Promise<McpClient> {
+  return (await connected(options, pageSize)).client;
 }
 
 afterEach(async () => {
@@ -107,6 +127,36 @@ describe.each([
     expect(first.items.map((t) => t.name)).toEqual(['greet', 'broken', 'steps']);
     expect(first.nextCursor).toEqual(expect.any(String));
     expect((await client.listTools(first.nextCursor)).items.map((t) => t.name)).toEqual(['chatty', 'who', 'wait']);
+  });
+
+  it('awaits a whole list into an array (and still iterates it); pages carry the spec’s field names', async () => {
+    const client = await connect({ protocolVersion });
+    const tools = await client.listAllTools();
+    expect(Array.isArray(tools)).toBe(true);
+    expect(tools.map((t) => t.name)).toEqual(['greet', 'broken', 'steps', 'chatty', 'who', 'wait', 'a']);
+    const listing = client.listAllResources();
+    expect((await listing).map((r) => r.uri)).toEqual(['notes://one']);
+    const iterated: string[] = [];
+    for await (const resource of listing) iterated.push(resource.uri);
+    expect(iterated).toEqual(['notes://one']);
+    expect((await client.listAllResourceTemplates()).map((t) => t.uriTemplate)).toEqual(['notes://by-id/{id}']);
+    expect((await client.listAllPrompts()).map((p) => p.name)).toEqual(['hello']);
+    const page = await client.listTools();
+    expect(page.tools.map((t) => t.name)).toEqual(['greet', 'broken', 'steps']);
+    expect(page.items).toBe(page.tools);
+    expect((await client.listResources()).resources.map((r) => r.uri)).toEqual(['notes://one']);
+    expect((await client.listResourceTemplates()).resourceTemplates.map((t) => t.uriTemplate)).toEqual(['notes://by-id/{id}']);
+    expect((await client.listPrompts()).prompts.map((p) => p.name)).toEqual(['hello']);
+  });
+
+  it('changes the log level after construction (setLogLevel), as the logLevel option sets it', async () => {
+    const logs: string[] = [];
+    const client = await connect({ protocolVersion, logLevel: 'warning', onLog: (message) => logs.push(`${message.level}: ${String(message.data)}`) });
+    await client.callTool('chatty');
+    expect(logs).toEqual(['warning: loud']);
+    await client.setLogLevel('debug');
+    await client.callTool('chatty');
+    expect(logs).toEqual(['warning: loud', 'debug: quiet', 'warning: loud']);
   });
 
   it('calls tools; a tool error is a result, unwrap throws it; a protocol error is an McpError', async () => {
@@ -217,6 +267,76 @@ describe.each([
     controller.abort(new Error('user pressed stop'));
     expect(await call).toMatchObject({ message: 'user pressed stop' });
     await waitFor(() => waits.aborted.length === 1);
+  });
+});
+
+describe('2026-07-28: one code path with a legacy session', () => {
+  it('refuses subscribe(), unsubscribe() and logging/setLevel unsent, saying what to use in this revision', async () => {
+    const { client, sent } = await connected();
+    expect(client.era).toBe('modern');
+    sent.length = 0;
+    const subscribe = await client.subscribe('notes://one').catch((e: unknown) => e);
+    expect(subscribe).toBeInstanceOf(McpError);
+    expect(subscribe).toMatchObject({
+      code: -32601,
+      message: 'resources/subscribe is not in MCP 2026-07-28: watch the resource with listen({ resourceSubscriptions: [uri] }); its updates reach onResourceUpdated too',
+    });
+    await expect(client.unsubscribe('notes://one')).rejects.toMatchObject({
+      code: -32601,
+      message: expect.stringMatching(/^resources\/unsubscribe is not in MCP 2026-07-28: end the listen\(\) loop/),
+    });
+    await expect(client.request('logging/setLevel', { level: 'debug' })).rejects.toMatchObject({
+      code: -32601,
+      message: expect.stringMatching(/^logging\/setLevel is not in MCP 2026-07-28: .*call setLogLevel\(level\)/),
+    });
+    await client.setLogLevel('error');
+    expect(sent).toEqual([]);
+    // And the other way round, as before: listen() in a legacy session.
+    const legacy = await connected({ protocolVersion: '2025-11-25' });
+    legacy.sent.length = 0;
+    await expect(legacy.client.listen({ toolsListChanged: true }).next()).rejects.toMatchObject({
+      code: -32601,
+      message:
+        'subscriptions/listen is not in a legacy session (MCP 2025-11-25): list changes come by themselves (onListChanged), and resource updates after subscribe(uri) (onResourceUpdated)',
+    });
+    expect(legacy.sent).toEqual([]);
+  });
+
+  it('refuses a log level that is not one, naming the levels', async () => {
+    const [clientSide] = InMemoryTransport.createLinkedPair();
+    expect(() => new McpClient(clientSide, { logLevel: 'verbose' as never })).toThrow(
+      new RangeError('the logLevel option: "verbose" is no MCP log level; use one of debug, info, notice, warning, error, critical, alert, emergency'),
+    );
+    const client = await connect();
+    await expect(client.setLogLevel('loud' as never)).rejects.toThrow('setLogLevel: "loud" is no MCP log level; use one of debug, info');
+  });
+
+  it('hands what listen() yields to onListChanged, onResourceUpdated and onNotification too, and still yields it', async () => {
+    const heard: string[] = [];
+    const { client, app } = await connected({
+      onListChanged: (list) => heard.push(`list ${list}`),
+      onResourceUpdated: (uri) => heard.push(`updated ${uri}`),
+      onNotification: (notification) => heard.push(notification.method),
+    });
+    const yielded: string[] = [];
+    for await (const notification of client.listen({ toolsListChanged: true, resourceSubscriptions: ['notes://one'] }, { signal: AbortSignal.timeout(10_000) })) {
+      yielded.push(notification.method);
+      if (notification.method === 'notifications/subscriptions/acknowledged') {
+        app.addTool({ name: 'added', description: 'added while listening' }, () => 'x');
+        app.notifyResourceUpdated('notes://one');
+      }
+      if (yielded.length === 3) break;
+    }
+    // The server sends the two in either order.
+    expect(yielded[0]).toBe('notifications/subscriptions/acknowledged');
+    expect(yielded.slice(1).sort()).toEqual(['notifications/resources/updated', 'notifications/tools/list_changed']);
+    expect(heard.sort()).toEqual([
+      'list tools',
+      'notifications/resources/updated',
+      'notifications/subscriptions/acknowledged',
+      'notifications/tools/list_changed',
+      'updated notes://one',
+    ]);
   });
 });
 

@@ -2,15 +2,17 @@
  * McpClient over Streamable HTTP against a real Fastify server with the Hermes plugin on
  * 127.0.0.1: both eras, JSON and SSE answers, the server's questions, the GET stream of a legacy
  * session, a stream the server closes on purpose (resumed with Last-Event-ID after its `retry`),
- * DELETE on close, a restarted server, and the headers of 2026-07-28 requests.
+ * DELETE on close, a restarted server, and the headers of 2026-07-28 requests; and (node:http) a
+ * response stream that ends before its response.
  */
 import 'reflect-metadata';
+import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsString } from 'class-validator';
 import Fastify, { FastifyInstance } from 'fastify';
 import { McpApp, McpContext, McpFactory, McpHandler, McpHeader, McpServer, Tool, createLogger } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
-import { McpClient, McpClientOptions, SseClientTransport, StreamableHttpClientTransport, unwrap } from '@hermes-mcp/client';
+import { ConnectionClosedError, McpClient, McpClientOptions, SseClientTransport, StreamableHttpClientTransport, unwrap } from '@hermes-mcp/client';
 
 class NameForm {
   @IsString() name!: string;
@@ -310,9 +312,39 @@ describe('2026-07-28 over HTTP', () => {
     await server.app.close();
     const error = await client.callTool('greet', { name: 'x' }).catch((e: unknown) => e);
     expect((error as Error).message).toMatch(/^Could not reach http:\/\/127\.0\.0\.1:\d+\/mcp: fetch failed \(.*ECONNREFUSED.*\)$/);
-    expect(error).toMatchObject({ code: -32000 });
+    expect(error).toBeInstanceOf(ConnectionClosedError);
+    expect(error).toMatchObject({ code: 'CONNECTION_CLOSED' });
     expect(transport.status().state).toBe('error');
     server = await serve();
+  });
+});
+
+describe('a response stream that ends before its response', () => {
+  it('fails the request with a ConnectionClosedError (no answer came), not as an error the server sent', async () => {
+    // A server (node:http) whose SSE answer to anything but initialize ends at once, without an event id to resume from.
+    const raw = createServer((req, res) => {
+      let text = '';
+      req.on('data', (chunk: Buffer) => (text += chunk.toString()));
+      req.on('end', () => {
+        if (req.method !== 'POST') return void res.writeHead(405).end();
+        const message = JSON.parse(text) as { id?: number; method: string };
+        if (message.id === undefined) return void res.writeHead(202).end();
+        if (message.method !== 'initialize') return void res.writeHead(200, { 'content-type': 'text/event-stream' }).end(': nothing to say\n\n');
+        const result = { protocolVersion: '2025-11-25', capabilities: {}, serverInfo: { name: 'breaks', version: '1.0.0' } };
+        res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ jsonrpc: '2.0', id: message.id, result }));
+      });
+    });
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    try {
+      const { client } = await connect({ protocolVersion: '2025-11-25' }, `http://127.0.0.1:${(raw.address() as AddressInfo).port}/mcp`);
+      const error = await client.ping().catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConnectionClosedError);
+      expect(error).toMatchObject({ code: 'CONNECTION_CLOSED', message: 'Connection lost: the response stream ended before the response, and had no event id to resume from' });
+      expect(client.pendingRequests()).toEqual([]);
+    } finally {
+      raw.closeAllConnections();
+      await new Promise((resolve) => raw.close(resolve));
+    }
   });
 });
 

@@ -4,8 +4,8 @@
  * sign-in page consents by itself, so following the authorization URL's redirects with cookies
  * ends at the redirect URI, as a browser would). The client discovers the authorization server
  * from the 401, registers itself (RFC 7591), signs in with authorization code + PKCE and the
- * server as `resource`, steps up on 403 insufficient_scope, refreshes an expired token, and signs
- * in with client credentials.
+ * server as `resource`, steps up on 403 insufficient_scope, refreshes an expired token and one the
+ * server refuses (401), and signs in with client credentials.
  */
 import 'reflect-metadata';
 import { createServer } from 'node:http';
@@ -13,7 +13,17 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { FastifyInstance } from 'fastify';
 import { McpContext, McpServer, Tool, createLogger, jwtVerifier } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
-import { InMemoryOAuthStore, McpClient, OAuthClient, OAuthError, StreamableHttpClientTransport, canonicalResource, parseBearerChallenge, unwrap } from '@hermes-mcp/client';
+import {
+  InMemoryOAuthStore,
+  McpClient,
+  OAuthClient,
+  OAuthError,
+  StoredTokens,
+  StreamableHttpClientTransport,
+  canonicalResource,
+  parseBearerChallenge,
+  unwrap,
+} from '@hermes-mcp/client';
 import { AuthorizationServer, startAuthorizationServer } from '../../../test-support/oidc/authorization-server';
 
 @McpServer({ name: 'notes', version: '1.0.0' })
@@ -152,6 +162,49 @@ describe('signing in with authorization code + PKCE', () => {
       expect(asked).toHaveLength(1);
     } finally {
       await restarted.close();
+    }
+  });
+
+  it('refreshes a held token the server refuses (401 naming a scope the refresh token covers) instead of signing in again', async () => {
+    const asked: URL[] = [];
+    const grants: Array<string | null> = [];
+    const recording: typeof fetch = (input, init) => {
+      if (String(input).endsWith('/token')) grants.push(new URLSearchParams(String(init?.body)).get('grant_type'));
+      return fetch(input, init);
+    };
+    // A store that keeps no expiry (as one that persists only the tokens does): the client holds
+    // the token as good until the server refuses it.
+    class ExpiryLessStore extends InMemoryOAuthStore {
+      override setTokens(key: string, tokens: StoredTokens | undefined): void {
+        super.setTokens(key, tokens && { ...tokens, expiresAt: undefined });
+      }
+    }
+    const store = new ExpiryLessStore();
+    const auth = new OAuthClient({ clientId: 'short-lived-cli', clientSecret: 'cli-secret', redirectUri: REDIRECT, authorize: browser(asked), store, fetch: recording });
+    const client = new McpClient(new StreamableHttpClientTransport({ url, auth }));
+    await client.connect();
+    try {
+      const held = store.getTokens(canonicalResource(url))!;
+      expect(held).toMatchObject({ refreshToken: expect.any(String), scope: expect.stringContaining('notes:read') });
+      // Wait for the server to refuse the held token (it lives one second), as it will refuse the
+      // client's next request: 401 with a challenge that names the scope (scopesSupported is set).
+      let refusal: Response | undefined;
+      for (let i = 0; i < 200 && refusal === undefined; i++) {
+        const response = await fetch(url, { method: 'POST', headers: { authorization: `Bearer ${held.accessToken}`, 'content-type': 'application/json' }, body: '{}' });
+        if (response.status === 401) refusal = response;
+        else await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(parseBearerChallenge(refusal!.headers.get('www-authenticate'))).toMatchObject({ scope: 'notes:read' });
+      expect(unwrap(await client.callTool('read')).content).toEqual([{ type: 'text', text: 'notes of ada' }]);
+      // Refreshed, not signed in again: one sign-in in all, then refresh grants only (one per
+      // token refused: connect() may have outlived the first one already on a busy machine).
+      expect(asked).toHaveLength(1);
+      expect(grants[0]).toBe('authorization_code');
+      expect(grants.slice(1)).toEqual(expect.arrayContaining(['refresh_token']));
+      expect(new Set(grants.slice(1))).toEqual(new Set(['refresh_token']));
+      expect(store.getTokens(canonicalResource(url))!.accessToken).not.toBe(held.accessToken);
+    } finally {
+      await client.close();
     }
   });
 

@@ -1,8 +1,13 @@
 /**
  * McpClient against servers no one here wrote, over HTTP on 127.0.0.1: the official SDK v1 server
  * over Streamable HTTP (stateful, as its docs mount it) and over the 2024-11-05 HTTP+SSE transport,
- * and the SDK v2 server (`createMcpHandler`, MCP 2026-07-28) behind Node's HTTP server.
+ * the SDK v2 server (`createMcpHandler`, MCP 2026-07-28) behind Node's HTTP server, and fastmcp 4
+ * over its httpStream transport (its own process).
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import * as path from 'node:path';
+import { createInterface } from 'node:readline';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
@@ -13,7 +18,7 @@ import { Readable } from 'node:stream';
 import { completable as v1Completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { completable, createMcpHandler, inputRequired, McpServer as V2Server, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { z } from 'zod';
-import { McpClient, SseClientTransport, StreamableHttpClientTransport, unwrap } from '@hermes-mcp/client';
+import { ConnectionClosedError, McpClient, McpError, SseClientTransport, StreamableHttpClientTransport, unwrap } from '@hermes-mcp/client';
 
 /** What the v1 `wait` tool saw: its signal aborted. */
 let cancelled = 0;
@@ -320,5 +325,54 @@ describe('the official SDK v2 server (createMcpHandler, MCP 2026-07-28)', () => 
       if (heard.length === 3) break;
     }
     expect(heard).toEqual(['notifications/subscriptions/acknowledged', 'notifications/tools/list_changed', 'notifications/resources/updated']);
+  });
+});
+
+describe('fastmcp 4 over httpStream (the SDK v1 under mcp-proxy)', () => {
+  /** Starts the fixture on a free port of 127.0.0.1; resolves with its URL once it listens. */
+  async function start(): Promise<string> {
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+    const { port } = probe.address() as AddressInfo;
+    await new Promise((resolve) => probe.close(resolve));
+    const child = spawn(process.execPath, [path.join(__dirname, 'fixtures/fastmcp-server.mjs'), String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    closers.push(async () => {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = once(child, 'exit');
+      child.kill();
+      await exited;
+    });
+    return new Promise<string>((resolve, reject) => {
+      const lines = createInterface({ input: child.stdout });
+      lines.on('line', (line) => line.startsWith('{') && resolve((JSON.parse(line) as { url: string }).url));
+      child.once('exit', (code) => reject(new Error(`the fastmcp server exited (${code}): ${stderr}`)));
+    });
+  }
+
+  it("is spoken to in a legacy session with protocolVersion 'auto': its answer to server/discover (HTTP 400, -32000) is a legacy server's", async () => {
+    const url = await start();
+    const discovered: Array<{ status: number; body: string }> = [];
+    const recording: typeof fetch = async (input, init) => {
+      const response = await fetch(input, init);
+      if (String(init?.body).includes('"server/discover"')) discovered.push({ status: response.status, body: await response.clone().text() });
+      return response;
+    };
+    const client = keep(new McpClient(new StreamableHttpClientTransport({ url, fetch: recording })));
+    await client.connect();
+    expect(discovered).toEqual([{ status: 400, body: expect.stringContaining('"code":-32000') }]);
+    expect(client.era).toBe('legacy');
+    expect(client.serverInfo).toMatchObject({ name: 'fastmcp' });
+    expect(unwrap(await client.callTool('add', { a: 2, b: 3 })).content).toEqual([{ type: 'text', text: '5' }]);
+  });
+
+  it('rejects a pinned 2026-07-28 with the server’s own -32000, an McpError, not a ConnectionClosedError', async () => {
+    const url = await start();
+    const client = keep(new McpClient(new StreamableHttpClientTransport({ url }), { protocolVersion: '2026-07-28' }));
+    const error = await client.connect().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(McpError);
+    expect(error).not.toBeInstanceOf(ConnectionClosedError);
+    expect(error).toMatchObject({ code: -32000, data: { reason: 'server_missing_modern_protocol_support' } });
   });
 });

@@ -113,7 +113,7 @@ describe('servers that fail', () => {
     await client.connect();
     const calls = await Promise.all([client.callTool('a').catch((e: unknown) => e), client.callTool('b').catch((e: unknown) => e)]);
     for (const error of calls)
-      expect(error).toMatchObject({ code: -32000, message: 'Connection closed: the server exited with code 3', data: { exit: { code: 3, signal: null } } });
+      expect(error).toMatchObject({ code: 'CONNECTION_CLOSED', message: 'Connection closed: the server exited with code 3', data: { exit: { code: 3, signal: null } } });
     expect(transport.status()).toMatchObject({ state: 'error', exit: { code: 3, signal: null }, lastError: expect.objectContaining({ message: 'the server exited with code 3' }) });
     expect(client.pendingRequests()).toEqual([]);
   });

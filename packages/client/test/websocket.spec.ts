@@ -10,7 +10,7 @@ import Fastify, { FastifyInstance } from 'fastify';
 import { WebSocket } from 'ws';
 import { McpContext, McpServer, Tool, createLogger } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
-import { McpClient, McpClientOptions, WebSocketClientTransport, WebSocketConstructor, unwrap } from '@hermes-mcp/client';
+import { ConnectionClosedError, McpClient, McpClientOptions, WebSocketClientTransport, WebSocketConstructor, unwrap } from '@hermes-mcp/client';
 
 class NameForm {
   @IsString() name!: string;
@@ -82,7 +82,7 @@ it('fails pending calls when the server goes away, and reports the close', async
   const pending = client.callTool('wait').catch((e: unknown) => e);
   for (let i = 0; i < 100 && client.pendingRequests().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
   await app.close();
-  expect(await pending).toMatchObject({ code: -32000 });
+  expect(await pending).toBeInstanceOf(ConnectionClosedError);
   expect(transport.status().state).toBe('disconnected');
   expect(transport.status().closeCode).toEqual(expect.any(Number));
 });
@@ -108,7 +108,7 @@ describe('with reconnect', () => {
     const pending = client.callTool('wait').catch((e: unknown) => e);
     for (let i = 0; i < 100 && client.pendingRequests().length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
     await restartOnSamePort();
-    expect(await pending).toMatchObject({ code: -32000, message: expect.stringContaining('Connection lost') });
+    expect(await pending).toMatchObject({ code: 'CONNECTION_CLOSED', message: expect.stringContaining('Connection lost') });
     for (let i = 0; i < 200 && transport.status().state !== 'connected'; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(transport.status()).toMatchObject({ state: 'connected', reconnects: 1 });
     // A legacy session starts anew on the new socket (initialize first); a modern client just goes on.
@@ -131,7 +131,7 @@ describe('with reconnect', () => {
       reconnects: 0,
       lastError: expect.objectContaining({ message: 'the WebSocket could not be opened again after 3 attempts' }),
     });
-    await expect(client.callTool('steps')).rejects.toMatchObject({ code: -32000 });
+    await expect(client.callTool('steps')).rejects.toBeInstanceOf(ConnectionClosedError);
     app = Fastify(); // for afterEach
   });
 });

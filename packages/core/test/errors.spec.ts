@@ -23,6 +23,12 @@ describe('error catalog', () => {
     expect(names.sort()).toEqual(Object.keys(ErrorCode).sort());
   });
 
+  it('every local error class (a string code, no wire code) is documented with its code', () => {
+    const { ConnectionClosedError } = require('@hermes-mcp/protocol');
+    const local = [...doc.matchAll(/^\| `([A-Z_]+)` \| `(\w+Error)` \|/gm)].map((m) => [m[1], m[2]]);
+    expect(local).toEqual([[new ConnectionClosedError('x').code, ConnectionClosedError.name]]);
+  });
+
   it('HermesError carries its code and prefixes the message with it', () => {
     const error = new HermesError('HERMES_DUPLICATE_NAME', 'the tool "x" is declared twice');
     expect(error.code).toBe('HERMES_DUPLICATE_NAME');

@@ -29,8 +29,6 @@ export const ErrorCode = {
   UnsupportedProtocolVersion: -32022,
   /** Hermes: the request was cancelled or timed out before a response arrived (local only). */
   RequestTimeout: -32001,
-  /** Hermes: the connection closed while the request was pending (local only). */
-  ConnectionClosed: -32000,
   /**
    * Hermes: the server is shutting down; the request was refused, or was still running when the
    * shutdown grace period ended. Send it again to another instance, or later.
@@ -173,11 +171,6 @@ export class McpError extends Error {
     return error;
   }
 
-  /** The connection carrying a request was lost before its answer came (client side; code `ConnectionClosed`). */
-  static connectionLost(why: string): McpError {
-    return new McpError(ErrorCode.ConnectionClosed, `Connection lost: ${why}`);
-  }
-
   /** -32010: the server is shutting down. */
   static shuttingDown(detail = 'the request was not completed'): McpError {
     return new McpError(ErrorCode.ServerShuttingDown, `Server shutting down: ${detail}`);
@@ -191,5 +184,34 @@ export class McpError extends Error {
   /** -32002: no resource at that URI (legacy revisions). */
   static resourceNotFound(uri: string): McpError {
     return new McpError(ErrorCode.ResourceNotFound, `Resource not found: ${uri}`, { uri });
+  }
+}
+
+/**
+ * The connection closed, was lost, or never opened before the answer to a request came: a
+ * condition of this side, never an answer from the other. It is no {@link McpError}, and its
+ * `code` is a string, so it cannot be taken for a JSON-RPC error a peer sent: servers send -32000
+ * for conditions of their own (a session they do not know, a revision they cannot serve), and a
+ * client must tell "the server said no" from "nothing could be said".
+ *
+ * @example
+ * try {
+ *   await client.callTool('report');
+ * } catch (error) {
+ *   if (error instanceof ConnectionClosedError) await reconnect(); // the server never answered
+ *   else throw error; // an McpError: the server's answer
+ * }
+ */
+export class ConnectionClosedError extends Error {
+  /** Always `CONNECTION_CLOSED` (see docs/errors.md, "Local errors"). */
+  readonly code = 'CONNECTION_CLOSED';
+
+  constructor(
+    message: string,
+    /** What more is known: `exit` (how a stdio server exited), `status` and `sessionExpired` (HTTP 404 for a session). */
+    readonly data?: unknown,
+  ) {
+    super(message);
+    this.name = 'ConnectionClosedError';
   }
 }

@@ -2,7 +2,7 @@
  * @hermes-mcp/protocol — the MCP wire layer: JSON-RPC codec, message types, errors, the revision
  * table, the Transport contract and the Peer. It depends on nothing.
  */
-export { ErrorCode, McpError, describeValue } from './errors';
+export { ConnectionClosedError, ErrorCode, McpError, describeValue } from './errors';
 export type { ErrorCodeValue, JsonRpcErrorObject } from './errors';
 export {
   JSONRPC_VERSION,

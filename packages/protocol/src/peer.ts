@@ -7,7 +7,7 @@
  * notifications that belong to correlation: `notifications/cancelled` and `notifications/progress`.
  * The server uses it now; the client will use the same class.
  */
-import { ErrorCode, McpError } from './errors';
+import { ConnectionClosedError, ErrorCode, McpError } from './errors';
 import {
   ClassifiedMessage,
   JsonRpcErrorResponse,
@@ -244,7 +244,8 @@ export class Peer {
     transport.onrevoked = (error) => {
       for (const id of [...this.inflight.keys()]) this.failInbound(id, error);
     };
-    transport.onreset = (reason) => this.failAll(McpError.connectionLost(reason));
+    transport.onreset = (reason) => this.failAll(new ConnectionClosedError(`Connection lost: ${reason}`));
+    transport.onlost = (id, error) => this.settle(id)?.reject(error);
     transport.onreconnected = () => this.handlers.onTransportReconnect?.();
   }
 
@@ -295,9 +296,12 @@ export class Peer {
     return true;
   }
 
-  /** Sends a request and resolves with its result; rejects with an {@link McpError}. */
+  /**
+   * Sends a request and resolves with its result; rejects with an {@link McpError} (the other side's
+   * answer, or a timeout) or a {@link ConnectionClosedError} (no answer can come).
+   */
   request(method: string, params: Record<string, unknown> | undefined, options: RequestOptions = {}): Promise<Record<string, unknown>> {
-    if (this.closed) return Promise.reject(new McpError(ErrorCode.ConnectionClosed, 'Connection closed'));
+    if (this.closed) return Promise.reject(new ConnectionClosedError('Connection closed'));
     if (options.signal?.aborted) return Promise.reject(abortError(options.signal));
     const id: RequestId = this.idPrefix === undefined ? this.nextId++ : `${this.idPrefix}${this.nextId++}`;
     options.onid?.(id);
@@ -668,11 +672,11 @@ export class Peer {
     this.sweepAt = Infinity;
     this.drainedResolve?.();
     this.drainedResolve = undefined;
-    this.failAll(new McpError(ErrorCode.ConnectionClosed, `Connection closed: ${reason}`), new McpError(ErrorCode.ConnectionClosed, reason));
+    this.failAll(new ConnectionClosedError(`Connection closed: ${reason}`), new ConnectionClosedError(reason));
   }
 
   /** Rejects every pending request with `error` and aborts every handler running (with `abortReason`). */
-  private failAll(error: McpError, abortReason: McpError = error): void {
+  private failAll(error: Error, abortReason: Error = error): void {
     for (const id of [...this.pending.keys()]) this.settle(id)?.reject(error);
     for (const inbound of this.inflight.values()) inbound.abort(abortReason);
     this.inflight.clear();

@@ -72,6 +72,12 @@ export interface Transport {
    * `reconnect`): nothing sent before will be answered, so the peer fails what is pending.
    */
   onreset?: (reason: string) => void;
+  /**
+   * Called when the transport can no longer carry the answer to one outgoing request (its response
+   * stream broke and could not be resumed): the peer fails that request with `error`, a local
+   * error (a `ConnectionClosedError`), never mistaken for an answer of the other side.
+   */
+  onlost?: (requestId: RequestId, error: Error) => void;
   /** Called when the transport is connected again after {@link onreset}. */
   onreconnected?: () => void;
   /** Called on an error that does not close the channel by itself. */

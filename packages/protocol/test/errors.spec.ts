@@ -14,7 +14,6 @@ describe('ErrorCode', () => {
       MissingRequiredClientCapability: -32021,
       UnsupportedProtocolVersion: -32022,
       RequestTimeout: -32001,
-      ConnectionClosed: -32000,
       ServerShuttingDown: -32010,
       ClientTooSlow: -32011,
       InsufficientScope: -32012,

@@ -1,4 +1,5 @@
 import {
+  ConnectionClosedError,
   ErrorCode,
   InMemoryTransport,
   InboundRequestExtra,
@@ -610,7 +611,7 @@ describe('Peer: duplicate ids', () => {
 });
 
 describe('Peer: close', () => {
-  it('rejects pending requests with -32000 and aborts in-flight handlers, on both ends', async () => {
+  it('rejects pending requests with a ConnectionClosedError (no wire code) and aborts in-flight handlers, on both ends', async () => {
     const serverHandlerReason = deferred<unknown>();
     const clientHandlerReason = deferred<unknown>();
     const serverStarted = deferred();
@@ -640,24 +641,26 @@ describe('Peer: close', () => {
 
     await client.close();
     const clientError = await rejection(fromClient);
-    expect(clientError).toBeInstanceOf(McpError);
-    expect(clientError.code).toBe(-32000);
+    expect(clientError).toBeInstanceOf(ConnectionClosedError);
+    expect(clientError).not.toBeInstanceOf(McpError);
+    expect(clientError.code).toBe('CONNECTION_CLOSED');
     expect(clientError.message).toMatch(/^Connection closed/);
-    expect(((await clientHandlerReason.promise) as McpError).code).toBe(-32000);
+    expect(await clientHandlerReason.promise).toBeInstanceOf(ConnectionClosedError);
 
     // The other end learns of the close through its transport.
-    expect((await rejection(fromServer)).code).toBe(-32000);
-    expect(((await serverHandlerReason.promise) as McpError).code).toBe(-32000);
+    expect(await rejection(fromServer)).toBeInstanceOf(ConnectionClosedError);
+    expect(await serverHandlerReason.promise).toBeInstanceOf(ConnectionClosedError);
     await flush();
     expect([client.pendingCount, client.inflightCount, server.pendingCount, server.inflightCount]).toEqual([0, 0, 0, 0]);
     expect(responsesSent(serverSide)).toEqual([]);
   });
 
-  it('rejects requests made after close with -32000, sending nothing', async () => {
+  it('rejects requests made after close with a ConnectionClosedError, sending nothing', async () => {
     const { client, clientSide } = await connect({ onRequest: () => ({}) });
     await client.close();
     const error = await rejection(client.request('m', {}));
-    expect([error.code, error.message]).toEqual([-32000, 'Connection closed']);
+    expect(error).toBeInstanceOf(ConnectionClosedError);
+    expect([error.code, error.message]).toEqual(['CONNECTION_CLOSED', 'Connection closed']);
     expect(clientSide.sent).toEqual([]);
   });
 
@@ -819,7 +822,7 @@ describe('Peer: regressions', () => {
     const peer = new Peer(a, { onRequest: () => ({}) });
     const call = peer.request('slow', {}, { timeout: 300 });
     await expect(peer.close()).rejects.toThrow('EPIPE');
-    expect((await rejection(call)).code).toBe(-32000);
+    expect(await rejection(call)).toBeInstanceOf(ConnectionClosedError);
     await expect(peer.notify('n')).resolves.toBeUndefined();
     expect(a.sent.map((m) => (m as { method?: string }).method)).toEqual(['slow']);
   });

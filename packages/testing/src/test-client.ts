@@ -228,20 +228,20 @@ class LinkedTestClient implements TestClient {
     return this.client.callTool(name, args, this.recorded('tools/call', options));
   }
 
-  listTools(): Promise<Tool[]> {
-    return collect(this.client.listAllTools(this.recorded('tools/list')));
+  async listTools(): Promise<Tool[]> {
+    return await this.client.listAllTools(this.recorded('tools/list'));
   }
 
-  listResources(): Promise<Resource[]> {
-    return collect(this.client.listAllResources(this.recorded('resources/list')));
+  async listResources(): Promise<Resource[]> {
+    return await this.client.listAllResources(this.recorded('resources/list'));
   }
 
-  listResourceTemplates(): Promise<ResourceTemplate[]> {
-    return collect(this.client.listAllResourceTemplates(this.recorded('resources/templates/list')));
+  async listResourceTemplates(): Promise<ResourceTemplate[]> {
+    return await this.client.listAllResourceTemplates(this.recorded('resources/templates/list'));
   }
 
-  listPrompts(): Promise<Prompt[]> {
-    return collect(this.client.listAllPrompts(this.recorded('prompts/list')));
+  async listPrompts(): Promise<Prompt[]> {
+    return await this.client.listAllPrompts(this.recorded('prompts/list'));
   }
 
   readResource(uri: string, options?: CallOptions): Promise<ReadResourceResult> {
@@ -284,12 +284,6 @@ class LinkedTestClient implements TestClient {
       },
     };
   }
-}
-
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const all: T[] = [];
-  for await (const item of items) all.push(item);
-  return all;
 }
 
 /**
