@@ -106,7 +106,7 @@ function parse(argv: string[]): Invocation {
     operand,
     args: argsOf(flags.get('--args')?.[0], spec.args),
     server: serverOf(flags),
-    ...(protocolVersion !== undefined && { protocolVersion: protocolVersion as McpClientOptions['protocolVersion'] }),
+    ...(protocolVersion !== undefined && { protocolVersion: protocolVersion }),
     ...(timeout !== undefined && { timeout: Number(timeout) }),
   };
 }

@@ -53,7 +53,7 @@ function onTerminal(...args: string[]): { answer(shown: RegExp, typed: string): 
   let screen = '';
   let seen = 0;
   let changed: (() => void) | undefined;
-  child.stdout!.setEncoding('utf8').on('data', (text: string) => ((screen += text), changed?.()));
+  child.stdout.setEncoding('utf8').on('data', (text: string) => ((screen += text), changed?.()));
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => (resolve(code), changed?.())));
   return {
     async answer(shown, typed) {
@@ -71,10 +71,10 @@ function onTerminal(...args: string[]): { answer(shown: RegExp, typed: string): 
       } finally {
         clearTimeout(bound);
       }
-      child.stdin!.write(typed);
+      child.stdin.write(typed);
     },
     async end() {
-      child.stdin!.end();
+      child.stdin.end();
       return { code: await exited, screen };
     },
   };
@@ -179,6 +179,37 @@ describe('hermes-mcp over stdio', () => {
     const { code, stderr } = run('call', 'slow', '--args', '{"steps":3,"delayMs":5}', '--stdio', everything);
     expect(code).toBe(0);
     expect(stderr).not.toMatch(/progress/);
+  });
+
+  it('on a terminal, asks the server’s question there (2026-07-28 input rounds) and sends the answer', async () => {
+    const tty = onTerminal('call', 'ask_name', '--stdio', everything);
+    await tty.answer(/The server asks: Please tell us about yourself\s+Answer\? \[Y\]es, \[n\]o \(decline\), \[c\]ancel: /, 'y\n');
+    await tty.answer(/name — Your name \[string, required\]: /, '\n');
+    await tty.answer(/name is required\s+name — Your name \[string, required\]: /, 'Ada\n');
+    await tty.answer(/age — Your age \[integer, Enter to leave out\]: /, 'old\n');
+    await tty.answer(/not an integer\s+age — Your age \[integer, Enter to leave out\]: /, '36\n');
+    await tty.answer(/color — Favourite colour \[one of: red \(Red\), green \(Green\), blue \(Blue\), default "blue"\]: /, 'green\n');
+    await tty.answer(/subscribe — Subscribe to news \[y\/n, default false\]: /, 'y\n');
+    const { code, screen } = await tty.end();
+    expect(code).toBe(0);
+    expect(screen).toContain('"text": "Hello Ada (36), who likes green and news"');
+  });
+
+  it('on a terminal, a question declined there is declined to the server (a legacy session)', async () => {
+    const tty = onTerminal('call', 'ask_name', '--stdio', everything, '--protocol', '2025-11-25');
+    await tty.answer(/The server asks: Please tell us about yourself\s+Answer\? /, 'n\n');
+    const { code, screen } = await tty.end();
+    expect(code).toBe(0);
+    expect(screen).toContain('"text": "no answer: decline"');
+  });
+
+  it('on a terminal, shows the progress of a call on stderr, and erases it before the result', async () => {
+    const tty = onTerminal('call', 'slow', '--args', '{"steps":3,"delayMs":20}', '--stdio', everything);
+    const { code, screen } = await tty.end();
+    expect(code).toBe(0);
+    for (const step of [1, 2, 3]) expect(screen).toContain(`\r\x1b[2Kprogress ${step}/3 (${Math.round((100 * step) / 3)}%) step ${step} of 3`);
+    // The terminal turns each \n into \r\n.
+    expect(screen).toContain('\r\x1b[2K{\r\n  "content"');
   });
 
   it('prints the usage for --help and exits 0', () => {
