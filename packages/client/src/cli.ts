@@ -231,13 +231,14 @@ async function run({ command, operand, args }: Invocation, client: McpClient, op
       return client.readResource(operand!, options);
     case 'prompt':
       return client.getPrompt(operand!, args as Record<string, string>, options);
-    default: {
-      // ping: MCP 2026-07-28 has no `ping` (-32601); what answers there is `server/discover`.
-      const method = client.era === 'modern' ? 'server/discover' : 'ping';
+    case 'ping': {
+      // In 2026-07-28, which has no `ping`, McpClient.ping() asks `server/discover`.
       const started = performance.now();
-      await client.request(method, {}, options);
-      return { ok: true, method, ms: Math.round((performance.now() - started) * 10) / 10 };
+      await client.ping(options);
+      return { ok: true, protocolVersion: client.protocolVersion, ms: Math.round((performance.now() - started) * 10) / 10 };
     }
+    default:
+      throw new Error(`no such command: ${command}`); // parse() lets none through
   }
 }
 

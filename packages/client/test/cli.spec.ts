@@ -134,10 +134,10 @@ describe('hermes-mcp over stdio', () => {
   it('pings a 2026-07-28 server with server/discover (that revision has no ping), a legacy session with ping', () => {
     const modern = run('ping', '--stdio', everything);
     expect(modern.code).toBe(0);
-    expect(JSON.parse(modern.stdout)).toEqual({ ok: true, method: 'server/discover', ms: expect.any(Number) });
+    expect(JSON.parse(modern.stdout)).toEqual({ ok: true, protocolVersion: '2026-07-28', ms: expect.any(Number) });
     const legacy = run('ping', '--stdio', everything, '--protocol', '2025-11-25');
     expect(legacy.code).toBe(0);
-    expect(JSON.parse(legacy.stdout)).toMatchObject({ ok: true, method: 'ping' });
+    expect(JSON.parse(legacy.stdout)).toEqual({ ok: true, protocolVersion: '2025-11-25', ms: expect.any(Number) });
   });
 
   it('checks the whole command line before it spawns the server', () => {
@@ -252,10 +252,10 @@ describe('hermes-mcp over HTTP', () => {
     try {
       const modern = await runAsync('ping', '--url', url);
       expect({ code: modern.code, stderr: modern.stderr }).toEqual({ code: 0, stderr: '' });
-      expect(JSON.parse(modern.stdout)).toEqual({ ok: true, method: 'server/discover', ms: expect.any(Number) });
+      expect(JSON.parse(modern.stdout)).toEqual({ ok: true, protocolVersion: '2026-07-28', ms: expect.any(Number) });
       const legacy = await runAsync('ping', '--url', url, '--protocol', '2025-11-25');
       expect(legacy.code).toBe(0);
-      expect(JSON.parse(legacy.stdout)).toMatchObject({ ok: true, method: 'ping' });
+      expect(JSON.parse(legacy.stdout)).toEqual({ ok: true, protocolVersion: '2025-11-25', ms: expect.any(Number) });
     } finally {
       await app.close();
     }
