@@ -169,10 +169,12 @@ describe('hermes-mcp over stdio', () => {
   });
 
   it('without a terminal, says that the server asked a question it could not put, and exits 1', () => {
-    const { code, stderr } = run('call', 'ask_name', '--stdio', everything);
-    expect(code).toBe(1);
-    expect(stderr).toMatch(/^hermes-mcp: Cannot use elicitation: .* \(-32021\)/m);
-    expect(stderr).toMatch(/^hermes-mcp: the server asks a question: run hermes-mcp on a terminal to answer it$/m);
+    for (const era of [[], ['--protocol', '2025-11-25']]) {
+      const { code, stderr } = run('call', 'ask_name', '--stdio', everything, ...era);
+      expect({ era, code }).toEqual({ era, code: 1 });
+      expect(stderr).toMatch(/^hermes-mcp: Cannot use elicitation: .* \(-32021\)/m);
+      expect(stderr).toMatch(/^hermes-mcp: the server asks a question: run hermes-mcp on a terminal to answer it$/m);
+    }
   });
 
   it('shows no progress when stderr is not a terminal', () => {
@@ -259,6 +261,16 @@ describe('hermes-mcp over HTTP', () => {
     } finally {
       await app.close();
     }
+  });
+});
+
+describe('hermes-mcp and a server it cannot reach', () => {
+  it('exits 1, saying where it could not reach', async () => {
+    const { app, url } = await httpServer();
+    await app.close(); // nothing listens at its port now
+    const { code, stdout, stderr } = await runAsync('tools', '--url', url);
+    expect({ code, stdout }).toEqual({ code: 1, stdout: '' });
+    expect(stderr).toContain(`hermes-mcp: Could not reach ${url}`);
   });
 });
 
