@@ -44,7 +44,7 @@ export class SseClientTransport implements Transport {
   constructor(url: string | URL, options?: Omit<SseClientOptions, 'url'>);
   constructor(options: SseClientOptions);
   constructor(first: string | URL | SseClientOptions, rest?: Omit<SseClientOptions, 'url'>) {
-    const options = (this.options = transportOptions(first, rest));
+    const options = (this.options = transportOptions('SseClientTransport', first, rest));
     this.info = Object.freeze({ kind: 'sse', url: String(options.url) });
     this.fetch = transportFetch(options);
   }

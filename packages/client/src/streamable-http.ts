@@ -85,7 +85,7 @@ export class StreamableHttpClientTransport implements Transport {
   constructor(url: string | URL, options?: Omit<StreamableHttpClientOptions, 'url'>);
   constructor(options: StreamableHttpClientOptions);
   constructor(first: string | URL | StreamableHttpClientOptions, rest?: Omit<StreamableHttpClientOptions, 'url'>) {
-    const options = (this.options = transportOptions(first, rest));
+    const options = (this.options = transportOptions('StreamableHttpClientTransport', first, rest));
     this.url = new URL(options.url);
     this.info = Object.freeze({ kind: 'http', url: this.url.href });
     this.fetch = transportFetch(options);

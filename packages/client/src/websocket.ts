@@ -77,7 +77,7 @@ export class WebSocketClientTransport implements Transport {
   constructor(url: string | URL, options?: Omit<WebSocketClientOptions, 'url'>);
   constructor(options: WebSocketClientOptions);
   constructor(first: string | URL | WebSocketClientOptions, rest?: Omit<WebSocketClientOptions, 'url'>) {
-    const options = (this.options = transportOptions(first, rest));
+    const options = (this.options = transportOptions('WebSocketClientTransport', first, rest));
     this.info = Object.freeze({ kind: 'websocket', url: String(options.url) });
   }
 

@@ -19,6 +19,7 @@ import {
   LogMessage,
   McpClient,
   SSEClientTransport,
+  SseClientOptions,
   SseClientTransport,
   StreamableHTTPClientTransport,
   StreamableHttpClientTransport,
@@ -82,6 +83,16 @@ describe('the official SDK’s transport names', () => {
       const client = await connected(transport);
       expect({ kind: transport.info?.kind, tools: (await client.listTools()).items.map((t) => t.name) }).toEqual({ kind: transport.info?.kind, tools: ['chatty'] });
     }
+  });
+
+  it('without a URL in either place, say what they need', () => {
+    expect(() => new StreamableHTTPClientTransport(undefined as unknown as URL)).toThrow(
+      new TypeError(
+        "new StreamableHttpClientTransport(url, options?) or new StreamableHttpClientTransport({ url, ...options }) needs the server's URL, a string or a URL; got nothing",
+      ),
+    );
+    expect(() => new SSEClientTransport({ headers: {} } as unknown as SseClientOptions)).toThrow(/^new SseClientTransport\(url, options\?\) .* got options whose url is missing$/);
+    expect(() => new WebSocketClientTransport(42 as unknown as URL)).toThrow(/^new WebSocketClientTransport\(url, options\?\) .* got a number$/);
   });
 });
 
