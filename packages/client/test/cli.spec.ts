@@ -1,8 +1,8 @@
 /**
  * The `hermes-mcp` command, run as a user runs it (the built dist/cli.js in a child process)
  * against our everything example over stdio (2026-07-28 by default, a legacy session with
- * `--protocol`) and the Fastify plugin over HTTP; on a real pseudo-terminal (util-linux `script`)
- * where what it does depends on one.
+ * `--protocol`), the Fastify plugin over HTTP and the official SDK v2 server (2026-07-28); on a
+ * real pseudo-terminal (util-linux `script`) where what it does depends on one.
  */
 import * as path from 'node:path';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
@@ -12,7 +12,9 @@ import type { AddressInfo } from 'node:net';
 import Fastify, { FastifyInstance } from 'fastify';
 import { McpServer, Tool, createLogger } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
+import { createMcpHandler, McpServer as V2Server } from '@modelcontextprotocol/server';
 import { splitCommandLine } from '../src/cli';
+import { serveFetch } from './fixtures/http-servers';
 
 const root = path.join(__dirname, '../../..');
 const cli = path.join(root, 'packages/client/dist/cli.js');
@@ -260,6 +262,30 @@ describe('hermes-mcp over HTTP', () => {
       expect(JSON.parse(legacy.stdout)).toEqual({ ok: true, protocolVersion: '2025-11-25', ms: expect.any(Number) });
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe('hermes-mcp and the official SDK v2 server (createMcpHandler, MCP 2026-07-28: no ping)', () => {
+  it('pings it with server/discover, and exits 1 for its tool that answers with isError', async () => {
+    const { server, origin } = await serveFetch(
+      createMcpHandler(() => {
+        const v2 = new V2Server({ name: 'sdk-v2', version: '2.0.0' });
+        v2.registerTool('fails', { description: 'Always fails' }, () => ({ isError: true, content: [{ type: 'text', text: 'no luck' }] }));
+        return v2;
+      }),
+    );
+    try {
+      const ping = await runAsync('ping', '--url', `${origin}/mcp`);
+      expect({ code: ping.code, stderr: ping.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(ping.stdout)).toEqual({ ok: true, protocolVersion: '2026-07-28', ms: expect.any(Number) });
+      const failed = await runAsync('call', 'fails', '--url', `${origin}/mcp`);
+      expect(failed.code).toBe(1);
+      expect(JSON.parse(failed.stdout)).toMatchObject({ isError: true, content: [{ type: 'text', text: 'no luck' }] });
+      expect(failed.stderr).toBe('hermes-mcp: the tool answered with an error (isError): no luck\n');
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });
 });

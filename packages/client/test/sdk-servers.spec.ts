@@ -3,17 +3,16 @@
  * over Streamable HTTP (stateful, as its docs mount it) and over the 2024-11-05 HTTP+SSE transport,
  * and the SDK v2 server (`createMcpHandler`, MCP 2026-07-28) behind Node's HTTP server.
  */
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { McpServer as V1Server } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { Readable } from 'node:stream';
 import { completable as v1Completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { completable, createMcpHandler, inputRequired, McpServer as V2Server, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { McpClient, SseClientTransport, StreamableHttpClientTransport, unwrap } from '@hermes-mcp/client';
+import { bodyOf, listen, serveFetch } from './fixtures/http-servers';
 
 /** What the v1 `wait` tool saw: its signal aborted. */
 let cancelled = 0;
@@ -61,22 +60,6 @@ function v1Server(): V1Server {
     ({ language }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Greet me in ${language}` } }] }),
   );
   return server;
-}
-
-async function bodyOf(req: IncomingMessage): Promise<unknown> {
-  let text = '';
-  for await (const chunk of req) text += String(chunk);
-  return text === '' ? undefined : JSON.parse(text);
-}
-
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<{ server: Server; origin: string }> {
-  const server = createServer((req, res) => {
-    handler(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 const closers: Array<() => Promise<void>> = [];
@@ -191,26 +174,6 @@ describe('the official SDK v1 server over HTTP+SSE (2024-11-05)', () => {
     expect(progress).toEqual([1, 2, 3]);
   });
 });
-
-/** Serves a Web-standard handler on Node's HTTP server: bodies stream both ways, and a client that goes away aborts the request. */
-function serveFetch(handler: McpHttpHandler): Promise<{ server: Server; origin: string }> {
-  let origin = '';
-  const served = listen(async (req, res) => {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-    const gone = new AbortController();
-    res.on('close', () => gone.abort());
-    const body = req.method === 'POST' ? JSON.stringify(await bodyOf(req)) : undefined;
-    const response = await handler.fetch(new Request(`${origin}${req.url}`, { method: req.method, headers, body, signal: gone.signal }));
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (response.body === null) res.end();
-    else
-      Readable.fromWeb(response.body)
-        .on('error', () => res.destroy())
-        .pipe(res);
-  });
-  return served.then((s) => ((origin = s.origin), s));
-}
 
 describe('the official SDK v2 server (createMcpHandler, MCP 2026-07-28)', () => {
   let v2Cancelled = 0;
