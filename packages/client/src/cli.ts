@@ -1,18 +1,22 @@
 #!/usr/bin/env node
 /**
- * `hermes-mcp`: poke at any MCP server from a terminal. Prints JSON on stdout; errors go to stderr
- * with exit code 1 (2 for a command line it cannot read).
+ * `hermes-mcp`: poke at any MCP server from a terminal. Prints JSON on stdout. Exits 0 when done,
+ * 1 when the server answered with an error (a JSON-RPC error, or a tool result with `isError`, which
+ * is printed too) or could not be reached, 2 for a command line it cannot read (checked before
+ * anything is spawned). On a terminal it asks the server's elicitations and shows progress on
+ * stderr (cli-terminal.ts).
  *
  *   hermes-mcp tools --stdio "node dist/main.js"
  *   hermes-mcp call add --args '{"a":2,"b":3}' --url http://127.0.0.1:3000/mcp
  *   hermes-mcp read notes://today --url http://127.0.0.1:3000/mcp/sse --sse
  */
-import { McpClient, McpClientOptions } from './client';
+import { CallOptions, ElicitationRequest, McpClient, McpClientOptions, ToolCallError } from './client';
+import { ProgressLine, TerminalQuestions, terminal } from './cli-terminal';
 import { StdioClientTransport } from './stdio';
 import { StreamableHttpClientTransport } from './streamable-http';
 import { SseClientTransport } from './sse-legacy';
 import { WebSocketClientTransport, WebSocketConstructor } from './websocket';
-import type { Transport } from '@hermes-mcp/protocol';
+import { CallToolResult, ErrorCode, McpError, PROTOCOL_VERSIONS, Transport, isProtocolVersion, isRecord } from '@hermes-mcp/protocol';
 
 const USAGE = `usage: hermes-mcp <command> [arguments] (--stdio "<command line>" | --url <url> [--sse]) [options]
 
@@ -23,7 +27,11 @@ commands:
   call <tool> [--args <json>]
   read <uri>
   prompt <name> [--args <json>]
-  ping
+  ping                      ping (in 2026-07-28, which has no ping: server/discover)
+
+On a terminal, the server's questions (elicitation) are asked there and progress is shown on
+stderr. Exit codes: 0 done, 1 an error from the server or a tool result with isError, 2 a command
+line that cannot be read.
 
 options:
   --stdio "<command line>"  spawn the server and talk over its stdin and stdout
@@ -36,13 +44,36 @@ options:
 /** A command line that cannot be read: exit 2 with the usage. */
 class UsageError extends Error {}
 
-interface Parsed {
+/** Each command: the operand it needs (its description), and whether it takes `--args`. */
+const COMMANDS: Readonly<Record<string, { operand?: string; args?: 'json' | 'strings' }>> = {
+  info: {},
+  tools: {},
+  resources: {},
+  templates: {},
+  prompts: {},
+  call: { operand: 'tool name', args: 'json' },
+  read: { operand: 'URI' },
+  prompt: { operand: 'prompt name', args: 'strings' },
+  ping: {},
+};
+
+/** Where the server is: a command line to spawn, or a URL. */
+type ServerAddress = { stdio: string[] } | { url: URL; sse: boolean; headers: Record<string, string> };
+
+/**
+ * A command line, read and checked whole: nothing is spawned or sent before {@link parse}
+ * returns, so a mistake costs no server start (and no side effect of one).
+ */
+interface Invocation {
   command: string;
-  positional: string[];
-  flags: Map<string, string[]>;
+  operand?: string;
+  args: Record<string, unknown>;
+  server: ServerAddress;
+  protocolVersion?: McpClientOptions['protocolVersion'];
+  timeout?: number;
 }
 
-function parse(argv: string[]): Parsed {
+function parse(argv: string[]): Invocation {
   const flags = new Map<string, string[]>();
   const positional: string[] = [];
   const valued = new Set(['--stdio', '--url', '--header', '--protocol', '--timeout', '--args']);
@@ -56,10 +87,28 @@ function parse(argv: string[]): Parsed {
     } else if (arg.startsWith('--')) throw new UsageError(`unknown option ${arg}`);
     else positional.push(arg);
   }
-  const command = positional.shift();
   if (flags.has('--help') || flags.has('-h')) throw new UsageError('help');
+  const command = positional.shift();
   if (command === undefined) throw new UsageError('no command');
-  return { command, positional, flags };
+  const spec = COMMANDS[command];
+  if (spec === undefined) throw new UsageError(`unknown command ${command}`);
+  const operand = spec.operand === undefined ? undefined : positional.shift();
+  if (spec.operand !== undefined && operand === undefined) throw new UsageError(`${command} needs a ${spec.operand}`);
+  if (positional.length > 0) throw new UsageError(`${command} takes ${spec.operand === undefined ? 'no operand' : `one ${spec.operand}`}, not also "${positional.join(' ')}"`);
+  if (flags.has('--args') && spec.args === undefined) throw new UsageError(`${command} takes no --args (call and prompt do)`);
+  const protocolVersion = flags.get('--protocol')?.[0];
+  if (protocolVersion !== undefined && protocolVersion !== 'auto' && !isProtocolVersion(protocolVersion))
+    throw new UsageError(`--protocol ${protocolVersion} is not a revision: auto, ${PROTOCOL_VERSIONS.join(', ')}`);
+  const timeout = flags.get('--timeout')?.[0];
+  if (timeout !== undefined && !/^[1-9]\d*$/.test(timeout)) throw new UsageError(`--timeout ${timeout} is not a number of milliseconds above 0`);
+  return {
+    command,
+    operand,
+    args: argsOf(flags.get('--args')?.[0], spec.args),
+    server: serverOf(flags),
+    ...(protocolVersion !== undefined && { protocolVersion: protocolVersion }),
+    ...(timeout !== undefined && { timeout: Number(timeout) }),
+  };
 }
 
 /** Splits a command line into words: spaces separate, quotes ('…' or "…") and backslashes group. */
@@ -94,34 +143,36 @@ export function splitCommandLine(line: string): string[] {
   return words;
 }
 
-async function transportOf(flags: Map<string, string[]>): Promise<Transport> {
+/** Where the server is, from `--stdio` or `--url` (with `--sse` and `--header`). */
+function serverOf(flags: Map<string, string[]>): ServerAddress {
   const stdio = flags.get('--stdio')?.[0];
   const url = flags.get('--url')?.[0];
   if ((stdio === undefined) === (url === undefined)) throw new UsageError('give one of --stdio or --url');
   if (stdio !== undefined) {
-    const [command, ...args] = splitCommandLine(stdio);
-    if (!command) throw new UsageError('--stdio needs a command');
-    return new StdioClientTransport({ command, args, onStderr: (chunk) => process.stderr.write(chunk) });
+    if (flags.has('--header') || flags.has('--sse')) throw new UsageError(`${flags.has('--sse') ? '--sse' : '--header'} goes with --url, not --stdio`);
+    const words = splitCommandLine(stdio);
+    if (!words[0]) throw new UsageError('--stdio needs a command');
+    return { stdio: words };
   }
+  let target: URL;
+  try {
+    target = new URL(url!);
+  } catch {
+    throw new UsageError(`--url ${url} is not a URL (e.g. http://127.0.0.1:3000/mcp)`);
+  }
+  if (!['http:', 'https:', 'ws:', 'wss:'].includes(target.protocol)) throw new UsageError(`--url must be http(s):// or ws(s)://, not ${target.protocol}`);
+  if (flags.has('--sse') && target.protocol.startsWith('ws')) throw new UsageError('--sse goes with an http(s):// --url');
   const headers: Record<string, string> = {};
   for (const header of flags.get('--header') ?? []) {
     const colon = header.indexOf(':');
     if (colon <= 0) throw new UsageError(`--header "${header}" is not "Name: value"`);
     headers[header.slice(0, colon).trim().toLowerCase()] = header.slice(colon + 1).trim();
   }
-  const target = new URL(url!);
-  if (target.protocol === 'ws:' || target.protocol === 'wss:') {
-    let WebSocket = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-    // Node 20 has no global WebSocket: the `ws` package, when installed.
-    WebSocket ??= ((await import('ws').catch(() => undefined)) as { WebSocket?: WebSocketConstructor } | undefined)?.WebSocket;
-    return new WebSocketClientTransport({ url: target, WebSocket });
-  }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new UsageError(`--url must be http(s):// or ws(s)://, not ${target.protocol}`);
-  return flags.has('--sse') ? new SseClientTransport({ url: target, headers }) : new StreamableHttpClientTransport({ url: target, headers });
+  return { url: target, sse: flags.has('--sse'), headers };
 }
 
-function jsonArg(flags: Map<string, string[]>): Record<string, unknown> {
-  const text = flags.get('--args')?.[0];
+/** The `--args` object (`{}` without it); a prompt's values must be strings, as MCP has them. */
+function argsOf(text: string | undefined, kind: 'json' | 'strings' | undefined): Record<string, unknown> {
   if (text === undefined) return {};
   let value: unknown;
   try {
@@ -130,7 +181,24 @@ function jsonArg(flags: Map<string, string[]>): Record<string, unknown> {
     throw new UsageError(`--args is not JSON: ${(error as Error).message}`);
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new UsageError('--args must be a JSON object');
+  const notString = kind === 'strings' ? Object.keys(value).find((key) => typeof (value as Record<string, unknown>)[key] !== 'string') : undefined;
+  if (notString !== undefined) throw new UsageError(`--args of a prompt are strings: "${notString}" is not one`);
   return value as Record<string, unknown>;
+}
+
+async function transportOf(server: ServerAddress, onStderr: (chunk: string) => void): Promise<Transport> {
+  if ('stdio' in server) {
+    const [command, ...args] = server.stdio;
+    return new StdioClientTransport({ command, args, onStderr });
+  }
+  const { url, sse, headers } = server;
+  if (url.protocol === 'ws:' || url.protocol === 'wss:') {
+    let WebSocket = (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+    // Node 20 has no global WebSocket: the `ws` package, when installed.
+    WebSocket ??= ((await import('ws').catch(() => undefined)) as { WebSocket?: WebSocketConstructor } | undefined)?.WebSocket;
+    return new WebSocketClientTransport({ url, WebSocket });
+  }
+  return sse ? new SseClientTransport({ url, headers }) : new StreamableHttpClientTransport({ url, headers });
 }
 
 async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
@@ -139,13 +207,8 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
-async function run(parsed: Parsed, client: McpClient): Promise<unknown> {
-  const [first] = parsed.positional;
-  const need = (what: string): string => {
-    if (first === undefined) throw new UsageError(`${parsed.command} needs a ${what}`);
-    return first;
-  };
-  switch (parsed.command) {
+async function run({ command, operand, args }: Invocation, client: McpClient, options: CallOptions): Promise<unknown> {
+  switch (command) {
     case 'info':
       return {
         era: client.era,
@@ -155,60 +218,89 @@ async function run(parsed: Parsed, client: McpClient): Promise<unknown> {
         instructions: client.instructions,
       };
     case 'tools':
-      return collect(client.listAllTools());
+      return collect(client.listAllTools(options));
     case 'resources':
-      return collect(client.listAllResources());
+      return collect(client.listAllResources(options));
     case 'templates':
-      return collect(client.listAllResourceTemplates());
+      return collect(client.listAllResourceTemplates(options));
     case 'prompts':
-      return collect(client.listAllPrompts());
+      return collect(client.listAllPrompts(options));
     case 'call':
-      return client.callTool(need('tool name'), jsonArg(parsed.flags));
+      return client.callTool(operand!, args, options);
     case 'read':
-      return client.readResource(need('URI'));
+      return client.readResource(operand!, options);
     case 'prompt':
-      return client.getPrompt(need('prompt name'), jsonArg(parsed.flags) as Record<string, string>);
-    case 'ping':
-      await client.ping();
-      return { ok: true };
+      return client.getPrompt(operand!, args as Record<string, string>, options);
+    case 'ping': {
+      // In 2026-07-28, which has no `ping`, McpClient.ping() asks `server/discover`.
+      const started = performance.now();
+      await client.ping(options);
+      return { ok: true, protocolVersion: client.protocolVersion, ms: Math.round((performance.now() - started) * 10) / 10 };
+    }
     default:
-      throw new UsageError(`unknown command ${parsed.command}`);
+      throw new Error(`no such command: ${command}`); // parse() lets none through
   }
 }
 
+/** True for a -32021 that names the elicitation capability: the server wanted to ask the user something. */
+function asksElicitation(error: unknown): boolean {
+  if (!(error instanceof McpError) || error.code !== ErrorCode.MissingRequiredClientCapability) return false;
+  const required = (error.data as { requiredCapabilities?: unknown } | undefined)?.requiredCapabilities;
+  return isRecord(required) && required.elicitation !== undefined;
+}
+
+/** Writes an error to stderr as `hermes-mcp: message (code) data`. */
+function report(error: unknown, hint = ''): void {
+  const { code, message, data } = error as { code?: number | string; message?: string; data?: unknown };
+  process.stderr.write(`hermes-mcp: ${message ?? String(error)}${code !== undefined ? ` (${String(code)})` : ''}${data !== undefined ? ` ${JSON.stringify(data)}` : ''}${hint}\n`);
+}
+
+/**
+ * Runs one command line; resolves with the exit code: 0 done, 1 the server answered with an error
+ * (a JSON-RPC error, or a tool result with `isError`) or could not be reached, 2 a command line
+ * it cannot read (checked before anything is spawned or sent).
+ */
 async function main(argv: string[]): Promise<number> {
-  let parsed: Parsed;
-  let transport: Transport;
+  let invocation: Invocation;
   try {
-    parsed = parse(argv);
-    transport = await transportOf(parsed.flags);
-    if (!['info', 'tools', 'resources', 'templates', 'prompts', 'call', 'read', 'prompt', 'ping'].includes(parsed.command))
-      throw new UsageError(`unknown command ${parsed.command}`);
+    invocation = parse(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
     process.stderr.write(`${error.message === 'help' ? '' : `hermes-mcp: ${error.message}\n\n`}${USAGE}\n`);
     return error.message === 'help' ? 0 : 2;
   }
-  const options: McpClientOptions = { clientInfo: { name: 'hermes-mcp-cli', version: '0.1.0' }, logger: { error: (message) => process.stderr.write(`hermes-mcp: ${message}\n`) } };
-  const protocol = parsed.flags.get('--protocol')?.[0];
-  if (protocol !== undefined) options.protocolVersion = protocol as McpClientOptions['protocolVersion'];
-  const timeout = parsed.flags.get('--timeout')?.[0];
-  if (timeout !== undefined) options.requestTimeout = Number(timeout);
-  const client = new McpClient(transport, options);
+  const tty = terminal();
+  const progress = tty.progress ? new ProgressLine(process.stderr) : undefined;
+  const questions = tty.ask ? new TerminalQuestions(process.stdin, process.stderr) : undefined;
+  const toStderr = (text: string) => {
+    progress?.clear();
+    process.stderr.write(text);
+  };
+  const options: McpClientOptions = {
+    clientInfo: { name: 'hermes-mcp-cli', version: '0.1.0' },
+    logger: { error: (message) => toStderr(`hermes-mcp: ${message}\n`) },
+    ...(questions && { onElicitation: (request: ElicitationRequest) => (progress?.clear(), questions.elicit(request)) }),
+    ...(invocation.protocolVersion !== undefined && { protocolVersion: invocation.protocolVersion }),
+    ...(invocation.timeout !== undefined && { requestTimeout: invocation.timeout }),
+  };
+  const client = new McpClient(await transportOf(invocation.server, toStderr), options);
   try {
     await client.connect();
-    const result = await run(parsed, client);
+    const result = await run(invocation, client, progress ? { onProgress: (update) => progress.show(update) } : {});
+    progress?.clear();
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n`);
+    // A tool that failed answers with a result: print it, and say so in the exit code.
+    if (invocation.command === 'call' && (result as CallToolResult).isError === true) {
+      process.stderr.write(`hermes-mcp: the tool answered with an error (isError): ${new ToolCallError(result as CallToolResult).message}\n`);
+      return 1;
+    }
     return 0;
   } catch (error) {
-    if (error instanceof UsageError) {
-      process.stderr.write(`hermes-mcp: ${error.message}\n\n${USAGE}\n`);
-      return 2;
-    }
-    const { code, message, data } = error as { code?: number | string; message?: string; data?: unknown };
-    process.stderr.write(`hermes-mcp: ${message ?? String(error)}${code !== undefined ? ` (${String(code)})` : ''}${data !== undefined ? ` ${JSON.stringify(data)}` : ''}\n`);
+    progress?.clear();
+    report(error, !questions && asksElicitation(error) ? '\nhermes-mcp: the server asks a question: run hermes-mcp on a terminal to answer it' : '');
     return 1;
   } finally {
+    questions?.close();
     await client.close().catch(() => undefined);
   }
 }

@@ -381,6 +381,26 @@ export class McpClient {
     );
   }
 
+  /** The official SDK's `Client.getServerCapabilities()`: {@link serverCapabilities}. */
+  getServerCapabilities(): ServerCapabilities {
+    return this.serverCapabilities;
+  }
+
+  /** The official SDK's `Client.getServerVersion()`: {@link serverInfo}. */
+  getServerVersion(): Implementation | undefined {
+    return this.serverInfo;
+  }
+
+  /** The official SDK v2's `Client.getNegotiatedProtocolVersion()`: {@link protocolVersion}. */
+  getNegotiatedProtocolVersion(): string | undefined {
+    return this.protocolVersion;
+  }
+
+  /** The official SDK's `Client.getInstructions()`: {@link instructions}. */
+  getInstructions(): string | undefined {
+    return this.instructions;
+  }
+
   /**
    * Starts the transport and negotiates the era: with `protocolVersion: 'auto'` (default) it asks
    * `server/discover` and falls back to `initialize` when the server answers it as a server without
@@ -658,6 +678,16 @@ export class McpClient {
     this.subscriptions.delete(uri);
   }
 
+  /** The official SDK's `Client.subscribeResource({ uri })`: {@link subscribe}. */
+  subscribeResource(params: { uri: string }): Promise<void> {
+    return this.subscribe(params.uri);
+  }
+
+  /** The official SDK's `Client.unsubscribeResource({ uri })`: {@link unsubscribe}. */
+  unsubscribeResource(params: { uri: string }): Promise<void> {
+    return this.unsubscribe(params.uri);
+  }
+
   /** Lists one page of prompts: `prompts` (also as `items`) and `nextCursor`. */
   async listPrompts(cursor?: string, options?: CallOptions): Promise<ListPage<Prompt, 'prompts'>> {
     return this.page('prompts/list', 'prompts', cursor, options);
@@ -694,6 +724,11 @@ export class McpClient {
     checkLogLevel(level, 'setLogLevel');
     if (this.era === 'legacy') await this.request('logging/setLevel', { level });
     this.logLevel = level;
+  }
+
+  /** The official SDK's name for {@link setLogLevel} (`Client.setLoggingLevel`). */
+  setLoggingLevel(level: LoggingLevel): Promise<void> {
+    return this.setLogLevel(level);
   }
 
   /**
@@ -754,9 +789,14 @@ export class McpClient {
     }
   }
 
-  /** Checks the server is there. */
+  /**
+   * Checks the server is there: `ping` in a legacy session; in 2026-07-28, which has no `ping` (a
+   * server answers it with -32601), `server/discover`, which every such server answers — never
+   * from the response cache, since the point is to hear the server.
+   */
   async ping(options?: CallOptions): Promise<void> {
-    await this.request('ping', {}, options);
+    if (this.era === 'modern') await this.request('server/discover', {}, { ...options, cache: false });
+    else await this.request('ping', {}, options);
   }
 
   /**

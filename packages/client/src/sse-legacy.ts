@@ -8,6 +8,7 @@ import { ConnectionClosedError, ErrorCode, JsonRpcMessage, McpError, ParsedFrame
 import { FetchLike, FetchResponse, transportFetch } from './node-fetch';
 import { OAuthClient, OAuthError } from './oauth';
 import { readSse } from './sse';
+import { transportOptions } from './transport-url';
 import type { TransportState } from './stdio';
 
 /** Options of an {@link SseClientTransport}. */
@@ -37,8 +38,13 @@ export class SseClientTransport implements Transport {
   private readonly aborter = new AbortController();
   private readonly fetch: FetchLike;
   private closed = false;
+  private readonly options: SseClientOptions;
 
-  constructor(private readonly options: SseClientOptions) {
+  /** `new SseClientTransport(url, options?)` — the official SDK's way, e.g. with a `new URL(…)` — or `new SseClientTransport({ url, …options })`. */
+  constructor(url: string | URL, options?: Omit<SseClientOptions, 'url'>);
+  constructor(options: SseClientOptions);
+  constructor(first: string | URL | SseClientOptions, rest?: Omit<SseClientOptions, 'url'>) {
+    const options = (this.options = transportOptions('SseClientTransport', first, rest));
     this.info = Object.freeze({ kind: 'sse', url: String(options.url) });
     this.fetch = transportFetch(options);
   }
@@ -146,3 +152,12 @@ export class SseClientTransport implements Transport {
     onclose?.();
   }
 }
+
+/**
+ * The official SDK's name for {@link SseClientTransport} (`SSEClientTransport` of
+ * `@modelcontextprotocol/sdk/client/sse.js`): the same class, so
+ * `new SSEClientTransport(new URL('http://127.0.0.1:3000/mcp/sse'))` works as there.
+ */
+export const SSEClientTransport = SseClientTransport;
+/** The official SDK's name for {@link SseClientTransport}. */
+export type SSEClientTransport = SseClientTransport;

@@ -26,6 +26,7 @@ import { FetchLike, FetchResponse, transportFetch } from './node-fetch';
 import { OAuthClient, OAuthError } from './oauth';
 import { DEFAULT_MAX_ATTEMPTS, ReconnectOptions, backoffDelay } from './reconnect';
 import { readSse } from './sse';
+import { transportOptions } from './transport-url';
 import type { TransportState } from './stdio';
 
 /** Options of a {@link StreamableHttpClientTransport}. */
@@ -75,8 +76,16 @@ export class StreamableHttpClientTransport implements Transport {
   private standaloneOpen = false;
   /** The requests whose answer is awaited, each with what ends its connection. */
   private readonly inflight = new Map<RequestId, AbortController>();
+  private readonly options: StreamableHttpClientOptions;
 
-  constructor(private readonly options: StreamableHttpClientOptions) {
+  /**
+   * `new StreamableHttpClientTransport(url, options?)` — the official SDK's way, e.g. with a
+   * `new URL(…)` — or `new StreamableHttpClientTransport({ url, …options })`.
+   */
+  constructor(url: string | URL, options?: Omit<StreamableHttpClientOptions, 'url'>);
+  constructor(options: StreamableHttpClientOptions);
+  constructor(first: string | URL | StreamableHttpClientOptions, rest?: Omit<StreamableHttpClientOptions, 'url'>) {
+    const options = (this.options = transportOptions('StreamableHttpClientTransport', first, rest));
     this.url = new URL(options.url);
     this.info = Object.freeze({ kind: 'http', url: this.url.href });
     this.fetch = transportFetch(options);
@@ -320,3 +329,12 @@ function causeOf(error: Error): string {
 function isErrorLike(value: unknown): value is { message: string } {
   return typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string';
 }
+
+/**
+ * The official SDK's name for {@link StreamableHttpClientTransport} (`StreamableHTTPClientTransport`
+ * of `@modelcontextprotocol/sdk/client/streamableHttp.js`): the same class, so
+ * `new StreamableHTTPClientTransport(new URL('http://127.0.0.1:3000/mcp'))` works as there.
+ */
+export const StreamableHTTPClientTransport = StreamableHttpClientTransport;
+/** The official SDK's name for {@link StreamableHttpClientTransport}. */
+export type StreamableHTTPClientTransport = StreamableHttpClientTransport;

@@ -7,6 +7,7 @@
 import { ConnectionClosedError, JsonRpcMessage, ParsedFrame, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
 import { DEFAULT_MAX_ATTEMPTS, ReconnectOptions, backoffDelay } from './reconnect';
 import type { TransportState } from './stdio';
+import { transportOptions } from './transport-url';
 
 /** What the transport uses of a WebSocket (the WHATWG API; the `ws` package has it too). */
 export interface WebSocketLikeClient {
@@ -67,7 +68,16 @@ export class WebSocketClientTransport implements Transport {
   /** Ends the wait before the next attempt (close() during a backoff). */
   private wakeUp?: () => void = undefined;
 
-  constructor(private readonly options: WebSocketClientOptions) {
+  private readonly options: WebSocketClientOptions;
+
+  /**
+   * `new WebSocketClientTransport(url, options?)` — the official SDK's way, e.g. with a
+   * `new URL(…)` — or `new WebSocketClientTransport({ url, …options })`.
+   */
+  constructor(url: string | URL, options?: Omit<WebSocketClientOptions, 'url'>);
+  constructor(options: WebSocketClientOptions);
+  constructor(first: string | URL | WebSocketClientOptions, rest?: Omit<WebSocketClientOptions, 'url'>) {
+    const options = (this.options = transportOptions('WebSocketClientTransport', first, rest));
     this.info = Object.freeze({ kind: 'websocket', url: String(options.url) });
   }
 

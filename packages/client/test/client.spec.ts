@@ -7,9 +7,10 @@
  * what listen() yields reaching the same callbacks as a legacy session's notifications.
  */
 import 'reflect-metadata';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { IsString } from 'class-validator';
 import { McpApp, McpContext, McpFactory, McpHandler, McpServer, Prompt, Resource, Tool, ToolError, createLogger } from '@hermes-mcp/core';
-import { InMemoryTransport, McpClient, McpClientOptions, McpError, ToolCallError, unwrap } from '@hermes-mcp/client';
+import { ClientRequestTrace, InMemoryTransport, McpClient, McpClientOptions, McpError, ToolCallError, unwrap } from '@hermes-mcp/client';
 
 class NameInput {
   @IsString() name!: string;
@@ -169,6 +170,20 @@ describe.each([
     const unknown = await client.callTool('nope').catch((error: unknown) => error);
     expect(unknown).toBeInstanceOf(McpError);
     expect(unknown).toMatchObject({ code: -32602 });
+  });
+
+  it('pings: `ping` in a legacy session, `server/discover` in 2026-07-28 (which has no ping)', async () => {
+    const client = await connect({ protocolVersion });
+    const sent: string[] = [];
+    // The start of each request the client makes (docs/observability.md).
+    const seen = (trace: unknown) => void sent.push((trace as ClientRequestTrace).method);
+    subscribe('tracing:hermes-mcp:client:request:start', seen);
+    try {
+      await client.ping();
+    } finally {
+      unsubscribe('tracing:hermes-mcp:client:request:start', seen);
+    }
+    expect(sent).toEqual([era === 'modern' ? 'server/discover' : 'ping']);
   });
 
   it('reports progress to the call that asked, and reads resources and prompts', async () => {

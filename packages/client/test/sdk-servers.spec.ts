@@ -8,17 +8,17 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
-import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { McpServer as V1Server } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { SSEServerTransport } from '@modelcontextprotocol/sdk/server/sse.js';
-import { Readable } from 'node:stream';
 import { completable as v1Completable } from '@modelcontextprotocol/sdk/server/completable.js';
 import { completable, createMcpHandler, inputRequired, McpServer as V2Server, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { z } from 'zod';
 import { ConnectionClosedError, McpClient, McpError, SseClientTransport, StreamableHttpClientTransport, unwrap } from '@hermes-mcp/client';
+import { bodyOf, listen, serveFetch } from './fixtures/http-servers';
+import { freePort } from '../../../test-support/redis/redis-server';
 
 /** What the v1 `wait` tool saw: its signal aborted. */
 let cancelled = 0;
@@ -66,22 +66,6 @@ function v1Server(): V1Server {
     ({ language }) => ({ messages: [{ role: 'user', content: { type: 'text', text: `Greet me in ${language}` } }] }),
   );
   return server;
-}
-
-async function bodyOf(req: IncomingMessage): Promise<unknown> {
-  let text = '';
-  for await (const chunk of req) text += String(chunk);
-  return text === '' ? undefined : JSON.parse(text);
-}
-
-async function listen(handler: (req: IncomingMessage, res: ServerResponse) => Promise<void>): Promise<{ server: Server; origin: string }> {
-  const server = createServer((req, res) => {
-    handler(req, res).catch(() => {
-      if (!res.headersSent) res.writeHead(500).end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
 
 const closers: Array<() => Promise<void>> = [];
@@ -197,26 +181,6 @@ describe('the official SDK v1 server over HTTP+SSE (2024-11-05)', () => {
   });
 });
 
-/** Serves a Web-standard handler on Node's HTTP server: bodies stream both ways, and a client that goes away aborts the request. */
-function serveFetch(handler: McpHttpHandler): Promise<{ server: Server; origin: string }> {
-  let origin = '';
-  const served = listen(async (req, res) => {
-    const headers = new Headers();
-    for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers.set(name, value);
-    const gone = new AbortController();
-    res.on('close', () => gone.abort());
-    const body = req.method === 'POST' ? JSON.stringify(await bodyOf(req)) : undefined;
-    const response = await handler.fetch(new Request(`${origin}${req.url}`, { method: req.method, headers, body, signal: gone.signal }));
-    res.writeHead(response.status, Object.fromEntries(response.headers));
-    if (response.body === null) res.end();
-    else
-      Readable.fromWeb(response.body)
-        .on('error', () => res.destroy())
-        .pipe(res);
-  });
-  return served.then((s) => ((origin = s.origin), s));
-}
-
 describe('the official SDK v2 server (createMcpHandler, MCP 2026-07-28)', () => {
   let v2Cancelled = 0;
   function v2Handler(): McpHttpHandler {
@@ -331,10 +295,7 @@ describe('the official SDK v2 server (createMcpHandler, MCP 2026-07-28)', () => 
 describe('fastmcp 4 over httpStream (the SDK v1 under mcp-proxy)', () => {
   /** Starts the fixture on a free port of 127.0.0.1; resolves with its URL once it listens. */
   async function start(): Promise<string> {
-    const probe = createServer();
-    await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-    const { port } = probe.address() as AddressInfo;
-    await new Promise((resolve) => probe.close(resolve));
+    const port = await freePort();
     const child = spawn(process.execPath, [path.join(__dirname, 'fixtures/fastmcp-server.mjs'), String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
