@@ -322,66 +322,30 @@ function logSchemaWarnings(logger: Logger, warnings: readonly SchemaWarning[]): 
  * Creates MCP apps.
  *
  * @example
- * McpFactory.create(WeatherServer)
- *   .listen()
- *   .catch((error: unknown) => {
- *     console.error(error); // a bootstrap error (HERMES_…) too
- *     process.exit(1);
- *   });
+ * await McpFactory.create(WeatherServer).listen();
  */
 export class McpFactory {
   /**
    * Bootstraps a server: a class decorated with `@McpServer`, or an object implementing
-   * {@link McpHandler}. Everything is checked here, before the first request.
-   *
-   * A bootstrap error is not thrown from `create` itself, so that `create(X).listen().catch(…)`
-   * sees it: the app returned has failed — `listen()` and `connect()` reject with the error,
-   * `close()` resolves, and any other use of it (`registry`, `engine`, `tool()`, …, and so
-   * `hermesMcp`, `createWebHandler` or `createTestClient` given it) throws it. The error is a
-   * {@link HermesError} whose code docs/errors.md explains.
+   * {@link McpHandler}. Fails here — not on the first request — when something is wrong: it
+   * throws a {@link HermesError} at once (synchronously), so `create(X).listen().catch(…)` would not
+   * see it. Call it where the error is caught, as the README does:
+   * `async function main() { await McpFactory.create(X).listen(); }` and `main().catch(…)`.
    */
   static create(target: Constructor | McpHandler, options: McpAppOptions = {}): McpApp {
-    try {
-      return bootstrap(target, options);
-    } catch (error) {
-      return failedApp(error);
+    assertSingleCopies();
+    const logger = options.logger ?? createLogger();
+    if (isMcpHandler(target)) return new McpApp(target, undefined, options, logger);
+    reportInterop(logger);
+    if (typeof target !== 'function') {
+      throw new HermesError('HERMES_NOT_A_SERVER', 'McpFactory.create takes a class decorated with @McpServer or an object implementing McpHandler.');
     }
+    const pageSize = options.pageSize ?? 100;
+    if (!Number.isInteger(pageSize) || pageSize < 1) throw new HermesError('HERMES_INVALID_OPTIONS', '`pageSize` must be a positive integer.');
+    const registry = new Registry(pageSize, new CursorCodec(options.cursorSecret));
+    const { options: serverOptions, warnings } = scanServer(target, options.container ?? defaultContainer(), registry);
+    logSchemaWarnings(logger, warnings);
+    const handler = new DecoratedServerHandler(registry, serverOptions, options.validation);
+    return new McpApp(handler, registry, { ...options, cache: options.cache ?? serverOptions.cache }, logger);
   }
-}
-
-/**
- * An app whose bootstrap failed: a stand-in that fails with the error wherever it is used (a
- * proxy, so no member of {@link McpApp} can forget to). The promise-returning entries reject
- * instead of throwing, so the error reaches a `.catch()` chained on them; `close()` has nothing to
- * close. Symbols (`instanceof`, inspection) and `then` (so that awaiting it is not using it) read
- * through.
- */
-function failedApp(error: unknown): McpApp {
-  const fail = (): Promise<never> => Promise.reject(error);
-  return new Proxy(Object.create(McpApp.prototype) as McpApp, {
-    get(target, key) {
-      if (key === 'listen' || key === 'connect') return fail;
-      if (key === 'close') return () => Promise.resolve();
-      if (typeof key === 'symbol' || key === 'then') return Reflect.get(target, key) as unknown;
-      throw error;
-    },
-  });
-}
-
-/** {@link McpFactory.create}'s work; throws what is wrong. */
-function bootstrap(target: Constructor | McpHandler, options: McpAppOptions): McpApp {
-  assertSingleCopies();
-  const logger = options.logger ?? createLogger();
-  if (isMcpHandler(target)) return new McpApp(target, undefined, options, logger);
-  reportInterop(logger);
-  if (typeof target !== 'function') {
-    throw new HermesError('HERMES_NOT_A_SERVER', 'McpFactory.create takes a class decorated with @McpServer or an object implementing McpHandler.');
-  }
-  const pageSize = options.pageSize ?? 100;
-  if (!Number.isInteger(pageSize) || pageSize < 1) throw new HermesError('HERMES_INVALID_OPTIONS', '`pageSize` must be a positive integer.');
-  const registry = new Registry(pageSize, new CursorCodec(options.cursorSecret));
-  const { options: serverOptions, warnings } = scanServer(target, options.container ?? defaultContainer(), registry);
-  logSchemaWarnings(logger, warnings);
-  const handler = new DecoratedServerHandler(registry, serverOptions, options.validation);
-  return new McpApp(handler, registry, { ...options, cache: options.cache ?? serverOptions.cache }, logger);
 }
