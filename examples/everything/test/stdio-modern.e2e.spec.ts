@@ -18,14 +18,7 @@
  */
 import * as path from 'node:path';
 import { Client, type Progress } from '@modelcontextprotocol/client';
-import {
-  MODERN_REVISION,
-  type MessageId,
-  loadModernSchema,
-  loadSchemas,
-  validateModernServerMessage,
-  validateServerMessage,
-} from '../../../test-support/mcp-schema';
+import { MODERN_REVISION, type MessageId, loadModernSchema, loadSchemas, validateModernServerMessage, validateServerMessage } from '../../../test-support/mcp-schema';
 import { RawStdioClient, isRecord, isResponseTo } from '../../../test-support/raw-stdio-client';
 import { RecordingModernStdioTransport } from '../../../test-support/recording-modern-stdio';
 import { eventually, textOf } from '../../../test-support/e2e';

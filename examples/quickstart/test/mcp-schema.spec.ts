@@ -16,7 +16,8 @@ describe('the official MCP schemas', () => {
 
   it('are in the repository, one per revision (test-support/mcp-schema)', () => {
     expect([...schemas.revisions.keys()]).toEqual([...LEGACY_REVISIONS]);
-    for (const schema of [...schemas.revisions.values(), loadModernSchema()]) expect({ file: schema.file, inRepository: inRepository(schema.file) }).toEqual({ file: schema.file, inRepository: true });
+    for (const schema of [...schemas.revisions.values(), loadModernSchema()])
+      expect({ file: schema.file, inRepository: inRepository(schema.file) }).toEqual({ file: schema.file, inRepository: true });
   });
 
   it('fail the suite that needs one when it is missing, naming the file (no test is skipped for want of it)', () => {

@@ -15,11 +15,15 @@
  * packages as an installed project would.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import * as ts from 'typescript';
+
+const { docBlocks } = require('../../../scripts/doc-blocks.cjs') as {
+  docBlocks(repo: string): Array<{ file: string; marker?: { kind: string; what: string }; code: string }>;
+};
 
 const REPO = path.resolve(__dirname, '../../..');
 
@@ -157,10 +161,9 @@ describe("the README's stdio main.ts", () => {
   }, 60_000);
 });
 
-/** The README's code block after `<!-- consumer: NAME -->`. */
+/** The README's code block marked `<!-- consumer: NAME -->` (scripts/doc-blocks.cjs reads them). */
 function readmeBlock(name: string): string {
-  const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
-  const block = new RegExp(`<!-- consumer: ${name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} -->\\s*\`\`\`\\w*\\n([\\s\\S]*?)\`\`\``).exec(readme);
+  const block = docBlocks(REPO).find((b) => b.file === 'README.md' && b.marker?.kind === 'consumer' && b.marker.what === name);
   if (!block) throw new Error(`README.md has no block marked <!-- consumer: ${name} -->`);
-  return block[1];
+  return block.code;
 }

@@ -55,7 +55,8 @@ function loadCorpus(): Corpus {
   const schemaFile = path.join(dir, 'schema.json');
   const examplesDir = path.join(dir, 'examples');
   for (const needed of [schemaFile, examplesDir]) {
-    if (!existsSync(needed)) throw new Error(`the official ${REVISION} schema is incomplete: ${needed} does not exist (test-support/mcp-schema/README.md says where it comes from)`);
+    if (!existsSync(needed))
+      throw new Error(`the official ${REVISION} schema is incomplete: ${needed} does not exist (test-support/mcp-schema/README.md says where it comes from)`);
   }
   const document = JSON.parse(readFileSync(schemaFile, 'utf8')) as Json;
   const defs = document.$defs as Record<string, Json>;
