@@ -10,7 +10,7 @@
  * The project is written under `<repo>/.scratch` (git-ignored) and reads the built packages'
  * declarations (`npx tsc -b` first, which `npm test` does).
  */
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
 
@@ -50,9 +50,19 @@ function problemsOf(blocks: Block[]): string[] {
   const tsconfig = blocks.find((b) => b.marker?.kind === 'consumer' && b.marker.what === 'tsconfig esm');
   if (!tsconfig) return [...problems, 'README.md has no block marked <!-- consumer: tsconfig esm -->'];
 
-  const compiled = blocks.filter((b) => COMPILED.has(b.lang) && b.marker?.kind !== 'fragment');
   mkdirSync(path.join(REPO, '.scratch'), { recursive: true });
   const dir = mkdtempSync(path.join(REPO, '.scratch', 'docs-'));
+  try {
+    return [...problems, ...compileProblems(dir, blocks, tsconfig)];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The compiler's complaints about the TypeScript blocks of `blocks` but the fragments, as a project in `dir`. */
+function compileProblems(dir: string, blocks: Block[], tsconfig: Block): string[] {
+  const problems: string[] = [];
+  const compiled = blocks.filter((b) => COMPILED.has(b.lang) && b.marker?.kind !== 'fragment');
   writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ type: 'module' }));
   const files = new Map<string, Block>();
   for (const block of compiled) {
@@ -66,7 +76,7 @@ function problemsOf(blocks: Block[]): string[] {
     { ...compilerOptions, rootDir: undefined, outDir: undefined, noEmit: true, allowJs: true, types: ['node', 'jest'] },
     dir,
   );
-  if (errors.length > 0) return [...problems, ...errors.map((e) => `tsconfig esm: ${ts.flattenDiagnosticMessageText(e.messageText, '\n')}`)];
+  if (errors.length > 0) return errors.map((e) => `tsconfig esm: ${ts.flattenDiagnosticMessageText(e.messageText, '\n')}`);
   const program = ts.createProgram([...files.keys()], options);
   for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
     const block = diagnostic.file && files.get(path.resolve(diagnostic.file.fileName));

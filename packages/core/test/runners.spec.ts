@@ -15,7 +15,7 @@
  * packages as an installed project would.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -73,10 +73,15 @@ main().catch((error: unknown) => {
 });
 `;
 
-/** A new project folder under `<repo>/.scratch`. */
+const projects: string[] = [];
+afterAll(() => projects.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** A new project folder under `<repo>/.scratch`, removed after the tests. */
 function project(name: string): string {
   mkdirSync(path.join(REPO, '.scratch'), { recursive: true });
-  return mkdtempSync(path.join(REPO, '.scratch', `${name}-`));
+  const dir = mkdtempSync(path.join(REPO, '.scratch', `${name}-`));
+  projects.push(dir);
+  return dir;
 }
 
 /** Writes `files` (name → TypeScript) as JavaScript, each file compiled on its own, without decorator metadata: what tsx and esbuild do. */

@@ -10,7 +10,7 @@
  * packages as an installed project would.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -18,9 +18,15 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 const REPO = path.resolve(__dirname, '../../..');
 const CLI = path.resolve(__dirname, '../dist/cli.js');
 
+const scratches: string[] = [];
+afterAll(() => scratches.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
+
+/** A new folder under `<repo>/.scratch`, removed after the tests. */
 function scratch(name: string): string {
   mkdirSync(path.join(REPO, '.scratch'), { recursive: true });
-  return mkdtempSync(path.join(REPO, '.scratch', `${name}-`));
+  const dir = mkdtempSync(path.join(REPO, '.scratch', `${name}-`));
+  scratches.push(dir);
+  return dir;
 }
 
 function cli(args: string[], cwd: string): { status: number | null; stdout: string; stderr: string } {
