@@ -1,7 +1,9 @@
 // `npm run test:packages`: Hermes as someone else's project uses it. Packs every package, then,
 // in folders outside the repository:
 //
-// 1. consumer: installs the tarballs (real copies, no links) and the peers from the registry, writes
+// 1. consumer: runs the README's install commands as written (the blocks marked `consumer: install`
+//    and `consumer: install test`, so the latest releases they pick are what is tested; only the
+//    Hermes package names become the tarballs, real copies, no links), writes
 //    the files the README shows (a server with a nested DTO and constructor injection, a stdio
 //    main, a Fastify main) with the README's tsconfig, compiles them as CommonJS and again as an
 //    ES module project (`nodenext`), runs each over stdio and over HTTP, and drives them with the
@@ -19,6 +21,9 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import docBlocksModule from './doc-blocks.cjs';
+
+const { docBlocks } = docBlocksModule;
 
 const repo = fileURLToPath(new URL('..', import.meta.url));
 const keep = process.argv.includes('--keep');
@@ -44,14 +49,51 @@ function check(condition, what) {
   if (!condition) throw new Error(`check failed: ${what}`);
 }
 
-/** The code blocks of the README and docs/ that follow a `<!-- consumer: NAME -->` marker, by name. */
-function readmeBlocks() {
-  const blocks = new Map();
-  for (const doc of ['README.md', 'docs/http.md']) {
-    const text = readFileSync(path.join(repo, doc), 'utf8');
-    for (const match of text.matchAll(/<!-- consumer: ([^>]+?) -->\s*```\w*\n([\s\S]*?)```/g)) blocks.set(match[1].trim(), match[2]);
+/**
+ * The `npm install` commands of a README block, as argument lists, with each `@hermes-mcp/<name>`
+ * replaced by its tarball (they are not published from here). Anything else in the block is a
+ * mistake: the test must run what the README says, all of it.
+ */
+function installCommands(block, tarballs) {
+  const lines = block
+    .split('\n')
+    .map((line) => line.replace(/#.*$/, '').trim())
+    .filter(Boolean);
+  return lines.map((line) => {
+    const words = line.split(/\s+/);
+    check(words[0] === 'npm' && words[1] === 'install', `the README's install block holds npm install commands only (got "${line}")`);
+    return words.slice(1).map((word) => {
+      const hermes = /^@hermes-mcp\/([a-z-]+)$/.exec(word);
+      if (!hermes) return word;
+      check(hermes[1] in tarballs, `the README installs ${word}, a package that is packed here`);
+      return tarballs[hermes[1]];
+    });
+  });
+}
+
+/** Runs the `npm install` commands of a README block in `cwd`, as written but for the quieter output. */
+function installAsTheReadmeSays(block, tarballs, cwd) {
+  for (const args of installCommands(block, tarballs)) {
+    process.stdout.write(`  npm ${args.join(' ')}\n`);
+    run(npm, [...args, '--no-audit', '--no-fund', '--loglevel=error'], cwd);
   }
-  for (const name of ['tsconfig cjs', 'tsconfig esm', 'src/weather.server.ts', 'src/main.ts', 'src/http.ts', 'test/weather.spec.ts', 'jest.config.cjs', 'src/http-app.ts'])
+}
+
+/** The code blocks of the README and docs/ marked `<!-- consumer: NAME -->`, by name (scripts/doc-blocks.cjs reads them). */
+function readmeBlocks() {
+  const blocks = new Map(docBlocks(repo).flatMap((block) => (block.marker?.kind === 'consumer' ? [[block.marker.what, block.code]] : [])));
+  for (const name of [
+    'install',
+    'install test',
+    'tsconfig cjs',
+    'tsconfig esm',
+    'src/weather.server.ts',
+    'src/main.ts',
+    'src/http.ts',
+    'test/weather.spec.ts',
+    'jest.config.cjs',
+    'src/http-app.ts',
+  ])
     check(blocks.has(name), `README has the block "${name}"`);
   return blocks;
 }
@@ -72,44 +114,32 @@ async function main() {
   }
   const file = (name) => `file:${tarballs[name]}`;
 
-  step('consumer: installing the tarballs and the peers from the registry');
+  const blocks = readmeBlocks();
+  step("consumer: the README's install commands, as written (the Hermes packages from their tarballs)");
   const consumer = path.join(work, 'consumer');
   mkdirSync(consumer);
-  writeFileSync(
-    path.join(consumer, 'package.json'),
-    JSON.stringify(
-      {
-        name: 'hermes-consumer',
-        private: true,
-        dependencies: {
-          '@hermes-mcp/core': file('core'),
-          '@hermes-mcp/fastify': file('fastify'),
-          '@hermes-mcp/protocol': file('protocol'),
-          '@hermes-mcp/testing': file('testing'),
-          '@hermes-mcp/client': file('client'),
-          '@hermes-mcp/redis': file('redis'),
-          '@hermes-mcp/opentelemetry': file('opentelemetry'),
-          '@opentelemetry/api': versionOf('@opentelemetry/api'),
-          'class-transformer': versionOf('class-transformer'),
-          'class-validator': versionOf('class-validator'),
-          fastify: versionOf('fastify'),
-          'reflect-metadata': versionOf('reflect-metadata'),
-          typedi: versionOf('typedi'),
-        },
-        devDependencies: {
-          '@modelcontextprotocol/sdk': versionOf('@modelcontextprotocol/sdk'),
-          '@types/jest': versionOf('@types/jest'),
-          '@types/node': versionOf('@types/node'),
-          jest: versionOf('jest'),
-          'ts-jest': versionOf('ts-jest'),
-          typescript: versionOf('typescript'),
-        },
-      },
-      null,
-      2,
-    ),
+  // The tarballs depend on @hermes-mcp/protocol at their version, which the registry does not have:
+  // an override points that dependency at its tarball (the other Hermes packages they depend on are
+  // installed beside them). Nothing else is pinned here.
+  const overrides = { '@hermes-mcp/protocol': file('protocol') };
+  writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'hermes-consumer', private: true, overrides }, null, 2));
+  installAsTheReadmeSays(blocks.get('install'), tarballs, consumer);
+  step('consumer: what this test needs beyond the README (the SDK client, the other packages)');
+  run(
+    npm,
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      file('client'),
+      file('redis'),
+      file('opentelemetry'),
+      `@opentelemetry/api@${versionOf('@opentelemetry/api')}`,
+      `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}`,
+    ],
+    consumer,
   );
-  install(consumer);
   step('consumer: @hermes-mcp/redis and @hermes-mcp/opentelemetry load from their tarballs (CommonJS and ES modules)');
   for (const [name, symbol] of [
     ['@hermes-mcp/redis', 'redisCluster'],
@@ -127,7 +157,6 @@ async function main() {
   step('consumer: the hermes-mcp command of @hermes-mcp/client runs from node_modules/.bin');
   const usage = spawnSync(path.join(consumer, 'node_modules/.bin/hermes-mcp'), ['--help'], { encoding: 'utf8' });
   check(usage.status === 0 && usage.stderr.includes('usage: hermes-mcp <command>'), 'hermes-mcp --help prints the usage and exits 0');
-  const blocks = readmeBlocks();
   for (const mode of ['cjs', 'esm']) {
     step(`consumer (${mode === 'cjs' ? 'CommonJS' : 'ES modules, nodenext'}): the README's files, compiled with its tsconfig`);
     const dir = path.join(consumer, mode);
@@ -139,7 +168,8 @@ async function main() {
     await drive(consumer, dir, mode);
   }
 
-  step("consumer: the README's test, with jest (ts-jest) and @hermes-mcp/testing");
+  step("consumer: the README's test, with jest (ts-jest) and @hermes-mcp/testing, installed as the README says");
+  installAsTheReadmeSays(blocks.get('install test'), tarballs, consumer);
   const tested = path.join(consumer, 'cjs');
   mkdirSync(path.join(tested, 'test'));
   writeFileSync(path.join(tested, 'test/weather.spec.ts'), blocks.get('test/weather.spec.ts'));

@@ -1,9 +1,10 @@
 /**
  * The official MCP JSON Schemas, as a referee for what a server puts on the wire.
  *
- * The schemas live outside the repository: `$MCP_SCHEMA_DIR`, else `<repo>/../shared/mcp-schema`,
- * one `<revision>/schema.json` each. {@link loadSchemas} reports where it looked when they are
- * missing, so a suite can skip itself and say why instead of failing on a machine without them.
+ * The schemas are in the repository, copied unchanged from the official specification repository
+ * (`test-support/mcp-schema/<revision>/schema.json`; its README names the commit and the licence),
+ * so every clone runs every test against them. A missing one fails the suite that needs it, with
+ * the path it looked for: no test is skipped for want of a schema.
  *
  * {@link validateServerMessage} checks one message the server sent, for the revision that was
  * negotiated:
@@ -230,33 +231,29 @@ export interface SchemaSet {
   readonly revisions: ReadonlyMap<LegacyRevision, RevisionSchema>;
 }
 
-/** Where the schemas are looked for: `$MCP_SCHEMA_DIR`, else `<repo root>/../shared/mcp-schema`. */
-export function schemaDir(): string {
-  const fromEnv = process.env.MCP_SCHEMA_DIR;
-  if (fromEnv) return path.resolve(fromEnv);
-  const repoRoot = path.resolve(__dirname, '..');
-  return path.resolve(repoRoot, '..', 'shared', 'mcp-schema');
+/** The folder of the official schemas: `test-support/mcp-schema`, one `<revision>/schema.json` each. */
+export const SCHEMA_DIR = path.join(__dirname, 'mcp-schema');
+
+/** Reads and compiles one revision's schema; a missing file is an error that names it. */
+function loadRevision(revision: Revision, dir: string): RevisionSchema {
+  const file = path.join(dir, revision, 'schema.json');
+  if (!existsSync(file)) {
+    throw new Error(`the official MCP schema of ${revision} is missing: ${file} does not exist (test-support/mcp-schema/README.md says where it comes from)`);
+  }
+  return new RevisionSchema(revision, file, JSON.parse(readFileSync(file, 'utf8')) as JsonSchema);
 }
 
 /**
- * Loads and compiles the schema of every legacy revision, or says what is missing.
+ * Loads and compiles the schema of every legacy revision (or of those given). Throws when one is
+ * missing.
  *
  * @example
  * const schemas = loadSchemas();
- * const d = 'missing' in schemas ? describe.skip : describe;
+ * validateServerMessage(schemas.revisions.get('2025-11-25')!, message, requestMethodById);
  * @see loadModernSchema for 2026-07-28.
  */
-export function loadSchemas(revisions: readonly LegacyRevision[] = LEGACY_REVISIONS): SchemaSet | { missing: string } {
-  const dir = schemaDir();
-  const out = new Map<LegacyRevision, RevisionSchema>();
-  for (const revision of revisions) {
-    const file = path.join(dir, revision, 'schema.json');
-    if (!existsSync(file)) {
-      return { missing: `the MCP schema ${file} does not exist (set MCP_SCHEMA_DIR to the folder holding <revision>/schema.json)` };
-    }
-    out.set(revision, new RevisionSchema(revision, file, JSON.parse(readFileSync(file, 'utf8')) as JsonSchema));
-  }
-  return { dir, revisions: out };
+export function loadSchemas(revisions: readonly LegacyRevision[] = LEGACY_REVISIONS, dir: string = SCHEMA_DIR): SchemaSet {
+  return { dir, revisions: new Map(revisions.map((revision) => [revision, loadRevision(revision, dir)])) };
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
@@ -374,19 +371,9 @@ const MODERN_ERROR_OBJECT_DEF: Readonly<Record<number, string>> = {
   [-32603]: 'InternalError',
 };
 
-/**
- * Loads and compiles the 2026-07-28 schema, or says what is missing.
- *
- * @example
- * const modern = loadModernSchema();
- * const itWithSchema = 'missing' in modern ? it.skip : it;
- */
-export function loadModernSchema(): RevisionSchema | { missing: string } {
-  const file = path.join(schemaDir(), MODERN_REVISION, 'schema.json');
-  if (!existsSync(file)) {
-    return { missing: `the MCP schema ${file} does not exist (set MCP_SCHEMA_DIR to the folder holding <revision>/schema.json)` };
-  }
-  return new RevisionSchema(MODERN_REVISION, file, JSON.parse(readFileSync(file, 'utf8')) as JsonSchema);
+/** Loads and compiles the 2026-07-28 schema. Throws when it is missing. */
+export function loadModernSchema(dir: string = SCHEMA_DIR): RevisionSchema {
+  return loadRevision(MODERN_REVISION, dir);
 }
 
 /**

@@ -26,17 +26,14 @@
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
-import { LEGACY_REVISIONS, type LegacyRevision, type MessageId, type SchemaSet, loadSchemas, validateServerMessage } from '../../../test-support/mcp-schema';
+import { LEGACY_REVISIONS, type LegacyRevision, type MessageId, loadSchemas, validateServerMessage } from '../../../test-support/mcp-schema';
 import { RawStdioClient, type RawMessage, isRecord } from '../../../test-support/raw-stdio-client';
 import { RecordingStdioTransport } from '../../../test-support/recording-transport';
 
 const REPO_ROOT = path.resolve(__dirname, '../../..');
 const SERVER = { command: process.execPath, args: [path.resolve(__dirname, '../dist/main.js')], cwd: REPO_ROOT };
 
-const loaded = loadSchemas();
-const schemas: SchemaSet | undefined = 'missing' in loaded ? undefined : loaded;
-if ('missing' in loaded) console.warn(`concurrency e2e: schema validation skipped: ${loaded.missing}`);
-const itWithSchemas = schemas ? it : it.skip;
+const schemas = loadSchemas();
 
 /** How many `slow` calls run at once. */
 const CALLS = 200;
@@ -402,8 +399,8 @@ describe('200 overlapping slow calls through the SDK v1 client (2025-11-25)', ()
     expectAbortedAsCancelled(aborted, revision, observe(transport.wire, calls, []).observed);
   });
 
-  itWithSchemas('every message the server sent validates against the 2025-11-25 schema', () => {
-    const schema = schemas!.revisions.get(revision)!;
+  it('every message the server sent validates against the 2025-11-25 schema', () => {
+    const schema = schemas.revisions.get(revision)!;
     expect(transport.received.length).toBeGreaterThan(CALLS);
     const violations = transport.received.flatMap((m) => validateServerMessage(schema, m, transport.requestMethodById));
     expect(violations).toEqual([]);
@@ -534,8 +531,8 @@ describe.each(LEGACY_REVISIONS)('200 overlapping slow calls in raw JSON lines, r
     expect(warningsIn(server.stderr)).toEqual([]);
   });
 
-  itWithSchemas(`every message the server sent validates against the ${revision} schema`, () => {
-    const schema = schemas!.revisions.get(revision)!;
+  it(`every message the server sent validates against the ${revision} schema`, () => {
+    const schema = schemas.revisions.get(revision)!;
     const violations = server.received.flatMap((m) => validateServerMessage(schema, m, server.methodById));
     expect(violations).toEqual([]);
   });
@@ -590,8 +587,8 @@ describe('an id reused after its cancellation (raw JSON lines, 2025-11-25)', () 
     await expect(server.request('after', 'ping')).resolves.toEqual({ jsonrpc: '2.0', id: 'after', result: {} });
   });
 
-  itWithSchemas('every message the server sent validates against the 2025-11-25 schema', () => {
-    const schema = schemas!.revisions.get('2025-11-25')!;
+  it('every message the server sent validates against the 2025-11-25 schema', () => {
+    const schema = schemas.revisions.get('2025-11-25')!;
     expect(server.received.flatMap((m) => validateServerMessage(schema, m, server.methodById))).toEqual([]);
   });
 });

@@ -18,15 +18,7 @@
  */
 import * as path from 'node:path';
 import { Client, type Progress } from '@modelcontextprotocol/client';
-import {
-  MODERN_REVISION,
-  type MessageId,
-  type RevisionSchema,
-  loadModernSchema,
-  loadSchemas,
-  validateModernServerMessage,
-  validateServerMessage,
-} from '../../../test-support/mcp-schema';
+import { MODERN_REVISION, type MessageId, loadModernSchema, loadSchemas, validateModernServerMessage, validateServerMessage } from '../../../test-support/mcp-schema';
 import { RawStdioClient, isRecord, isResponseTo } from '../../../test-support/raw-stdio-client';
 import { RecordingModernStdioTransport } from '../../../test-support/recording-modern-stdio';
 import { eventually, textOf } from '../../../test-support/e2e';
@@ -43,12 +35,8 @@ const SERVER_INFO = { name: 'hermes-everything', version: '0.1.0' };
 
 const LEGACY = '2025-11-25';
 
-const loaded = loadModernSchema();
-const schema: RevisionSchema | undefined = 'missing' in loaded ? undefined : loaded;
-if ('missing' in loaded) console.warn(`stdio modern e2e: schema validation skipped: ${loaded.missing}`);
-const legacyLoaded = loadSchemas([LEGACY]);
-const legacySchema: RevisionSchema | undefined = 'missing' in legacyLoaded ? undefined : legacyLoaded.revisions.get(LEGACY);
-const itWithSchema = schema ? it : it.skip;
+const schema = loadModernSchema();
+const legacySchema = loadSchemas([LEGACY]).revisions.get(LEGACY)!;
 
 type Raw = Record<string, unknown>;
 
@@ -271,12 +259,12 @@ describe('the everything server on stdio, MCP 2026-07-28, driven by the v2 clien
     expect(transport.wire.filter((m) => isResponseTo(m, listen.id as MessageId))).toEqual([]);
   });
 
-  itWithSchema('every line the server wrote validates against 2026-07-28, and none is a request', async () => {
+  it('every line the server wrote validates against 2026-07-28, and none is a request', async () => {
     await client.close();
     expect(await transport.exited()).toEqual({ code: 0, signal: null });
     expect(transport.wire.length).toBeGreaterThan(30);
     expect(transport.wire.filter((m) => isRecord(m) && 'method' in m && 'id' in m)).toEqual([]);
-    const violations = transport.wire.flatMap((m) => validateModernServerMessage(schema!, m, transport.requestMethodById));
+    const violations = transport.wire.flatMap((m) => validateModernServerMessage(schema, m, transport.requestMethodById));
     expect(violations).toEqual([]);
   });
 });
@@ -358,10 +346,10 @@ describe('the everything server on stdio, MCP 2026-07-28, in raw lines: what a g
     expect(raw.received.filter((m) => isResponseTo(m, 'slow-1'))).toEqual([]);
   });
 
-  itWithSchema('every line the server wrote validates against 2026-07-28', async () => {
+  it('every line the server wrote validates against 2026-07-28', async () => {
     expect(await raw.end()).toEqual({ code: 0, signal: null });
     expect(raw.received.filter((m) => isRecord(m) && 'unparseable' in m)).toEqual([]);
-    const violations = raw.received.flatMap((m) => validateModernServerMessage(schema!, m, raw.methodById));
+    const violations = raw.received.flatMap((m) => validateModernServerMessage(schema, m, raw.methodById));
     expect(violations).toEqual([]);
   });
 });
@@ -389,11 +377,9 @@ describe('the everything server on stdio: a server/discover probe does not pin t
     // Pinned legacy: a later discover is a method this era does not have.
     expect(await raw.request(3, 'server/discover', { _meta: { [PV]: MODERN_REVISION, [CC]: {} } })).toMatchObject({ id: 3, error: { code: -32601 } });
     expect(await raw.end()).toEqual({ code: 0, signal: null });
-    if (schema) expect(validateModernServerMessage(schema, probe, new Map([['probe', 'server/discover']]))).toEqual([]);
-    if (legacySchema) {
-      const legacy = raw.received.filter((m) => !isResponseTo(m, 'probe'));
-      expect(legacy).toHaveLength(4);
-      expect(legacy.flatMap((m) => validateServerMessage(legacySchema, m, raw.methodById))).toEqual([]);
-    }
+    expect(validateModernServerMessage(schema, probe, new Map([['probe', 'server/discover']]))).toEqual([]);
+    const legacy = raw.received.filter((m) => !isResponseTo(m, 'probe'));
+    expect(legacy).toHaveLength(4);
+    expect(legacy.flatMap((m) => validateServerMessage(legacySchema, m, raw.methodById))).toEqual([]);
   });
 });

@@ -2,12 +2,30 @@
  * The referee refereed: the schema validator used by the e2e suite must accept what the revision
  * allows and catch what it does not, or a green e2e run would prove nothing.
  */
-import { type SchemaSet, loadSchemas, validateServerMessage } from '../../../test-support/mcp-schema';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { LEGACY_REVISIONS, loadModernSchema, loadSchemas, validateServerMessage } from '../../../test-support/mcp-schema';
 
-const loaded = loadSchemas();
-const schemas: SchemaSet | undefined = 'missing' in loaded ? undefined : loaded;
-if ('missing' in loaded) console.warn(`mcp-schema: suite skipped: ${loaded.missing}`);
-const d = schemas ? describe : describe.skip;
+const schemas = loadSchemas();
+
+// A clone runs every test: the referee is part of the repository, never looked up beside it.
+describe('the official MCP schemas', () => {
+  const repository = path.resolve(__dirname, '../../..');
+  const inRepository = (file: string) => !path.relative(repository, file).startsWith('..');
+
+  it('are in the repository, one per revision (test-support/mcp-schema)', () => {
+    expect([...schemas.revisions.keys()]).toEqual([...LEGACY_REVISIONS]);
+    for (const schema of [...schemas.revisions.values(), loadModernSchema()])
+      expect({ file: schema.file, inRepository: inRepository(schema.file) }).toEqual({ file: schema.file, inRepository: true });
+  });
+
+  it('fail the suite that needs one when it is missing, naming the file (no test is skipped for want of it)', () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'no-mcp-schema-'));
+    expect(() => loadSchemas(['2025-06-18'], empty)).toThrow(`${path.join(empty, '2025-06-18', 'schema.json')} does not exist`);
+    expect(() => loadModernSchema(empty)).toThrow(`${path.join(empty, '2026-07-28', 'schema.json')} does not exist`);
+  });
+});
 
 const asked = new Map<string | number, string>([
   [1, 'tools/list'],
@@ -20,8 +38,8 @@ const asked = new Map<string | number, string>([
 
 const tool = { name: 'add', description: 'Add two numbers', inputSchema: { type: 'object', properties: { a: { type: 'number' } }, required: ['a'] } };
 
-d('validateServerMessage', () => {
-  const schema = (revision: '2024-11-05' | '2025-03-26' | '2025-06-18' | '2025-11-25') => schemas!.revisions.get(revision)!;
+describe('validateServerMessage', () => {
+  const schema = (revision: '2024-11-05' | '2025-03-26' | '2025-06-18' | '2025-11-25') => schemas.revisions.get(revision)!;
 
   it('accepts valid results, notifications and errors', () => {
     for (const revision of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const) {

@@ -12,6 +12,7 @@ export const ERROR_CATALOG = {
   HERMES_DUPLICATE_NAME: 'Two tools, prompts, resources or resource templates share a name or URI.',
   HERMES_UNRESOLVED_TYPE: 'The class of a handler parameter (tool input, prompt args, resource params) cannot be read.',
   HERMES_CONSTRUCTION_FAILED: 'typedi could not build a server or component class.',
+  HERMES_UNRESOLVED_DEPENDENCIES: 'A class Hermes builds takes constructor parameters, but no decorator metadata records their types.',
   HERMES_INVALID_URI_TEMPLATE: 'A @Resource uri is not a valid URI or {var} template.',
   HERMES_INVALID_NAME: 'A tool, prompt or resource name is empty, too long or uses characters MCP does not allow.',
   HERMES_INVALID_OPTIONS: 'Decorator or factory options are malformed.',

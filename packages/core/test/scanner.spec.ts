@@ -96,6 +96,8 @@ describe('scanner', () => {
     expect(error.code).toBe('HERMES_CONSTRUCTION_FAILED');
     expect(error.message).toContain('@Service()');
     expect(error.message).toContain('Server');
+    // typedi's own message ends with a full stop, and ours went on after it ("decorator.. Every").
+    expect(error.message).toMatch(/decorator\. Every class Server takes/);
   });
 
   it('fails with HERMES_DUPLICATE_NAME naming both methods', () => {

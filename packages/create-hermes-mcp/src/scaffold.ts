@@ -19,7 +19,7 @@ export interface ScaffoldOptions {
 }
 
 /** The Hermes packages a project depends on. */
-export type HermesPackage = 'core' | 'testing' | 'fastify';
+export type HermesPackage = 'core' | 'testing';
 
 /** What was written. */
 export interface ScaffoldResult {
@@ -78,7 +78,7 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   for (const relative of templateFiles(TEMPLATE_DIR)) {
     const text = readFileSync(path.join(TEMPLATE_DIR, relative), 'utf8')
       .replaceAll('{{name}}', name)
-      .replace(/\{\{hermes:(core|testing|fastify)\}\}/g, (_, pkg: HermesPackage) => spec(pkg));
+      .replace(/\{\{hermes:(core|testing)\}\}/g, (_, pkg: HermesPackage) => spec(pkg));
     const target = path.join(directory, path.dirname(relative), RENAMED[path.basename(relative)] ?? path.basename(relative));
     mkdirSync(path.dirname(target), { recursive: true });
     writeFileSync(target, text);

@@ -1,8 +1,8 @@
 /**
  * Every official 2026-07-28 example round-trips through the JSON-RPC codec.
  *
- * The examples live beside the schema (`<schema dir>/2026-07-28/examples/<Definition>/*.json`, see
- * test-support/mcp-schema.ts for where that is); each folder is named by the definition its files
+ * The examples live beside the schema (`test-support/mcp-schema/2026-07-28/examples/<Definition>/*.json`,
+ * copied from the official repository); each folder is named by the definition its files
  * satisfy. For every file:
  * 1. it validates against that definition, so we know it was read and filed correctly, and its
  *    JSON text survives `JSON.parse` (numbers, unicode, base64 kept as written);
@@ -28,7 +28,7 @@ import {
   request,
   resultResponse,
 } from '@hermes-mcp/protocol';
-import { schemaDir } from '../../../test-support/mcp-schema';
+import { SCHEMA_DIR } from '../../../test-support/mcp-schema';
 
 const REVISION = '2026-07-28';
 
@@ -49,12 +49,14 @@ interface Corpus {
   examples: Map<string, Example[]>;
 }
 
-function loadCorpus(): Corpus | { missing: string } {
-  const dir = path.join(schemaDir(), REVISION);
+/** Reads the schema and its examples; throws, naming the path, when either is missing. */
+function loadCorpus(): Corpus {
+  const dir = path.join(SCHEMA_DIR, REVISION);
   const schemaFile = path.join(dir, 'schema.json');
   const examplesDir = path.join(dir, 'examples');
   for (const needed of [schemaFile, examplesDir]) {
-    if (!existsSync(needed)) return { missing: `${needed} does not exist (set MCP_SCHEMA_DIR to the folder holding <revision>/schema.json)` };
+    if (!existsSync(needed))
+      throw new Error(`the official ${REVISION} schema is incomplete: ${needed} does not exist (test-support/mcp-schema/README.md says where it comes from)`);
   }
   const document = JSON.parse(readFileSync(schemaFile, 'utf8')) as Json;
   const defs = document.$defs as Record<string, Json>;
@@ -244,55 +246,44 @@ function rebuild(classified: ClassifiedMessage): JsonRpcMessage {
 
 // ---------------------------------------------------------------------------------------------
 
-const loaded = loadCorpus();
+const corpus = loadCorpus();
 
-if ('missing' in loaded) {
-  console.warn(`examples-2026: suite skipped: ${loaded.missing}`);
-  // Reported as skipped (with the reason above) on a clone without the schemas; CI always has them.
-  const skipped = describe.skip;
-  skipped(`${REVISION} examples`, () => {
-    it('round-trip through the codec (needs the MCP schemas)', () => undefined);
+describe(`${REVISION} examples`, () => {
+  it('are there to test', () => {
+    expect(corpus.examples.size).toBeGreaterThan(0);
+    expect([...corpus.examples.values()].flat().length).toBeGreaterThan(0);
   });
-} else {
-  const corpus = loaded;
 
-  describe(`${REVISION} examples`, () => {
-    it('are there to test', () => {
-      expect(corpus.examples.size).toBeGreaterThan(0);
-      expect([...corpus.examples.values()].flat().length).toBeGreaterThan(0);
-    });
+  describe.each([...corpus.examples.keys()])('%s', (folder) => {
+    const def = corpus.defs[folder];
+    const placement = def ? (wholeMessage(def, folder) ?? PLACEMENTS[folder]) : undefined;
 
-    describe.each([...corpus.examples.keys()])('%s', (folder) => {
-      const def = corpus.defs[folder];
-      const placement = def ? (wholeMessage(def, folder) ?? PLACEMENTS[folder]) : undefined;
+    it.each(corpus.examples.get(folder)!.map((e) => [e.file, e] as const))('%s round-trips through the codec', (_file, example) => {
+      // 1. Read right: the folder's definition accepts it, and parsing it lost nothing.
+      expect(def).toBeDefined();
+      expect(corpus.validate(folder, example.value)).toEqual([]);
+      expect(JSON.stringify(example.value)).toBe(canonicalText(example.text));
 
-      it.each(corpus.examples.get(folder)!.map((e) => [e.file, e] as const))('%s round-trips through the codec', (_file, example) => {
-        // 1. Read right: the folder's definition accepts it, and parsing it lost nothing.
-        expect(def).toBeDefined();
-        expect(corpus.validate(folder, example.value)).toEqual([]);
-        expect(JSON.stringify(example.value)).toBe(canonicalText(example.text));
+      // 2. A whole message, in the envelope the payload travels in.
+      if (!placement) throw new Error(`no placement for ${folder}: it is not a JSON-RPC message, so add the message it travels in to PLACEMENTS`);
+      const message = placement.wrap(example.value);
+      expect(corpus.validate('JSONRPCMessage', message)).toEqual([]);
+      expect(corpus.validate(placement.envelope, message)).toEqual([]);
 
-        // 2. A whole message, in the envelope the payload travels in.
-        if (!placement) throw new Error(`no placement for ${folder}: it is not a JSON-RPC message, so add the message it travels in to PLACEMENTS`);
-        const message = placement.wrap(example.value);
-        expect(corpus.validate('JSONRPCMessage', message)).toEqual([]);
-        expect(corpus.validate(placement.envelope, message)).toEqual([]);
-
-        // 3. Through the codec and back, unchanged.
-        const wire = JSON.stringify(message);
-        const frame = parseFrame(wire);
-        if (frame.kind !== 'single') throw new Error(`expected a single message, got ${JSON.stringify(frame)}`);
-        const classified = frame.message;
-        if (classified.kind === 'invalid') throw new Error(`the codec refused ${example.file}: ${classified.error.message}`);
-        expect(classified.kind).toBe(placement.kind);
-        expect(classified.message).toStrictEqual(message);
-        expect(JSON.stringify(classified.message)).toBe(wire);
-        expect(rebuild(classified)).toStrictEqual(message);
-        expect(JSON.stringify(rebuild(classified))).toBe(JSON.stringify(JSON.parse(wire)));
-      });
+      // 3. Through the codec and back, unchanged.
+      const wire = JSON.stringify(message);
+      const frame = parseFrame(wire);
+      if (frame.kind !== 'single') throw new Error(`expected a single message, got ${JSON.stringify(frame)}`);
+      const classified = frame.message;
+      if (classified.kind === 'invalid') throw new Error(`the codec refused ${example.file}: ${classified.error.message}`);
+      expect(classified.kind).toBe(placement.kind);
+      expect(classified.message).toStrictEqual(message);
+      expect(JSON.stringify(classified.message)).toBe(wire);
+      expect(rebuild(classified)).toStrictEqual(message);
+      expect(JSON.stringify(rebuild(classified))).toBe(JSON.stringify(JSON.parse(wire)));
     });
   });
-}
+});
 
 // The 2026-07-28 schema makes the id of an error response optional (its RequestId excludes null):
 // an error that answers no readable id leaves it out. The codec refused such a response.

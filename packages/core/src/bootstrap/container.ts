@@ -36,11 +36,13 @@ export function isolatedContainer(name: string): DependencyContainer {
  * no second decorator; their own dependencies still need `@Service()` (typedi's rule).
  */
 export function instantiate<T>(cls: Constructor<T>, container: DependencyContainer = defaultContainer()): T {
+  assertParameterTypes(cls);
   if (!container.has(cls)) container.set({ id: cls, type: cls });
   try {
     return container.get(cls);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    // typedi's own messages end with a full stop; ours goes on after it.
+    const reason = (error instanceof Error ? error.message : String(error)).replace(/[\s.]+$/, '');
     throw new HermesError(
       'HERMES_CONSTRUCTION_FAILED',
       `cannot build ${cls.name}: ${reason}. Every class ${cls.name} takes in its constructor must be ` +
@@ -49,4 +51,24 @@ export function instantiate<T>(cls: Constructor<T>, container: DependencyContain
       { cause: error },
     );
   }
+}
+
+/**
+ * typedi builds a class with the parameter types TypeScript recorded for its constructor
+ * (`design:paramtypes`, emitted under `emitDecoratorMetadata`). Without them it does not fail: it
+ * passes the container itself where the first dependency should be, and the server starts, only
+ * for every call to fail later (`this.api.forecast is not a function`). So a constructor that
+ * takes parameters and has no recorded types is refused here, at bootstrap, with both ways out.
+ */
+function assertParameterTypes(cls: Constructor): void {
+  if (cls.length === 0 || Reflect.hasMetadata('design:paramtypes', cls)) return;
+  throw new HermesError(
+    'HERMES_UNRESOLVED_DEPENDENCIES',
+    `${cls.name}'s constructor takes parameters, but no decorator metadata says what they are: the ` +
+      `file was compiled without emitDecoratorMetadata (tsx, esbuild and Vite never emit it), so ` +
+      `typedi cannot tell which services to pass. Either compile it with experimentalDecorators and ` +
+      `emitDecoratorMetadata (tsc, or ts-node to run a .ts file directly), or inject explicitly: give ` +
+      `${cls.name} a constructor without parameters and each dependency a property, ` +
+      `\`@Inject(() => TheService) private readonly service!: TheService;\` (Inject and @Service() from typedi).`,
+  );
 }

@@ -327,7 +327,10 @@ function logSchemaWarnings(logger: Logger, warnings: readonly SchemaWarning[]): 
 export class McpFactory {
   /**
    * Bootstraps a server: a class decorated with `@McpServer`, or an object implementing
-   * {@link McpHandler}. Fails here — not on the first request — when something is wrong.
+   * {@link McpHandler}. Fails here — not on the first request — when something is wrong: it
+   * throws a {@link HermesError} at once (synchronously), so `create(X).listen().catch(…)` would not
+   * see it. Call it where the error is caught, as the README does:
+   * `async function main() { await McpFactory.create(X).listen(); }` and `main().catch(…)`.
    */
   static create(target: Constructor | McpHandler, options: McpAppOptions = {}): McpApp {
     assertSingleCopies();

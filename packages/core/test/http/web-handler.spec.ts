@@ -30,7 +30,7 @@ class EchoInput {
   @IsString() text!: string;
 }
 
-const seen = { slowAborted: 0, slowFinished: 0 };
+const seen = { slowStarted: 0, slowAborted: 0, slowFinished: 0 };
 
 @McpServer({ name: 'web-handler-test', version: '1.0.0' })
 class WebServer {
@@ -50,6 +50,7 @@ class WebServer {
 
   @Tool({ description: 'Takes ms milliseconds, or until cancelled' })
   async slow(input: SlowInput, ctx: McpContext) {
+    seen.slowStarted++;
     try {
       await sleep(input.ms, undefined, { signal: ctx.signal });
     } catch {
@@ -214,8 +215,11 @@ describe('the Web-standard handler with careless and hostile clients', () => {
   it('closes gracefully: a call in flight gets its answer, a new session gets 503', async () => {
     const client = new Client({ name: 'v1-close', version: '1.0.0' });
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+    const started = seen.slowStarted;
     const call = client.callTool({ name: 'slow', arguments: { ms: 300 } });
-    await sleep(50);
+    // Closed once the call runs (a fixed pause was not always enough on a busy machine: the call
+    // then came after the close and was refused).
+    await eventually('the slow call to be running', () => seen.slowStarted === started + 1);
     const closing = handler.close();
     const refused = await sessionPost(url, undefined, rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'late', version: '1' } }));
     expect(refused.status).toBe(503);

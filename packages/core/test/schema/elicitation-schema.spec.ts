@@ -120,10 +120,7 @@ const props = (schema: ElicitationSchema) => schema.properties as Record<string,
 // The official schemas as referee.
 
 const loaded = loadSchemas(['2025-06-18', '2025-11-25']);
-if ('missing' in loaded) console.warn(`elicitation-schema: spec conformance tests skipped: ${loaded.missing}`);
-const withSpec = 'missing' in loaded ? describe.skip : describe;
 const revisionSchema = (revision: ElicitationRevision): RevisionSchema => {
-  if ('missing' in loaded) throw new Error(loaded.missing);
   return loaded.revisions.get(revision)!;
 };
 
@@ -187,7 +184,7 @@ const LATEST_ONLY: Array<[string, Ctor]> = [
   ['Sep1330', Sep1330],
 ];
 
-withSpec("elicitationSchemaFor: the revision's requestedSchema definition accepts it", () => {
+describe("elicitationSchemaFor: the revision's requestedSchema definition accepts it", () => {
   const cases: Array<[string, ElicitationRevision, Ctor]> = [
     ...FOR_BOTH.map(([n, c]): [string, ElicitationRevision, Ctor] => [n, '2025-06-18', c]),
     ...[...FOR_BOTH, ...LATEST_ONLY].map(([n, c]): [string, ElicitationRevision, Ctor] => [n, '2025-11-25', c]),

@@ -4,9 +4,13 @@ import { GreeterServer } from './server';
 
 // Serves on stdio: stdout carries the protocol (console.log goes to stderr while serving), and
 // the process ends when the client closes stdin. MCP clients start it with `node dist/main.js`.
-McpFactory.create(GreeterServer)
-  .listen()
-  .catch((error: unknown) => {
-    console.error(error);
-    process.exit(1);
-  });
+// \`create\` throws a bootstrap error (HERMES_…) at once, so it is called inside \`main\`: the catch
+// below then sees it as it sees a failed \`listen\`.
+async function main(): Promise<void> {
+  await McpFactory.create(GreeterServer).listen();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
