@@ -141,7 +141,7 @@ function send(url: URL, init: FetchInit, retry: boolean, redirects: number): Pro
       try {
         resolve(followRedirect(response, url, init, redirects, (target) => send(target, init, true, redirects + 1)) ?? response);
       } catch (error) {
-        reject(error as Error);
+        reject(error);
       }
     });
     request.once('error', (error: NodeJS.ErrnoException) => {
@@ -164,13 +164,7 @@ const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]
  * session id, a token) to a server they were not meant for. Undefined for an answer that is no
  * redirect (or has no readable `Location`), which the transport reads as any other.
  */
-function followRedirect(
-  response: FetchResponse,
-  url: URL,
-  init: FetchInit,
-  redirects: number,
-  again: (target: URL) => Promise<FetchResponse>,
-): Promise<FetchResponse> | undefined {
+function followRedirect(response: FetchResponse, url: URL, init: FetchInit, redirects: number, again: (target: URL) => Promise<FetchResponse>): Promise<FetchResponse> | undefined {
   if ((response as { type?: string }).type === 'opaqueredirect') {
     throw new McpError(ErrorCode.InternalError, `${init.method} ${url.href} was redirected, and this fetch does not tell where to: not followed`);
   }

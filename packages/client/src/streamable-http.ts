@@ -263,7 +263,8 @@ export class StreamableHttpClientTransport implements Transport {
       }
       if (this.closed || signal.aborted || (awaited !== undefined && answered)) return;
       // The stream ended early: resume it, if the server numbered its events.
-      if (lastId === undefined && awaited !== undefined) return this.giveUp(awaited, McpError.connectionLost('the response stream ended before the response, and had no event id to resume from'));
+      if (lastId === undefined && awaited !== undefined)
+        return this.giveUp(awaited, McpError.connectionLost('the response stream ended before the response, and had no event id to resume from'));
       if (attempt >= (this.options.reconnect?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
         if (awaited !== undefined) return this.giveUp(awaited, McpError.connectionLost(`the response stream could not be resumed after ${attempt} attempts`));
         this.standaloneOpen = false;
