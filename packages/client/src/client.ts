@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { InMemoryResponseCache, ResponseCache } from './cache';
 import { ClientRequestTrace, clientRequestChannel } from './diagnostics';
-import { DEFAULT_MAX_INBOUND_REQUESTS } from './limits';
+import { DEFAULT_MAX_INBOUND_REQUESTS, limitOption } from './limits';
 import {
   CallToolResult,
   ClientCapabilities,
@@ -311,7 +311,7 @@ export class McpClient {
           if (this.era === 'legacy') this.reinitialize().catch((error: unknown) => this.logger.error('could not start a new session after reconnecting', error));
         },
       },
-      { requestTimeout: options.requestTimeout ?? 60_000, maxInboundRequests: options.maxInboundRequests ?? DEFAULT_MAX_INBOUND_REQUESTS },
+      { requestTimeout: options.requestTimeout ?? 60_000, maxInboundRequests: limitOption('maxInboundRequests', options.maxInboundRequests, DEFAULT_MAX_INBOUND_REQUESTS) },
     );
   }
 

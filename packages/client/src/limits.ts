@@ -23,6 +23,22 @@ export const DEFAULT_MAX_INBOUND_REQUESTS = 64;
 export const MAX_ANSWERS_IN_FLIGHT = 16;
 
 /**
+ * The value of a limit option (`name`), or `fallback` when it was not given: a positive integer,
+ * else a RangeError naming the option and what it got (a limit of 0, or NaN, would refuse
+ * everything, and a negative one would pass nothing, without saying why).
+ */
+export function limitOption(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) throw new RangeError(`${name} must be a positive integer (default ${fallback}), not ${String(value)}`);
+  return value;
+}
+
+/** The `maxMessageBytes` of a transport's options, checked (see {@link limitOption}). */
+export function messageLimit(options: { maxMessageBytes?: number }): number {
+  return limitOption('maxMessageBytes', options.maxMessageBytes, DEFAULT_MAX_MESSAGE_BYTES);
+}
+
+/**
  * -32013: the server sent a message larger than `maxBytes` (`bytes`, when its size was declared).
  * `everyPending`: it could not be told which request it answered, so every pending one fails with it.
  */

@@ -174,7 +174,7 @@ function followRedirect(response: FetchResponse, url: URL, init: FetchInit, redi
   if (target === undefined) return undefined;
   void response.body?.cancel().catch(() => undefined);
   const why = !withinOrigin(url, target)
-    ? `another origin (the client follows redirects only within the server's origin, so that its headers stay there)`
+    ? `another origin (the client follows redirects only within the server's origin, so that its headers stay there; use that URL as the endpoint if it is the server meant)`
     : (target.username || target.password) && (target.username !== url.username || target.password !== url.password)
       ? 'other credentials in the URL'
       : redirects >= MAX_REDIRECTS

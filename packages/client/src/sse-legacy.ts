@@ -5,7 +5,7 @@
  * long as the stream.
  */
 import { ErrorCode, JsonRpcMessage, McpError, ParsedFrame, SendOptions, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
-import { AnswersInFlight, DEFAULT_MAX_MESSAGE_BYTES, messageTooLarge } from './limits';
+import { AnswersInFlight, messageLimit, messageTooLarge } from './limits';
 import { FetchLike, FetchResponse, readText, transportFetch } from './node-fetch';
 import { OAuthClient, OAuthError } from './oauth';
 import { SseEvent, readSse } from './sse';
@@ -56,7 +56,7 @@ export class SseClientTransport implements Transport {
   constructor(private readonly options: SseClientOptions) {
     this.info = Object.freeze({ kind: 'sse', url: String(options.url) });
     this.fetch = transportFetch(options);
-    this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.maxBytes = messageLimit(options);
   }
 
   /** The transport's state, its last error and the URL it POSTs to. */

@@ -7,7 +7,7 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { JsonRpcMessage, McpError, ParsedFrame, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
-import { DEFAULT_MAX_MESSAGE_BYTES, messageTooLarge } from './limits';
+import { messageLimit, messageTooLarge } from './limits';
 
 /** Where a client transport is. */
 export type TransportState = 'connecting' | 'connected' | 'disconnected' | 'error';
@@ -72,7 +72,7 @@ export class StdioClientTransport implements Transport {
   private exited?: Promise<void> = undefined;
 
   constructor(private readonly options: StdioClientOptions) {
-    this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.maxBytes = messageLimit(options);
   }
 
   /** The process, its state, exit status and traffic. */

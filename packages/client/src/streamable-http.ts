@@ -23,7 +23,7 @@ import {
   parseFrame,
   serialize,
 } from '@hermes-mcp/protocol';
-import { AnswersInFlight, DEFAULT_MAX_MESSAGE_BYTES, messageTooLarge } from './limits';
+import { AnswersInFlight, messageLimit, messageTooLarge } from './limits';
 import { FetchLike, FetchResponse, readText, transportFetch } from './node-fetch';
 import { OAuthClient, OAuthError } from './oauth';
 import { DEFAULT_MAX_ATTEMPTS, ReconnectOptions, backoffDelay } from './reconnect';
@@ -95,7 +95,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.url = new URL(options.url);
     this.info = Object.freeze({ kind: 'http', url: this.url.href });
     this.fetch = transportFetch(options);
-    this.maxBytes = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
+    this.maxBytes = messageLimit(options);
   }
 
   /** The transport's state, last error and how many times it reconnected a stream. */

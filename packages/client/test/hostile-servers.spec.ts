@@ -9,7 +9,17 @@ import { spawn } from 'node:child_process';
 import { createServer, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
-import { McpClient, McpClientOptions, McpError, StdioClientTransport, StreamableHttpClientOptions, StreamableHttpClientTransport, unwrap } from '@hermes-mcp/client';
+import {
+  InMemoryTransport,
+  McpClient,
+  McpClientOptions,
+  McpError,
+  SseClientTransport,
+  StdioClientTransport,
+  StreamableHttpClientOptions,
+  StreamableHttpClientTransport,
+  unwrap,
+} from '@hermes-mcp/client';
 import { eventually } from '../../../test-support/e2e';
 
 const MiB = 1024 * 1024;
@@ -309,7 +319,7 @@ describe('redirects (item 4)', () => {
     const client = await connectHttp(server.url, { headers: { 'x-api-key': 'secret' }, fetch: given });
     const error = await failureOf(client.callTool('moved'));
     expect(error.message).toBe(
-      `HTTP 307 from ${server.url} redirects to ${elsewhere.url}: not followed, another origin (the client follows redirects only within the server's origin, so that its headers stay there)`,
+      `HTTP 307 from ${server.url} redirects to ${elsewhere.url}: not followed, another origin (the client follows redirects only within the server's origin, so that its headers stay there; use that URL as the endpoint if it is the server meant)`,
     );
     expect(error.data).toEqual({ status: 307, location: elsewhere.url });
     // Neither the API key nor the session id went there.
@@ -392,5 +402,18 @@ describe('HTTP+SSE (2024-11-05) with many calls at once (item 6)', () => {
     );
     expect({ code: run.code, results: JSON.parse(run.stdout) as unknown }).toEqual({ code: 0, results: Array.from({ length: calls }, () => 'called') });
     expect(run.stderr).not.toContain('MaxListenersExceededWarning');
+  });
+});
+
+describe('limits given badly', () => {
+  it.each([0, -1, 1.5, Number.NaN])('refuses %p as maxMessageBytes on every transport and as maxInboundRequests, naming the option', (bad) => {
+    const url = 'http://127.0.0.1:1/mcp';
+    const message = `must be a positive integer (default 16777216), not ${String(bad)}`;
+    expect(() => new StdioClientTransport({ command: process.execPath, maxMessageBytes: bad })).toThrow(new RangeError(`maxMessageBytes ${message}`));
+    expect(() => new StreamableHttpClientTransport({ url, maxMessageBytes: bad })).toThrow(new RangeError(`maxMessageBytes ${message}`));
+    expect(() => new SseClientTransport({ url, maxMessageBytes: bad })).toThrow(new RangeError(`maxMessageBytes ${message}`));
+    expect(() => new McpClient(InMemoryTransport.createLinkedPair()[0], { maxInboundRequests: bad })).toThrow(
+      new RangeError(`maxInboundRequests must be a positive integer (default 64), not ${String(bad)}`),
+    );
   });
 });
