@@ -158,7 +158,7 @@ const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]
 
 /**
  * The request sent again where a redirect answer points, when the client follows it: a target in
- * the request's origin (or its https form on default ports), at most {@link MAX_REDIRECTS} in a
+ * the request's origin, at most {@link MAX_REDIRECTS} in a
  * row, that keeps the method (307 and 308; any redirect of a GET). Any other redirect throws an
  * error naming its target: followed, it would carry the request's headers (an API key, the
  * session id, a token) to a server they were not meant for. Undefined for an answer that is no
@@ -173,15 +173,16 @@ function followRedirect(response: FetchResponse, url: URL, init: FetchInit, redi
   const target = location === null ? undefined : URL.canParse(location, url.href) ? new URL(location, url) : undefined;
   if (target === undefined) return undefined;
   void response.body?.cancel().catch(() => undefined);
-  const why = !withinOrigin(url, target)
-    ? `another origin (the client follows redirects only within the server's origin, so that its headers stay there; use that URL as the endpoint if it is the server meant)`
-    : (target.username || target.password) && (target.username !== url.username || target.password !== url.password)
-      ? 'other credentials in the URL'
-      : redirects >= MAX_REDIRECTS
-        ? `the redirect after ${MAX_REDIRECTS} in a row`
-        : response.status !== 307 && response.status !== 308 && init.method !== 'GET'
-          ? `a ${response.status} would turn the ${init.method} into a GET (only 307 and 308 keep it)`
-          : undefined;
+  const why =
+    target.origin !== url.origin
+      ? `another origin (the client follows redirects only within the server's origin, so that its headers stay there; use that URL as the endpoint if it is the server meant)`
+      : (target.username || target.password) && (target.username !== url.username || target.password !== url.password)
+        ? 'other credentials in the URL'
+        : redirects >= MAX_REDIRECTS
+          ? `the redirect after ${MAX_REDIRECTS} in a row`
+          : response.status !== 307 && response.status !== 308 && init.method !== 'GET'
+            ? `a ${response.status} would turn the ${init.method} into a GET (only 307 and 308 keep it)`
+            : undefined;
   if (why === undefined) return again(target);
   // Named without credentials, query or fragment: they may hold secrets.
   const named = new URL(target.href);
@@ -190,12 +191,6 @@ function followRedirect(response: FetchResponse, url: URL, init: FetchInit, redi
     status: response.status,
     location: named.href,
   });
-}
-
-/** True when `to` is `from`'s origin, or its https form on the same host with default ports. */
-function withinOrigin(from: URL, to: URL): boolean {
-  if (to.origin === from.origin) return true;
-  return from.protocol === 'http:' && to.protocol === 'https:' && from.hostname === to.hostname && from.port === '' && to.port === '';
 }
 
 /** A `fetch` that was given, its redirects followed by {@link followRedirect} rather than by itself. */

@@ -337,6 +337,27 @@ describe('redirects (item 4)', () => {
     const client = await connectHttp(server.url, { fetch: given });
     expect(unwrap(await client.callTool('moved')).content).toEqual([{ type: 'text', text: 'moved, session hostile-session' }]);
   });
+  const refusals = [
+    ['a 303 of a POST', 303, () => '/mcp/other', 'a 303 would turn the POST into a GET (only 307 and 308 keep it)'],
+    ['a sixth redirect in a row', 307, (path: string) => `${path}/next`, 'the redirect after 5 in a row'],
+    ['a URL with credentials', 307, (_path: string, port: string) => `http://user:pass@127.0.0.1:${port}/mcp/other`, 'other credentials in the URL'],
+  ] as const;
+  it.each(fetches.flatMap(([name, given]) => refusals.map(([what, status, to, why]) => [name, what, given, status, to, why] as const)))(
+    '%s: %s is not followed either, and the error says why',
+    async (_, _what, given, status, to, why) => {
+      const server = await hostile({
+        call: (_message, res) => {
+          const last = server.seen[server.seen.length - 1];
+          res.writeHead(status, { location: to(last.path, new URL(server.url).port) }).end();
+        },
+      });
+      const client = await connectHttp(server.url, { fetch: given });
+      const error = await failureOf(client.callTool('moved'));
+      expect(error.message).toMatch(new RegExp(`^HTTP ${status} from http://127\\.0\\.0\\.1:\\d+/mcp\\S* redirects to http://127\\.0\\.0\\.1:\\d+/mcp/\\S+: not followed, `));
+      expect(error.message.endsWith(why)).toBe(true);
+      expect(error.data).toMatchObject({ status });
+    },
+  );
 });
 
 describe('errors that say what was wrong (item 5)', () => {
