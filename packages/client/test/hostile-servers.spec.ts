@@ -244,6 +244,55 @@ describe('a stdio line longer than the client reads (item 2)', () => {
   });
 });
 
+/** A stdio server (node -e) whose answer to a call is one line of 3 MiB of multi-byte characters, written in slices that cut them. */
+const SLICED_LINE_SERVER = `
+const text = 'é😀'.repeat(3 * 1024 * 1024 / 6);
+let partial = '';
+const out = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+process.stdin.on('data', (chunk) => {
+  const lines = (partial + chunk).split('\\n');
+  partial = lines.pop();
+  for (const line of lines) {
+    const m = JSON.parse(line);
+    if (m.method === 'initialize') out({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'sliced', version: '1.0.0' } } });
+    else if (m.method === 'tools/call') {
+      const bytes = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text } ] } }) + '\\r\\n');
+      for (let at = 0; at < bytes.length; at += 7777) process.stdout.write(bytes.subarray(at, at + 7777));
+    }
+  }
+});
+`;
+
+describe('long messages within the limit', () => {
+  it('a stdio line of 3 MiB whose characters are cut between writes is read whole', async () => {
+    const client = new McpClient(new StdioClientTransport({ command: process.execPath, args: ['-e', SLICED_LINE_SERVER], closeGracePeriod: 500 }), { protocolVersion: REVISION });
+    clients.push(client);
+    await client.connect();
+    expect(unwrap(await client.callTool('sliced')).content).toEqual([{ type: 'text', text: 'é😀'.repeat((3 * MiB) / 6) }]);
+  });
+
+  it('an SSE event of 3 MiB with CRLF line ends, its characters and line ends cut between writes, is read whole', async () => {
+    const text = 'é😀'.repeat((3 * MiB) / 6);
+    const server = await hostile({
+      call: (message, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        const bytes = Buffer.from(`: a comment\r\nevent: message\r\ndata: ${resultOf(message.id, text)}\r\n\r\n`);
+        const cuts = [5, 12, 13, 14, 15, 16];
+        for (let at = 17; at < bytes.length; at += 7777) cuts.push(at);
+        cuts.push(bytes.length - 3, bytes.length - 1);
+        let from = 0;
+        for (const cut of [...cuts, bytes.length]) {
+          res.write(bytes.subarray(from, cut));
+          from = cut;
+        }
+        res.end();
+      },
+    });
+    const client = await connectHttp(server.url);
+    expect(unwrap(await client.callTool('sliced')).content).toEqual([{ type: 'text', text }]);
+  });
+});
+
 describe('a flood of the server’s requests (item 3)', () => {
   it('runs at most maxInboundRequests of them at once; the rest are refused with -32600 naming the limit, their handler not called', async () => {
     const flood = 100;
