@@ -432,46 +432,81 @@ describe('errors that say what was wrong (item 5)', () => {
   });
 });
 
-describe('HTTP+SSE (2024-11-05) with many calls at once (item 6)', () => {
-  it('makes 20 calls at once without a MaxListenersExceededWarning', async () => {
-    const calls = 20;
-    let stream: ServerResponse | undefined;
-    const posted: Array<{ message: Message; res: ServerResponse }> = [];
-    const server = createServer((req, res) => {
-      if (req.method === 'GET') {
-        stream = res.writeHead(200, { 'content-type': 'text/event-stream' });
-        return void res.write('event: endpoint\ndata: /messages\n\n');
-      }
-      const chunks: Buffer[] = [];
-      req.on('data', (chunk: Buffer) => chunks.push(chunk));
-      req.on('end', () => {
-        const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Message;
-        const answer = (m: Message, to: ServerResponse) => {
-          to.writeHead(202).end();
-          if (m.method === 'initialize')
-            stream!.write(
-              `event: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'sse', version: '1.0.0' } } })}\n\n`,
-            );
-          else if (m.method === 'tools/call') stream!.write(`event: message\ndata: ${resultOf(m.id, 'called')}\n\n`);
-        };
-        if (message.method !== 'tools/call') return answer(message, res);
-        // Every call's POST is held until all of them are under way.
-        posted.push({ message, res });
-        if (posted.length === calls) for (const post of posted) answer(post.message, post.res);
-      });
+/**
+ * A 2024-11-05 HTTP+SSE server on 127.0.0.1: its stream starts with the endpoint event, each POST
+ * gets 202 and its answer comes on the stream; `onCall` answers a `tools/call` (by default the
+ * text "called"). Resolves with the URL of its stream.
+ */
+async function legacySse(onCall?: (message: Message, res: ServerResponse, stream: ServerResponse) => void): Promise<string> {
+  let stream: ServerResponse | undefined;
+  const server = createServer((req, res) => {
+    if (req.method === 'GET') {
+      stream = res.writeHead(200, { 'content-type': 'text/event-stream' });
+      return void res.write('event: endpoint\ndata: /messages\n\n');
+    }
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => {
+      const message = JSON.parse(Buffer.concat(chunks).toString('utf8')) as Message;
+      if (message.method === 'tools/call' && onCall) return onCall(message, res, stream!);
+      res.writeHead(202).end();
+      const result =
+        message.method === 'initialize'
+          ? JSON.stringify({
+              jsonrpc: '2.0',
+              id: message.id,
+              result: { protocolVersion: '2024-11-05', capabilities: { tools: {} }, serverInfo: { name: 'sse', version: '1.0.0' } },
+            })
+          : message.method === 'tools/call'
+            ? resultOf(message.id, 'called')
+            : undefined;
+      if (result !== undefined) stream!.write(`event: message\ndata: ${result}\n\n`);
     });
-    servers.push(server);
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`;
+}
+
+describe('HTTP+SSE (2024-11-05)', () => {
+  it('makes 20 calls at once without a MaxListenersExceededWarning (item 6)', async () => {
+    const calls = 20;
+    const posted: Array<{ message: Message; res: ServerResponse }> = [];
+    const url = await legacySse((message, res, stream) => {
+      // Every call's POST is held until all of them are under way.
+      posted.push({ message, res });
+      if (posted.length < calls) return;
+      for (const post of posted) {
+        post.res.writeHead(202).end();
+        stream.write(`event: message\ndata: ${resultOf(post.message.id, 'called')}\n\n`);
+      }
+    });
     const run = await runClient(
       `const client = new McpClient(new SseClientTransport({ url }), { protocolVersion: '2024-11-05' });
       await client.connect();
       const results = await Promise.all(Array.from({ length: ${calls} }, () => client.callTool('many')));
       console.log(JSON.stringify(results.map((r) => r.content[0].text)));
       await client.close();`,
-      `http://127.0.0.1:${(server.address() as AddressInfo).port}/sse`,
+      url,
     );
     expect({ code: run.code, results: JSON.parse(run.stdout) as unknown }).toEqual({ code: 0, results: Array.from({ length: calls }, () => 'called') });
     expect(run.stderr).not.toContain('MaxListenersExceededWarning');
+  });
+
+  it('an event past maxMessageBytes fails every pending call with -32013 naming the limit; the stream reads on', async () => {
+    let calls = 0;
+    const url = await legacySse((message, res, stream) => {
+      res.writeHead(202).end();
+      const text = ++calls === 1 ? 'a'.repeat(2 * MiB) : 'after the large one';
+      stream.write(`event: message\ndata: ${resultOf(message.id, text)}\n\n`);
+    });
+    const client = new McpClient(new SseClientTransport({ url, maxMessageBytes: MiB }), { protocolVersion: '2024-11-05' });
+    clients.push(client);
+    await client.connect();
+    const error = await failureOf(client.callTool('large'));
+    expect({ code: error.code, data: error.data }).toEqual({ code: -32013, data: { maxMessageBytes: MiB } });
+    expect(error.message).toContain(`limit of ${MiB} bytes (maxMessageBytes); it was dropped, and every request pending failed`);
+    expect(unwrap(await client.callTool('next')).content).toEqual([{ type: 'text', text: 'after the large one' }]);
   });
 });
 
