@@ -158,7 +158,7 @@ const REDIRECT_STATUSES: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]
 
 /**
  * The request sent again where a redirect answer points, when the client follows it: a target in
- * the request's origin, at most {@link MAX_REDIRECTS} in a
+ * the request's origin, with no other credentials in its URL, at most {@link MAX_REDIRECTS} in a
  * row, that keeps the method (307 and 308; any redirect of a GET). Any other redirect throws an
  * error naming its target: followed, it would carry the request's headers (an API key, the
  * session id, a token) to a server they were not meant for. Undefined for an answer that is no

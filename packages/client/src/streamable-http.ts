@@ -49,7 +49,7 @@ export interface StreamableHttpClientOptions {
   /**
    * The largest message read from the server, in bytes (default 16 MiB): a JSON answer or an SSE
    * event past it is dropped as it streams in, and the request it answers fails with -32013
-   * naming the limit.
+   * naming the limit (an event on the session's GET stream is dropped, and the stream reads on).
    */
   maxMessageBytes?: number;
 }
