@@ -22,8 +22,10 @@ export interface SseEvent {
 
 const LF = 0x0a;
 const CR = 0x0d;
+/** The longest field prefix a server writes before a value: `event: ` and `retry: `. */
+const FIELD_PREFIX_BYTES = 7;
 
-/** The events of a response body, as they arrive; an event of more than `maxBytes` bytes comes as `{ tooLarge }`. */
+/** The events of a response body, as they arrive; an event whose data passes `maxBytes` bytes comes as `{ tooLarge }`. */
 export async function* readSse(body: ReadableStream<Uint8Array>, signal?: AbortSignal, maxBytes = DEFAULT_MAX_MESSAGE_BYTES): AsyncGenerator<SseEvent> {
   const reader = body.getReader();
   const onAbort = () => void reader.cancel().catch(() => undefined);
@@ -31,7 +33,7 @@ export async function* readSse(body: ReadableStream<Uint8Array>, signal?: AbortS
   /** The line so far, when it began in an earlier chunk. */
   let parts: Buffer[] = [];
   let lineBytes = 0;
-  /** Bytes of the event's lines so far. */
+  /** Bytes of the event's data so far (its lines joined with newlines, as the message will be). */
   let eventBytes = 0;
   /** The event passed the limit: its lines are skipped up to the blank line that ends it. */
   let skipping = false;
@@ -75,23 +77,30 @@ export async function* readSse(body: ReadableStream<Uint8Array>, signal?: AbortS
           continue;
         }
         if (skipping) continue;
-        if (eventBytes + length > maxBytes) {
-          skipping = true;
-          yield { data: '', tooLarge: eventBytes + length };
-          continue;
-        }
         let line = held.length === 0 ? chunk.toString('utf8', from, end) : Buffer.concat([...held, chunk.subarray(from, end)]).toString('utf8');
         if (firstLine && line.charCodeAt(0) === 0xfeff) line = line.slice(1);
         firstLine = false;
-        // Comments are not part of the event: only fields count against its limit.
-        if (line.charCodeAt(0) !== 0x3a) eventBytes += length;
-        hasData = field(line, event, hasData);
+        if (line.charCodeAt(0) === 0x3a) continue; // ':' starts a comment, no part of the event
+        const colon = line.indexOf(':');
+        const name = colon === -1 ? line : line.slice(0, colon);
+        const value = colon === -1 ? '' : line.slice(line.charCodeAt(colon + 1) === 0x20 ? colon + 2 : colon + 1);
+        // What counts is the data, as the message will be (its lines joined with newlines): a
+        // server's largest message fits in one event, whatever its framing. Other fields replace
+        // each other, so they add nothing up; each line is bounded as it comes (below).
+        const size = name !== 'data' ? 0 : length - Buffer.byteLength(line.slice(0, line.length - value.length)) + (hasData ? 1 : 0);
+        if (eventBytes + size > maxBytes) {
+          skipping = true;
+          yield { data: '', tooLarge: eventBytes + size };
+          continue;
+        }
+        eventBytes += size;
+        hasData = field(name, value, event, hasData);
       }
       if (start < chunk.length) {
         lineBytes += chunk.length - start;
         if (!skipping) parts.push(chunk.subarray(start));
-        // A line that never ends counts against its event as it comes.
-        if (!skipping && eventBytes + lineBytes > maxBytes) {
+        // A line that never ends counts against its event as it comes (less the longest field name it may start with).
+        if (!skipping && eventBytes + lineBytes > maxBytes + FIELD_PREFIX_BYTES) {
           skipping = true;
           parts = [];
           yield { data: '', tooLarge: eventBytes + lineBytes };
@@ -106,13 +115,8 @@ export async function* readSse(body: ReadableStream<Uint8Array>, signal?: AbortS
   }
 }
 
-/** Adds one line's field to `event`; returns whether the event has data now. */
-function field(line: string, event: SseEvent, hasData: boolean): boolean {
-  if (line.charCodeAt(0) === 0x3a) return hasData; // ':' starts a comment
-  const colon = line.indexOf(':');
-  const name = colon === -1 ? line : line.slice(0, colon);
-  let value = colon === -1 ? '' : line.slice(colon + 1);
-  if (value.charCodeAt(0) === 0x20) value = value.slice(1);
+/** Adds one field to `event`; returns whether the event has data now. */
+function field(name: string, value: string, event: SseEvent, hasData: boolean): boolean {
   if (name === 'data') {
     event.data = hasData ? `${event.data}\n${value}` : value;
     return true;

@@ -293,6 +293,59 @@ describe('long messages within the limit', () => {
   });
 });
 
+/** A stdio server (node -e) that answers a call with a message of exactly `arguments.bytes` bytes of JSON. */
+const EXACT_SIZE_SERVER = `
+let partial = '';
+const out = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
+process.stdin.on('data', (chunk) => {
+  const lines = (partial + chunk).split('\\n');
+  partial = lines.pop();
+  for (const line of lines) {
+    const m = JSON.parse(line);
+    if (m.method === 'initialize') out({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'exact', version: '1.0.0' } } });
+    else if (m.method === 'tools/call') {
+      const empty = { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: '' }] } };
+      empty.result.content[0].text = 'a'.repeat(m.params.arguments.bytes - JSON.stringify(empty).length);
+      out(empty);
+    }
+  }
+});
+`;
+
+describe('the limit, to the byte', () => {
+  const limit = 64 * 1024;
+  /** A result of exactly `bytes` bytes of JSON, answering `message`. */
+  const exact = (message: Message) => {
+    const id = message.id;
+    const bytes = (message.params!.arguments as { bytes: number }).bytes;
+    return resultOf(id, 'a'.repeat(bytes - resultOf(id, '').length));
+  };
+  const clientOf: Record<string, () => Promise<McpClient>> = {
+    'a JSON answer': async () =>
+      connectHttp((await hostile({ call: (message, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(exact(message)) })).url, { maxMessageBytes: limit }),
+    'an SSE event with an id and an event name': async () => {
+      const server = await hostile({
+        call: (message, res) => res.writeHead(200, { 'content-type': 'text/event-stream' }).end(`id: 1\nevent: message\ndata: ${exact(message)}\n\n`),
+      });
+      return connectHttp(server.url, { maxMessageBytes: limit });
+    },
+    'a stdio line': async () => {
+      const client = new McpClient(new StdioClientTransport({ command: process.execPath, args: ['-e', EXACT_SIZE_SERVER], closeGracePeriod: 500, maxMessageBytes: limit }), {
+        protocolVersion: REVISION,
+      });
+      clients.push(client);
+      await client.connect();
+      return client;
+    },
+  };
+  it.each(Object.keys(clientOf))('%s of exactly maxMessageBytes is read; one byte more is not', async (kind) => {
+    const client = await clientOf[kind]();
+    const result = unwrap(await client.callTool('exact', { bytes: limit }));
+    expect((result.content as Array<{ text: string }>)[0].text).toMatch(/^a+$/);
+    expect(await failureOf(client.callTool('exact', { bytes: limit + 1 }))).toMatchObject({ code: -32013, data: { maxMessageBytes: limit } });
+  });
+});
+
 describe('a flood of the server’s requests (item 3)', () => {
   it('runs at most maxInboundRequests of them at once; the rest are refused with -32600 naming the limit, their handler not called', async () => {
     const flood = 100;
@@ -421,6 +474,18 @@ describe('errors that say what was wrong (item 5)', () => {
     const error = await failureOf(client.callTool('large'));
     expect({ code: error.code, data: error.data }).toEqual({ code: -32013, data: { maxMessageBytes: MiB } });
     expect(error.message).toContain(`limit of ${MiB} bytes (maxMessageBytes)`);
+  });
+
+  it('a comment line past maxMessageBytes that does not end fails its call with -32013 as it comes', async () => {
+    const server = await hostile({
+      call: (_message, res) => {
+        res.writeHead(200, { 'content-type': 'text/event-stream' });
+        // No line end, no end of the stream: only the limit can fail the call.
+        res.write(`: ${'x'.repeat(2 * MiB)}`);
+      },
+    });
+    const client = await connectHttp(server.url, { maxMessageBytes: MiB });
+    expect(await failureOf(client.callTool('endless'))).toMatchObject({ code: -32013, data: { maxMessageBytes: MiB } });
   });
 
   it('a JSON answer that does not parse is said to be invalid JSON', async () => {
