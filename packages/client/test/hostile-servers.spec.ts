@@ -195,45 +195,61 @@ describe('a JSON answer larger than the client reads (item 1)', () => {
   });
 });
 
-/** A stdio server (node -e) that initializes, then writes a line of `lineBytes` without its newline; the newline and an answer come with the next call. */
-const ENDLESS_LINE_SERVER = `
-const lineBytes = Number(process.argv[1]);
-let calls = 0;
+/**
+ * The source of a stdio server (for `node -e`) that answers `initialize` and runs `onCall` for each
+ * `tools/call` (`m` the request, `calls` how many came, `out(message)` writes one line).
+ */
+function stdioServer(onCall: string): string {
+  return `
 let partial = '';
+let calls = 0;
 const out = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
 process.stdin.on('data', (chunk) => {
   const lines = (partial + chunk).split('\\n');
   partial = lines.pop();
   for (const line of lines) {
     const m = JSON.parse(line);
-    if (m.method === 'initialize') out({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'endless-line', version: '1.0.0' } } });
-    else if (m.method === 'tools/call' && ++calls === 1) {
-      const chunk = Buffer.alloc(65536, 'x');
-      let written = 0;
-      const write = () => {
-        while (written < lineBytes) {
-          written += chunk.length;
-          if (!process.stdout.write(chunk)) return process.stdout.once('drain', write);
-        }
-      };
-      write();
-    } else if (m.method === 'tools/call') {
-      process.stdout.write('\\n');
-      out({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'a line of its own' }] } });
+    if (m.method === 'initialize') out({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'stdio', version: '1.0.0' } } });
+    else if (m.method === 'tools/call') {
+      calls++;
+      ${onCall}
     }
   }
-});
-`;
+});`;
+}
+
+/** A client connected to `node -e script ...args`. */
+async function connectStdio(script: string, args: string[] = [], maxMessageBytes?: number): Promise<McpClient> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: ['-e', script, ...args], closeGracePeriod: 500, maxMessageBytes });
+  const client = new McpClient(transport, { protocolVersion: REVISION });
+  clients.push(client);
+  await client.connect();
+  return client;
+}
+
+/** A stdio server whose first answer is a line of `argv[1]` bytes without its newline; the newline and an answer come with the next call. */
+const ENDLESS_LINE_SERVER = stdioServer(`
+      if (calls === 1) {
+        const chunk = Buffer.alloc(65536, 'x');
+        let written = 0;
+        const write = () => {
+          while (written < Number(process.argv[1])) {
+            written += chunk.length;
+            if (!process.stdout.write(chunk)) return process.stdout.once('drain', write);
+          }
+        };
+        write();
+      } else {
+        process.stdout.write('\\n');
+        out({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'a line of its own' }] } });
+      }`);
 
 describe('a stdio line longer than the client reads (item 2)', () => {
   it.each([
     ['maxMessageBytes 1 MiB', MiB, 8 * MiB],
     ['the default, 16 MiB', undefined, 17 * MiB],
   ])('%s: the pending call fails with -32013 naming the limit before the line ends, and the connection goes on', async (_, maxMessageBytes, lineBytes) => {
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['-e', ENDLESS_LINE_SERVER, String(lineBytes)], closeGracePeriod: 500, maxMessageBytes });
-    const client = new McpClient(transport, { protocolVersion: REVISION });
-    clients.push(client);
-    await client.connect();
+    const client = await connectStdio(ENDLESS_LINE_SERVER, [String(lineBytes)], maxMessageBytes);
     // The line never ends before the second call: only the limit can fail the first one.
     const error = await failureOf(client.callTool('endless', {}, { timeout: 15_000 }));
     const limit = maxMessageBytes ?? 16 * MiB;
@@ -244,30 +260,15 @@ describe('a stdio line longer than the client reads (item 2)', () => {
   });
 });
 
-/** A stdio server (node -e) whose answer to a call is one line of 3 MiB of multi-byte characters, written in slices that cut them. */
-const SLICED_LINE_SERVER = `
-const text = 'é😀'.repeat(3 * 1024 * 1024 / 6);
-let partial = '';
-const out = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
-process.stdin.on('data', (chunk) => {
-  const lines = (partial + chunk).split('\\n');
-  partial = lines.pop();
-  for (const line of lines) {
-    const m = JSON.parse(line);
-    if (m.method === 'initialize') out({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'sliced', version: '1.0.0' } } });
-    else if (m.method === 'tools/call') {
-      const bytes = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text } ] } }) + '\\r\\n');
-      for (let at = 0; at < bytes.length; at += 7777) process.stdout.write(bytes.subarray(at, at + 7777));
-    }
-  }
-});
-`;
+/** A stdio server whose answer is one line of 3 MiB of multi-byte characters, written in slices that cut them, ending with CRLF. */
+const SLICED_LINE_SERVER = stdioServer(`
+      const text = 'é😀'.repeat(3 * 1024 * 1024 / 6);
+      const bytes = Buffer.from(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text }] } }) + '\\r\\n');
+      for (let at = 0; at < bytes.length; at += 7777) process.stdout.write(bytes.subarray(at, at + 7777));`);
 
 describe('long messages within the limit', () => {
   it('a stdio line of 3 MiB whose characters are cut between writes is read whole', async () => {
-    const client = new McpClient(new StdioClientTransport({ command: process.execPath, args: ['-e', SLICED_LINE_SERVER], closeGracePeriod: 500 }), { protocolVersion: REVISION });
-    clients.push(client);
-    await client.connect();
+    const client = await connectStdio(SLICED_LINE_SERVER);
     expect(unwrap(await client.callTool('sliced')).content).toEqual([{ type: 'text', text: 'é😀'.repeat((3 * MiB) / 6) }]);
   });
 
@@ -293,24 +294,11 @@ describe('long messages within the limit', () => {
   });
 });
 
-/** A stdio server (node -e) that answers a call with a message of exactly `arguments.bytes` bytes of JSON. */
-const EXACT_SIZE_SERVER = `
-let partial = '';
-const out = (message) => process.stdout.write(JSON.stringify(message) + '\\n');
-process.stdin.on('data', (chunk) => {
-  const lines = (partial + chunk).split('\\n');
-  partial = lines.pop();
-  for (const line of lines) {
-    const m = JSON.parse(line);
-    if (m.method === 'initialize') out({ jsonrpc: '2.0', id: m.id, result: { protocolVersion: m.params.protocolVersion, capabilities: { tools: {} }, serverInfo: { name: 'exact', version: '1.0.0' } } });
-    else if (m.method === 'tools/call') {
+/** A stdio server that answers a call with a message of exactly `arguments.bytes` bytes of JSON. */
+const EXACT_SIZE_SERVER = stdioServer(`
       const empty = { jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: '' }] } };
       empty.result.content[0].text = 'a'.repeat(m.params.arguments.bytes - JSON.stringify(empty).length);
-      out(empty);
-    }
-  }
-});
-`;
+      out(empty);`);
 
 describe('the limit, to the byte', () => {
   const limit = 64 * 1024;
@@ -329,14 +317,7 @@ describe('the limit, to the byte', () => {
       });
       return connectHttp(server.url, { maxMessageBytes: limit });
     },
-    'a stdio line': async () => {
-      const client = new McpClient(new StdioClientTransport({ command: process.execPath, args: ['-e', EXACT_SIZE_SERVER], closeGracePeriod: 500, maxMessageBytes: limit }), {
-        protocolVersion: REVISION,
-      });
-      clients.push(client);
-      await client.connect();
-      return client;
-    },
+    'a stdio line': () => connectStdio(EXACT_SIZE_SERVER, [], limit),
   };
   it.each(Object.keys(clientOf))('%s of exactly maxMessageBytes is read; one byte more is not', async (kind) => {
     const client = await clientOf[kind]();
