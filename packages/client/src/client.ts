@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { InMemoryResponseCache, ResponseCache } from './cache';
 import { ClientRequestTrace, clientRequestChannel } from './diagnostics';
+import { DEFAULT_MAX_INBOUND_REQUESTS, limitOption } from './limits';
 import {
   CallToolResult,
   ClientCapabilities,
@@ -91,6 +92,12 @@ export interface McpClientOptions {
   capabilities?: ClientCapabilities;
   /** Milliseconds a request may take before it is cancelled and fails (default 60 000). */
   requestTimeout?: number;
+  /**
+   * Most of the server's requests (elicitation, sampling, roots) handled at once on this connection
+   * (default 64): one more is refused with -32600 naming the limit, its handler not called, so a
+   * server that floods requests cannot make the client hold them all.
+   */
+  maxInboundRequests?: number;
   /** Most input rounds one 2026-07-28 request may take (default 10). */
   maxRounds?: number;
   /**
@@ -377,7 +384,7 @@ export class McpClient {
           if (this.era === 'legacy') this.reinitialize().catch((error: unknown) => this.logger.error('could not start a new session after reconnecting', error));
         },
       },
-      { requestTimeout: options.requestTimeout ?? 60_000 },
+      { requestTimeout: options.requestTimeout ?? 60_000, maxInboundRequests: limitOption('maxInboundRequests', options.maxInboundRequests, DEFAULT_MAX_INBOUND_REQUESTS) },
     );
   }
 

@@ -5,9 +5,10 @@
  * long as the stream.
  */
 import { ConnectionClosedError, ErrorCode, JsonRpcMessage, McpError, ParsedFrame, SendOptions, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
-import { FetchLike, FetchResponse, transportFetch } from './node-fetch';
+import { AnswersInFlight, messageLimit, messageTooLarge } from './limits';
+import { FetchLike, FetchResponse, readText, transportFetch } from './node-fetch';
 import { OAuthClient, OAuthError } from './oauth';
-import { readSse } from './sse';
+import { SseEvent, readSse } from './sse';
 import { transportOptions } from './transport-url';
 import type { TransportState } from './stdio';
 
@@ -17,12 +18,21 @@ export interface SseClientOptions {
   url: string | URL;
   /** Headers sent with the GET and every POST. */
   headers?: Record<string, string>;
-  /** The `fetch` to use (default the global one). */
+  /**
+   * The `fetch` to use (default: `node:http` with keep-alive). Its redirects are followed by the
+   * transport, only within the server's origin.
+   */
   fetch?: typeof fetch;
   /** Signs in to servers that ask for OAuth (MCP authorization): see {@link OAuthClient}. */
   auth?: OAuthClient;
   /** Milliseconds to wait for the `endpoint` event (default 10 000). */
   connectTimeout?: number;
+  /**
+   * The largest message read from the server, in bytes (default 16 MiB): an event past it is
+   * dropped as it streams in, and every request pending fails with -32013 naming the limit (which
+   * of them it answered cannot be told); a POST's answer past it fails that POST.
+   */
+  maxMessageBytes?: number;
 }
 
 /** Talks to a 2024-11-05 HTTP+SSE server. */
@@ -32,6 +42,7 @@ export class SseClientTransport implements Transport {
   onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  ondiscard?: (error: McpError) => void;
   private state: TransportState = 'disconnected';
   private lastError?: Error = undefined;
   private endpoint?: URL = undefined;
@@ -39,6 +50,10 @@ export class SseClientTransport implements Transport {
   private readonly fetch: FetchLike;
   private closed = false;
   private readonly options: SseClientOptions;
+  /** A controller per POST under way: close() ends each, and no shared signal collects a listener per request. */
+  private readonly posts = new Set<AbortController>();
+  private readonly answers = new AnswersInFlight();
+  private readonly maxBytes: number;
 
   /** `new SseClientTransport(url, options?)` — the official SDK's way, e.g. with a `new URL(…)` — or `new SseClientTransport({ url, …options })`. */
   constructor(url: string | URL, options?: Omit<SseClientOptions, 'url'>);
@@ -47,6 +62,7 @@ export class SseClientTransport implements Transport {
     const options = (this.options = transportOptions('SseClientTransport', first, rest));
     this.info = Object.freeze({ kind: 'sse', url: String(options.url) });
     this.fetch = transportFetch(options);
+    this.maxBytes = messageLimit(options);
   }
 
   /** The transport's state, its last error and the URL it POSTs to. */
@@ -73,14 +89,15 @@ export class SseClientTransport implements Transport {
           signal: AbortSignal.any([this.aborter.signal, handshake.signal]),
         });
       } catch (error) {
-        if (error instanceof OAuthError) throw this.fail(error);
+        // Signing in failed, or a redirect was refused: said as it is.
+        if (error instanceof OAuthError || error instanceof McpError) throw this.fail(error);
         throw this.fail(new ConnectionClosedError(`Could not open the SSE stream at ${url.href}: ${(error as Error).message}`));
       }
       if (!response.ok || !response.body || !(response.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
         await response.body?.cancel().catch(() => undefined);
         throw this.fail(new ConnectionClosedError(`GET ${url.href} answered ${response.status} ${response.headers.get('content-type') ?? ''}, not an SSE stream`));
       }
-      const events = readSse(response.body, this.aborter.signal);
+      const events = readSse(response.body, this.aborter.signal, this.maxBytes);
       const first = await events.next().catch(() => ({ done: true as const, value: undefined }));
       if (first.done || first.value.event !== 'endpoint') {
         this.aborter.abort();
@@ -101,36 +118,62 @@ export class SseClientTransport implements Transport {
 
   async send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed || !this.endpoint) throw new ConnectionClosedError('Connection closed');
-    let response: FetchResponse;
+    const own = new AbortController();
+    this.posts.add(own);
+    // An answer to one of the server's requests: the stream waits while too many are on their way.
+    const answer = !Array.isArray(message) && !('method' in message);
+    if (answer) this.answers.add();
     try {
-      response = await this.fetch(this.endpoint, {
-        method: 'POST',
-        headers: { ...this.options.headers, ...options?.headers, 'content-type': 'application/json' },
-        body: serialize(message),
-        signal: this.aborter.signal,
+      let response: FetchResponse;
+      try {
+        response = await this.fetch(this.endpoint, {
+          method: 'POST',
+          headers: { ...this.options.headers, ...options?.headers, 'content-type': 'application/json' },
+          body: serialize(message),
+          signal: own.signal,
+        });
+      } catch (error) {
+        if (error instanceof OAuthError || error instanceof McpError) throw this.fail(error);
+        throw this.fail(new ConnectionClosedError(`Could not reach ${this.endpoint.href}: ${(error as Error).message}`));
+      }
+      // The answer comes on the stream; the body says at most why a POST was refused.
+      const text = await readText(response, this.maxBytes).catch((error: unknown) => {
+        if (error instanceof McpError) throw error;
+        return '';
       });
-    } catch (error) {
-      if (error instanceof OAuthError) throw this.fail(error);
-      throw this.fail(new ConnectionClosedError(`Could not reach ${this.endpoint.href}: ${(error as Error).message}`));
+      if (!response.ok)
+        throw new McpError(ErrorCode.InternalError, `HTTP ${response.status} from ${this.endpoint.href}${text ? `: ${text.slice(0, 200)}` : ''}`, { status: response.status });
+    } finally {
+      this.posts.delete(own);
+      if (answer) this.answers.done();
     }
-    const text = await response.text().catch(() => '');
-    if (!response.ok)
-      throw new McpError(ErrorCode.InternalError, `HTTP ${response.status} from ${this.endpoint.href}${text ? `: ${text.slice(0, 200)}` : ''}`, { status: response.status });
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     this.aborter.abort();
+    for (const post of this.posts) post.abort();
+    this.posts.clear();
     this.end();
     return Promise.resolve();
   }
 
   /** Hands each `message` event to the peer until the stream ends; then the session is over. */
-  private async read(events: AsyncGenerator<{ event?: string; data: string }>): Promise<void> {
+  private async read(events: AsyncGenerator<SseEvent>): Promise<void> {
     try {
       for await (const event of events) {
+        if (event.tooLarge !== undefined) {
+          // Dropped as it came; whose answer it was cannot be told, so every pending request hears why.
+          const error = messageTooLarge(this.maxBytes, undefined, true);
+          this.lastError = error;
+          this.onerror?.(error);
+          this.ondiscard?.(error);
+          continue;
+        }
         if ((event.event === undefined || event.event === 'message') && event.data !== '') this.onframe?.(parseFrame(event.data));
+        const room = this.answers.room();
+        if (room) await room;
       }
     } catch (error) {
       if (!this.closed) this.fail(error instanceof Error ? error : new Error(String(error)));

@@ -2,11 +2,12 @@
  * The client side of stdio: spawns the server, writes newline-delimited JSON to its stdin and reads
  * it from its stdout. Its stderr goes to a callback (or the parent's stderr). Closing ends stdin,
  * then sends SIGTERM, then SIGKILL after a grace period; a server that exits is reported with its
- * exit status, and the peer rejects every pending request.
+ * exit status, and the peer rejects every pending request. A line longer than `maxMessageBytes` is
+ * dropped as it streams in (never held whole), as the server side does with its own limit.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { StringDecoder } from 'node:string_decoder';
-import { JsonRpcMessage, ParsedFrame, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
+import { JsonRpcMessage, McpError, ParsedFrame, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
+import { messageLimit, messageTooLarge } from './limits';
 
 /** Where a client transport is. */
 export type TransportState = 'connecting' | 'connected' | 'disconnected' | 'error';
@@ -23,6 +24,12 @@ export interface StdioClientOptions {
   onStderr?: (chunk: string) => void;
   /** Milliseconds between each step of {@link StdioClientTransport.close}: end stdin, SIGTERM, SIGKILL (default 2000). */
   closeGracePeriod?: number;
+  /**
+   * The longest line read from the server, in bytes (default 16 MiB): a longer one is dropped as
+   * it streams in, and every request pending fails with -32013 naming the limit (which of them it
+   * answered cannot be told). The connection goes on.
+   */
+  maxMessageBytes?: number;
 }
 
 /** What {@link StdioClientTransport.info} reports. */
@@ -36,21 +43,27 @@ export interface StdioInfo {
   lastError?: Error;
 }
 
+const LF = 0x0a;
+
 /** Talks to an MCP server it spawns, over the server's stdin and stdout. */
 export class StdioClientTransport implements Transport {
   readonly info: TransportInfo = Object.freeze({ kind: 'stdio' });
   onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
   onclose?: () => void;
   onerror?: (error: Error) => void;
+  ondiscard?: (error: McpError) => void;
   private child?: ChildProcess = undefined;
   private state: TransportState = 'disconnected';
   private exit?: { code: number | null; signal: NodeJS.Signals | null } = undefined;
   private lastError?: Error = undefined;
   private bytesIn = 0;
   private bytesOut = 0;
-  /** The start of a line not yet complete. */
-  private partial = '';
-  private readonly decoder = new StringDecoder('utf8');
+  /** The start of a line not yet complete, as it came (a character split between chunks is decoded whole). */
+  private held: Buffer[] = [];
+  private heldBytes = 0;
+  /** The line passed `maxMessageBytes`: its bytes are counted, not kept, up to its newline. */
+  private skipping = false;
+  private readonly maxBytes: number;
   /** Messages sent in this job, written together at its end ({@link flush}). */
   private outbox = '';
   private drained?: Promise<void> = undefined;
@@ -58,7 +71,9 @@ export class StdioClientTransport implements Transport {
   private closed = false;
   private exited?: Promise<void> = undefined;
 
-  constructor(private readonly options: StdioClientOptions) {}
+  constructor(private readonly options: StdioClientOptions) {
+    this.maxBytes = messageLimit(options);
+  }
 
   /** The process, its state, exit status and traffic. */
   status(): StdioInfo {
@@ -171,17 +186,75 @@ export class StdioClientTransport implements Transport {
     return done;
   }
 
-  /** Cuts stdout into lines, each one frame (a character split between chunks waits in the decoder). */
+  /**
+   * Cuts stdout into lines, each one frame. Each byte is looked at once: a line that spans chunks
+   * waits as bytes, and only the chunk that came is searched for its end.
+   */
   private read(chunk: Buffer): void {
     this.bytesIn += chunk.length;
-    const text = this.partial + this.decoder.write(chunk);
     let start = 0;
-    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', start)) {
-      const end = newline > start && text.charCodeAt(newline - 1) === 13 ? newline - 1 : newline;
-      if (end > start) this.onframe?.(parseFrame(text.slice(start, end)));
+    if (this.held.length > 0 || this.skipping) {
+      const newline = chunk.indexOf(LF);
+      if (newline === -1) return this.hold(chunk);
+      this.hold(chunk.subarray(0, newline));
+      this.endLine();
       start = newline + 1;
     }
-    this.partial = start === 0 ? text : text.slice(start);
+    const last = chunk.lastIndexOf(LF);
+    if (last >= start) {
+      // The whole lines decoded at once when none of them can pass the limit (a pipe's chunks are
+      // far smaller than the default); else one at a time, each checked.
+      if (last - start <= this.maxBytes) this.deliverLines(chunk.toString('utf8', start, last));
+      else {
+        for (let newline = chunk.indexOf(LF, start); newline !== -1; newline = chunk.indexOf(LF, start)) {
+          this.hold(chunk.subarray(start, newline));
+          this.endLine();
+          start = newline + 1;
+        }
+      }
+      start = last + 1;
+    }
+    if (start < chunk.length) this.hold(chunk.subarray(start));
+  }
+
+  /** Keeps the bytes of the line under way; once it passes the limit, drops it and fails what is pending. */
+  private hold(bytes: Buffer): void {
+    this.heldBytes += bytes.length;
+    if (this.skipping) return;
+    if (this.heldBytes <= this.maxBytes) {
+      this.held.push(bytes);
+      return;
+    }
+    this.skipping = true;
+    this.held = [];
+    const error = messageTooLarge(this.maxBytes, undefined, true);
+    this.lastError = error;
+    this.onerror?.(error);
+    this.ondiscard?.(error);
+  }
+
+  /** The line under way ended (its newline came). */
+  private endLine(): void {
+    if (!this.skipping) this.deliver(this.held.length === 1 ? this.held[0].toString('utf8') : Buffer.concat(this.held, this.heldBytes).toString('utf8'));
+    this.held = [];
+    this.heldBytes = 0;
+    this.skipping = false;
+  }
+
+  /** Each of the newline-separated lines of `text`. */
+  private deliverLines(text: string): void {
+    let from = 0;
+    for (let newline = text.indexOf('\n'); newline !== -1; newline = text.indexOf('\n', from)) {
+      this.deliver(text.slice(from, newline));
+      from = newline + 1;
+    }
+    this.deliver(from === 0 ? text : text.slice(from));
+  }
+
+  /** Hands one line on as a frame, its carriage return removed; blank lines are skipped. */
+  private deliver(line: string): void {
+    const end = line.charCodeAt(line.length - 1) === 13 ? line.length - 1 : line.length;
+    if (end > 0) this.onframe?.(parseFrame(end === line.length ? line : line.slice(0, end)));
   }
 
   private fail(error: Error): void {

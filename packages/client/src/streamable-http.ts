@@ -22,7 +22,8 @@ import {
   parseFrame,
   serialize,
 } from '@hermes-mcp/protocol';
-import { FetchLike, FetchResponse, transportFetch } from './node-fetch';
+import { AnswersInFlight, messageLimit, messageTooLarge } from './limits';
+import { FetchLike, FetchResponse, readText, transportFetch } from './node-fetch';
 import { OAuthClient, OAuthError } from './oauth';
 import { DEFAULT_MAX_ATTEMPTS, ReconnectOptions, backoffDelay } from './reconnect';
 import { readSse } from './sse';
@@ -35,13 +36,22 @@ export interface StreamableHttpClientOptions {
   url: string | URL;
   /** Headers sent with every request (an `authorization` header, say). */
   headers?: Record<string, string>;
-  /** The `fetch` to use (default the global one). */
+  /**
+   * The `fetch` to use (default: `node:http` with keep-alive). Its redirects are followed by the
+   * transport, only within the server's origin.
+   */
   fetch?: typeof fetch;
   /** Signs in to servers that ask for OAuth (MCP authorization): see {@link OAuthClient}. */
   auth?: OAuthClient;
   reconnect?: ReconnectOptions;
   /** Open the GET stream of a legacy session for the server's own messages (default true). */
   standaloneStream?: boolean;
+  /**
+   * The largest message read from the server, in bytes (default 16 MiB): a JSON answer or an SSE
+   * event past it is dropped as it streams in, and the request it answers fails with -32013
+   * naming the limit (an event on the session's GET stream is dropped, and the stream reads on).
+   */
+  maxMessageBytes?: number;
 }
 
 /** The field `Mcp-Name` mirrors, per method (MCP 2026-07-28). */
@@ -74,8 +84,13 @@ export class StreamableHttpClientTransport implements Transport {
   private readonly url: URL;
   private readonly fetch: FetchLike;
   private standaloneOpen = false;
-  /** The requests whose answer is awaited, each with what ends its connection. */
-  private readonly inflight = new Map<RequestId, AbortController>();
+  /**
+   * Every POST under way, with what ends its connection: a request whose answer is awaited by its
+   * id (a cancellation ends it), any other message by its controller.
+   */
+  private readonly inflight = new Map<RequestId | AbortController, AbortController>();
+  private readonly answers = new AnswersInFlight();
+  private readonly maxBytes: number;
   private readonly options: StreamableHttpClientOptions;
 
   /**
@@ -89,6 +104,7 @@ export class StreamableHttpClientTransport implements Transport {
     this.url = new URL(options.url);
     this.info = Object.freeze({ kind: 'http', url: this.url.href });
     this.fetch = transportFetch(options);
+    this.maxBytes = messageLimit(options);
   }
 
   /** The transport's state, last error and how many times it reconnected a stream. */
@@ -127,49 +143,67 @@ export class StreamableHttpClientTransport implements Transport {
     // A request cancelled by the client ends its answer's connection: that is how an HTTP server
     // hears of it (a 2026-07-28 one only so; a legacy one also reads the notification, sent below).
     if (single?.method === 'notifications/cancelled') this.abortRequest(single.params?.requestId as RequestId);
-    const own = awaited !== undefined ? new AbortController() : undefined;
-    if (own) this.inflight.set(awaited!, own);
-    const signal = own ? own.signal : this.aborter.signal;
-    let response: FetchResponse;
+    // A controller per POST: close() ends each, and no shared signal collects a listener per request.
+    const own = new AbortController();
+    const key = awaited ?? own;
+    this.inflight.set(key, own);
+    // An answer to one of the server's requests: the streams wait while too many are on their way.
+    const answer = single !== undefined && single.method === undefined;
+    if (answer) this.answers.add();
+    let streaming = false;
     try {
-      response = await this.fetch(this.url, { method: 'POST', headers, body: serialize(message), signal });
-    } catch (error) {
-      if (awaited !== undefined) this.inflight.delete(awaited);
-      const failure = this.failed(error, `POST ${this.url.href} failed`);
-      // Signing in failed: that, not "could not reach", is what the caller must hear.
-      if (error instanceof OAuthError) throw error;
-      throw new ConnectionClosedError(`Could not reach ${this.url.href}: ${causeOf(failure)}`);
-    }
-    const session = response.headers.get('mcp-session-id');
-    if (session && single?.method === 'initialize') this.sessionId = session;
-    if (response.status === 202) {
-      await response.body?.cancel().catch(() => undefined);
-      if (single?.method === 'notifications/initialized') this.openStandalone();
-      return;
-    }
-    const type = (response.headers.get('content-type') ?? '').toLowerCase();
-    if (type.startsWith('text/event-stream') && response.body) {
-      // Read in the background: the peer hears each message as it comes.
-      void this.consume(response.body, awaited, signal).finally(() => awaited !== undefined && this.inflight.delete(awaited));
-      return;
-    }
-    const text = await response.text().catch(() => '');
-    if (awaited !== undefined) this.inflight.delete(awaited);
-    if (type.startsWith('application/json') && text !== '') {
-      const frame = parseFrame(text);
-      // A JSON-RPC answer (a result, or an error with an HTTP error status) goes to the peer as it is.
-      if (frame.kind !== 'invalid' && (response.ok || hasId(frame))) {
-        this.onframe?.(frame);
+      let response: FetchResponse;
+      try {
+        response = await this.fetch(this.url, { method: 'POST', headers, body: serialize(message), signal: own.signal });
+      } catch (error) {
+        const failure = this.failed(error, `POST ${this.url.href} failed`);
+        // Signing in failed, or a redirect was refused: that, not "could not reach", is what the caller must hear.
+        if (error instanceof OAuthError || error instanceof McpError) throw error;
+        throw new ConnectionClosedError(`Could not reach ${this.url.href}: ${causeOf(failure)}`);
+      }
+      const session = response.headers.get('mcp-session-id');
+      if (session && single?.method === 'initialize') this.sessionId = session;
+      if (response.status === 202) {
+        await response.body?.cancel().catch(() => undefined);
+        if (single?.method === 'notifications/initialized') this.openStandalone();
         return;
       }
+      const type = (response.headers.get('content-type') ?? '').toLowerCase();
+      if (type.startsWith('text/event-stream') && response.body) {
+        // Read in the background: the peer hears each message as it comes.
+        streaming = true;
+        void this.consume(response.body, awaited, own.signal).finally(() => this.inflight.delete(key));
+        return;
+      }
+      // A body past the limit fails the request; one cut short is read as an empty one.
+      const text = await readText(response, this.maxBytes).catch((error: unknown) => {
+        if (error instanceof McpError) throw error;
+        return '';
+      });
+      if (type.startsWith('application/json') && text !== '') {
+        const frame = parseFrame(text);
+        if (frame.kind === 'invalid' && frame.error.code === ErrorCode.ParseError) {
+          throw new McpError(ErrorCode.InternalError, `HTTP ${response.status} from ${this.url.href}: the body is not valid JSON (${frame.error.message}): ${text.slice(0, 200)}`, {
+            status: response.status,
+          });
+        }
+        // A JSON-RPC answer (a result, or an error with an HTTP error status) goes to the peer as it is.
+        if (frame.kind !== 'invalid' && (response.ok || hasId(frame))) {
+          this.onframe?.(frame);
+          return;
+        }
+      }
+      if (response.status === 404 && this.sessionId !== undefined && single?.method !== 'initialize') {
+        // The server forgot the session (it expired, or the server restarted): the next initialize starts a new one.
+        this.sessionId = undefined;
+        this.standaloneOpen = false;
+        throw new ConnectionClosedError('Session not found (HTTP 404): the server ended the session', { status: 404, sessionExpired: true });
+      }
+      throw new McpError(ErrorCode.InternalError, `HTTP ${response.status} from ${this.url.href}${text ? `: ${text.slice(0, 200)}` : ''}`, { status: response.status });
+    } finally {
+      if (!streaming) this.inflight.delete(key);
+      if (answer) this.answers.done();
     }
-    if (response.status === 404 && this.sessionId !== undefined && single?.method !== 'initialize') {
-      // The server forgot the session (it expired, or the server restarted): the next initialize starts a new one.
-      this.sessionId = undefined;
-      this.standaloneOpen = false;
-      throw new ConnectionClosedError('Session not found (HTTP 404): the server ended the session', { status: 404, sessionExpired: true });
-    }
-    throw new McpError(ErrorCode.InternalError, `HTTP ${response.status} from ${this.url.href}${text ? `: ${text.slice(0, 200)}` : ''}`, { status: response.status });
   }
 
   /** Ends the session (DELETE) and every stream. */
@@ -213,14 +247,23 @@ export class StreamableHttpClientTransport implements Transport {
     while (!this.closed && !signal.aborted) {
       if (stream) {
         try {
-          for await (const event of readSse(stream, signal)) {
+          for await (const event of readSse(stream, signal, this.maxBytes)) {
             attempt = 0;
+            if (event.tooLarge !== undefined) {
+              // Dropped as it came: the request of this stream fails with why; the GET stream reads on.
+              const error = messageTooLarge(this.maxBytes);
+              this.failed(error, 'an SSE event was dropped');
+              if (awaited === undefined) continue;
+              return this.giveUp(awaited, error);
+            }
             if (event.id !== undefined) lastId = event.id;
             if (event.retry !== undefined) retry = event.retry;
             if (event.data === '') continue;
             const frame = parseFrame(event.data);
             if (awaited !== undefined && isResponseTo(frame, awaited)) answered = true;
             this.onframe?.(frame);
+            const room = this.answers.room();
+            if (room) await room;
           }
         } catch (error) {
           if (this.closed || signal.aborted) return;
@@ -229,9 +272,9 @@ export class StreamableHttpClientTransport implements Transport {
       }
       if (this.closed || signal.aborted || (awaited !== undefined && answered)) return;
       // The stream ended early: resume it, if the server numbered its events.
-      if (lastId === undefined && awaited !== undefined) return this.giveUp(awaited, 'the response stream ended before the response, and had no event id to resume from');
+      if (lastId === undefined && awaited !== undefined) return this.giveUp(awaited, lost('the response stream ended before the response, and had no event id to resume from'));
       if (attempt >= (this.options.reconnect?.maxAttempts ?? DEFAULT_MAX_ATTEMPTS)) {
-        if (awaited !== undefined) return this.giveUp(awaited, `the response stream could not be resumed after ${attempt} attempts`);
+        if (awaited !== undefined) return this.giveUp(awaited, lost(`the response stream could not be resumed after ${attempt} attempts`));
         this.standaloneOpen = false;
         return;
       }
@@ -240,7 +283,7 @@ export class StreamableHttpClientTransport implements Transport {
       stream = await this.reopen(lastId, signal);
       if (stream === null) {
         // The server does not offer a GET stream (405), or does not know the event id: stop.
-        if (awaited !== undefined) return this.giveUp(awaited, 'the server refused to resume the response stream');
+        if (awaited !== undefined) return this.giveUp(awaited, lost('the server refused to resume the response stream'));
         this.standaloneOpen = false;
         return;
       }
@@ -259,7 +302,8 @@ export class StreamableHttpClientTransport implements Transport {
       return response.status >= 500 ? undefined : null;
     } catch (error) {
       if (!this.closed) this.failed(error, `GET ${this.url.href} failed`);
-      return undefined;
+      // A refused redirect will be refused again: no use retrying.
+      return error instanceof McpError ? null : undefined;
     }
   }
 
@@ -280,9 +324,9 @@ export class StreamableHttpClientTransport implements Transport {
     this.inflight.delete(id);
   }
 
-  /** The request will get no response over this stream: the peer fails it (a local error, not the server's answer). */
-  private giveUp(id: RequestId, why: string): void {
-    this.onlost?.(id, new ConnectionClosedError(`Connection lost: ${why}`));
+  /** The request will get no response over this stream: the peer fails it with `error` (a local error, not the server's answer). */
+  private giveUp(id: RequestId, error: Error): void {
+    this.onlost?.(id, error);
   }
 
   /** Waits `ms`, or until `signal` aborts; its listener goes with the wait (a long-lived signal sees many). */
@@ -338,3 +382,8 @@ function isErrorLike(value: unknown): value is { message: string } {
 export const StreamableHTTPClientTransport = StreamableHttpClientTransport;
 /** The official SDK's name for {@link StreamableHttpClientTransport}. */
 export type StreamableHTTPClientTransport = StreamableHttpClientTransport;
+
+/** The error of a request whose response stream was lost for good (a local error: no server sent it). */
+function lost(why: string): ConnectionClosedError {
+  return new ConnectionClosedError(`Connection lost: ${why}`);
+}

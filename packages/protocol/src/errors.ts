@@ -162,6 +162,13 @@ export class McpError extends Error {
     });
   }
 
+  /** -32600: `max` requests of the other side are being handled already (`maxInboundRequests`). */
+  static tooManyRequests(max: number): McpError {
+    return McpError.invalidRequest(`too many requests at once: at most ${max} of yours are handled here at a time (maxInboundRequests); send it again once one was answered`, {
+      maxInboundRequests: max,
+    });
+  }
+
   /** -32012: `what` needs scopes the caller's credentials lack (over HTTP: 403, step-up). */
   static insufficientScope(requiredScopes: readonly string[], what: string): McpError {
     const error = new McpError(ErrorCode.InsufficientScope, `Forbidden: ${what} needs the scope${requiredScopes.length === 1 ? '' : 's'} ${requiredScopes.join(' ')}`, {

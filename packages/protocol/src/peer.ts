@@ -178,6 +178,12 @@ export interface PeerOptions {
    * none of it run. Every member runs at once and the answer waits for all of them.
    */
   maxBatchEntries?: number;
+  /**
+   * Most inbound requests whose handlers run at once (default: no limit); one more is refused at
+   * once with -32600 naming the limit (`data.maxInboundRequests`), its handler not called. The
+   * client bounds the requests of a server with it.
+   */
+  maxInboundRequests?: number;
 }
 
 interface Pending {
@@ -219,6 +225,7 @@ export class Peer {
   private draining = false;
   private readonly drainTimeout: number;
   private readonly maxBatchEntries: number;
+  private readonly maxInboundRequests: number;
   /** Settles once the peer drained and closed (made by the first {@link drain}). */
   private drained?: Promise<void> = undefined;
   private drainedResolve?: () => void = undefined;
@@ -235,6 +242,7 @@ export class Peer {
     transport.onframe = (frame, info) => this.receive(frame, info);
     this.drainTimeout = options.drainTimeout ?? 10_000;
     this.maxBatchEntries = options.maxBatchEntries ?? Infinity;
+    this.maxInboundRequests = options.maxInboundRequests ?? Infinity;
     transport.onclose = () => {
       this.shutdown('the connection closed');
       this.handlers.onTransportClose?.();
@@ -247,6 +255,7 @@ export class Peer {
     transport.onreset = (reason) => this.failAll(new ConnectionClosedError(`Connection lost: ${reason}`));
     transport.onlost = (id, error) => this.settle(id)?.reject(error);
     transport.onreconnected = () => this.handlers.onTransportReconnect?.();
+    transport.ondiscard = (error) => this.rejectPending(error);
   }
 
   /** Starts the transport. */
@@ -535,6 +544,7 @@ export class Peer {
       return errorResponse(id, McpError.requestInProgress(id));
     }
     if (this.draining) return errorResponse(id, McpError.shuttingDown('no new requests are taken'));
+    if (this.inflight.size >= this.maxInboundRequests) return errorResponse(id, McpError.tooManyRequests(this.maxInboundRequests));
     const inbound = new InboundRequest(transportInfo);
     this.inflight.set(id, inbound);
     let result: unknown;
@@ -675,9 +685,14 @@ export class Peer {
     this.failAll(new ConnectionClosedError(`Connection closed: ${reason}`), new ConnectionClosedError(reason));
   }
 
+  /** Rejects every pending request with `error`. */
+  private rejectPending(error: Error): void {
+    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(error);
+  }
+
   /** Rejects every pending request with `error` and aborts every handler running (with `abortReason`). */
   private failAll(error: Error, abortReason: Error = error): void {
-    for (const id of [...this.pending.keys()]) this.settle(id)?.reject(error);
+    this.rejectPending(error);
     for (const inbound of this.inflight.values()) inbound.abort(abortReason);
     this.inflight.clear();
   }

@@ -80,6 +80,12 @@ export interface Transport {
   onlost?: (requestId: RequestId, error: Error) => void;
   /** Called when the transport is connected again after {@link onreset}. */
   onreconnected?: () => void;
+  /**
+   * Called when the transport dropped a message too large to read (its limit) and cannot tell
+   * which request it answered: the peer fails every request pending with `error`, so none waits
+   * for an answer that will not come. The connection goes on.
+   */
+  ondiscard?: (error: McpError) => void;
   /** Called on an error that does not close the channel by itself. */
   onerror?: (error: Error) => void;
   /**
