@@ -553,7 +553,9 @@ function dateSchema(meta: ValidationMetadata): Schema {
   const described = (meta.type === MIN_DATE || meta.type === MAX_DATE) && bound instanceof Date && !isNaN(bound.getTime());
   return {
     ...(described && { description: `${meta.type === MIN_DATE ? 'After' : 'Before'} ${bound.toJSON()}` }),
-    oneOf: [
+    // `anyOf`, never `oneOf`: where formats are annotations (the 2020-12 default), every string
+    // matches both branches, and `oneOf` would then refuse every value.
+    anyOf: [
       { format: 'date', type: 'string' },
       { format: 'date-time', type: 'string' },
     ],
