@@ -77,6 +77,7 @@ import {
   ValidationTypes,
 } from 'class-validator';
 import type { MetadataStorage } from 'class-validator';
+import { plainToInstance } from 'class-transformer';
 import type { JsonSchemaObject, PromptArgument } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
 import { Converter, ConversionOptions, conversionOptions, convertClass } from './class-properties';
@@ -187,6 +188,9 @@ export function emptyObjectSchema(): JsonSchemaObject {
  * The MCP prompt arguments of a class: one per top-level property of its schema, with its
  * description, and `required` when the schema requires it.
  *
+ * @throws HermesError `HERMES_PROMPT_ARGUMENT_TYPE` when a property takes no string (`@IsInt()`,
+ *   `@IsBoolean()`, a nested class...) and class-transformer does not convert it: MCP prompt
+ *   arguments are strings, so no `prompts/get` could satisfy it.
  * @example
  * class PlanArgs { \@Description('Where to') \@IsString() city!: string; }
  * promptArgumentsFor(PlanArgs); // [{ name: 'city', description: 'Where to', required: true }]
@@ -195,9 +199,41 @@ export function promptArgumentsFor(cls: Function): PromptArgument[] {
   const schema = buildObjectSchema(cls);
   const required = new Set(schema.required ?? []);
   return Object.entries(schema.properties ?? {}).map(([name, property]) => {
+    refuseStringless(cls, name, property as Schema);
     const description = (property as Schema).description;
     return { name, ...(typeof description === 'string' && { description }), required: required.has(name) };
   });
+}
+
+/**
+ * A prompt argument is a string (MCP's `prompts/get` takes `{ [name]: string }`): a property whose
+ * schema names another type (null aside) can never be satisfied, unless class-transformer turns the
+ * string into that type first (`@Type(() => Number)`, `@Transform`), which is asked of
+ * `plainToInstance` itself.
+ */
+function refuseStringless(cls: Function, name: string, property: Schema): void {
+  // orNull() writes a nullable property as `anyOf: [schema, { type: 'null' }]`.
+  const branches: unknown[] = Array.isArray(property.anyOf) ? property.anyOf : [];
+  const body: unknown = branches.length === 2 && isSchema(branches[1]) && branches[1].type === 'null' ? branches[0] : property;
+  const type = isSchema(body) && typeof body.$ref === 'string' ? 'object' : isSchema(body) ? body.type : undefined;
+  if (typeof type !== 'string' || type === 'string') return;
+  try {
+    const converted = plainToInstance(cls as new () => object, { [name]: '1' }, { enableImplicitConversion: false }) as Record<string, unknown>;
+    if (converted[name] !== '1') return;
+  } catch {
+    return; // a @Transform that cannot take '1' converts something: the author's own rule
+  }
+  const how =
+    type === 'boolean'
+      ? "take the string with @IsBooleanString(), or convert it first with @Transform(({ value }) => value === 'true') (not @Type(() => Boolean): any non-empty string is true)"
+      : type === 'number' || type === 'integer'
+        ? 'take the string with @IsNumberString() ({ no_symbols: true } for digits only), or convert it first with @Type(() => Number) (class-transformer)'
+        : 'take a string (e.g. JSON text with @IsJSON()) and parse it in the prompt';
+  throw new HermesError(
+    'HERMES_PROMPT_ARGUMENT_TYPE',
+    `${cls.name}.${name}: prompt arguments are strings (MCP prompts/get), but this argument takes only a JSON ${type}, so no client can satisfy it. ` +
+      `Make it a string rule: ${how}.`,
+  );
 }
 
 /**

@@ -616,7 +616,11 @@ describe('buildObjectSchema: structure', () => {
 
 describe('promptArgumentsFor', () => {
   it('lists top-level properties with description and required', () => {
-    expect(promptArgumentsFor(Search)).toEqual([
+    // Prompt arguments are strings: `limit` is converted before @IsInt() sees it.
+    class SearchArgs extends Search {
+      @Type(() => Number) declare limit?: number;
+    }
+    expect(promptArgumentsFor(SearchArgs)).toEqual([
       { name: 'q', description: 'Words to look for', required: true },
       { name: 'limit', description: 'Most results to return', required: false },
       { name: 'note', description: 'Free-form note', required: false },
