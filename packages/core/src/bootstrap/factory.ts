@@ -33,6 +33,15 @@ export interface McpAppOptions {
   container?: DependencyContainer;
   /** How tool, prompt and resource inputs are validated (default: unknown keys stripped). */
   validation?: ValidateOptions;
+  /**
+   * Whether `McpFactory.create` (and `app.addTool` and the like) logs `HERMES_SCHEMA_LOOSER` at
+   * `warn`: one line naming every field whose published schema accepts more than its validation
+   * (a checksum, a phone number, a custom validator: what JSON Schema cannot say; see
+   * docs/schemas.md). Such a field works — the server refuses what its rules refuse — but a client
+   * that trusts the schema may send a value that is then refused. Default true; false once you
+   * have read the list.
+   */
+  warnLooserSchemas?: boolean;
   /** Timeout of server→client requests (elicit, sample, roots) in milliseconds (default 60 000). */
   requestTimeout?: number;
   /** Longest time any request handler may run, in milliseconds (default: no limit). */
@@ -266,7 +275,7 @@ export class McpApp {
       call: handler as (input: unknown, ctx: unknown) => unknown,
       inputClass: input,
     });
-    logSchemaWarnings(this.logger, warnings);
+    logSchemaWarnings(this.logger, warnings, this.options);
   }
 
   private handle(kind: 'tool' | 'prompt' | 'resource', key: string): RegisteredHandle {
@@ -313,9 +322,23 @@ export class McpApp {
   }
 }
 
-/** Logs what the schema builder noticed about input classes (a likely mistake, not an error). */
-function logSchemaWarnings(logger: Logger, warnings: readonly SchemaWarning[]): void {
-  for (const warning of warnings) logger.warn({ code: warning.code, class: warning.className, property: warning.property }, warning.message);
+/**
+ * Logs what the schema builder noticed about input classes (a likely mistake, not an error): each
+ * warning on its line, except the fields whose schema is looser than their rules, which share one
+ * (many servers have several, all meant), unless `warnLooserSchemas` is false.
+ */
+function logSchemaWarnings(logger: Logger, warnings: readonly SchemaWarning[], options: McpAppOptions): void {
+  const looser = warnings.filter((warning) => warning.code === 'HERMES_SCHEMA_LOOSER');
+  for (const warning of warnings) {
+    if (warning.code !== 'HERMES_SCHEMA_LOOSER') logger.warn({ code: warning.code, class: warning.className, property: warning.property }, warning.message);
+  }
+  if (looser.length === 0 || options.warnLooserSchemas === false) return;
+  const fields = looser.map((warning) => `${warning.className}.${warning.property} ${warning.rule}: ${warning.reason}`);
+  logger.warn(
+    { code: 'HERMES_SCHEMA_LOOSER', fields },
+    `the published schema accepts more than validation for ${looser.length} field(s) (what JSON Schema cannot say; the server refuses the rest): ` +
+      `${fields.join('; ')}. See docs/schemas.md; set \`warnLooserSchemas: false\` to silence this.`,
+  );
 }
 
 /**
@@ -341,7 +364,7 @@ export class McpFactory {
     if (!Number.isInteger(pageSize) || pageSize < 1) throw new HermesError('HERMES_INVALID_OPTIONS', '`pageSize` must be a positive integer.');
     const registry = new Registry(pageSize, new CursorCodec(options.cursorSecret));
     const { options: serverOptions, warnings } = scanServer(target, options.container ?? defaultContainer(), registry);
-    logSchemaWarnings(logger, warnings);
+    logSchemaWarnings(logger, warnings, options);
     const handler = new DecoratedServerHandler(registry, serverOptions, options.validation);
     return new McpApp(handler, registry, { ...options, cache: options.cache ?? serverOptions.cache }, logger);
   }

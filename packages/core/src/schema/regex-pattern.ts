@@ -54,9 +54,24 @@ export function patternOf(source: string, flags = ''): string | undefined {
     if (parser.pos !== source.length) return undefined;
     if (flags.includes('m') && parser.anchors) return undefined;
     if (!surrogatesAreSafe(tree)) return undefined;
-    return render(tree);
+    return asWritten(source, flags) ?? render(tree);
   } catch {
     return undefined; // a syntax this reader does not take
+  }
+}
+
+/**
+ * The source itself, when it reads the same by code point (checked above) and has neither case
+ * folding, dotAll, nor an escape (`\d`, `\u{…}` and identity escapes read otherwise with `u`, or in
+ * other engines): it stays as its author wrote it.
+ */
+function asWritten(source: string, flags: string): string | undefined {
+  if (/[is]/.test(flags) || source.includes('\\')) return undefined;
+  try {
+    new RegExp(source, 'u');
+    return source;
+  } catch {
+    return undefined; // e.g. a lone `]` or `{`, literal without `u` only
   }
 }
 
@@ -150,8 +165,13 @@ class Parser {
         return { kind: 'anchor', text: c };
       case '.':
         return this.set(unitsOf(this.dotAll ? [] : LINE_TERMINATORS, true));
-      case '[':
-        return this.set(this.characterClass());
+      case '[': {
+        // With `i`, `[^…]` takes what no member matches caselessly: case first, then the negation.
+        const { units, negate } = this.characterClass();
+        const cased = this.ignoreCase ? caseless(units) : units;
+        if (negate) for (let i = 0; i < ALL; i++) cased.bits[i] ^= 1;
+        return { kind: 'set', units: cased };
+      }
       case '(': {
         if (this.source.startsWith('?:', this.pos)) this.pos += 2;
         else if (this.source[this.pos] === '?') throw new Error('look-around or a named group');
@@ -231,7 +251,7 @@ class Parser {
     return { code: c.charCodeAt(0) }; // an identity escape
   }
 
-  private characterClass(): Units {
+  private characterClass(): { units: Units; negate: boolean } {
     const negate = this.source[this.pos] === '^';
     if (negate) this.pos++;
     const units = unitsOf([]);
@@ -254,8 +274,7 @@ class Parser {
       else units.bits[from.code] = 1;
     }
     this.pos++;
-    if (negate) for (let i = 0; i < ALL; i++) units.bits[i] ^= 1;
-    return units;
+    return { units, negate };
   }
 
   private classAtom(): { units?: Units; code: number } {
@@ -330,7 +349,7 @@ function surrogatesAreSafe(tree: Node): boolean {
 const ASTRAL_RANGE = `${String.fromCodePoint(0x10000)}-${String.fromCodePoint(0x10ffff)}`;
 const SYNTAX = new Set('^$\\.*+?()[]{}|/');
 
-function render(node: Node): string {
+function render(node: Node, top = true): string {
   switch (node.kind) {
     case 'anchor':
       return node.text;
@@ -339,19 +358,21 @@ function render(node: Node): string {
     case 'set':
       return renderSet(node.units);
     case 'alt': {
-      const text = node.alternatives.map((terms) => terms.map(render).join('')).join('|');
-      return text;
+      // The top level keeps its alternatives bare; a group is written non-capturing.
+      const text = node.alternatives.map((terms) => terms.map((term) => render(term, false)).join('')).join('|');
+      return top ? text : `(?:${text})`;
     }
     case 'repeat': {
-      const inner = node.node.kind === 'alt' || (node.node.kind === 'pair' && false) ? `(?:${render(node.node)})` : render(node.node);
+      const inner = render(node.node, false);
       const wrapped = node.node.kind === 'pair' ? `(?:${inner})` : inner;
-      const count = node.min === 0 && node.max === Infinity ? '*' : node.min === 1 && node.max === Infinity ? '+' : node.min === 0 && node.max === 1 ? '?' : braces(node.min, node.max);
+      const count =
+        node.min === 0 && node.max === Infinity ? '*' : node.min === 1 && node.max === Infinity ? '+' : node.min === 0 && node.max === 1 ? '?' : braces(node.min, node.max);
       return `${wrapped}${count}${node.lazy ? '?' : ''}`;
     }
   }
 }
 
-/** The top level keeps its alternatives bare; groups are written non-capturing. */
+/** A bounded quantifier. */
 function braces(min: number, max: number): string {
   return max === Infinity ? `{${min},}` : min === max ? `{${min}}` : `{${min},${max}}`;
 }
@@ -392,7 +413,7 @@ function hex4(code: number): string {
 /** Class contents for these sorted units, as ranges. */
 function rangesOf(units: number[]): string {
   let out = '';
-  for (let i = 0; i < units.length; ) {
+  for (let i = 0; i < units.length;) {
     let j = i;
     while (j + 1 < units.length && units[j + 1] === units[j] + 1) j++;
     out += i === j ? classMember(units[i]) : j === i + 1 ? classMember(units[i]) + classMember(units[j]) : `${classMember(units[i])}-${classMember(units[j])}`;

@@ -41,17 +41,21 @@ import {
   IS_DATE,
   IS_DATE_STRING,
   IS_DIVISIBLE_BY,
+  IS_EMAIL,
   IS_EMPTY,
   IS_ENUM,
   IS_FQDN,
   IS_HEX_COLOR,
   IS_HEXADECIMAL,
   IS_IN,
+  IS_INSTANCE,
   IS_IP,
   IS_ISBN,
   IS_ISIN,
   IS_ISO8601,
   IS_JSON,
+  IS_LATITUDE,
+  IS_LONGITUDE,
   IS_LOWERCASE,
   IS_MOBILE_PHONE,
   IS_MONGO_ID,
@@ -59,6 +63,7 @@ import {
   IS_NOT_EMPTY,
   IS_NOT_EMPTY_OBJECT,
   IS_NOT_IN,
+  IS_NUMBER,
   IS_NUMBER_STRING,
   IS_POSITIVE,
   IS_SURROGATE_PAIR,
@@ -80,10 +85,11 @@ import type { MetadataStorage } from 'class-validator';
 import { plainToInstance } from 'class-transformer';
 import type { JsonSchemaObject, PromptArgument } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
-import { Converter, ConversionOptions, conversionOptions, convertClass } from './class-properties';
+import { Converter, ConversionOptions, conversionOptions, convertClass, withConstraintName } from './class-properties';
 import { descriptionOf } from './description.decorator';
 import { Iso8601Options, iso8601Pattern } from './iso8601';
 import { probeInstance } from './probe-instance';
+import { patternOf } from './regex-pattern';
 import {
   ASTRAL,
   Base64Options,
@@ -156,10 +162,16 @@ export interface SchemaWarning {
    * no other rule that refuses a missing value: class-validator accepts the input without it.
    * `HERMES_DATE_WITHOUT_TYPE`: `@IsDate()` (`@MinDate`, `@MaxDate`) without `@Type(() => Date)`:
    * JSON has no dates, so no input passes.
+   * `HERMES_SCHEMA_LOOSER`: a rule JSON Schema cannot say (a checksum, a custom validator...): the
+   * published schema accepts more than validation does (`rule` says which, `reason` what it checks).
    */
-  readonly code: 'HERMES_OPTIONAL_NESTED' | 'HERMES_DATE_WITHOUT_TYPE';
+  readonly code: 'HERMES_OPTIONAL_NESTED' | 'HERMES_DATE_WITHOUT_TYPE' | 'HERMES_SCHEMA_LOOSER';
   readonly className: string;
   readonly property: string;
+  /** `HERMES_SCHEMA_LOOSER`: the decorator, as written (`@IsCreditCard()`, `@Validate(IsEven)`). */
+  readonly rule?: string;
+  /** `HERMES_SCHEMA_LOOSER`: what validation checks that the schema does not say. */
+  readonly reason?: string;
   /** One line saying what happens and how to fix it, for a log. */
   readonly message: string;
 }
@@ -278,7 +290,7 @@ function build(root: Function): JsonSchemaObject {
   const converters = {
     ...FIXED_CONVERTERS,
     [ValidationTypes.NESTED_VALIDATION]: nestedConverter(refTo),
-    [ValidationTypes.CUSTOM_VALIDATION]: declaredType,
+    [ValidationTypes.CUSTOM_VALIDATION]: unknownRule,
   };
   // The fast storage answers as class-validator's own does, without a scan of every decorated class.
   const options = conversionOptions(converters, ruleStorage());
@@ -383,6 +395,18 @@ function warningsAbout(cls: Function, storage: MetadataStorage, facts: Facts): S
   }
   const out: SchemaWarning[] = [];
   for (const [property, metas] of rules) {
+    for (const meta of metas) {
+      const looser = looserRule(storage, meta);
+      if (!looser) continue;
+      const className = (meta.target as Function).name || cls.name;
+      out.push({
+        code: 'HERMES_SCHEMA_LOOSER',
+        className,
+        property,
+        ...looser,
+        message: `${className}.${property}: the published schema accepts more than ${looser.rule} does: JSON Schema cannot say ${looser.reason}; validation refuses the rest.`,
+      });
+    }
     const nested = metas.find((meta) => meta.type === ValidationTypes.NESTED_VALIDATION);
     if (nested && !facts.required.has(property) && !metas.some((meta) => meta.type === ValidationTypes.CONDITIONAL_VALIDATION)) {
       const className = (nested.target as Function).name || cls.name;
@@ -418,12 +442,127 @@ function warningsAbout(cls: Function, storage: MetadataStorage, facts: Facts): S
 
 function uniqueWarnings(warnings: SchemaWarning[]): SchemaWarning[] {
   const seen = new Map<string, SchemaWarning>();
-  for (const warning of warnings) seen.set(`${warning.code} ${warning.className}.${warning.property}`, warning);
+  for (const warning of warnings) seen.set(`${warning.code} ${warning.className}.${warning.property} ${warning.rule ?? ''}`, warning);
   return [...seen.values()];
 }
 
 function failing(errors: ValidationError[]): Set<string> {
   return new Set(errors.map((error) => error.property).filter((name): name is string => typeof name === 'string'));
+}
+
+/**
+ * class-validator's own string rules that no converter spells out: each checks
+ * `typeof value === 'string'` and then a grammar of validator.js (or libphonenumber, Intl) that no
+ * pattern here says. They publish `{ type: "string" }`, and are warned about as looser.
+ */
+const STRING_ONLY_RULES = [
+  'IsFirebasePushId',
+  'isBase32',
+  'isBase58',
+  'isBIC',
+  'isBtcAddress',
+  'isDataURI',
+  'isDecimal',
+  'isEAN',
+  'isEthereumAddress',
+  'isHash',
+  'isHSL',
+  'isIBAN',
+  'isIdentityCard',
+  'isISO31661Alpha2',
+  'isISO31661Alpha3',
+  'isISO31661Numeric',
+  'isISO4217CurrencyCode',
+  'isISO6391',
+  'isISRC',
+  'isISSN',
+  'isJwt',
+  'isLatLong',
+  'isLocale',
+  'isMacAddress',
+  'isMagnetURI',
+  'isMimeType',
+  'isOctal',
+  'isPassportNumber',
+  'isPhoneNumber',
+  'isPort',
+  'isPostalCode',
+  'isRFC3339',
+  'isRgbColor',
+  'isSemVer',
+  'isStrongPassword',
+  'isTaxId',
+  'isTimeZone',
+];
+
+/**
+ * What validation checks beyond the published schema, for the rules whose schema is looser (always,
+ * or with some constraints: undefined when this use is exact). Every other rule the builder converts
+ * is exact — decorator-agreement.spec.ts holds both claims, value by value, and renders the table in
+ * docs/schemas.md. A rule with no converter at all (a custom validator) is looser too.
+ */
+const LOOSER: Record<string, string | ((meta: ValidationMetadata) => string | undefined)> = {
+  [IS_EMAIL]: 'validator.js\'s address grammar (format "email" takes some addresses it refuses, and refuses some it takes)',
+  [IS_URL]: 'validator.js\'s URL grammar and options (format "uri" needs a scheme it does not, and takes `mailto:` and `localhost` it refuses)',
+  [IS_CREDIT_CARD]: "a card number's Luhn checksum",
+  [IS_CURRENCY]: 'the amount grammar (symbol, separators, options)',
+  [IS_ISBN]: "an ISBN's checksum",
+  [IS_ISIN]: "an ISIN's checksum",
+  [IS_JSON]: 'that the string parses as JSON',
+  [IS_MOBILE_PHONE]: "each locale's phone number grammar",
+  [IS_BYTE_LENGTH]: 'a length in UTF-8 bytes (the schema bounds characters, 1 to 4 bytes each)',
+  [IS_FQDN]: (meta) =>
+    (meta.constraints?.[0] as FqdnOptions | undefined)?.ignore_max_length ? undefined : 'a label length counted in UTF-16 units (a character beyond the BMP counts twice)',
+  [IS_LATITUDE]: 'the grammar of a latitude string (and of a number written with an exponent)',
+  [IS_LONGITUDE]: 'the grammar of a longitude string (and of a number written with an exponent)',
+  [IS_INSTANCE]: (meta) => {
+    // With @Type(() => TheClass) (or a subclass), every object becomes one: exact.
+    const wanted = meta.constraints?.[0] as Function | undefined;
+    const made = nestedClassOf(meta.target as Function, meta.propertyName);
+    const exact = typeof wanted === 'function' && made !== undefined && (made === wanted || made.prototype instanceof wanted);
+    return exact ? undefined : 'the class of an instance (JSON has only plain objects: without @Type(() => TheClass) no input passes)';
+  },
+  [MIN_DATE]: 'a bound on a date (it is in the description)',
+  [MAX_DATE]: 'a bound on a date (it is in the description)',
+  [IS_NUMBER]: (meta) => ((meta.constraints?.[0] as { maxDecimalPlaces?: number } | undefined)?.maxDecimalPlaces !== undefined ? 'a number of decimal places' : undefined),
+  [MATCHES]: (meta) =>
+    matchesSchema(meta).pattern === undefined ? 'this regular expression (a back-reference, a look-around, or `.` that counts a character beyond the BMP as two)' : undefined,
+  [IS_ALPHA]: (meta) => (letterPattern('alpha', localeOf(meta.constraints[0])) === undefined ? "this locale's letters" : undefined),
+  [IS_ALPHANUMERIC]: (meta) => (letterPattern('alphanumeric', localeOf(meta.constraints[0])) === undefined ? "this locale's letters" : undefined),
+  [IS_NUMBER_STRING]: (meta) => (numericPattern((meta.constraints[0] ?? {}) as NumericOptions) === undefined ? "this locale's numbers" : undefined),
+  ...Object.fromEntries(STRING_ONLY_RULES.map((rule) => [rule, 'its grammar (validator.js)'])),
+};
+
+/** class-validator's rule names, and the few decorators not named by capitalising them. */
+const CLASS_VALIDATOR_RULES = new Set<string>(Object.values(ValidationTypes));
+const DECORATOR_NAMES: Record<string, string> = {
+  isFqdn: 'IsFQDN',
+  isUuid: 'IsUUID',
+  isIp: 'IsIP',
+  isJson: 'IsJSON',
+  isJwt: 'IsJWT',
+  isIsbn: 'IsISBN',
+  isIsin: 'IsISIN',
+  isIso8601: 'IsISO8601',
+  isMacAddress: 'IsMACAddress',
+  isLength: 'Length',
+};
+
+/**
+ * The rule and reason when this rule's published schema accepts more than class-validator does:
+ * a rule in {@link LOOSER}, or one no converter knows (a custom validator). Presence and nesting
+ * (`@IsOptional`, `@ValidateNested`...) are said exactly by the schema's structure.
+ */
+function looserRule(storage: MetadataStorage, meta: ValidationMetadata): { rule: string; reason: string } | undefined {
+  if (meta.type !== ValidationTypes.CUSTOM_VALIDATION && CLASS_VALIDATOR_RULES.has(meta.type)) return undefined;
+  const typed = withConstraintName(storage, meta);
+  const known = LOOSER[typed.type];
+  const reason =
+    typeof known === 'function' ? known(typed) : (known ?? (typed.type in FIXED_CONVERTERS || libraryRuleTypes().includes(typed.type) ? undefined : 'what its code checks'));
+  if (reason === undefined) return undefined;
+  const own = STRING_ONLY_RULES.includes(typed.type) || typed.type in FIXED_CONVERTERS || libraryRuleTypes().includes(typed.type);
+  const name = DECORATOR_NAMES[typed.type] ?? `${typed.type[0].toUpperCase()}${typed.type.slice(1)}`;
+  return { rule: own ? `@${name}()` : `@Validate(${(meta.constraintCls as Function | undefined)?.name ?? typed.type})`, reason };
 }
 
 /**
@@ -455,8 +594,10 @@ const FIXED_CONVERTERS: Record<string, Converter> = {
   // The seed is literal text, not a regular expression.
   [CONTAINS]: (meta) => ({ type: 'string', pattern: escapeRegExp(String(meta.constraints[0])) }),
   [NOT_CONTAINS]: (meta) => ({ type: 'string', not: { pattern: escapeRegExp(String(meta.constraints[0])) } }),
-  // "url" is not a JSON Schema format.
-  [IS_URL]: { type: 'string', format: 'uri' },
+  // Formats "uri" and "email" differ from validator.js both ways (a URL without scheme, `localhost`,
+  // a quoted local part...): a format would refuse what the server takes. Looser, and warned.
+  [IS_URL]: { type: 'string' },
+  [IS_EMAIL]: { type: 'string' },
   [IS_UUID]: (meta) => uuidSchema(meta.constraints[0]),
   // Not format "date-time", which refuses most of what validator.js accepts (a date alone, week and
   // ordinal dates, reduced precision...): its own grammar, spelled out (see iso8601.ts).
@@ -503,6 +644,12 @@ const FIXED_CONVERTERS: Record<string, Converter> = {
   [IS_ISIN]: { type: 'string' },
   [IS_JSON]: { type: 'string', contentMediaType: 'application/json' },
   [IS_MOBILE_PHONE]: { type: 'string' },
+  ...Object.fromEntries(STRING_ONLY_RULES.map((rule) => [rule, { type: 'string' }])),
+  // A number or a string (which the bounds do not reach); validator.js checks the string's grammar.
+  [IS_LATITUDE]: { anyOf: [{ type: 'number', minimum: -90, maximum: 90 }, { type: 'string' }] },
+  [IS_LONGITUDE]: { anyOf: [{ type: 'number', minimum: -180, maximum: 180 }, { type: 'string' }] },
+  // JSON has no instances: only class-transformer's @Type makes one, from an object.
+  [IS_INSTANCE]: { type: 'object' },
 };
 
 /** A schema no value passes (a rule nothing JSON can carry satisfies). */
@@ -640,17 +787,12 @@ function nestedConverter(refTo: (cls: Function) => string): (meta: ValidationMet
 }
 
 /**
- * A custom validator (or one class-validator-jsonschema does not know): only the declared
- * primitive type can be said. The original turns any other type into a `$ref` to a definition
- * that does not exist (`#/definitions/Object`), which makes the whole schema invalid.
+ * A custom validator (or a rule no converter knows): its code decides, whatever the property's
+ * TypeScript type says (`design:type` is no check), so nothing can be said: `{}`, looser, and warned
+ * at bootstrap. The original turned an object type into a `$ref` to a definition that does not exist
+ * (`#/definitions/Object`), which made the whole schema invalid.
  */
-function declaredType(meta: ValidationMetadata): Schema {
-  if (meta.each) return {}; // the declared type is the array's; nothing is known of its items
-  const declared: unknown = Reflect.getMetadata('design:type', (meta.target as Function).prototype as object, meta.propertyName);
-  if (declared === String) return { type: 'string' };
-  if (declared === Number) return { type: 'number' };
-  if (declared === Boolean) return { type: 'boolean' };
-  if (declared === Array) return { type: 'array' };
+function unknownRule(): Schema {
   return {};
 }
 
@@ -662,21 +804,16 @@ function enumValues(entity: object): unknown[] {
 }
 
 /**
- * JSON Schema patterns have no flags and are compiled with `u`. A pattern that relies on `i`, `m`
- * or `s`, or is not valid with `u`, would say something else: it is left out, and only the type
- * remains (class-validator still checks it).
+ * `@Matches`: the expression as a pattern that matches the same strings (regex-pattern.ts: its
+ * flags spelled out, its classes read by code point as clients compile them). One that cannot be
+ * said that way (a back-reference, a look-around, `.` counting a character beyond the BMP as
+ * two...) leaves only the type, and the bootstrap warns that the schema is looser.
  */
 function matchesSchema(meta: ValidationMetadata): Schema {
   const [pattern, modifiers] = meta.constraints as [RegExp | string, string | undefined];
   const source = pattern instanceof RegExp ? pattern.source : String(pattern);
   const flags = pattern instanceof RegExp ? pattern.flags : (modifiers ?? '');
-  if (/[ims]/.test(flags)) return { type: 'string' };
-  try {
-    new RegExp(source, 'u');
-  } catch {
-    return { type: 'string' };
-  }
-  return { type: 'string', pattern: source };
+  return stringPattern(patternOf(source, flags));
 }
 
 const HEX = (n: number) => `[0-9a-fA-F]{${n}}`;
