@@ -11,19 +11,19 @@
  * bootstrap, never on the hot path; it also notes rules that are legal but rarely meant
  * ({@link schemaWarningsFor}), for the bootstrap to log.
  *
- * Known, documented gaps, each listed with the values it covers in
- * test/schema/decorator-agreement.spec.ts, which checks every converted decorator both ways:
+ * Every rule is exact or looser: what JSON Schema cannot say (checksums, phone numbers, a locale's
+ * grammar, formats email and uri, a `@Matches` expression no pattern says, custom validators...) is
+ * published looser, and reported as `HERMES_SCHEMA_LOOSER` (see LOOSER) for the bootstrap to log.
+ * test/schema/decorator-agreement.spec.ts checks every converted decorator both ways and renders
+ * docs/schemas.md. The known gaps it still lists, with the values they cover:
  * - class-validator is more lenient than the declared shape, and the schema follows the shape:
  *   `each: true` validators also accept a single non-array value, `@ValidateNested()` also
- *   accepts an array (of arrays...) where one object is declared, `@IsEnum` of a numeric enum also
- *   accepts the member names, `@Type(() => Date)` takes whatever V8's Date parser takes;
- * - formats email and uri are checked by validator.js on one side and by the client's JSON Schema
- *   library on the other, which differ on edge cases;
- * - what JSON Schema cannot say: checksums (credit card, ISBN, ISIN), phone numbers, currency
- *   amounts, JSON text, UTF-8 byte lengths, `@ValidateIf` conditions, custom validators, `@Matches`
- *   flags (and a `@Matches` expression without `u` reads a character beyond the BMP as two);
- *   validator.js does not count a variation selector (U+FE0F) in a length; `@IsDate()` without
- *   `@Type(() => Date)` takes no JSON at all (the schema says what a Date is in JSON).
+ *   accepts an array (of arrays...) where one object is declared, `@Type(() => Date)` takes
+ *   whatever V8's Date parser takes;
+ * - `@ValidateIf` conditions (the schema has the rules as if they always applied); validator.js
+ *   does not count a variation selector (U+FE0F) in a length; `@ArrayUnique` compares objects by
+ *   identity; `@IsDate()` without `@Type(() => Date)` takes no JSON at all (the schema says what a
+ *   Date is in JSON, and the bootstrap warns).
  */
 import 'reflect-metadata';
 import {
@@ -577,7 +577,7 @@ const FIXED_CONVERTERS: Record<string, Converter> = {
   // The original says nothing of null (then accepts every value) and refuses nothing for objects.
   [EQUALS]: (meta) => listedValues([meta.constraints[0]]),
   [NOT_EQUALS]: (meta) => unlistedValues([meta.constraints[0]]),
-  // The original lists a numeric enum's reverse-mapped names as values and calls every enum a string.
+  // The original calls every enum a string. A numeric enum's names are values too (isEnum takes them).
   [IS_ENUM]: (meta) => ({ enum: enumValues(meta.constraints[0] as object) }),
   // No `type` here: lodash.merge lets the last decorator's `type` win, so `@Min(1) @IsInt()` came out
   // as "number". withTypes() puts "number" back only where no other decorator chose a type.
@@ -796,11 +796,16 @@ function unknownRule(): Schema {
   return {};
 }
 
-/** What class-validator 0.15 lists as an enum's values: the keys that are not reverse mappings. */
+/**
+ * What isEnum accepts: every value of the enum object (`Object.keys(entity).map(k => entity[k])`),
+ * which for a numeric member includes its name, by TypeScript's reverse mapping (`Level.Low = 0`
+ * makes `Level[0] === 'Low'`): the members' values first, then those names.
+ */
 function enumValues(entity: object): unknown[] {
-  return Object.entries(entity)
-    .filter(([key]) => isNaN(parseInt(key, 10)))
-    .map(([, value]): unknown => value);
+  const entries = Object.entries(entity);
+  const members = entries.filter(([key]) => isNaN(parseInt(key, 10))).map(([, value]): unknown => value);
+  const names = entries.filter(([key]) => !isNaN(parseInt(key, 10))).map(([, value]): unknown => value);
+  return [...new Set([...members, ...names])];
 }
 
 /**
