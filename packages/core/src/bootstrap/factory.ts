@@ -31,7 +31,11 @@ export interface McpAppOptions {
   logger?: Logger;
   /** The typedi container classes are built from; default: typedi's global one. */
   container?: DependencyContainer;
-  /** How tool, prompt and resource inputs are validated (default: unknown keys stripped). */
+  /**
+   * How tool, prompt and resource inputs are validated (default: unknown keys stripped). With
+   * `forbidNonWhitelisted: true`, unknown keys are refused, and the tools' input schemas say so
+   * (`additionalProperties: false`, nested classes included).
+   */
   validation?: ValidateOptions;
   /**
    * Whether `McpFactory.create` (and `app.addTool` and the like) logs `HERMES_SCHEMA_LOOSER` at
@@ -270,11 +274,13 @@ export class McpApp {
   ): void {
     const registry = this.decorated();
     if (typeof handler !== 'function') throw new HermesError('HERMES_INVALID_OPTIONS', `add${kind[0].toUpperCase()}${kind.slice(1)}: the handler must be a function.`);
-    const warnings = register(registry, kind, options, {
-      owner: `runtime ${kind} "${options.name}"`,
-      call: handler as (input: unknown, ctx: unknown) => unknown,
-      inputClass: input,
-    });
+    const warnings = register(
+      registry,
+      kind,
+      options,
+      { owner: `runtime ${kind} "${options.name}"`, call: handler as (input: unknown, ctx: unknown) => unknown, inputClass: input },
+      this.options.validation?.forbidNonWhitelisted === true,
+    );
     logSchemaWarnings(this.logger, warnings, this.options);
   }
 
@@ -363,7 +369,7 @@ export class McpFactory {
     const pageSize = options.pageSize ?? 100;
     if (!Number.isInteger(pageSize) || pageSize < 1) throw new HermesError('HERMES_INVALID_OPTIONS', '`pageSize` must be a positive integer.');
     const registry = new Registry(pageSize, new CursorCodec(options.cursorSecret));
-    const { options: serverOptions, warnings } = scanServer(target, options.container ?? defaultContainer(), registry);
+    const { options: serverOptions, warnings } = scanServer(target, options.container ?? defaultContainer(), registry, options.validation?.forbidNonWhitelisted === true);
     logSchemaWarnings(logger, warnings, options);
     const handler = new DecoratedServerHandler(registry, serverOptions, options.validation);
     return new McpApp(handler, registry, { ...options, cache: options.cache ?? serverOptions.cache }, logger);

@@ -152,6 +152,30 @@ export function buildObjectSchema(cls: Function): JsonSchemaObject {
   return schema;
 }
 
+const closedCache = new WeakMap<Function, JsonSchemaObject>();
+
+/**
+ * {@link buildObjectSchema}, for an app that validates with `forbidNonWhitelisted`: class-validator
+ * then refuses a key no rule names, in the input and in every nested object, so the root and every
+ * class under `$defs` say `additionalProperties: false` (unless its `@JSONSchema` says otherwise).
+ * Built once per class and cached, deeply frozen.
+ *
+ * @example
+ * closedObjectSchema(ForecastInput); // { type: 'object', properties: {...}, required: [...], additionalProperties: false }
+ * @internal
+ */
+export function closedObjectSchema(cls: Function): JsonSchemaObject {
+  let schema = closedCache.get(cls);
+  if (!schema) {
+    const open = buildObjectSchema(cls) as Schema;
+    const close = (object: Schema): Schema => ('additionalProperties' in object ? object : { ...object, additionalProperties: false });
+    const defs = isSchema(open.$defs) ? Object.fromEntries(Object.entries(open.$defs).map(([name, def]) => [name, close(def as Schema)])) : undefined;
+    schema = deepFreeze({ ...close(open), ...(defs && { $defs: defs }) }) as JsonSchemaObject;
+    closedCache.set(cls, schema);
+  }
+  return schema;
+}
+
 /**
  * Something in a class's rules that is legal but rarely meant, found while its schema is built; the
  * bootstrap logs it (see the scanner). `className.property` is where it is declared.
