@@ -1,16 +1,21 @@
 /**
  * Decorator by decorator, both directions: for every class-validator rule the schema builder has a
- * converter for, a class with one property using it, and many values — hand-picked edge cases and
- * fast-check samples (fixed seeds) — each checked twice: does class-validator accept it
- * (`validateInput`, the server's own path), and does the published schema accept it (Ajv 2020-12,
- * strict, with ajv-formats' full formats)? The two answers must be the same.
+ * converter for (every rule class-validator exports that applies to JSON), a class with one
+ * property using it, alone and in the combinations that went wrong, and many values — hand-picked
+ * edge cases and fast-check samples (fixed seeds) — each checked: does class-validator accept it
+ * (`validateInput`, the server's own path; and a real `tools/call` on one server with a tool per
+ * row gives the same verdict), and does the published schema accept it (Ajv 2020-12, strict, with
+ * ajv-formats' full formats asserted, and again with formats as annotations, which may only take
+ * more)? The two answers must be the same, except:
+ * - looser, warned: the schema accepts more, and only where the builder reports
+ *   HERMES_SCHEMA_LOOSER for the property (and a warned row must show at least one such value);
+ * - a known gap, listed on its row with its reason and the exact values it covers (a predicate),
+ *   so it stays visible and bounded: a mismatch no exception covers fails, and so does an
+ *   exception no value needs any more.
  *
- * Where they cannot be, the exception is listed on the row, with its reason and the exact values
- * it covers (a predicate), so it stays visible and bounded: a mismatch no exception covers fails,
- * and so does an exception no value needs any more.
- *
- * A completeness check compares the rows with the converters the builder uses: a newly mapped
- * rule without a row fails here.
+ * What each row found is rendered as the table of docs/schemas.md, which must match
+ * (UPDATE_DOCS=1 rewrites it). A completeness check compares the rows with the converters the
+ * builder uses: a newly mapped rule without a row fails here.
  */
 import 'reflect-metadata';
 import Ajv2020 from 'ajv/dist/2020';
@@ -135,6 +140,8 @@ import {
 import fc from 'fast-check';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { McpFactory, McpServer, createLogger } from '@hermes-mcp/core';
+import { createTestClient } from '@hermes-mcp/testing';
 import { buildObjectSchema, convertedRuleTypes, schemaWarningsFor } from '../../src/schema/schema-builder';
 import { validateInput } from '../../src/validation/validator';
 
@@ -954,12 +961,16 @@ function describeValue(value: unknown): string {
 /** Which exceptions of which rows some value needed: `label` + reason. */
 const used = new Set<string>();
 
+/** Each row's class, for the tools/call check. */
+const CLASSES = new Map<Row, new () => object>();
+
 /** What each row found, for the table in docs/schemas.md. */
 const TABLE = new Map<string, { publishes: unknown; agreement: 'exact' | 'looser, warned' | 'known gap'; why: string }>();
 
 describe('every decorator: the published schema accepts exactly what class-validator accepts', () => {
   describe.each(ROWS.map((r) => [r.label, r] as const))('%s', (_label, r) => {
     const cls = classOf(r.label, r.decorators, r.type, r.inherited);
+    CLASSES.set(r, cls);
     const values = [...ANY, ...r.values];
 
     it('has the rule it covers', () => {
@@ -1020,6 +1031,34 @@ describe('every decorator: the published schema accepts exactly what class-valid
         throw new Error(`${report.length} value(s) judged differently; the property's schema is ${property}\n${report.slice(0, 12).join('\n')}`);
       }
     });
+  });
+});
+
+describe('a real tools/call', () => {
+  it("gives validateInput's verdict on every value of every row (one server, a tool per row)", async () => {
+    @McpServer({ name: 'agreement', version: '1' })
+    class Probes {}
+    const app = McpFactory.create(Probes, { logger: createLogger({ level: 'silent' }) });
+    const rows = [...CLASSES];
+    rows.forEach(([, cls], i) => app.addTool({ name: `row_${i}`, input: cls }, () => 'accepted'));
+    const client = await createTestClient(app);
+    const wrong: string[] = [];
+    try {
+      for (const [i, [r, cls]] of rows.entries()) {
+        for (const value of [...ANY, ...r.values]) {
+          // What the client sends is JSON: -0 arrives as 0.
+          const input = JSON.parse(JSON.stringify(value === MISSING ? {} : { value })) as Record<string, unknown>;
+          const called = await client.callTool(`row_${i}`, input).then(
+            (result) => result.isError !== true,
+            () => false,
+          );
+          if (called !== validateInput(cls, input).ok) wrong.push(`${r.label} ${describeValue(value)}: tools/call ${called}`);
+        }
+      }
+    } finally {
+      await client.close();
+    }
+    expect(wrong.slice(0, 10)).toEqual([]);
   });
 });
 
