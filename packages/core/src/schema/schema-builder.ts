@@ -81,6 +81,7 @@ import {
   ValidationError,
   ValidationTypes,
 } from 'class-validator';
+import * as classValidator from 'class-validator';
 import type { MetadataStorage } from 'class-validator';
 import { plainToInstance } from 'class-transformer';
 import type { JsonSchemaObject, PromptArgument } from '@hermes-mcp/protocol';
@@ -557,8 +558,18 @@ const LOOSER: Record<string, string | ((meta: ValidationMetadata) => string | un
   ...Object.fromEntries(STRING_ONLY_RULES.map((rule) => [rule, 'its grammar (validator.js)'])),
 };
 
-/** class-validator's rule names, and the few decorators not named by capitalising them. */
-const CLASS_VALIDATOR_RULES = new Set<string>(Object.values(ValidationTypes));
+/**
+ * The rules class-validator itself defines: every rule name it exports (`IS_EMAIL = 'isEmail'`...).
+ * Each is converted by us or by class-validator-jsonschema; any other rule is a custom validator's.
+ * Read from the exports, not from the converter tables, so that the answer holds when the fast
+ * paths are off.
+ */
+const CLASS_VALIDATOR_RULES = new Set<string>(
+  Object.entries(classValidator)
+    .filter(([key, value]) => /^[A-Z][A-Z0-9_]*$/.test(key) && typeof value === 'string')
+    .map(([, value]) => value as string),
+);
+/** The decorators not named by capitalising their rule's name. */
 const DECORATOR_NAMES: Record<string, string> = {
   isFqdn: 'IsFQDN',
   isUuid: 'IsUUID',
@@ -578,13 +589,12 @@ const DECORATOR_NAMES: Record<string, string> = {
  * (`@IsOptional`, `@ValidateNested`...) are said exactly by the schema's structure.
  */
 function looserRule(storage: MetadataStorage, meta: ValidationMetadata): { rule: string; reason: string } | undefined {
-  if (meta.type !== ValidationTypes.CUSTOM_VALIDATION && CLASS_VALIDATOR_RULES.has(meta.type)) return undefined;
+  if (meta.type !== ValidationTypes.CUSTOM_VALIDATION) return undefined;
   const typed = withConstraintName(storage, meta);
+  const own = CLASS_VALIDATOR_RULES.has(typed.type);
   const known = LOOSER[typed.type];
-  const reason =
-    typeof known === 'function' ? known(typed) : (known ?? (typed.type in FIXED_CONVERTERS || libraryRuleTypes().includes(typed.type) ? undefined : 'what its code checks'));
+  const reason = typeof known === 'function' ? known(typed) : (known ?? (own ? undefined : 'what its code checks'));
   if (reason === undefined) return undefined;
-  const own = STRING_ONLY_RULES.includes(typed.type) || typed.type in FIXED_CONVERTERS || libraryRuleTypes().includes(typed.type);
   const name = DECORATOR_NAMES[typed.type] ?? `${typed.type[0].toUpperCase()}${typed.type.slice(1)}`;
   return { rule: own ? `@${name}()` : `@Validate(${(meta.constraintCls as Function | undefined)?.name ?? typed.type})`, reason };
 }

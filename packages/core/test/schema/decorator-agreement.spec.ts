@@ -137,6 +137,7 @@ import {
   IsInstance,
   getMetadataStorage,
 } from 'class-validator';
+import * as classValidator from 'class-validator';
 import fc from 'fast-check';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -1084,6 +1085,15 @@ describe('a rule that throws', () => {
 });
 
 describe('completeness', () => {
+  it('has a row for every rule class-validator exports (@IsOptional is the conditionalValidation rows)', () => {
+    const covered = new Set(ROWS.map((r) => r.rule));
+    const exported = Object.entries(classValidator)
+      .filter(([key, value]) => /^[A-Z][A-Z0-9_]*$/.test(key) && typeof value === 'string')
+      .map(([, value]) => value as string);
+    expect(exported.length).toBeGreaterThan(100);
+    expect(exported.filter((rule) => !covered.has(rule)).sort()).toEqual(['isOptional']);
+  });
+
   it('has a row for every rule the schema builder converts', () => {
     const covered = new Set(ROWS.map((r) => r.rule));
     expect(
