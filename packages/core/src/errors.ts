@@ -21,6 +21,7 @@ export const ERROR_CATALOG = {
   HERMES_DUPLICATE_LIBRARY: 'Two copies of reflect-metadata, class-validator, class-transformer or typedi are loaded.',
   HERMES_INTEROP_FALLBACK: 'A library release moved internals Hermes reads; it uses the public API instead (logged at warn, once).',
   HERMES_MISSING_PEER: 'An optional peer dependency that an enabled feature needs is not installed.',
+  HERMES_PROMPT_ARGUMENT_TYPE: 'A prompt argument takes no string (e.g. @IsInt() without @Type(() => Number)); MCP prompt arguments are strings.',
   HERMES_REDIS_UNAVAILABLE: 'Redis (the cluster of @hermes-mcp/redis) could not be reached, or did not answer in time.',
 } as const;
 

@@ -31,8 +31,21 @@ export interface McpAppOptions {
   logger?: Logger;
   /** The typedi container classes are built from; default: typedi's global one. */
   container?: DependencyContainer;
-  /** How tool, prompt and resource inputs are validated (default: unknown keys stripped). */
+  /**
+   * How tool, prompt and resource inputs are validated (default: unknown keys stripped). With
+   * `forbidNonWhitelisted: true`, unknown keys are refused, and the tools' input schemas say so
+   * (`additionalProperties: false`, nested classes included).
+   */
   validation?: ValidateOptions;
+  /**
+   * Whether `McpFactory.create` (and `app.addTool` and the like) logs `HERMES_SCHEMA_LOOSER` at
+   * `warn`: one line naming every field whose published schema accepts more than its validation
+   * (a checksum, a phone number, a custom validator: what JSON Schema cannot say; see
+   * docs/schemas.md). Such a field works — the server refuses what its rules refuse — but a client
+   * that trusts the schema may send a value that is then refused. Default true; false once you
+   * have read the list.
+   */
+  warnLooserSchemas?: boolean;
   /** Timeout of server→client requests (elicit, sample, roots) in milliseconds (default 60 000). */
   requestTimeout?: number;
   /** Longest time any request handler may run, in milliseconds (default: no limit). */
@@ -261,12 +274,14 @@ export class McpApp {
   ): void {
     const registry = this.decorated();
     if (typeof handler !== 'function') throw new HermesError('HERMES_INVALID_OPTIONS', `add${kind[0].toUpperCase()}${kind.slice(1)}: the handler must be a function.`);
-    const warnings = register(registry, kind, options, {
-      owner: `runtime ${kind} "${options.name}"`,
-      call: handler as (input: unknown, ctx: unknown) => unknown,
-      inputClass: input,
-    });
-    logSchemaWarnings(this.logger, warnings);
+    const warnings = register(
+      registry,
+      kind,
+      options,
+      { owner: `runtime ${kind} "${options.name}"`, call: handler as (input: unknown, ctx: unknown) => unknown, inputClass: input },
+      this.options.validation?.forbidNonWhitelisted === true,
+    );
+    logSchemaWarnings(this.logger, warnings, this.options);
   }
 
   private handle(kind: 'tool' | 'prompt' | 'resource', key: string): RegisteredHandle {
@@ -313,9 +328,23 @@ export class McpApp {
   }
 }
 
-/** Logs what the schema builder noticed about input classes (a likely mistake, not an error). */
-function logSchemaWarnings(logger: Logger, warnings: readonly SchemaWarning[]): void {
-  for (const warning of warnings) logger.warn({ code: warning.code, class: warning.className, property: warning.property }, warning.message);
+/**
+ * Logs what the schema builder noticed about input classes (a likely mistake, not an error): each
+ * warning on its line, except the fields whose schema is looser than their rules, which share one
+ * (many servers have several, all meant), unless `warnLooserSchemas` is false.
+ */
+function logSchemaWarnings(logger: Logger, warnings: readonly SchemaWarning[], options: McpAppOptions): void {
+  const looser = warnings.filter((warning) => warning.code === 'HERMES_SCHEMA_LOOSER');
+  for (const warning of warnings) {
+    if (warning.code !== 'HERMES_SCHEMA_LOOSER') logger.warn({ code: warning.code, class: warning.className, property: warning.property }, warning.message);
+  }
+  if (looser.length === 0 || options.warnLooserSchemas === false) return;
+  const fields = looser.map((warning) => `${warning.className}.${warning.property} ${warning.rule}: ${warning.reason}`);
+  logger.warn(
+    { code: 'HERMES_SCHEMA_LOOSER', fields },
+    `the published schema accepts more than validation for ${looser.length} field(s) (what JSON Schema cannot say; the server refuses the rest): ` +
+      `${fields.join('; ')}. See docs/schemas.md; set \`warnLooserSchemas: false\` to silence this.`,
+  );
 }
 
 /**
@@ -343,8 +372,8 @@ export class McpFactory {
     const pageSize = options.pageSize ?? 100;
     if (!Number.isInteger(pageSize) || pageSize < 1) throw new HermesError('HERMES_INVALID_OPTIONS', '`pageSize` must be a positive integer.');
     const registry = new Registry(pageSize, new CursorCodec(options.cursorSecret));
-    const { options: serverOptions, warnings } = scanServer(target, options.container ?? defaultContainer(), registry);
-    logSchemaWarnings(logger, warnings);
+    const { options: serverOptions, warnings } = scanServer(target, options.container ?? defaultContainer(), registry, options.validation?.forbidNonWhitelisted === true);
+    logSchemaWarnings(logger, warnings, options);
     const handler = new DecoratedServerHandler(registry, serverOptions, options.validation);
     return new McpApp(handler, registry, { ...options, cache: options.cache ?? serverOptions.cache }, logger);
   }

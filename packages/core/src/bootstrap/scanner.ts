@@ -13,7 +13,7 @@ import { completersFor } from './completion';
 import { compose, middlewareOf, resolveMiddleware } from '../engine/middleware';
 import { checkScopes, requiredScopesOf, scopeGuard, unionOfScopes } from '../auth/scopes';
 import { Invocation, PromptDefinition, Registry, ToolDefinition } from './registry';
-import { SchemaWarning, buildObjectSchema, emptyObjectSchema, promptArgumentsFor, schemaWarningsFor } from '../schema/schema-builder';
+import { SchemaWarning, buildObjectSchema, closedObjectSchema, emptyObjectSchema, promptArgumentsFor, schemaWarningsFor } from '../schema/schema-builder';
 import { compileUriTemplate, isUriTemplate } from './uri-template';
 
 /** Names MCP 2025-11-25 recommends for tools: 1–128 of `A-Z a-z 0-9 _ - .`. */
@@ -38,8 +38,12 @@ export interface ScanResult {
   warnings: SchemaWarning[];
 }
 
-/** Scans a `@McpServer` class and its components into `registry`. @internal */
-export function scanServer(serverClass: Constructor, container: DependencyContainer, registry: Registry): ScanResult {
+/**
+ * Scans a `@McpServer` class and its components into `registry`. `closed`: the app validates with
+ * `forbidNonWhitelisted`, so tool input schemas refuse unknown keys too (see {@link register}).
+ * @internal
+ */
+export function scanServer(serverClass: Constructor, container: DependencyContainer, registry: Registry, closed = false): ScanResult {
   const options = serverOptionsOf(serverClass);
   if (!options) {
     throw new HermesError(
@@ -75,8 +79,8 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
       const middleware = [...classMiddleware, ...resolveMiddleware(middlewareOf(cls, meta.method), container, invocation.owner)];
       const wrapped: Invocation = { ...invocation, call: compose(middleware, invocation.call) as Invocation['call'], middleware: middleware.length > 0 ? middleware : undefined };
       const scopes = unionOfScopes(options.scopes, requiredScopesOf(cls), requiredScopesOf(cls, meta.method), meta.options.scopes);
-      for (const warning of register(registry, meta.kind, { ...meta.options, name: meta.options.name ?? meta.method, scopes }, wrapped)) {
-        warnings.set(`${warning.code} ${warning.className}.${warning.property}`, warning);
+      for (const warning of register(registry, meta.kind, { ...meta.options, name: meta.options.name ?? meta.method, scopes }, wrapped, closed)) {
+        warnings.set(`${warning.code} ${warning.className}.${warning.property} ${warning.rule ?? ''}`, warning);
       }
     }
     return instance;
@@ -101,6 +105,8 @@ function handlersOf(cls: Function): HandlerMetadata[] {
  * Adds one handler to the registry from its decorator options and how to call it; used by the
  * scanner and by the app's runtime `add*` methods alike. Returns the warnings about the classes
  * whose schemas it built (a tool's input and output, a prompt's arguments), for the caller to log.
+ * `closed`: inputs are validated with `forbidNonWhitelisted`, which refuses unknown keys, so a
+ * tool's built input schema says `additionalProperties: false` (see {@link closedObjectSchema}).
  * @internal
  */
 export function register(
@@ -108,6 +114,7 @@ export function register(
   kind: HandlerKind,
   options: (ToolOptions | ResourceOptions | PromptOptions) & { name: string },
   invocation: Invocation,
+  closed = false,
 ): SchemaWarning[] {
   checkScopes(options.scopes, invocation.owner);
   // Scopes are a guard in front of everything else: a caller without them runs none of the middleware.
@@ -117,7 +124,7 @@ export function register(
   }
   switch (kind) {
     case 'tool': {
-      const tool = toolDefinition(options as ToolOptions & { name: string }, invocation);
+      const tool = toolDefinition(options as ToolOptions & { name: string }, invocation, closed);
       registry.addTool(tool);
       return warningsOf((options as ToolOptions).inputSchema === undefined ? invocation.inputClass : undefined, tool.outputClass);
     }
@@ -135,7 +142,7 @@ function warningsOf(...classes: Array<Function | undefined>): SchemaWarning[] {
   return classes.flatMap((cls) => (cls ? schemaWarningsFor(cls) : []));
 }
 
-function toolDefinition(options: ToolOptions & { name: string }, invocation: Invocation): ToolDefinition {
+function toolDefinition(options: ToolOptions & { name: string }, invocation: Invocation, closed: boolean): ToolDefinition {
   const name = options.name;
   if (!TOOL_NAME.test(name)) {
     throw new HermesError(
@@ -151,7 +158,7 @@ function toolDefinition(options: ToolOptions & { name: string }, invocation: Inv
       options.inputSchema !== undefined
         ? verbatimSchema(options.inputSchema, invocation.owner)
         : invocation.inputClass
-          ? buildObjectSchema(invocation.inputClass)
+          ? (closed ? closedObjectSchema : buildObjectSchema)(invocation.inputClass)
           : emptyObjectSchema(),
     ...(options.output && { outputSchema: buildObjectSchema(checkClass(options.output, invocation.owner, 'output')) }),
     ...(options.annotations && { annotations: options.annotations }),

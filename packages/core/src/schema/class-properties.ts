@@ -121,8 +121,8 @@ function isCommon(cls: Function, metadatas: ValidationMetadata[]): boolean {
   return hasClassSchema(cls) === false;
 }
 
-/** The rule as class-validator-jsonschema hands it to converters: typed by its constraint's name. */
-function withConstraintName(storage: MetadataStorage, meta: ValidationMetadata): ValidationMetadata {
+/** The rule as class-validator-jsonschema hands it to converters: typed by its constraint's name. @internal */
+export function withConstraintName(storage: MetadataStorage, meta: ValidationMetadata): ValidationMetadata {
   const constraints = meta.constraintCls ? storage.getTargetValidatorConstraints(meta.constraintCls) : [];
   return constraints.length > 0 ? { ...meta, type: constraints[0].name } : { ...meta };
 }

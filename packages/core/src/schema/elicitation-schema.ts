@@ -17,6 +17,9 @@
 import 'reflect-metadata';
 import { HermesError } from '../errors';
 import { isIso8601Pattern } from './iso8601';
+import { IS_EMAIL, IS_URL } from 'class-validator';
+import { ruleStorage } from '../interop/class-validator';
+import { withConstraintName } from './class-properties';
 import { buildObjectSchema, deepFreeze, isSchema } from './schema-builder';
 import { ENUM_TITLES } from '../metadata/keys';
 
@@ -225,6 +228,22 @@ interface Context {
   initialValue: (name: string) => unknown;
 }
 
+/**
+ * `@IsEmail()`/`@IsUrl()` publish a plain string in a tool's schema (formats "email" and "uri"
+ * refuse addresses validator.js takes); a form still asks for an email address or a URL, which the
+ * server then checks with its own rules.
+ */
+function formFormatOf(cls: Function, name: string): { format?: 'email' | 'uri' } {
+  const storage = ruleStorage();
+  for (const meta of storage.getTargetValidationMetadatas(cls, '', true, false)) {
+    if (meta.propertyName !== name || meta.each) continue;
+    const type = withConstraintName(storage, meta).type;
+    if (type === IS_EMAIL) return { format: 'email' };
+    if (type === IS_URL) return { format: 'uri' };
+  }
+  return {};
+}
+
 /** One property of the built schema as a form field, or the error saying why it cannot be one. */
 function field(ctx: Context, schema: Schema): ElicitationField {
   const latest = ctx.revision === '2025-11-25';
@@ -292,6 +311,7 @@ function field(ctx: Context, schema: Schema): ElicitationField {
         ...labels,
         ...pick(schema, ['minLength', 'maxLength'], 'number'),
         ...(typeof schema.format === 'string' && FORMATS.has(schema.format) && { format: schema.format }),
+        ...(schema.format === undefined && formFormatOf(ctx.cls, ctx.name)),
         // @IsDateString/@IsISO8601 publish validator.js's whole grammar as a pattern, which a form
         // cannot show: it asks for a date-time, one of the forms the server takes.
         ...(schema.format === undefined && isIso8601Pattern(schema.pattern) && { format: 'date-time' }),

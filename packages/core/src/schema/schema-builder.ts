@@ -11,19 +11,19 @@
  * bootstrap, never on the hot path; it also notes rules that are legal but rarely meant
  * ({@link schemaWarningsFor}), for the bootstrap to log.
  *
- * Known, documented gaps, each listed with the values it covers in
- * test/schema/decorator-agreement.spec.ts, which checks every converted decorator both ways:
+ * Every rule is exact or looser: what JSON Schema cannot say (checksums, phone numbers, a locale's
+ * grammar, formats email and uri, a `@Matches` expression no pattern says, custom validators...) is
+ * published looser, and reported as `HERMES_SCHEMA_LOOSER` (see LOOSER) for the bootstrap to log.
+ * test/schema/decorator-agreement.spec.ts checks every converted decorator both ways and renders
+ * docs/schemas.md. The known gaps it still lists, with the values they cover:
  * - class-validator is more lenient than the declared shape, and the schema follows the shape:
  *   `each: true` validators also accept a single non-array value, `@ValidateNested()` also
- *   accepts an array (of arrays...) where one object is declared, `@IsEnum` of a numeric enum also
- *   accepts the member names, `@Type(() => Date)` takes whatever V8's Date parser takes;
- * - formats email and uri are checked by validator.js on one side and by the client's JSON Schema
- *   library on the other, which differ on edge cases;
- * - what JSON Schema cannot say: checksums (credit card, ISBN, ISIN), phone numbers, currency
- *   amounts, JSON text, UTF-8 byte lengths, `@ValidateIf` conditions, custom validators, `@Matches`
- *   flags (and a `@Matches` expression without `u` reads a character beyond the BMP as two);
- *   validator.js does not count a variation selector (U+FE0F) in a length; `@IsDate()` without
- *   `@Type(() => Date)` takes no JSON at all (the schema says what a Date is in JSON).
+ *   accepts an array (of arrays...) where one object is declared, `@Type(() => Date)` takes
+ *   whatever V8's Date parser takes;
+ * - `@ValidateIf` conditions (the schema has the rules as if they always applied); validator.js
+ *   does not count a variation selector (U+FE0F) in a length; `@ArrayUnique` compares objects by
+ *   identity; `@IsDate()` without `@Type(() => Date)` takes no JSON at all (the schema says what a
+ *   Date is in JSON, and the bootstrap warns).
  */
 import 'reflect-metadata';
 import {
@@ -41,17 +41,21 @@ import {
   IS_DATE,
   IS_DATE_STRING,
   IS_DIVISIBLE_BY,
+  IS_EMAIL,
   IS_EMPTY,
   IS_ENUM,
   IS_FQDN,
   IS_HEX_COLOR,
   IS_HEXADECIMAL,
   IS_IN,
+  IS_INSTANCE,
   IS_IP,
   IS_ISBN,
   IS_ISIN,
   IS_ISO8601,
   IS_JSON,
+  IS_LATITUDE,
+  IS_LONGITUDE,
   IS_LOWERCASE,
   IS_MOBILE_PHONE,
   IS_MONGO_ID,
@@ -59,6 +63,7 @@ import {
   IS_NOT_EMPTY,
   IS_NOT_EMPTY_OBJECT,
   IS_NOT_IN,
+  IS_NUMBER,
   IS_NUMBER_STRING,
   IS_POSITIVE,
   IS_SURROGATE_PAIR,
@@ -76,13 +81,16 @@ import {
   ValidationError,
   ValidationTypes,
 } from 'class-validator';
+import * as classValidator from 'class-validator';
 import type { MetadataStorage } from 'class-validator';
+import { plainToInstance } from 'class-transformer';
 import type { JsonSchemaObject, PromptArgument } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
-import { Converter, ConversionOptions, conversionOptions, convertClass } from './class-properties';
+import { Converter, ConversionOptions, conversionOptions, convertClass, withConstraintName } from './class-properties';
 import { descriptionOf } from './description.decorator';
 import { Iso8601Options, iso8601Pattern } from './iso8601';
 import { probeInstance } from './probe-instance';
+import { patternOf } from './regex-pattern';
 import {
   ASTRAL,
   Base64Options,
@@ -145,6 +153,30 @@ export function buildObjectSchema(cls: Function): JsonSchemaObject {
   return schema;
 }
 
+const closedCache = new WeakMap<Function, JsonSchemaObject>();
+
+/**
+ * {@link buildObjectSchema}, for an app that validates with `forbidNonWhitelisted`: class-validator
+ * then refuses a key no rule names, in the input and in every nested object, so the root and every
+ * class under `$defs` say `additionalProperties: false` (unless its `@JSONSchema` says otherwise).
+ * Built once per class and cached, deeply frozen.
+ *
+ * @example
+ * closedObjectSchema(ForecastInput); // { type: 'object', properties: {...}, required: [...], additionalProperties: false }
+ * @internal
+ */
+export function closedObjectSchema(cls: Function): JsonSchemaObject {
+  let schema = closedCache.get(cls);
+  if (!schema) {
+    const open = buildObjectSchema(cls) as Schema;
+    const close = (object: Schema): Schema => ('additionalProperties' in object ? object : { ...object, additionalProperties: false });
+    const defs = isSchema(open.$defs) ? Object.fromEntries(Object.entries(open.$defs).map(([name, def]) => [name, close(def as Schema)])) : undefined;
+    schema = deepFreeze({ ...close(open), ...(defs && { $defs: defs }) }) as JsonSchemaObject;
+    closedCache.set(cls, schema);
+  }
+  return schema;
+}
+
 /**
  * Something in a class's rules that is legal but rarely meant, found while its schema is built; the
  * bootstrap logs it (see the scanner). `className.property` is where it is declared.
@@ -155,10 +187,16 @@ export interface SchemaWarning {
    * no other rule that refuses a missing value: class-validator accepts the input without it.
    * `HERMES_DATE_WITHOUT_TYPE`: `@IsDate()` (`@MinDate`, `@MaxDate`) without `@Type(() => Date)`:
    * JSON has no dates, so no input passes.
+   * `HERMES_SCHEMA_LOOSER`: a rule JSON Schema cannot say (a checksum, a custom validator...): the
+   * published schema accepts more than validation does (`rule` says which, `reason` what it checks).
    */
-  readonly code: 'HERMES_OPTIONAL_NESTED' | 'HERMES_DATE_WITHOUT_TYPE';
+  readonly code: 'HERMES_OPTIONAL_NESTED' | 'HERMES_DATE_WITHOUT_TYPE' | 'HERMES_SCHEMA_LOOSER';
   readonly className: string;
   readonly property: string;
+  /** `HERMES_SCHEMA_LOOSER`: the decorator, as written (`@IsCreditCard()`, `@Validate(IsEven)`). */
+  readonly rule?: string;
+  /** `HERMES_SCHEMA_LOOSER`: what validation checks that the schema does not say. */
+  readonly reason?: string;
   /** One line saying what happens and how to fix it, for a log. */
   readonly message: string;
 }
@@ -187,6 +225,9 @@ export function emptyObjectSchema(): JsonSchemaObject {
  * The MCP prompt arguments of a class: one per top-level property of its schema, with its
  * description, and `required` when the schema requires it.
  *
+ * @throws HermesError `HERMES_PROMPT_ARGUMENT_TYPE` when a property takes no string (`@IsInt()`,
+ *   `@IsBoolean()`, a nested class...) and class-transformer does not convert it: MCP prompt
+ *   arguments are strings, so no `prompts/get` could satisfy it.
  * @example
  * class PlanArgs { \@Description('Where to') \@IsString() city!: string; }
  * promptArgumentsFor(PlanArgs); // [{ name: 'city', description: 'Where to', required: true }]
@@ -195,9 +236,41 @@ export function promptArgumentsFor(cls: Function): PromptArgument[] {
   const schema = buildObjectSchema(cls);
   const required = new Set(schema.required ?? []);
   return Object.entries(schema.properties ?? {}).map(([name, property]) => {
+    refuseStringless(cls, name, property as Schema);
     const description = (property as Schema).description;
     return { name, ...(typeof description === 'string' && { description }), required: required.has(name) };
   });
+}
+
+/**
+ * A prompt argument is a string (MCP's `prompts/get` takes `{ [name]: string }`): a property whose
+ * schema names another type (null aside) can never be satisfied, unless class-transformer turns the
+ * string into that type first (`@Type(() => Number)`, `@Transform`), which is asked of
+ * `plainToInstance` itself.
+ */
+function refuseStringless(cls: Function, name: string, property: Schema): void {
+  // orNull() writes a nullable property as `anyOf: [schema, { type: 'null' }]`.
+  const branches: unknown[] = Array.isArray(property.anyOf) ? property.anyOf : [];
+  const body: unknown = branches.length === 2 && isSchema(branches[1]) && branches[1].type === 'null' ? branches[0] : property;
+  const type = isSchema(body) && typeof body.$ref === 'string' ? 'object' : isSchema(body) ? body.type : undefined;
+  if (typeof type !== 'string' || type === 'string') return;
+  try {
+    const converted = plainToInstance(cls as new () => object, { [name]: '1' }, { enableImplicitConversion: false }) as Record<string, unknown>;
+    if (converted[name] !== '1') return;
+  } catch {
+    return; // a @Transform that cannot take '1' converts something: the author's own rule
+  }
+  const how =
+    type === 'boolean'
+      ? "take the string with @IsBooleanString(), or convert it first with @Transform(({ value }) => value === 'true') (not @Type(() => Boolean): any non-empty string is true)"
+      : type === 'number' || type === 'integer'
+        ? 'take the string with @IsNumberString() ({ no_symbols: true } for digits only), or convert it first with @Type(() => Number) (class-transformer)'
+        : 'take a string (e.g. JSON text with @IsJSON()) and parse it in the prompt';
+  throw new HermesError(
+    'HERMES_PROMPT_ARGUMENT_TYPE',
+    `${cls.name}.${name}: prompt arguments are strings (MCP prompts/get), but this argument takes only a JSON ${type}, so no client can satisfy it. ` +
+      `Make it a string rule: ${how}.`,
+  );
 }
 
 /**
@@ -242,7 +315,7 @@ function build(root: Function): JsonSchemaObject {
   const converters = {
     ...FIXED_CONVERTERS,
     [ValidationTypes.NESTED_VALIDATION]: nestedConverter(refTo),
-    [ValidationTypes.CUSTOM_VALIDATION]: declaredType,
+    [ValidationTypes.CUSTOM_VALIDATION]: unknownRule,
   };
   // The fast storage answers as class-validator's own does, without a scan of every decorated class.
   const options = conversionOptions(converters, ruleStorage());
@@ -347,6 +420,18 @@ function warningsAbout(cls: Function, storage: MetadataStorage, facts: Facts): S
   }
   const out: SchemaWarning[] = [];
   for (const [property, metas] of rules) {
+    for (const meta of metas) {
+      const looser = looserRule(storage, meta);
+      if (!looser) continue;
+      const className = (meta.target as Function).name || cls.name;
+      out.push({
+        code: 'HERMES_SCHEMA_LOOSER',
+        className,
+        property,
+        ...looser,
+        message: `${className}.${property}: the published schema accepts more than ${looser.rule} does: JSON Schema cannot say ${looser.reason}; validation refuses the rest.`,
+      });
+    }
     const nested = metas.find((meta) => meta.type === ValidationTypes.NESTED_VALIDATION);
     if (nested && !facts.required.has(property) && !metas.some((meta) => meta.type === ValidationTypes.CONDITIONAL_VALIDATION)) {
       const className = (nested.target as Function).name || cls.name;
@@ -382,12 +467,136 @@ function warningsAbout(cls: Function, storage: MetadataStorage, facts: Facts): S
 
 function uniqueWarnings(warnings: SchemaWarning[]): SchemaWarning[] {
   const seen = new Map<string, SchemaWarning>();
-  for (const warning of warnings) seen.set(`${warning.code} ${warning.className}.${warning.property}`, warning);
+  for (const warning of warnings) seen.set(`${warning.code} ${warning.className}.${warning.property} ${warning.rule ?? ''}`, warning);
   return [...seen.values()];
 }
 
 function failing(errors: ValidationError[]): Set<string> {
   return new Set(errors.map((error) => error.property).filter((name): name is string => typeof name === 'string'));
+}
+
+/**
+ * class-validator's own string rules that no converter spells out: each checks
+ * `typeof value === 'string'` and then a grammar of validator.js (or libphonenumber, Intl) that no
+ * pattern here says. They publish `{ type: "string" }`, and are warned about as looser.
+ */
+const STRING_ONLY_RULES = [
+  'IsFirebasePushId',
+  'isBase32',
+  'isBase58',
+  'isBIC',
+  'isBtcAddress',
+  'isDataURI',
+  'isDecimal',
+  'isEAN',
+  'isEthereumAddress',
+  'isHash',
+  'isHSL',
+  'isIBAN',
+  'isIdentityCard',
+  'isISO31661Alpha2',
+  'isISO31661Alpha3',
+  'isISO31661Numeric',
+  'isISO4217CurrencyCode',
+  'isISO6391',
+  'isISRC',
+  'isISSN',
+  'isJwt',
+  'isLatLong',
+  'isLocale',
+  'isMacAddress',
+  'isMagnetURI',
+  'isMimeType',
+  'isOctal',
+  'isPassportNumber',
+  'isPhoneNumber',
+  'isPort',
+  'isPostalCode',
+  'isRFC3339',
+  'isRgbColor',
+  'isSemVer',
+  'isStrongPassword',
+  'isTaxId',
+  'isTimeZone',
+];
+
+/**
+ * What validation checks beyond the published schema, for the rules whose schema is looser (always,
+ * or with some constraints: undefined when this use is exact). Every other rule the builder converts
+ * is exact — decorator-agreement.spec.ts holds both claims, value by value, and renders the table in
+ * docs/schemas.md. A rule with no converter at all (a custom validator) is looser too.
+ */
+const LOOSER: Record<string, string | ((meta: ValidationMetadata) => string | undefined)> = {
+  [IS_EMAIL]: 'validator.js\'s address grammar (format "email" takes some addresses it refuses, and refuses some it takes)',
+  [IS_URL]: 'validator.js\'s URL grammar and options (format "uri" needs a scheme it does not, and takes `mailto:` and `localhost` it refuses)',
+  [IS_CREDIT_CARD]: "a card number's Luhn checksum",
+  [IS_CURRENCY]: 'the amount grammar (symbol, separators, options)',
+  [IS_ISBN]: "an ISBN's checksum",
+  [IS_ISIN]: "an ISIN's checksum",
+  [IS_JSON]: 'that the string parses as JSON',
+  [IS_MOBILE_PHONE]: "each locale's phone number grammar",
+  [IS_BYTE_LENGTH]: 'a length in UTF-8 bytes (the schema bounds characters, 1 to 4 bytes each)',
+  [IS_FQDN]: (meta) =>
+    (meta.constraints?.[0] as FqdnOptions | undefined)?.ignore_max_length ? undefined : 'a label length counted in UTF-16 units (a character beyond the BMP counts twice)',
+  [IS_LATITUDE]: 'the grammar of a latitude string (and of a number written with an exponent)',
+  [IS_LONGITUDE]: 'the grammar of a longitude string (and of a number written with an exponent)',
+  [IS_INSTANCE]: (meta) => {
+    // With @Type(() => TheClass) (or a subclass), every object becomes one: exact.
+    const wanted = meta.constraints?.[0] as Function | undefined;
+    const made = nestedClassOf(meta.target as Function, meta.propertyName);
+    const exact = typeof wanted === 'function' && made !== undefined && (made === wanted || made.prototype instanceof wanted);
+    return exact ? undefined : 'the class of an instance (JSON has only plain objects: without @Type(() => TheClass) no input passes)';
+  },
+  [MIN_DATE]: 'a bound on a date (it is in the description)',
+  [MAX_DATE]: 'a bound on a date (it is in the description)',
+  [IS_NUMBER]: (meta) => ((meta.constraints?.[0] as { maxDecimalPlaces?: number } | undefined)?.maxDecimalPlaces !== undefined ? 'a number of decimal places' : undefined),
+  [MATCHES]: (meta) =>
+    matchesSchema(meta).pattern === undefined ? 'this regular expression (a back-reference, a look-around, or `.` that counts a character beyond the BMP as two)' : undefined,
+  [IS_ALPHA]: (meta) => (letterPattern('alpha', localeOf(meta.constraints[0])) === undefined ? "this locale's letters" : undefined),
+  [IS_ALPHANUMERIC]: (meta) => (letterPattern('alphanumeric', localeOf(meta.constraints[0])) === undefined ? "this locale's letters" : undefined),
+  [IS_NUMBER_STRING]: (meta) => (numericPattern((meta.constraints[0] ?? {}) as NumericOptions) === undefined ? "this locale's numbers" : undefined),
+  ...Object.fromEntries(STRING_ONLY_RULES.map((rule) => [rule, 'its grammar (validator.js)'])),
+};
+
+/**
+ * The rules class-validator itself defines: every rule name it exports (`IS_EMAIL = 'isEmail'`...).
+ * Each is converted by us or by class-validator-jsonschema; any other rule is a custom validator's.
+ * Read from the exports, not from the converter tables, so that the answer holds when the fast
+ * paths are off.
+ */
+const CLASS_VALIDATOR_RULES = new Set<string>(
+  Object.entries(classValidator)
+    .filter(([key, value]) => /^[A-Z][A-Z0-9_]*$/.test(key) && typeof value === 'string')
+    .map(([, value]) => value as string),
+);
+/** The decorators not named by capitalising their rule's name. */
+const DECORATOR_NAMES: Record<string, string> = {
+  isFqdn: 'IsFQDN',
+  isUuid: 'IsUUID',
+  isIp: 'IsIP',
+  isJson: 'IsJSON',
+  isJwt: 'IsJWT',
+  isIsbn: 'IsISBN',
+  isIsin: 'IsISIN',
+  isIso8601: 'IsISO8601',
+  isMacAddress: 'IsMACAddress',
+  isLength: 'Length',
+};
+
+/**
+ * The rule and reason when this rule's published schema accepts more than class-validator does:
+ * a rule in {@link LOOSER}, or one no converter knows (a custom validator). Presence and nesting
+ * (`@IsOptional`, `@ValidateNested`...) are said exactly by the schema's structure.
+ */
+function looserRule(storage: MetadataStorage, meta: ValidationMetadata): { rule: string; reason: string } | undefined {
+  if (meta.type !== ValidationTypes.CUSTOM_VALIDATION) return undefined;
+  const typed = withConstraintName(storage, meta);
+  const own = CLASS_VALIDATOR_RULES.has(typed.type);
+  const known = LOOSER[typed.type];
+  const reason = typeof known === 'function' ? known(typed) : (known ?? (own ? undefined : 'what its code checks'));
+  if (reason === undefined) return undefined;
+  const name = DECORATOR_NAMES[typed.type] ?? `${typed.type[0].toUpperCase()}${typed.type.slice(1)}`;
+  return { rule: own ? `@${name}()` : `@Validate(${(meta.constraintCls as Function | undefined)?.name ?? typed.type})`, reason };
 }
 
 /**
@@ -402,7 +611,7 @@ const FIXED_CONVERTERS: Record<string, Converter> = {
   // The original says nothing of null (then accepts every value) and refuses nothing for objects.
   [EQUALS]: (meta) => listedValues([meta.constraints[0]]),
   [NOT_EQUALS]: (meta) => unlistedValues([meta.constraints[0]]),
-  // The original lists a numeric enum's reverse-mapped names as values and calls every enum a string.
+  // The original calls every enum a string. A numeric enum's names are values too (isEnum takes them).
   [IS_ENUM]: (meta) => ({ enum: enumValues(meta.constraints[0] as object) }),
   // No `type` here: lodash.merge lets the last decorator's `type` win, so `@Min(1) @IsInt()` came out
   // as "number". withTypes() puts "number" back only where no other decorator chose a type.
@@ -419,8 +628,10 @@ const FIXED_CONVERTERS: Record<string, Converter> = {
   // The seed is literal text, not a regular expression.
   [CONTAINS]: (meta) => ({ type: 'string', pattern: escapeRegExp(String(meta.constraints[0])) }),
   [NOT_CONTAINS]: (meta) => ({ type: 'string', not: { pattern: escapeRegExp(String(meta.constraints[0])) } }),
-  // "url" is not a JSON Schema format.
-  [IS_URL]: { type: 'string', format: 'uri' },
+  // Formats "uri" and "email" differ from validator.js both ways (a URL without scheme, `localhost`,
+  // a quoted local part...): a format would refuse what the server takes. Looser, and warned.
+  [IS_URL]: { type: 'string' },
+  [IS_EMAIL]: { type: 'string' },
   [IS_UUID]: (meta) => uuidSchema(meta.constraints[0]),
   // Not format "date-time", which refuses most of what validator.js accepts (a date alone, week and
   // ordinal dates, reduced precision...): its own grammar, spelled out (see iso8601.ts).
@@ -467,6 +678,12 @@ const FIXED_CONVERTERS: Record<string, Converter> = {
   [IS_ISIN]: { type: 'string' },
   [IS_JSON]: { type: 'string', contentMediaType: 'application/json' },
   [IS_MOBILE_PHONE]: { type: 'string' },
+  ...Object.fromEntries(STRING_ONLY_RULES.map((rule) => [rule, { type: 'string' }])),
+  // A number or a string (which the bounds do not reach); validator.js checks the string's grammar.
+  [IS_LATITUDE]: { anyOf: [{ type: 'number', minimum: -90, maximum: 90 }, { type: 'string' }] },
+  [IS_LONGITUDE]: { anyOf: [{ type: 'number', minimum: -180, maximum: 180 }, { type: 'string' }] },
+  // JSON has no instances: only class-transformer's @Type makes one, from an object.
+  [IS_INSTANCE]: { type: 'object' },
 };
 
 /** A schema no value passes (a rule nothing JSON can carry satisfies). */
@@ -553,7 +770,9 @@ function dateSchema(meta: ValidationMetadata): Schema {
   const described = (meta.type === MIN_DATE || meta.type === MAX_DATE) && bound instanceof Date && !isNaN(bound.getTime());
   return {
     ...(described && { description: `${meta.type === MIN_DATE ? 'After' : 'Before'} ${bound.toJSON()}` }),
-    oneOf: [
+    // `anyOf`, never `oneOf`: where formats are annotations (the 2020-12 default), every string
+    // matches both branches, and `oneOf` would then refuse every value.
+    anyOf: [
       { format: 'date', type: 'string' },
       { format: 'date-time', type: 'string' },
     ],
@@ -602,43 +821,38 @@ function nestedConverter(refTo: (cls: Function) => string): (meta: ValidationMet
 }
 
 /**
- * A custom validator (or one class-validator-jsonschema does not know): only the declared
- * primitive type can be said. The original turns any other type into a `$ref` to a definition
- * that does not exist (`#/definitions/Object`), which makes the whole schema invalid.
+ * A custom validator (or a rule no converter knows): its code decides, whatever the property's
+ * TypeScript type says (`design:type` is no check), so nothing can be said: `{}`, looser, and warned
+ * at bootstrap. The original turned an object type into a `$ref` to a definition that does not exist
+ * (`#/definitions/Object`), which made the whole schema invalid.
  */
-function declaredType(meta: ValidationMetadata): Schema {
-  if (meta.each) return {}; // the declared type is the array's; nothing is known of its items
-  const declared: unknown = Reflect.getMetadata('design:type', (meta.target as Function).prototype as object, meta.propertyName);
-  if (declared === String) return { type: 'string' };
-  if (declared === Number) return { type: 'number' };
-  if (declared === Boolean) return { type: 'boolean' };
-  if (declared === Array) return { type: 'array' };
+function unknownRule(): Schema {
   return {};
 }
 
-/** What class-validator 0.15 lists as an enum's values: the keys that are not reverse mappings. */
+/**
+ * What isEnum accepts: every value of the enum object (`Object.keys(entity).map(k => entity[k])`),
+ * which for a numeric member includes its name, by TypeScript's reverse mapping (`Level.Low = 0`
+ * makes `Level[0] === 'Low'`): the members' values first, then those names.
+ */
 function enumValues(entity: object): unknown[] {
-  return Object.entries(entity)
-    .filter(([key]) => isNaN(parseInt(key, 10)))
-    .map(([, value]): unknown => value);
+  const entries = Object.entries(entity);
+  const members = entries.filter(([key]) => isNaN(parseInt(key, 10))).map(([, value]): unknown => value);
+  const names = entries.filter(([key]) => !isNaN(parseInt(key, 10))).map(([, value]): unknown => value);
+  return [...new Set([...members, ...names])];
 }
 
 /**
- * JSON Schema patterns have no flags and are compiled with `u`. A pattern that relies on `i`, `m`
- * or `s`, or is not valid with `u`, would say something else: it is left out, and only the type
- * remains (class-validator still checks it).
+ * `@Matches`: the expression as a pattern that matches the same strings (regex-pattern.ts: its
+ * flags spelled out, its classes read by code point as clients compile them). One that cannot be
+ * said that way (a back-reference, a look-around, `.` counting a character beyond the BMP as
+ * two...) leaves only the type, and the bootstrap warns that the schema is looser.
  */
 function matchesSchema(meta: ValidationMetadata): Schema {
   const [pattern, modifiers] = meta.constraints as [RegExp | string, string | undefined];
   const source = pattern instanceof RegExp ? pattern.source : String(pattern);
   const flags = pattern instanceof RegExp ? pattern.flags : (modifiers ?? '');
-  if (/[ims]/.test(flags)) return { type: 'string' };
-  try {
-    new RegExp(source, 'u');
-  } catch {
-    return { type: 'string' };
-  }
-  return { type: 'string', pattern: source };
+  return stringPattern(patternOf(source, flags));
 }
 
 const HEX = (n: number) => `[0-9a-fA-F]{${n}}`;

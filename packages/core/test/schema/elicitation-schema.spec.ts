@@ -503,7 +503,7 @@ describe('elicitationSchemaFor: what a form cannot ask for', () => {
     ['a list of objects', WithAddresses, 'addresses', "@IsIn(['a', 'b'], { each: true })"],
     ['a list of free strings', WithFreeList, 'tags', 'a list can only be a multi-select of fixed strings'],
     ['a list of anything', WithUntypedList, 'list', 'a list can only be a multi-select of fixed strings'],
-    ['a numeric enum', WithNumericEnum, 'level', 'the choices must be strings, and they are [0,1]. Use a string enum'],
+    ['a numeric enum', WithNumericEnum, 'level', 'the choices must be strings, and they are [0,1,"Low","High"]. Use a string enum'],
     ['a mixed choice', WithMixedChoice, 'mixed', 'the choices must be strings, and they are ["a",1]'],
     ['a multi-select of numbers', WithNumberChoices, 'sizes', 'the choices must be strings'],
     ['a property of unknown type', WithUntyped, 'anything', 'Add @IsString(), @IsNumber(), @IsInt() or @IsBoolean()'],
