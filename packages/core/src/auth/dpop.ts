@@ -1,0 +1,222 @@
+/**
+ * DPoP (RFC 9449) at the resource server: a token bound to a client's key (`cnf.jkt`) is taken
+ * only with a fresh proof signed by that key, for this very request. A leaked DPoP-bound token is
+ * useless without the key; a captured proof is useless for another request, after its window, or a
+ * second time.
+ *
+ * {@link DpopVerifier} checks one proof (RFC 9449 §4.3), in the order that refuses cheapest first:
+ * its shape and claims, then the signature with the key it embeds, then the binding to the token
+ * (`ath`, `cnf.jkt`), and last its `jti` against the replay store — so that refused proofs never
+ * fill the store.
+ */
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { AuthInfo } from '../engine/context';
+import { HermesError } from '../errors';
+import { InMemoryReplayStore, ReplayStore } from '../stores/replay-store';
+
+/** The `auth.dpop` option: how the resource server takes DPoP-bound tokens. */
+export interface DpopOptions {
+  /**
+   * `'allowed'` (default): tokens come as `Bearer` or as `DPoP` with a proof; `'required'`: only as
+   * `DPoP` (a bearer token is refused, and the metadata says `dpop_bound_access_tokens_required`).
+   * Whatever the mode, a DPoP-bound token presented as `Bearer` is refused: whoever holds it without
+   * the key must not use it.
+   */
+  mode?: 'allowed' | 'required';
+  /** Signature algorithms a proof may use (default ES256, EdDSA, Ed25519, PS256, RS256; never `none` or HMAC). */
+  algorithms?: string[];
+  /** How old a proof's `iat` may be, in seconds (default 60). */
+  maxAgeSec?: number;
+  /** Seconds of clock difference tolerated on `iat`, both ways (default 5). */
+  clockToleranceSec?: number;
+  /**
+   * Server nonces (RFC 9449 §9): a proof must carry a `nonce` this server issued, so a client with a
+   * wrong clock or a proof made ahead of time is refused. A proof without one is answered 401
+   * `use_dpop_nonce` with the nonce to use in `DPoP-Nonce`. Nonces are stateless (an HMAC of the
+   * time): give every instance of a cluster the same `secret`. Default off.
+   */
+  nonce?: boolean | { secret?: string; lifetimeSec?: number };
+  /**
+   * Where used proofs are remembered for their window (default: this process's memory, at most
+   * `maxReplayEntries`, the oldest forgotten first).
+   */
+  replayStore?: ReplayStore;
+  /** Most proofs the in-memory replay store remembers (default 200 000, about 30 MB). */
+  maxReplayEntries?: number;
+}
+
+/** A proof refused, and how RFC 9449 §7.1 names it: `invalid_dpop_proof` or `use_dpop_nonce`. */
+export class DpopError extends Error {
+  constructor(
+    readonly error: 'invalid_dpop_proof' | 'use_dpop_nonce',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DpopError';
+  }
+}
+
+const DEFAULT_ALGORITHMS = ['ES256', 'EdDSA', 'Ed25519', 'PS256', 'RS256'];
+/** A compact JWS: three base64url parts. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+type Jose = typeof import('jose');
+let joseModule: Promise<Jose> | undefined;
+function loadJose(): Promise<Jose> {
+  return (joseModule ??= import('jose'));
+}
+
+/** Issues and checks stateless nonces: the time slot, and an HMAC of it. */
+class Nonces {
+  private readonly secret: Buffer;
+  private readonly slotMs: number;
+
+  constructor(options: true | { secret?: string; lifetimeSec?: number }) {
+    const given = options === true ? undefined : options;
+    this.secret = given?.secret !== undefined ? Buffer.from(given.secret) : randomBytes(32);
+    this.slotMs = (given?.lifetimeSec ?? 300) * 1000;
+    if (!(this.slotMs > 0)) throw new HermesError('HERMES_INVALID_OPTIONS', 'auth.dpop.nonce.lifetimeSec must be a positive number of seconds.');
+  }
+
+  /** The nonce to hand out now. */
+  current(): string {
+    return this.of(Math.floor(Date.now() / this.slotMs));
+  }
+
+  /** Whether `nonce` was issued in this slot or the one before (a nonce lives one to two lifetimes). */
+  valid(nonce: unknown): boolean {
+    if (typeof nonce !== 'string') return false;
+    const slot = Number(nonce.slice(0, nonce.indexOf('.')));
+    const now = Math.floor(Date.now() / this.slotMs);
+    if (slot !== now && slot !== now - 1) return false;
+    const expected = Buffer.from(this.of(slot));
+    const got = Buffer.from(nonce);
+    return got.length === expected.length && timingSafeEqual(got, expected);
+  }
+
+  private of(slot: number): string {
+    return `${slot}.${createHmac('sha256', this.secret).update(String(slot)).digest('base64url').slice(0, 22)}`;
+  }
+}
+
+/** What a verified proof says: the key's thumbprint, for the binding check. */
+interface Proof {
+  jkt: string;
+}
+
+/** Checks DPoP proofs for one resource server. */
+export class DpopVerifier {
+  /** The algorithms proofs may use (the challenge's `algs`, the metadata's list). */
+  readonly algorithms: readonly string[];
+  /** Whether tokens must come with a proof. */
+  readonly required: boolean;
+  private readonly maxAgeSec: number;
+  private readonly toleranceSec: number;
+  private readonly replay: ReplayStore;
+  private readonly nonces?: Nonces;
+
+  constructor(
+    options: DpopOptions,
+    /** This resource's origin: a proof's `htu` is the URL the client called, as it knows it. */
+    private readonly origin: string,
+    replayStore?: ReplayStore,
+  ) {
+    if (options.mode !== undefined && options.mode !== 'allowed' && options.mode !== 'required')
+      throw new HermesError('HERMES_INVALID_OPTIONS', `auth.dpop.mode must be 'allowed' or 'required', not ${JSON.stringify(options.mode)}.`);
+    this.required = options.mode === 'required';
+    this.algorithms = options.algorithms ?? DEFAULT_ALGORITHMS;
+    if (this.algorithms.length === 0 || this.algorithms.some((alg) => alg === 'none' || alg.startsWith('HS')))
+      throw new HermesError('HERMES_INVALID_OPTIONS', 'auth.dpop.algorithms must name asymmetric algorithms only (ES256, EdDSA, PS256, RS256…).');
+    this.maxAgeSec = options.maxAgeSec ?? 60;
+    this.toleranceSec = options.clockToleranceSec ?? 5;
+    this.replay = options.replayStore ?? replayStore ?? new InMemoryReplayStore(options.maxReplayEntries);
+    if (options.nonce) this.nonces = new Nonces(options.nonce);
+  }
+
+  /** A nonce for a `DPoP-Nonce` header, when this server asks for nonces. */
+  nonce(): string | undefined {
+    return this.nonces?.current();
+  }
+
+  /**
+   * Checks the proof of a request that presents `token` with the DPoP scheme, and that `auth` (the
+   * token, verified) is bound to the proof's key; throws {@link DpopError}.
+   */
+  async verify(proofs: string | readonly string[] | undefined, method: string, url: string, token: string, auth: AuthInfo): Promise<void> {
+    const proof = await this.proof(proofs, method, url, token);
+    const cnf = auth.claims?.cnf as { jkt?: unknown } | undefined;
+    if (typeof cnf?.jkt !== 'string') throw new DpopError('invalid_dpop_proof', 'the token is not bound to a key (it has no cnf.jkt): use it as a Bearer token');
+    if (cnf.jkt !== proof.jkt) throw new DpopError('invalid_dpop_proof', 'the proof is signed with another key than the one the token is bound to (cnf.jkt)');
+  }
+
+  private async proof(proofs: string | readonly string[] | undefined, method: string, url: string, token: string): Promise<Proof> {
+    if (proofs === undefined) throw new DpopError('invalid_dpop_proof', 'a DPoP token needs a DPoP header with a proof');
+    // Node and the Fetch API join repeated headers with ", ": a proof has no comma.
+    if (typeof proofs !== 'string' || proofs.includes(',')) throw new DpopError('invalid_dpop_proof', 'the request has more than one DPoP header');
+    if (!COMPACT_JWS.test(proofs)) throw new DpopError('invalid_dpop_proof', 'the DPoP header is not a compact JWS');
+    const jose = await loadJose();
+    let payload: import('jose').JWTPayload;
+    let jwk: import('jose').JWK;
+    try {
+      const verified = await jose.jwtVerify(proofs, jose.EmbeddedJWK, {
+        typ: 'dpop+jwt',
+        algorithms: this.algorithms as string[],
+        requiredClaims: ['jti', 'htm', 'htu', 'iat'],
+        maxTokenAge: this.maxAgeSec,
+        clockTolerance: this.toleranceSec,
+      });
+      payload = verified.payload;
+      jwk = verified.protectedHeader.jwk!;
+    } catch (error) {
+      if (error instanceof jose.errors.JOSEError) throw new DpopError('invalid_dpop_proof', describe(error));
+      throw error;
+    }
+    if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 256) throw new DpopError('invalid_dpop_proof', 'the proof has no usable jti');
+    if (payload.htm !== method) throw new DpopError('invalid_dpop_proof', `the proof is for another method (htm is not ${method})`);
+    if (!sameResource(payload.htu, this.origin, url)) throw new DpopError('invalid_dpop_proof', 'the proof is for another URL (htu)');
+    if (payload.ath === undefined) throw new DpopError('invalid_dpop_proof', 'the proof does not name the token it goes with (ath)');
+    if (payload.ath !== createHash('sha256').update(token).digest('base64url')) throw new DpopError('invalid_dpop_proof', 'the proof is for another token (ath)');
+    if (this.nonces && !this.nonces.valid(payload.nonce)) throw new DpopError('use_dpop_nonce', 'the proof must carry the nonce this server gives in DPoP-Nonce');
+    const jkt = await jose.calculateJwkThumbprint(jwk, 'sha256');
+    const ttlMs = (this.maxAgeSec + 2 * this.toleranceSec) * 1000;
+    if (!(await this.replay.firstSeen(`${jkt}.${payload.jti}`, ttlMs))) throw new DpopError('invalid_dpop_proof', 'the proof was used before (jti)');
+    return { jkt };
+  }
+}
+
+/**
+ * Whether a proof's `htu` names the URL a request reached (RFC 9449 §4.3: without query and
+ * fragment, compared after the normalisation URL parsing gives). The request is known by its path
+ * only; the origin is this resource's, as clients call it (a proxy in front does not change it).
+ * A WebSocket's `ws:`/`wss:` is its HTTP upgrade's `http:`/`https:`.
+ */
+function sameResource(htu: unknown, origin: string, requestUrl: string): boolean {
+  if (typeof htu !== 'string') return false;
+  let claimed: URL;
+  try {
+    claimed = new URL(htu);
+  } catch {
+    return false;
+  }
+  const scheme = claimed.protocol === 'ws:' ? 'http:' : claimed.protocol === 'wss:' ? 'https:' : claimed.protocol;
+  const query = requestUrl.indexOf('?');
+  const reached = new URL(query === -1 ? requestUrl : requestUrl.slice(0, query), origin);
+  return `${scheme}//${claimed.host}${claimed.pathname}` === `${reached.protocol}//${reached.host}${reached.pathname}`;
+}
+
+/** What was wrong with a proof, in words a client may read. */
+function describe(error: Error & { code?: string; claim?: string; reason?: string }): string {
+  switch (error.code) {
+    case 'ERR_JWT_EXPIRED':
+    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
+      if (error.claim === 'iat') return 'the proof is too old or from the future (iat)';
+      if (error.claim === 'typ') return 'the proof is not a DPoP proof (its typ header is not dpop+jwt)';
+      return `the proof has no valid "${error.claim}" claim`;
+    case 'ERR_JOSE_ALG_NOT_ALLOWED':
+      return 'the proof is signed with an algorithm this server does not accept';
+    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
+      return 'the proof signature is not valid';
+    default:
+      return `the proof is not valid (${error.message})`;
+  }
+}
