@@ -219,8 +219,17 @@ export class ResourceServer {
   private credentialsOf(header: string | undefined): { scheme: Scheme; token: string } {
     if (header === undefined) throw this.unauthorized(`Unauthorized: this server needs an OAuth access token (${this.expected()})`);
     const match = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-    const scheme: Scheme | undefined = match ? (match[1].length === 4 ? 'DPoP' : 'Bearer') : /^Bearer(?: |$)/i.test(header) ? 'Bearer' : /^DPoP(?: |$)/i.test(header) ? 'DPoP' : undefined;
-    if (scheme === undefined || (scheme === 'DPoP' && !this.dpop)) throw this.unauthorized(`Unauthorized: this server takes OAuth access tokens as ${this.expected()} only`);
+    const scheme: Scheme | undefined = match
+      ? match[1].length === 4
+        ? 'DPoP'
+        : 'Bearer'
+      : /^Bearer(?: |$)/i.test(header)
+        ? 'Bearer'
+        : /^DPoP(?: |$)/i.test(header)
+          ? 'DPoP'
+          : undefined;
+    if (scheme === undefined || (scheme === 'DPoP' && !this.dpop))
+      throw this.unauthorized(`Unauthorized: this server takes OAuth access tokens in the ${this.schemes().join(' or ')} scheme only (${this.expected()})`);
     if (scheme === 'Bearer' && this.dpop?.required) {
       const why = 'this server takes DPoP-bound tokens only (Authorization: DPoP <token>, with a DPoP proof)';
       throw this.unauthorized(`Unauthorized: ${why}`, { error: 'invalid_token', description: why });
@@ -228,6 +237,11 @@ export class ResourceServer {
     if (match) return { scheme, token: match[2] };
     const why = `the Authorization header is not "${scheme} <token>" (one token of the characters RFC 6750 allows)`;
     throw this.challenge(400, `Bad Request: ${why}`, { error: 'invalid_request', description: why, scheme });
+  }
+
+  /** The schemes this server takes tokens in. */
+  private schemes(): Scheme[] {
+    return !this.dpop ? ['Bearer'] : this.dpop.required ? ['DPoP'] : ['Bearer', 'DPoP'];
   }
 
   /** The header forms this server takes, for messages. */
@@ -250,8 +264,7 @@ export class ResourceServer {
    * of the scheme the request used (on each, when the request used none of them).
    */
   private challenges(refusal: Refusal, scope: string): string {
-    const schemes: Scheme[] = !this.dpop ? ['Bearer'] : this.dpop.required ? ['DPoP'] : ['Bearer', 'DPoP'];
-    return schemes
+    return this.schemes()
       .map((scheme) =>
         challengeOf(scheme, {
           ...(scheme === 'DPoP' && { algs: this.dpop!.algorithms.join(' ') }),
