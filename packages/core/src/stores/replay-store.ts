@@ -15,13 +15,15 @@ export interface ReplayStore {
 
 /** The remembered proofs of one process: a map in insertion order, which is expiry order. */
 export class InMemoryReplayStore implements ReplayStore {
+  /** Key → until when, in ms since `epoch`: a small integer, kept in the entry without a box. */
   private readonly seen = new Map<string, number>();
+  private readonly epoch = Date.now();
 
   /** `maxEntries`: the most proofs remembered; past it, the oldest is forgotten first. */
   constructor(private readonly maxEntries = 200_000) {}
 
   firstSeen(key: string, ttlMs: number): boolean {
-    const now = Date.now();
+    const now = Date.now() - this.epoch;
     // Every entry lives as long (one ttl): the first ones are the first to expire.
     for (const [old, until] of this.seen) {
       if (until > now) break;
