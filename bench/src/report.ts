@@ -190,7 +190,11 @@ function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[])
             runs['legacy-json-jwt'].map((r) => r.rps),
           ),
         );
-        targets.push({ what: `HTTP tools/call with DPoP ≥ 0.7 × with a bearer token, legacy session, JSON, ${c} connections`, measured: `${fixed(dpopRatio)} ×`, holds: dpopRatio >= 0.7 });
+        targets.push({
+          what: `HTTP tools/call with DPoP ≥ 0.7 × with a bearer token, legacy session, JSON, ${c} connections`,
+          measured: `${fixed(dpopRatio)} ×`,
+          holds: dpopRatio >= 0.7,
+        });
       }
       if (HERMES_HTTP.includes(key)) {
         targets.push({ what: `HTTP tools/call ≥ 0.6 × bare, ${label}, ${c} connections`, measured: `${fixed(rpsRatio)} ×`, holds: rpsRatio >= 0.6 });

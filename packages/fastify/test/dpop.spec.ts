@@ -250,7 +250,7 @@ describe.each<Adapter>(['fastify', 'web'])('DPoP on %s', (adapter) => {
     expect(await (await fetch(`${required.origin}/.well-known/oauth-protected-resource/mcp`)).json()).toMatchObject({ dpop_bound_access_tokens_required: true });
   });
 
-  it('refuses malformed proofs: none, two, not a JWS, another typ, HMAC, a private key inside, a forged signature', async () => {
+  it('refuses malformed proofs: none, two, not a JWS, another typ, HMAC or none, a key of another type, crit, a private key inside, a forged signature', async () => {
     const token = await tokenFor(jwtAs, jwtServer.url, key);
     const auth = { authorization: `DPoP ${token}` };
     const good = await proof(key, { htu: jwtServer.url, token });
@@ -266,9 +266,19 @@ describe.each<Adapter>(['fastify', 'web'])('DPoP on %s', (adapter) => {
     const hmac = await new jose.SignJWT({ htm: 'POST', htu: jwtServer.url, iat: Math.floor(Date.now() / 1000), jti: randomUUID(), ath: hash(token) })
       .setProtectedHeader({ alg: 'HS256', typ: 'dpop+jwt', jwk: { kty: 'oct', k: jose.base64url.encode(secret) } as import('jose').JWK })
       .sign(secret);
-    await expectRefused(await callNotes(jwtServer.url, { ...auth, dpop: hmac }), 'invalid_dpop_proof', /algorithm|not valid/);
+    await expectRefused(await callNotes(jwtServer.url, { ...auth, dpop: hmac }), 'invalid_dpop_proof', /an algorithm this server does not accept/);
+    const unsigned = `${jose.base64url.encode(JSON.stringify({ alg: 'none', typ: 'dpop+jwt', jwk: key.jwk }))}.${good.split('.')[1]}.`;
+    await expectRefused(await callNotes(jwtServer.url, { ...auth, dpop: `${unsigned}AAAA` }), 'invalid_dpop_proof', /an algorithm this server does not accept/);
+    const rsa = await newKey('RS256');
+    const mismatched = await proof(key, { htu: jwtServer.url, token }, { jwk: rsa.jwk });
+    await expectRefused(await callNotes(jwtServer.url, { ...auth, dpop: mismatched }), 'invalid_dpop_proof', /not a key for ES256/);
+    await expectRefused(
+      await callNotes(jwtServer.url, { ...auth, dpop: await proof(key, { htu: jwtServer.url, token }, { crit: ['b64'], b64: true }) }),
+      'invalid_dpop_proof',
+      /critical/,
+    );
     const withPrivate = await proof(key, { htu: jwtServer.url, token }, { jwk: await jose.exportJWK(key.privateKey) });
-    await expectRefused(await callNotes(jwtServer.url, { ...auth, dpop: withPrivate }), 'invalid_dpop_proof', /not valid/);
+    await expectRefused(await callNotes(jwtServer.url, { ...auth, dpop: withPrivate }), 'invalid_dpop_proof', /private or symmetric key/);
     const [head, , signature] = good.split('.');
     const forged = `${head}.${jose.base64url.encode(JSON.stringify({ htm: 'POST', htu: jwtServer.url, iat: Math.floor(Date.now() / 1000), jti: 'forged', ath: hash(token) }))}.${signature}`;
     await expectRefused(await callNotes(jwtServer.url, { ...auth, dpop: forged }), 'invalid_dpop_proof', /signature/);

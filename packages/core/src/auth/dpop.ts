@@ -9,7 +9,7 @@
  * (`ath`, `cnf.jkt`), and last its `jti` against the replay store — so that refused proofs never
  * fill the store.
  */
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { JsonWebKey, KeyObject, VerifyKeyObjectInput, constants, createHash, createHmac, createPublicKey, randomBytes, timingSafeEqual, verify } from 'node:crypto';
 import type { AuthInfo } from '../engine/context';
 import { HermesError } from '../errors';
 import { InMemoryReplayStore, ReplayStore } from '../stores/replay-store';
@@ -60,12 +60,6 @@ const DEFAULT_ALGORITHMS = ['ES256', 'EdDSA', 'Ed25519', 'PS256', 'RS256'];
 /** A compact JWS: three base64url parts. */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
-type Jose = typeof import('jose');
-let joseModule: Promise<Jose> | undefined;
-function loadJose(): Promise<Jose> {
-  return (joseModule ??= import('jose'));
-}
-
 /** Issues and checks stateless nonces: the time slot, and an HMAC of it. */
 class Nonces {
   private readonly secret: Buffer;
@@ -114,6 +108,8 @@ export class DpopVerifier {
   private readonly toleranceSec: number;
   private readonly replay: ReplayStore;
   private readonly nonces?: Nonces;
+  /** The keys of the last proof headers seen, checked and imported. */
+  private readonly keys = new Map<string, ProofKey>();
 
   constructor(
     options: DpopOptions,
@@ -125,8 +121,11 @@ export class DpopVerifier {
       throw new HermesError('HERMES_INVALID_OPTIONS', `auth.dpop.mode must be 'allowed' or 'required', not ${JSON.stringify(options.mode)}.`);
     this.required = options.mode === 'required';
     this.algorithms = options.algorithms ?? DEFAULT_ALGORITHMS;
-    if (this.algorithms.length === 0 || this.algorithms.some((alg) => alg === 'none' || alg.startsWith('HS')))
-      throw new HermesError('HERMES_INVALID_OPTIONS', 'auth.dpop.algorithms must name asymmetric algorithms only (ES256, EdDSA, PS256, RS256…).');
+    if (this.algorithms.length === 0 || this.algorithms.some((alg) => SIGNATURES[alg] === undefined))
+      throw new HermesError(
+        'HERMES_INVALID_OPTIONS',
+        `auth.dpop.algorithms must name algorithms among ${Object.keys(SIGNATURES).join(', ')} (asymmetric ones; never none or HMAC).`,
+      );
     this.maxAgeSec = options.maxAgeSec ?? 60;
     this.toleranceSec = options.clockToleranceSec ?? 5;
     this.replay = options.replayStore ?? replayStore ?? new InMemoryReplayStore(options.maxReplayEntries);
@@ -154,35 +153,113 @@ export class DpopVerifier {
     // Node and the Fetch API join repeated headers with ", ": a proof has no comma.
     if (typeof proofs !== 'string' || proofs.includes(',')) throw new DpopError('invalid_dpop_proof', 'the request has more than one DPoP header');
     if (!COMPACT_JWS.test(proofs)) throw new DpopError('invalid_dpop_proof', 'the DPoP header is not a compact JWS');
-    const jose = await loadJose();
-    let payload: import('jose').JWTPayload;
-    let jwk: import('jose').JWK;
-    try {
-      const verified = await jose.jwtVerify(proofs, jose.EmbeddedJWK, {
-        typ: 'dpop+jwt',
-        algorithms: this.algorithms as string[],
-        requiredClaims: ['jti', 'htm', 'htu', 'iat'],
-        maxTokenAge: this.maxAgeSec,
-        clockTolerance: this.toleranceSec,
-      });
-      payload = verified.payload;
-      jwk = verified.protectedHeader.jwk!;
-    } catch (error) {
-      if (error instanceof jose.errors.JOSEError) throw new DpopError('invalid_dpop_proof', describe(error));
-      throw error;
-    }
-    if (typeof payload.jti !== 'string' || payload.jti.length === 0 || payload.jti.length > 256) throw new DpopError('invalid_dpop_proof', 'the proof has no usable jti');
-    if (payload.htm !== method) throw new DpopError('invalid_dpop_proof', `the proof is for another method (htm is not ${method})`);
-    if (!sameResource(payload.htu, this.origin, url)) throw new DpopError('invalid_dpop_proof', 'the proof is for another URL (htu)');
-    if (payload.ath === undefined) throw new DpopError('invalid_dpop_proof', 'the proof does not name the token it goes with (ath)');
-    if (payload.ath !== createHash('sha256').update(token).digest('base64url')) throw new DpopError('invalid_dpop_proof', 'the proof is for another token (ath)');
+    const [header, body, signature] = proofs.split('.');
+    const key = this.keyOf(header);
+    if (!key.verifies(`${header}.${body}`, signature)) throw new DpopError('invalid_dpop_proof', 'the proof signature is not valid');
+    const payload = jsonObject(body);
+    if (payload === undefined) throw new DpopError('invalid_dpop_proof', "the proof's claims are not a JSON object");
+    const { jti, htm, htu, iat, ath } = payload;
+    if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) throw new DpopError('invalid_dpop_proof', 'the proof has no usable jti');
+    if (htm !== method) throw new DpopError('invalid_dpop_proof', `the proof is for another method (htm is not ${method})`);
+    if (!sameResource(htu, this.origin, url)) throw new DpopError('invalid_dpop_proof', 'the proof is for another URL (htu)');
+    const age = Date.now() / 1000 - (typeof iat === 'number' ? iat : NaN);
+    if (!(age <= this.maxAgeSec + this.toleranceSec && age >= -this.toleranceSec))
+      throw new DpopError('invalid_dpop_proof', 'the proof is too old, from the future, or undated (iat)');
+    if (ath === undefined) throw new DpopError('invalid_dpop_proof', 'the proof does not name the token it goes with (ath)');
+    if (ath !== createHash('sha256').update(token).digest('base64url')) throw new DpopError('invalid_dpop_proof', 'the proof is for another token (ath)');
     if (this.nonces && !this.nonces.valid(payload.nonce)) throw new DpopError('use_dpop_nonce', 'the proof must carry the nonce this server gives in DPoP-Nonce');
-    const jkt = await jose.calculateJwkThumbprint(jwk, 'sha256');
     const ttlMs = (this.maxAgeSec + 2 * this.toleranceSec) * 1000;
     // 128 bits of the key and jti: a short flat string, whatever the jti's length.
-    const seen = createHash('sha256').update(jkt).update('.').update(payload.jti).digest('base64url').slice(0, 22);
+    const seen = createHash('sha256').update(key.jkt).update('.').update(jti).digest('base64url').slice(0, 22);
     if (!(await this.replay.firstSeen(seen, ttlMs))) throw new DpopError('invalid_dpop_proof', 'the proof was used before (jti)');
-    return { jkt };
+    return { jkt: key.jkt };
+  }
+
+  /**
+   * The key a proof's header embeds, checked and imported. A client sends the same header with
+   * every proof (its key does not change), so the last few hundred are kept: a proof then costs a
+   * signature check, not a key import.
+   */
+  private keyOf(header: string): ProofKey {
+    let key = this.keys.get(header);
+    if (key === undefined) {
+      key = new ProofKey(header, this.algorithms);
+      if (this.keys.size >= 256) this.keys.delete(this.keys.keys().next().value!);
+      this.keys.set(header, key);
+    }
+    return key;
+  }
+}
+
+/** How each algorithm a proof may use is verified, and the key it needs (RFC 7518, RFC 8037). */
+const SIGNATURES: Readonly<Record<string, { kty: string; crv?: string; hash: string | null; options: Partial<VerifyKeyObjectInput> }>> = {
+  ES256: { kty: 'EC', crv: 'P-256', hash: 'sha256', options: { dsaEncoding: 'ieee-p1363' } },
+  ES384: { kty: 'EC', crv: 'P-384', hash: 'sha384', options: { dsaEncoding: 'ieee-p1363' } },
+  EdDSA: { kty: 'OKP', crv: 'Ed25519', hash: null, options: {} },
+  Ed25519: { kty: 'OKP', crv: 'Ed25519', hash: null, options: {} },
+  PS256: { kty: 'RSA', hash: 'sha256', options: { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } },
+  RS256: { kty: 'RSA', hash: 'sha256', options: { padding: constants.RSA_PKCS1_PADDING } },
+};
+/** The members of a JWK its RFC 7638 thumbprint is made of, in order, per key type. */
+const THUMBPRINT_MEMBERS: Readonly<Record<string, readonly string[]>> = { EC: ['crv', 'kty', 'x', 'y'], OKP: ['crv', 'kty', 'x'], RSA: ['e', 'kty', 'n'] };
+/** What only a private or symmetric JWK has. */
+const SECRET_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+/** A proof header's public key, checked once (RFC 9449 §4.3: typ, alg, a public jwk), with its thumbprint. */
+class ProofKey {
+  /** The key's RFC 7638 SHA-256 thumbprint, which a bound token names as `cnf.jkt`. */
+  readonly jkt: string;
+  private readonly key: KeyObject;
+  private readonly hash: string | null;
+  private readonly options: Partial<VerifyKeyObjectInput>;
+
+  constructor(header: string, algorithms: readonly string[]) {
+    const fields = jsonObject(header);
+    if (fields === undefined) throw new DpopError('invalid_dpop_proof', 'the proof header is not a JSON object');
+    if (typeof fields.typ !== 'string' || fields.typ.toLowerCase() !== 'dpop+jwt')
+      throw new DpopError('invalid_dpop_proof', 'the proof is not a DPoP proof (its typ header is not dpop+jwt)');
+    if (fields.crit !== undefined) throw new DpopError('invalid_dpop_proof', 'the proof names critical header parameters this server does not know (crit)');
+    const alg = fields.alg;
+    const signature = typeof alg === 'string' && algorithms.includes(alg) ? SIGNATURES[alg] : undefined;
+    if (signature === undefined) throw new DpopError('invalid_dpop_proof', `the proof is signed with an algorithm this server does not accept (it takes ${algorithms.join(', ')})`);
+    const jwk = fields.jwk as Record<string, unknown> | undefined;
+    if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw new DpopError('invalid_dpop_proof', 'the proof header has no public key (jwk)');
+    if (SECRET_MEMBERS.some((member) => member in jwk))
+      throw new DpopError('invalid_dpop_proof', 'the proof header holds a private or symmetric key: it must hold a public key (jwk)');
+    if (jwk.kty !== signature.kty || (signature.crv !== undefined && jwk.crv !== signature.crv))
+      throw new DpopError('invalid_dpop_proof', `the proof's key (jwk) is not a key for ${String(alg)}`);
+    try {
+      this.key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+    } catch {
+      throw new DpopError('invalid_dpop_proof', "the proof header's key (jwk) is not a valid public key");
+    }
+    if (signature.kty === 'RSA' && (this.key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048)
+      throw new DpopError('invalid_dpop_proof', "the proof's RSA key is shorter than 2048 bits");
+    this.hash = signature.hash;
+    this.options = signature.options;
+    const members = THUMBPRINT_MEMBERS[signature.kty];
+    if (!members.every((member) => typeof jwk[member] === 'string')) throw new DpopError('invalid_dpop_proof', "the proof header's key (jwk) lacks a member");
+    const canonical = `{${members.map((member) => `${JSON.stringify(member)}:${JSON.stringify(jwk[member])}`).join(',')}}`;
+    this.jkt = createHash('sha256').update(canonical).digest('base64url');
+  }
+
+  /** Whether `signature` (base64url) signs `input` with this key. */
+  verifies(input: string, signature: string): boolean {
+    try {
+      return verify(this.hash, Buffer.from(input), { key: this.key, ...this.options }, Buffer.from(signature, 'base64url'));
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** The JSON object a base64url segment holds, or undefined. */
+function jsonObject(segment: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
   }
 }
 
@@ -204,21 +281,4 @@ function sameResource(htu: unknown, origin: string, requestUrl: string): boolean
   const query = requestUrl.indexOf('?');
   const reached = new URL(query === -1 ? requestUrl : requestUrl.slice(0, query), origin);
   return `${scheme}//${claimed.host}${claimed.pathname}` === `${reached.protocol}//${reached.host}${reached.pathname}`;
-}
-
-/** What was wrong with a proof, in words a client may read. */
-function describe(error: Error & { code?: string; claim?: string; reason?: string }): string {
-  switch (error.code) {
-    case 'ERR_JWT_EXPIRED':
-    case 'ERR_JWT_CLAIM_VALIDATION_FAILED':
-      if (error.claim === 'iat') return 'the proof is too old or from the future (iat)';
-      if (error.claim === 'typ') return 'the proof is not a DPoP proof (its typ header is not dpop+jwt)';
-      return `the proof has no valid "${error.claim}" claim`;
-    case 'ERR_JOSE_ALG_NOT_ALLOWED':
-      return 'the proof is signed with an algorithm this server does not accept';
-    case 'ERR_JWS_SIGNATURE_VERIFICATION_FAILED':
-      return 'the proof signature is not valid';
-    default:
-      return `the proof is not valid (${error.message})`;
-  }
 }
