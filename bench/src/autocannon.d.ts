@@ -19,6 +19,8 @@ declare module 'autocannon' {
     amount?: number;
     timeout?: number;
     idReplacement?: boolean;
+    /** Requests in turn; `setupRequest` changes one before each time it is sent. */
+    requests?: Array<{ setupRequest?: (request: { headers?: Record<string, string> }) => { headers?: Record<string, string> } }>;
   }
   interface Result {
     requests: Histogram & { total: number; sent: number };

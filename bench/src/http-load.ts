@@ -19,13 +19,15 @@ export interface HttpRun {
 /** How long a run lasts: seconds, or a number of requests. */
 export type Extent = { seconds: number } | { requests: number };
 
-/** Replays `template` (a fresh id in every request) over `connections` connections. */
+/** Replays `template` (a fresh id, and its `fresh` headers, in every request) over `connections` connections. */
 export async function load(url: string, template: RequestTemplate, connections: number, extent: Extent): Promise<HttpRun> {
+  const fresh = template.fresh;
   const result = await autocannon({
     url,
     method: 'POST',
     headers: template.headers,
     body: template.body,
+    ...(fresh && { requests: [{ setupRequest: (request: { headers?: Record<string, string> }) => ({ ...request, headers: { ...request.headers, ...fresh() } }) }] }),
     connections,
     idReplacement: true,
     timeout: 10,

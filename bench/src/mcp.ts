@@ -8,6 +8,8 @@
 export interface RequestTemplate {
   headers: Record<string, string>;
   body: string;
+  /** Headers made anew for every request (a DPoP proof), on top of `headers`. */
+  fresh?: () => Record<string, string>;
 }
 
 /** One JSON-RPC message as read back. */
@@ -45,7 +47,7 @@ export const PLAIN_HEADERS = { ...BASE_HEADERS };
 
 /** The template with a concrete id. */
 export function fill(template: RequestTemplate, id: string): RequestTemplate {
-  return { headers: template.headers, body: template.body.split(ID).join(id) };
+  return { headers: { ...template.headers, ...template.fresh?.() }, body: template.body.split(ID).join(id) };
 }
 
 /** The JSON-RPC messages of an answer: one JSON body, or the `data:` of each SSE event. */
@@ -112,19 +114,19 @@ export async function checkAnswer(url: string, template: RequestTemplate, expect
  * Opens a legacy Streamable HTTP session (initialize, then notifications/initialized) and returns
  * the headers its requests carry (with `extraHeaders`, e.g. an `authorization`).
  */
-export async function openSession(url: string, extraHeaders: Record<string, string> = {}): Promise<Record<string, string>> {
+export async function openSession(url: string, extraHeaders: Record<string, string> = {}, fresh: () => Record<string, string> = () => ({})): Promise<Record<string, string>> {
   const initialize = JSON.stringify({
     jsonrpc: '2.0',
     id: 0,
     method: 'initialize',
     params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'hermes-bench', version: '1.0.0' } },
   });
-  const opened = await post(url, { headers: { ...PLAIN_HEADERS, ...extraHeaders }, body: initialize });
+  const opened = await post(url, { headers: { ...PLAIN_HEADERS, ...extraHeaders, ...fresh() }, body: initialize });
   const sessionId = opened.headers.get('mcp-session-id');
   const result = opened.messages.find((m) => m.id === 0)?.result;
   if (opened.status !== 200 || !sessionId || !result) throw new Error(`initialize failed: HTTP ${opened.status} ${JSON.stringify(opened.messages).slice(0, 300)}`);
   const headers = { ...PLAIN_HEADERS, ...extraHeaders, 'mcp-session-id': sessionId, 'mcp-protocol-version': String(result.protocolVersion) };
-  const initialized = await fetch(url, { method: 'POST', headers, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
+  const initialized = await fetch(url, { method: 'POST', headers: { ...headers, ...fresh() }, body: JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }) });
   await initialized.arrayBuffer();
   if (initialized.status !== 202) throw new Error(`notifications/initialized: HTTP ${initialized.status}`);
   return headers;

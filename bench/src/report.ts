@@ -181,6 +181,21 @@ function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[])
           holds: authRatio >= 0.8,
         });
       }
+      if (key === 'legacy-json-dpop' && runs['legacy-json-jwt']) {
+        // Proof of possession's cost: the same request with a DPoP-bound token (a proof signed for
+        // it and verified on every request) and with a bearer token.
+        const dpopRatio = median(
+          ratios(
+            own.map((r) => r.rps),
+            runs['legacy-json-jwt'].map((r) => r.rps),
+          ),
+        );
+        targets.push({
+          what: `HTTP tools/call with DPoP ≥ 0.7 × with a bearer token, legacy session, JSON, ${c} connections`,
+          measured: `${fixed(dpopRatio)} ×`,
+          holds: dpopRatio >= 0.7,
+        });
+      }
       if (HERMES_HTTP.includes(key)) {
         targets.push({ what: `HTTP tools/call ≥ 0.6 × bare, ${label}, ${c} connections`, measured: `${fixed(rpsRatio)} ×`, holds: rpsRatio >= 0.6 });
         if (c === 100) targets.push({ what: `p99 ≤ 2 × bare's, ${label}, 100 connections`, measured: `${fixed(p99Ratio)} ×`, holds: p99Ratio <= 2 });

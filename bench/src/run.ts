@@ -20,7 +20,7 @@ import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { HttpServerProcess, profileInto, startHttp, startStdio, stop, stopAll, stopAllOnExit } from './children';
-import { BENCH_RESOURCE, benchAuthorization } from './auth';
+import { BENCH_RESOURCE, BenchAuthorization, benchAuthorization } from './auth';
 import { BenchClient, CLIENT_CONFIGS, STDIO_SERVER, pipelined, sequential } from './clients';
 import { HttpRun, load } from './http-load';
 import { Expectation, MODERN_HEADERS, MODERN_META, PLAIN_HEADERS, PROGRESS_META, RequestTemplate, addCall, checkAnswer, listCall, openSession } from './mcp';
@@ -128,14 +128,16 @@ interface HttpConfig {
   expect: Expectation;
   /** The server's environment (the OAuth rows). */
   env?: () => Record<string, string>;
+  /** Runs before each timed run of `seconds` (the DPoP row signs its proofs). */
+  beforeRun?: (seconds: number) => void;
 }
 
 const legacy =
   (body: string, extra: () => Record<string, string> = () => ({})) =>
   async (url: string) => ({ headers: await openSession(url, extra()), body });
 
-/** The OAuth rows' authorization server and token, started with the HTTP section. */
-let authorization: { issuer: string; token: string; stop(): void } | undefined;
+/** The OAuth rows' authorization server and tokens, started with the HTTP section. */
+let authorization: BenchAuthorization | undefined;
 const bearer = () => ({ authorization: `Bearer ${authorization!.token}` });
 const authEnv = (cacheTtlMs: number) => () => ({ HERMES_BENCH_AUTH: JSON.stringify({ issuer: authorization!.issuer, resource: BENCH_RESOURCE, cacheTtlMs }) });
 const fixed = (headers: Record<string, string>, body: string) => async () => ({ headers, body });
@@ -145,6 +147,24 @@ const OTEL_ENV = () => ({ HERMES_BENCH_OTEL: '1' });
 function oauthRow(key: string, label: string, cacheTtlMs: number): HttpConfig {
   return { key, label, server: 'hermes-http.server.js', prepare: legacy(addCall(), bearer), expect: { framing: 'json' }, env: authEnv(cacheTtlMs) };
 }
+/** The URL a DPoP proof names: the resource's origin (what clients call) and the endpoint's path. */
+const DPOP_HTU = new URL('/mcp', BENCH_RESOURCE).href;
+/**
+ * The DPoP row: the bearer row's request with a DPoP-bound token, and a fresh proof verified on
+ * every request (signed before each timed run, enough for 15 000 requests a second).
+ */
+const DPOP_ROW: HttpConfig = {
+  key: 'legacy-json-dpop',
+  label: 'Hermes, legacy JSON, OAuth DPoP, proof every request',
+  server: 'hermes-http.server.js',
+  prepare: async (url) => {
+    const fresh = () => ({ dpop: authorization!.proofs.next(DPOP_HTU) });
+    return { headers: await openSession(url, { authorization: `DPoP ${authorization!.dpopToken}` }, fresh), body: addCall(), fresh };
+  },
+  expect: { framing: 'json' },
+  env: authEnv(60_000),
+  beforeRun: (seconds) => authorization!.proofs.prepare(DPOP_HTU, Math.ceil(seconds * 15_000)),
+};
 
 const HTTP_CONFIGS: HttpConfig[] = [
   { key: 'bare', label: 'bare Fastify route (limit)', server: 'bare-fastify.server.js', prepare: fixed(PLAIN_HEADERS, addCall()), expect: { framing: 'json' } },
@@ -153,6 +173,7 @@ const HTTP_CONFIGS: HttpConfig[] = [
   { key: 'modern', label: 'Hermes, modern stateless', server: 'hermes-http.server.js', prepare: fixed(MODERN_HEADERS, addCall(MODERN_META)), expect: { framing: 'json' } },
   oauthRow('legacy-json-jwt', 'Hermes, legacy JSON, OAuth JWT', 60_000),
   oauthRow('legacy-json-jwt-each', 'Hermes, legacy JSON, OAuth JWT, signature every request', 0),
+  DPOP_ROW,
   {
     key: 'bare-otel',
     label: 'bare Fastify route, one OpenTelemetry span',
@@ -208,6 +229,7 @@ async function benchHttp(options: Options): Promise<BenchResults['http']> {
   for (let round = 1; round <= options.rounds; round++) {
     for (const connections of CONNECTIONS) {
       for (const { config, server, template } of prepared) {
+        config.beforeRun?.(options.seconds);
         const run = await load(server.url, template, connections, { seconds: options.seconds });
         runs[connections][config.key].push(run);
         log(`round ${round}  c=${String(connections).padEnd(3)}  ${config.label.padEnd(34)} ${describeRun(run)}`);

@@ -17,6 +17,14 @@ export interface TestClient {
   scope?: string;
 }
 
+/** What a client credentials request asks for. */
+export interface TokenRequest {
+  resource?: string;
+  scope?: string;
+  /** A DPoP proof for the token request (`htm` POST, `htu` the token endpoint): the token is bound to its key. */
+  dpop?: string;
+}
+
 /** A running authorization server. */
 export interface AuthorizationServer {
   readonly issuer: string;
@@ -24,9 +32,9 @@ export interface AuthorizationServer {
    * An access token for `resource` (client credentials grant): what the server's token endpoint
    * gives. Without a resource, an opaque token for no resource at all (its introspection has no `aud`).
    */
-  token(client: Pick<TestClient, 'client_id' | 'client_secret'>, options: { resource?: string; scope?: string }): Promise<string>;
+  token(client: Pick<TestClient, 'client_id' | 'client_secret'>, options: TokenRequest): Promise<string>;
   /** The endpoint's raw answer, for tests of refusals. */
-  tokenResponse(client: Pick<TestClient, 'client_id' | 'client_secret'>, options: { resource?: string; scope?: string }): Promise<Response>;
+  tokenResponse(client: Pick<TestClient, 'client_id' | 'client_secret'>, options: TokenRequest): Promise<Response>;
   stop(): Promise<void>;
 }
 
@@ -51,12 +59,13 @@ export async function startAuthorizationServer(config: {
     lines.once('line', (line) => resolve((JSON.parse(line) as { issuer: string }).issuer));
     child.once('exit', (code) => reject(new Error(`the authorization server exited (${code}): ${stderr}`)));
   });
-  const tokenResponse = (client: Pick<TestClient, 'client_id' | 'client_secret'>, options: { resource?: string; scope?: string }) =>
+  const tokenResponse = (client: Pick<TestClient, 'client_id' | 'client_secret'>, options: TokenRequest) =>
     fetch(`${issuer}/token`, {
       method: 'POST',
       headers: {
         'content-type': 'application/x-www-form-urlencoded',
         authorization: `Basic ${Buffer.from(`${encodeURIComponent(client.client_id)}:${encodeURIComponent(client.client_secret)}`).toString('base64')}`,
+        ...(options.dpop !== undefined && { dpop: options.dpop }),
       },
       body: new URLSearchParams({
         grant_type: 'client_credentials',

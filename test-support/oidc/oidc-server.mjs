@@ -11,7 +11,8 @@
 // request it is retried with, on a busy machine). A token asked for with no resource is opaque, for no audience (what oidc-provider gives
 // for its userinfo endpoint). The signing key is made at start. Clients may register themselves (RFC 7591). Sign-in needs no person: the interaction signs the
 // user `config.account` (default "ada") in and consents to whatever was asked, so an authorization
-// request followed through its redirects (with cookies) ends at the client's redirect URI.
+// request followed through its redirects (with cookies) ends at the client's redirect URI. A token
+// request that carries a DPoP proof gets a token bound to its key (RFC 9449; oidc-provider's default).
 import { generateKeyPairSync, randomUUID } from 'node:crypto';
 import Provider from 'oidc-provider';
 

@@ -36,6 +36,9 @@ export type { NotificationEvent, RequestTrace, ServerRequestTrace, SessionEvent 
 export { HttpError } from './transports/http/endpoint';
 export { InvalidTokenError, bearerChallenge, protectedResourceMetadataUrl } from './auth/resource-server';
 export type { ProtectedResourceMetadata, ResourceServerOptions, TokenVerifier } from './auth/resource-server';
+export type { DpopOptions } from './auth/dpop';
+export { InMemoryReplayStore } from './stores/replay-store';
+export type { ReplayStore } from './stores/replay-store';
 export { jwtVerifier } from './auth/jwt';
 export type { JwtVerifierOptions } from './auth/jwt';
 export { introspectionVerifier } from './auth/introspection';

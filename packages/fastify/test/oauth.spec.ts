@@ -91,8 +91,10 @@ const adapters: Record<string, (options?: (resource: string) => ResourceServerOp
 
 /** The parameters of a `WWW-Authenticate: Bearer …` header. */
 function challenge(response: Response): Record<string, string> {
-  const header = response.headers.get('www-authenticate') ?? '';
+  const [header, dpop] = (response.headers.get('www-authenticate') ?? '').split(/, (?=DPoP )/);
   expect(header).toMatch(/^Bearer /);
+  // The server takes DPoP-bound tokens too (the default): its challenge follows (dpop.spec.ts).
+  expect(dpop).toMatch(/^DPoP algs="[^"]+", /);
   const params: Record<string, string> = {};
   for (const [, name, value] of header.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)) params[name] = value.replace(/\\(.)/g, '$1');
   return params;
@@ -129,6 +131,7 @@ describe.each(Object.keys(adapters))('the auth option (%s)', (adapter) => {
       bearer_methods_supported: ['header'],
       scopes_supported: ['notes:read'],
       resource_name: 'Notes',
+      dpop_signing_alg_values_supported: ['ES256', 'EdDSA', 'Ed25519', 'PS256', 'RS256'],
     });
   });
 
@@ -152,11 +155,11 @@ describe.each(Object.keys(adapters))('the auth option (%s)', (adapter) => {
 
   it('answers another scheme with a challenge without an error code (401), and a malformed Bearer header with 400 invalid_request (RFC 6750 §3.1)', async () => {
     const metadata = `${server.origin}/.well-known/oauth-protected-resource/mcp`;
-    for (const scheme of ['Basic YWxpY2U6c2VjcmV0', 'DPoP abc.def', 'Bearerabc']) {
+    for (const scheme of ['Basic YWxpY2U6c2VjcmV0', 'MAC abc.def', 'Bearerabc', 'DPoPabc']) {
       const response = await post(server.url, initializeBody(), { authorization: scheme });
       expect({ scheme, status: response.status }).toEqual({ scheme, status: 401 });
       expect(challenge(response)).toEqual({ resource_metadata: metadata, scope: 'notes:read' });
-      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/in the Bearer scheme only/);
+      expect(((await response.json()) as { error: { message: string } }).error.message).toMatch(/in the Bearer or DPoP scheme only/);
     }
     for (const malformed of ['Bearer', 'Bearer two tokens', 'Bearer ab"c', 'bearer =abc']) {
       const response = await post(server.url, initializeBody(), { authorization: malformed });

@@ -9,6 +9,7 @@ import { RedisBus } from './bus';
 import { RedisClient, RedisConnection } from './connection';
 import { EventWindow, RedisEventStore } from './event-store';
 import { RedisSessionStore } from './session-store';
+import { RedisReplayStore } from './replay-store';
 import { RedisTaskStore, TaskLeaseOptions } from './task-store';
 
 /** Options of {@link redisCluster}. */
@@ -37,6 +38,7 @@ export interface RedisCluster extends Cluster {
   readonly bus: RedisBus;
   readonly sessionStore: RedisSessionStore;
   readonly taskStore: RedisTaskStore;
+  readonly replayStore: RedisReplayStore;
   eventStore(sessionId: string): RedisEventStore;
   /** The node-redis client that sends commands (stores, publishes). */
   readonly client: RedisClient;
@@ -105,6 +107,7 @@ export async function redisCluster(options: RedisClusterOptions = {}): Promise<R
     bus,
     sessionStore,
     taskStore,
+    replayStore: new RedisReplayStore(redis),
     client,
     eventStore: (sessionId: string): RedisEventStore & EventStore => new RedisEventStore(redis, sessionId, window),
     async close(): Promise<void> {

@@ -13,6 +13,7 @@ export { RedisSessionStore } from './session-store';
 export { EVENT_WINDOW_DEFAULTS, RedisEventStore } from './event-store';
 export type { EventWindow } from './event-store';
 export { RedisTaskStore } from './task-store';
+export { RedisReplayStore } from './replay-store';
 export type { TaskLeaseOptions } from './task-store';
 export { RedisConnection, Script, unavailable } from './connection';
 export type { RedisClient, Reply } from './connection';

@@ -7,6 +7,10 @@
  * (`resource_metadata`) and with what (`scope`). The protected-resource metadata document is served
  * at `/.well-known/oauth-protected-resource{path of the resource}`.
  *
+ * Tokens bound to a client's key (DPoP, RFC 9449) come as `Authorization: DPoP <token>` with a
+ * proof in the `DPoP` header, checked by {@link DpopVerifier}; the `dpop` option says whether they
+ * are taken beside bearer tokens (the default), required, or not taken.
+ *
  * One object ({@link ResourceServer}) owns it all; the HTTP endpoint asks it, whatever the adapter.
  */
 import type { AuthInfo } from '../engine/context';
@@ -14,6 +18,8 @@ import { HermesError } from '../errors';
 import type { HttpRequest } from '../transports/http/exchange';
 import { headerOf } from '../transports/http/accept';
 import { HttpError } from '../transports/http/http-error';
+import { DpopError, DpopOptions, DpopVerifier } from './dpop';
+import type { ReplayStore } from '../stores/replay-store';
 import { hasScopes, unionOfScopes } from './scopes';
 
 /**
@@ -48,6 +54,12 @@ export interface ResourceServerOptions {
   requiredScopes?: string[];
   /** A name for humans (`resource_name`). */
   resourceName?: string;
+  /**
+   * DPoP-bound tokens (RFC 9449): taken beside bearer tokens by default (`{}`, mode `'allowed'`),
+   * or required (`{ mode: 'required' }`); `false` takes bearer tokens only. A DPoP-bound token
+   * presented as `Bearer` is refused in every case. See {@link DpopOptions}.
+   */
+  dpop?: DpopOptions | false;
   /** Where people read about this server (`resource_documentation`). */
   resourceDocumentation?: string;
 }
@@ -60,17 +72,26 @@ export interface ProtectedResourceMetadata {
   scopes_supported?: string[];
   resource_name?: string;
   resource_documentation?: string;
+  /** The algorithms DPoP proofs may use, when this server takes DPoP-bound tokens (RFC 9449 §5.1). */
+  dpop_signing_alg_values_supported?: string[];
+  /** Whether only DPoP-bound tokens are taken. */
+  dpop_bound_access_tokens_required?: boolean;
 }
 
 /** A `WWW-Authenticate: Bearer …` value; each parameter quoted as RFC 6750 writes them. */
 export function bearerChallenge(params: Readonly<Record<string, string | undefined>>): string {
+  return challengeOf('Bearer', params);
+}
+
+/** One challenge of a `WWW-Authenticate` value: the scheme, then each parameter quoted. */
+function challengeOf(scheme: 'Bearer' | 'DPoP', params: Readonly<Record<string, string | undefined>>): string {
   const parts: string[] = [];
   for (const [name, value] of Object.entries(params)) {
     if (value === undefined) continue;
     // A quoted-string: backslash and quote escaped, and nothing that would end the header.
     parts.push(`${name}="${value.replace(/[\\"]/g, '\\$&').replace(/[\r\n]/g, ' ')}"`);
   }
-  return parts.length === 0 ? 'Bearer' : `Bearer ${parts.join(', ')}`;
+  return parts.length === 0 ? scheme : `${scheme} ${parts.join(', ')}`;
 }
 
 /**
@@ -86,6 +107,16 @@ export function protectedResourceMetadataUrl(resource: string): string {
   return `${url.origin}/.well-known/oauth-protected-resource${path}`;
 }
 
+/** The two schemes a token comes in. */
+type Scheme = 'Bearer' | 'DPoP';
+/** What an error challenge says: the error code and its description, and the scheme it is for. */
+interface Refusal {
+  error?: string;
+  description?: string;
+  /** The scheme the request used: its challenge carries the error (default: every challenge). */
+  scheme?: Scheme;
+}
+
 /** The OAuth resource server of an HTTP endpoint, made from its `auth` option. */
 export class ResourceServer {
   /** The URL of the metadata document, as the challenge names it. */
@@ -95,8 +126,14 @@ export class ResourceServer {
   /** The metadata document. */
   readonly metadata: ProtectedResourceMetadata;
   private readonly requiredScopes: readonly string[];
+  /** The DPoP proof checks, unless `dpop: false`. */
+  private readonly dpop?: DpopVerifier;
 
-  constructor(private readonly options: ResourceServerOptions) {
+  /** `replayStore`: where DPoP proofs are remembered when the option names none (a cluster's). */
+  constructor(
+    private readonly options: ResourceServerOptions,
+    replayStore?: ReplayStore,
+  ) {
     let resource: URL;
     try {
       resource = new URL(options.resource);
@@ -112,6 +149,7 @@ export class ResourceServer {
     this.metadataUrl = protectedResourceMetadataUrl(options.resource);
     this.metadataPath = new URL(this.metadataUrl).pathname;
     this.requiredScopes = options.requiredScopes ?? [];
+    if (options.dpop !== false) this.dpop = new DpopVerifier(options.dpop ?? {}, resource.origin, replayStore);
     this.metadata = {
       resource: options.resource,
       authorization_servers: [...options.authorizationServers],
@@ -119,71 +157,123 @@ export class ResourceServer {
       ...(options.scopesSupported && { scopes_supported: [...options.scopesSupported] }),
       ...(options.resourceName !== undefined && { resource_name: options.resourceName }),
       ...(options.resourceDocumentation !== undefined && { resource_documentation: options.resourceDocumentation }),
+      ...(this.dpop && { dpop_signing_alg_values_supported: [...this.dpop.algorithms] }),
+      ...(this.dpop?.required && { dpop_bound_access_tokens_required: true }),
     };
   }
 
   /**
-   * The caller of `request`, from its bearer token; throws an {@link HttpError}: 401 without a
-   * token or with one that is refused, 400 for a `Bearer` header without a well-formed token, 403
-   * when the token lacks the scopes every request needs.
+   * The caller of `request`, from its bearer or DPoP-bound token; throws an {@link HttpError}: 401
+   * without a token, with one that is refused, or with a DPoP proof that is; 400 for an
+   * `Authorization` header without a well-formed token; 403 when the token lacks the scopes every
+   * request needs.
    */
   async authenticate(request: HttpRequest): Promise<AuthInfo> {
-    const token = this.tokenOf(headerOf(request.headers, 'authorization'));
+    const { scheme, token } = this.credentialsOf(headerOf(request.headers, 'authorization'));
     let auth: AuthInfo;
     try {
       auth = await this.options.verifier(token);
     } catch (error) {
-      if (error instanceof InvalidTokenError) throw this.unauthorized(`Unauthorized: ${error.message}`, 'invalid_token', error.message);
+      if (error instanceof InvalidTokenError) throw this.unauthorized(`Unauthorized: ${error.message}`, { error: 'invalid_token', description: error.message, scheme });
       throw error;
     }
     if (auth.expiresAt !== undefined && auth.expiresAt * 1000 <= Date.now())
-      throw this.unauthorized('Unauthorized: the token has expired', 'invalid_token', 'the token has expired');
+      throw this.unauthorized('Unauthorized: the token has expired', { error: 'invalid_token', description: 'the token has expired', scheme });
+    if (scheme === 'DPoP') await this.checkProof(request, token, auth);
+    else if ((auth.claims?.cnf as { jkt?: unknown } | undefined)?.jkt !== undefined) {
+      const why = 'the token is bound to a key (DPoP): present it as "Authorization: DPoP <token>" with a DPoP proof';
+      throw this.unauthorized(`Unauthorized: ${why}`, { error: 'invalid_token', description: why, scheme });
+    }
     if (!hasScopes(auth.scopes, this.requiredScopes)) throw this.forbidden(this.requiredScopes);
     return auth;
+  }
+
+  /** Refuses a request whose DPoP proof is not good for `token` and this very request. */
+  private async checkProof(request: HttpRequest, token: string, auth: AuthInfo): Promise<void> {
+    try {
+      await this.dpop!.verify(request.headers.dpop, request.method, request.url, token, auth);
+    } catch (error) {
+      if (!(error instanceof DpopError)) throw error;
+      const refusal = this.unauthorized(`Unauthorized: ${error.message}`, { error: error.error, description: error.message, scheme: 'DPoP' });
+      if (error.error !== 'use_dpop_nonce') throw refusal;
+      throw new HttpError(401, refusal.message, { ...refusal.headers, 'dpop-nonce': this.dpop!.nonce()! });
+    }
   }
 
   /** The headers of a 403 for a request that needs `requiredScopes` (step-up). */
   insufficientScopeHeaders(requiredScopes: readonly string[]): Record<string, string> {
     return {
-      'www-authenticate': bearerChallenge({
-        error: 'insufficient_scope',
-        scope: unionOfScopes(this.requiredScopes, requiredScopes).join(' '),
-        resource_metadata: this.metadataUrl,
-        error_description: 'the token lacks scopes this request needs',
-      }),
+      'www-authenticate': this.challenges(
+        { error: 'insufficient_scope', description: 'the token lacks scopes this request needs' },
+        unionOfScopes(this.requiredScopes, requiredScopes).join(' '),
+      ),
     };
   }
 
   /**
-   * The token of an `Authorization` header, as RFC 6750 §3.1 sorts the ways it can be wrong: no
-   * header, or another scheme (the client may not know this server takes bearer tokens), is a 401
-   * challenge without an error code; a `Bearer` header that holds no single token is a 400
-   * `invalid_request`.
+   * The scheme and token of an `Authorization` header, as RFC 6750 §3.1 sorts the ways it can be
+   * wrong: no header, or a scheme this server does not take, is a 401 challenge without an error
+   * code (the client may not know which schemes this server takes); a `Bearer` or `DPoP` header
+   * that holds no single token is a 400 `invalid_request`.
    */
-  private tokenOf(header: string | undefined): string {
-    if (header === undefined) throw this.unauthorized('Unauthorized: this server needs an OAuth access token (Authorization: Bearer …)');
-    const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
-    if (match) return match[1];
-    if (!/^Bearer(?: |$)/i.test(header)) throw this.unauthorized('Unauthorized: this server takes OAuth access tokens in the Bearer scheme only (Authorization: Bearer …)');
-    const why = 'the Authorization header is not "Bearer <token>" (one token of the characters RFC 6750 allows)';
-    throw this.challenge(400, `Bad Request: ${why}`, 'invalid_request', why);
+  private credentialsOf(header: string | undefined): { scheme: Scheme; token: string } {
+    if (header === undefined) throw this.unauthorized(`Unauthorized: this server needs an OAuth access token (${this.expected()})`);
+    const match = /^(Bearer|DPoP) +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(header);
+    const scheme: Scheme | undefined = match
+      ? match[1].length === 4
+        ? 'DPoP'
+        : 'Bearer'
+      : /^Bearer(?: |$)/i.test(header)
+        ? 'Bearer'
+        : /^DPoP(?: |$)/i.test(header)
+          ? 'DPoP'
+          : undefined;
+    if (scheme === undefined || (scheme === 'DPoP' && !this.dpop))
+      throw this.unauthorized(`Unauthorized: this server takes OAuth access tokens in the ${this.schemes().join(' or ')} scheme only (${this.expected()})`);
+    if (scheme === 'Bearer' && this.dpop?.required) {
+      const why = 'this server takes DPoP-bound tokens only (Authorization: DPoP <token>, with a DPoP proof)';
+      throw this.unauthorized(`Unauthorized: ${why}`, { error: 'invalid_token', description: why });
+    }
+    if (match) return { scheme, token: match[2] };
+    const why = `the Authorization header is not "${scheme} <token>" (one token of the characters RFC 6750 allows)`;
+    throw this.challenge(400, `Bad Request: ${why}`, { error: 'invalid_request', description: why, scheme });
   }
 
-  private unauthorized(message: string, error?: string, description?: string): HttpError {
-    return this.challenge(401, message, error, description);
+  /** The schemes this server takes tokens in. */
+  private schemes(): Scheme[] {
+    return !this.dpop ? ['Bearer'] : this.dpop.required ? ['DPoP'] : ['Bearer', 'DPoP'];
   }
 
-  /** A refusal with the challenge that names the metadata document and the scopes to ask for. */
-  private challenge(status: number, message: string, error?: string, description?: string): HttpError {
-    const scope = (this.options.scopesSupported ?? this.requiredScopes).join(' ');
-    return new HttpError(status, message, {
-      'www-authenticate': bearerChallenge({
-        ...(error && { error }),
-        ...(description && { error_description: description }),
-        resource_metadata: this.metadataUrl,
-        ...(scope && { scope }),
-      }),
-    });
+  /** The header forms this server takes, for messages. */
+  private expected(): string {
+    return !this.dpop ? 'Authorization: Bearer …' : this.dpop.required ? 'Authorization: DPoP … with a DPoP proof' : 'Authorization: Bearer …, or DPoP … with a DPoP proof';
+  }
+
+  private unauthorized(message: string, refusal: Refusal = {}): HttpError {
+    return this.challenge(401, message, refusal);
+  }
+
+  /** A refusal with the challenges that name the metadata document and the scopes to ask for. */
+  private challenge(status: number, message: string, refusal: Refusal): HttpError {
+    return new HttpError(status, message, { 'www-authenticate': this.challenges(refusal, (this.options.scopesSupported ?? this.requiredScopes).join(' ')) });
+  }
+
+  /**
+   * The `WWW-Authenticate` value: a challenge for each scheme this server takes (Bearer, then DPoP
+   * with its `algs`), each naming the metadata document and the scopes; the error on the challenge
+   * of the scheme the request used (on each, when the request used none of them).
+   */
+  private challenges(refusal: Refusal, scope: string): string {
+    return this.schemes()
+      .map((scheme) =>
+        challengeOf(scheme, {
+          ...(scheme === 'DPoP' && { algs: this.dpop!.algorithms.join(' ') }),
+          ...((refusal.scheme ?? scheme) === scheme && { error: refusal.error, error_description: refusal.description }),
+          resource_metadata: this.metadataUrl,
+          ...(scope && { scope }),
+        }),
+      )
+      .join(', ');
   }
 
   private forbidden(requiredScopes: readonly string[]): HttpError {

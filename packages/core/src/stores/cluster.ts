@@ -10,6 +10,7 @@ import type { JsonRpcMessage } from '@hermes-mcp/protocol';
 import type { Awaitable } from './awaitable';
 import type { EventStore } from './event-store';
 import type { SessionChange, SessionStore } from './session-store';
+import type { ReplayStore } from './replay-store';
 import type { TaskStore } from './task-store';
 import type { AuthInfo } from '../engine/context';
 
@@ -81,6 +82,11 @@ export interface Cluster {
   /** The event store of one session's streams. */
   eventStore(sessionId: string): EventStore;
   readonly taskStore: TaskStore;
+  /**
+   * Where DPoP proofs are remembered (their `jti`), shared by every instance, so that a proof
+   * used on one is refused on the others. Without it, each instance remembers its own.
+   */
+  readonly replayStore?: ReplayStore;
   /** Releases what the cluster holds (connections); the app calls it when it closes. */
   close(): Promise<void>;
 }

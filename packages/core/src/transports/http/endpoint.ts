@@ -415,7 +415,7 @@ export class HttpEndpoint {
     if (options.auth && options.authenticate)
       throw new HermesError('HERMES_INVALID_OPTIONS', 'Give `auth` (an OAuth resource server) or `authenticate` (your own check), not both.');
     if (options.auth) {
-      const server = new ResourceServer(options.auth);
+      const server = new ResourceServer(options.auth, this.cluster?.replayStore);
       this.resourceServer = server;
       this.authenticator = (request) => server.authenticate(request);
     } else this.authenticator = options.authenticate;

@@ -1,0 +1,284 @@
+/**
+ * DPoP (RFC 9449) at the resource server: a token bound to a client's key (`cnf.jkt`) is taken
+ * only with a fresh proof signed by that key, for this very request. A leaked DPoP-bound token is
+ * useless without the key; a captured proof is useless for another request, after its window, or a
+ * second time.
+ *
+ * {@link DpopVerifier} checks one proof (RFC 9449 §4.3), in the order that refuses cheapest first:
+ * its shape and claims, then the signature with the key it embeds, then the binding to the token
+ * (`ath`, `cnf.jkt`), and last its `jti` against the replay store — so that refused proofs never
+ * fill the store.
+ */
+import { JsonWebKey, KeyObject, VerifyKeyObjectInput, constants, createHash, createHmac, createPublicKey, randomBytes, timingSafeEqual, verify } from 'node:crypto';
+import type { AuthInfo } from '../engine/context';
+import { HermesError } from '../errors';
+import { InMemoryReplayStore, ReplayStore } from '../stores/replay-store';
+
+/** The `auth.dpop` option: how the resource server takes DPoP-bound tokens. */
+export interface DpopOptions {
+  /**
+   * `'allowed'` (default): tokens come as `Bearer` or as `DPoP` with a proof; `'required'`: only as
+   * `DPoP` (a bearer token is refused, and the metadata says `dpop_bound_access_tokens_required`).
+   * Whatever the mode, a DPoP-bound token presented as `Bearer` is refused: whoever holds it without
+   * the key must not use it.
+   */
+  mode?: 'allowed' | 'required';
+  /** Signature algorithms a proof may use (default ES256, EdDSA, Ed25519, PS256, RS256; never `none` or HMAC). */
+  algorithms?: string[];
+  /** How old a proof's `iat` may be, in seconds (default 60). */
+  maxAgeSec?: number;
+  /** Seconds of clock difference tolerated on `iat`, both ways (default 5). */
+  clockToleranceSec?: number;
+  /**
+   * Server nonces (RFC 9449 §9): a proof must carry a `nonce` this server issued, so a client with a
+   * wrong clock or a proof made ahead of time is refused. A proof without one is answered 401
+   * `use_dpop_nonce` with the nonce to use in `DPoP-Nonce`. Nonces are stateless (an HMAC of the
+   * time): give every instance of a cluster the same `secret`. Default off.
+   */
+  nonce?: boolean | { secret?: string; lifetimeSec?: number };
+  /**
+   * Where used proofs are remembered for their window (default: this process's memory, at most
+   * `maxReplayEntries`, the oldest forgotten first).
+   */
+  replayStore?: ReplayStore;
+  /** Most proofs the in-memory replay store remembers (default 200 000, about 27 MB). */
+  maxReplayEntries?: number;
+}
+
+/** A proof refused, and how RFC 9449 §7.1 names it: `invalid_dpop_proof` or `use_dpop_nonce`. */
+export class DpopError extends Error {
+  constructor(
+    readonly error: 'invalid_dpop_proof' | 'use_dpop_nonce',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'DpopError';
+  }
+}
+
+const DEFAULT_ALGORITHMS = ['ES256', 'EdDSA', 'Ed25519', 'PS256', 'RS256'];
+/** A compact JWS: three base64url parts. */
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+
+/** Issues and checks stateless nonces: the time slot, and an HMAC of it. */
+class Nonces {
+  private readonly secret: Buffer;
+  private readonly slotMs: number;
+
+  constructor(options: true | { secret?: string; lifetimeSec?: number }) {
+    const given = options === true ? undefined : options;
+    this.secret = given?.secret !== undefined ? Buffer.from(given.secret) : randomBytes(32);
+    this.slotMs = (given?.lifetimeSec ?? 300) * 1000;
+    if (!(this.slotMs > 0)) throw new HermesError('HERMES_INVALID_OPTIONS', 'auth.dpop.nonce.lifetimeSec must be a positive number of seconds.');
+  }
+
+  /** The nonce to hand out now. */
+  current(): string {
+    return this.of(Math.floor(Date.now() / this.slotMs));
+  }
+
+  /** Whether `nonce` was issued in this slot or the one before (a nonce lives one to two lifetimes). */
+  valid(nonce: unknown): boolean {
+    if (typeof nonce !== 'string') return false;
+    const slot = Number(nonce.slice(0, nonce.indexOf('.')));
+    const now = Math.floor(Date.now() / this.slotMs);
+    if (slot !== now && slot !== now - 1) return false;
+    const expected = Buffer.from(this.of(slot));
+    const got = Buffer.from(nonce);
+    return got.length === expected.length && timingSafeEqual(got, expected);
+  }
+
+  private of(slot: number): string {
+    return `${slot}.${createHmac('sha256', this.secret).update(String(slot)).digest('base64url').slice(0, 22)}`;
+  }
+}
+
+/** What a verified proof says: the key's thumbprint, for the binding check. */
+interface Proof {
+  jkt: string;
+}
+
+/** Checks DPoP proofs for one resource server. */
+export class DpopVerifier {
+  /** The algorithms proofs may use (the challenge's `algs`, the metadata's list). */
+  readonly algorithms: readonly string[];
+  /** Whether tokens must come with a proof. */
+  readonly required: boolean;
+  private readonly maxAgeSec: number;
+  private readonly toleranceSec: number;
+  private readonly replay: ReplayStore;
+  private readonly nonces?: Nonces;
+  /** The keys of the last proof headers seen, checked and imported. */
+  private readonly keys = new Map<string, ProofKey>();
+
+  constructor(
+    options: DpopOptions,
+    /** This resource's origin: a proof's `htu` is the URL the client called, as it knows it. */
+    private readonly origin: string,
+    replayStore?: ReplayStore,
+  ) {
+    if (options.mode !== undefined && options.mode !== 'allowed' && options.mode !== 'required')
+      throw new HermesError('HERMES_INVALID_OPTIONS', `auth.dpop.mode must be 'allowed' or 'required', not ${JSON.stringify(options.mode)}.`);
+    this.required = options.mode === 'required';
+    this.algorithms = options.algorithms ?? DEFAULT_ALGORITHMS;
+    if (this.algorithms.length === 0 || this.algorithms.some((alg) => SIGNATURES[alg] === undefined))
+      throw new HermesError(
+        'HERMES_INVALID_OPTIONS',
+        `auth.dpop.algorithms must name algorithms among ${Object.keys(SIGNATURES).join(', ')} (asymmetric ones; never none or HMAC).`,
+      );
+    this.maxAgeSec = options.maxAgeSec ?? 60;
+    this.toleranceSec = options.clockToleranceSec ?? 5;
+    this.replay = options.replayStore ?? replayStore ?? new InMemoryReplayStore(options.maxReplayEntries);
+    if (options.nonce) this.nonces = new Nonces(options.nonce);
+  }
+
+  /** A nonce for a `DPoP-Nonce` header, when this server asks for nonces. */
+  nonce(): string | undefined {
+    return this.nonces?.current();
+  }
+
+  /**
+   * Checks the proof of a request that presents `token` with the DPoP scheme, and that `auth` (the
+   * token, verified) is bound to the proof's key; throws {@link DpopError}.
+   */
+  async verify(proofs: string | readonly string[] | undefined, method: string, url: string, token: string, auth: AuthInfo): Promise<void> {
+    const proof = await this.proof(proofs, method, url, token);
+    const cnf = auth.claims?.cnf as { jkt?: unknown } | undefined;
+    if (typeof cnf?.jkt !== 'string') throw new DpopError('invalid_dpop_proof', 'the token is not bound to a key (it has no cnf.jkt): use it as a Bearer token');
+    if (cnf.jkt !== proof.jkt) throw new DpopError('invalid_dpop_proof', 'the proof is signed with another key than the one the token is bound to (cnf.jkt)');
+  }
+
+  private async proof(proofs: string | readonly string[] | undefined, method: string, url: string, token: string): Promise<Proof> {
+    if (proofs === undefined) throw new DpopError('invalid_dpop_proof', 'a DPoP token needs a DPoP header with a proof');
+    // Node and the Fetch API join repeated headers with ", ": a proof has no comma.
+    if (typeof proofs !== 'string' || proofs.includes(',')) throw new DpopError('invalid_dpop_proof', 'the request has more than one DPoP header');
+    if (!COMPACT_JWS.test(proofs)) throw new DpopError('invalid_dpop_proof', 'the DPoP header is not a compact JWS');
+    const [header, body, signature] = proofs.split('.');
+    const key = this.keyOf(header);
+    if (!key.verifies(`${header}.${body}`, signature)) throw new DpopError('invalid_dpop_proof', 'the proof signature is not valid');
+    const payload = jsonObject(body);
+    if (payload === undefined) throw new DpopError('invalid_dpop_proof', "the proof's claims are not a JSON object");
+    const { jti, htm, htu, iat, ath } = payload;
+    if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) throw new DpopError('invalid_dpop_proof', 'the proof has no usable jti');
+    if (htm !== method) throw new DpopError('invalid_dpop_proof', `the proof is for another method (htm is not ${method})`);
+    if (!sameResource(htu, this.origin, url)) throw new DpopError('invalid_dpop_proof', 'the proof is for another URL (htu)');
+    const age = Date.now() / 1000 - (typeof iat === 'number' ? iat : NaN);
+    if (!(age <= this.maxAgeSec + this.toleranceSec && age >= -this.toleranceSec))
+      throw new DpopError('invalid_dpop_proof', 'the proof is too old, from the future, or undated (iat)');
+    if (ath === undefined) throw new DpopError('invalid_dpop_proof', 'the proof does not name the token it goes with (ath)');
+    if (ath !== createHash('sha256').update(token).digest('base64url')) throw new DpopError('invalid_dpop_proof', 'the proof is for another token (ath)');
+    if (this.nonces && !this.nonces.valid(payload.nonce)) throw new DpopError('use_dpop_nonce', 'the proof must carry the nonce this server gives in DPoP-Nonce');
+    const ttlMs = (this.maxAgeSec + 2 * this.toleranceSec) * 1000;
+    // 128 bits of the key and jti: a short flat string, whatever the jti's length.
+    const seen = createHash('sha256').update(key.jkt).update('.').update(jti).digest('base64url').slice(0, 22);
+    if (!(await this.replay.firstSeen(seen, ttlMs))) throw new DpopError('invalid_dpop_proof', 'the proof was used before (jti)');
+    return { jkt: key.jkt };
+  }
+
+  /**
+   * The key a proof's header embeds, checked and imported. A client sends the same header with
+   * every proof (its key does not change), so the last few hundred are kept: a proof then costs a
+   * signature check, not a key import.
+   */
+  private keyOf(header: string): ProofKey {
+    let key = this.keys.get(header);
+    if (key === undefined) {
+      key = new ProofKey(header, this.algorithms);
+      if (this.keys.size >= 256) this.keys.delete(this.keys.keys().next().value!);
+      this.keys.set(header, key);
+    }
+    return key;
+  }
+}
+
+/** How each algorithm a proof may use is verified, and the key it needs (RFC 7518, RFC 8037). */
+const SIGNATURES: Readonly<Record<string, { kty: string; crv?: string; hash: string | null; options: Partial<VerifyKeyObjectInput> }>> = {
+  ES256: { kty: 'EC', crv: 'P-256', hash: 'sha256', options: { dsaEncoding: 'ieee-p1363' } },
+  ES384: { kty: 'EC', crv: 'P-384', hash: 'sha384', options: { dsaEncoding: 'ieee-p1363' } },
+  EdDSA: { kty: 'OKP', crv: 'Ed25519', hash: null, options: {} },
+  Ed25519: { kty: 'OKP', crv: 'Ed25519', hash: null, options: {} },
+  PS256: { kty: 'RSA', hash: 'sha256', options: { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } },
+  RS256: { kty: 'RSA', hash: 'sha256', options: { padding: constants.RSA_PKCS1_PADDING } },
+};
+/** The members of a JWK its RFC 7638 thumbprint is made of, in order, per key type. */
+const THUMBPRINT_MEMBERS: Readonly<Record<string, readonly string[]>> = { EC: ['crv', 'kty', 'x', 'y'], OKP: ['crv', 'kty', 'x'], RSA: ['e', 'kty', 'n'] };
+/** What only a private or symmetric JWK has. */
+const SECRET_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
+
+/** A proof header's public key, checked once (RFC 9449 §4.3: typ, alg, a public jwk), with its thumbprint. */
+class ProofKey {
+  /** The key's RFC 7638 SHA-256 thumbprint, which a bound token names as `cnf.jkt`. */
+  readonly jkt: string;
+  private readonly key: KeyObject;
+  private readonly hash: string | null;
+  private readonly options: Partial<VerifyKeyObjectInput>;
+
+  constructor(header: string, algorithms: readonly string[]) {
+    const fields = jsonObject(header);
+    if (fields === undefined) throw new DpopError('invalid_dpop_proof', 'the proof header is not a JSON object');
+    if (typeof fields.typ !== 'string' || fields.typ.toLowerCase() !== 'dpop+jwt')
+      throw new DpopError('invalid_dpop_proof', 'the proof is not a DPoP proof (its typ header is not dpop+jwt)');
+    if (fields.crit !== undefined) throw new DpopError('invalid_dpop_proof', 'the proof names critical header parameters this server does not know (crit)');
+    const alg = fields.alg;
+    const signature = typeof alg === 'string' && algorithms.includes(alg) ? SIGNATURES[alg] : undefined;
+    if (signature === undefined) throw new DpopError('invalid_dpop_proof', `the proof is signed with an algorithm this server does not accept (it takes ${algorithms.join(', ')})`);
+    const jwk = fields.jwk as Record<string, unknown> | undefined;
+    if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw new DpopError('invalid_dpop_proof', 'the proof header has no public key (jwk)');
+    if (SECRET_MEMBERS.some((member) => member in jwk))
+      throw new DpopError('invalid_dpop_proof', 'the proof header holds a private or symmetric key: it must hold a public key (jwk)');
+    if (jwk.kty !== signature.kty || (signature.crv !== undefined && jwk.crv !== signature.crv))
+      throw new DpopError('invalid_dpop_proof', `the proof's key (jwk) is not a key for ${String(alg)}`);
+    try {
+      this.key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+    } catch {
+      throw new DpopError('invalid_dpop_proof', "the proof header's key (jwk) is not a valid public key");
+    }
+    if (signature.kty === 'RSA' && (this.key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048)
+      throw new DpopError('invalid_dpop_proof', "the proof's RSA key is shorter than 2048 bits");
+    this.hash = signature.hash;
+    this.options = signature.options;
+    const members = THUMBPRINT_MEMBERS[signature.kty];
+    if (!members.every((member) => typeof jwk[member] === 'string')) throw new DpopError('invalid_dpop_proof', "the proof header's key (jwk) lacks a member");
+    const canonical = `{${members.map((member) => `${JSON.stringify(member)}:${JSON.stringify(jwk[member])}`).join(',')}}`;
+    this.jkt = createHash('sha256').update(canonical).digest('base64url');
+  }
+
+  /** Whether `signature` (base64url) signs `input` with this key. */
+  verifies(input: string, signature: string): boolean {
+    try {
+      return verify(this.hash, Buffer.from(input), { key: this.key, ...this.options }, Buffer.from(signature, 'base64url'));
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** The JSON object a base64url segment holds, or undefined. */
+function jsonObject(segment: string): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Whether a proof's `htu` names the URL a request reached (RFC 9449 §4.3: without query and
+ * fragment, compared after the normalisation URL parsing gives). The request is known by its path
+ * only; the origin is this resource's, as clients call it (a proxy in front does not change it).
+ * A WebSocket's `ws:`/`wss:` is its HTTP upgrade's `http:`/`https:`.
+ */
+function sameResource(htu: unknown, origin: string, requestUrl: string): boolean {
+  if (typeof htu !== 'string') return false;
+  let claimed: URL;
+  try {
+    claimed = new URL(htu);
+  } catch {
+    return false;
+  }
+  const scheme = claimed.protocol === 'ws:' ? 'http:' : claimed.protocol === 'wss:' ? 'https:' : claimed.protocol;
+  const query = requestUrl.indexOf('?');
+  const reached = new URL(query === -1 ? requestUrl : requestUrl.slice(0, query), origin);
+  return `${scheme}//${claimed.host}${claimed.pathname}` === `${reached.protocol}//${reached.host}${reached.pathname}`;
+}
