@@ -1,5 +1,6 @@
 import type { Config } from 'jest';
 import { spawnSync } from 'node:child_process';
+import { availableParallelism } from 'node:os';
 
 const tsJest: Config['transform'] = {
   '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
@@ -57,6 +58,9 @@ const config: Config = {
     project('fixtures', 'test-support/fixtures'),
   ],
   testTimeout: 30_000,
+  // jest's default is one worker fewer than the cores: one on a 2-core machine, which then waits
+  // on the suites' servers and child processes in turn (548 s for the whole suite; 258 s with two).
+  maxWorkers: Math.max(2, availableParallelism()),
 };
 
 export default config;

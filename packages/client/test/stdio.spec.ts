@@ -93,7 +93,7 @@ describe('the official SDK v1 server over stdio', () => {
     const { client } = spawnClient([sdkV1], {}, (chunk) => (stderr += chunk));
     await client.connect();
     await expect(client.callTool('wait', {}, { timeout: 100 })).rejects.toMatchObject({ code: -32001, message: 'Request timed out after 100 ms' });
-    for (let i = 0; i < 200 && !stderr.includes('wait: cancelled'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 1_000 && !stderr.includes('wait: cancelled'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
     expect(stderr).toContain('wait: cancelled');
   });
 });

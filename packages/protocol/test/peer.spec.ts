@@ -467,13 +467,17 @@ describe('Peer: progress', () => {
   });
 
   it('times out despite progress when resetTimeoutOnProgress is false', async () => {
-    const { handlers } = progressServer(5, 100);
+    // Ten updates a tenth of a second apart, a third of a second allowed: some arrive, the call
+    // times out long before the last (how many arrive first depends on how busy the machine is).
+    const { handlers } = progressServer(10, 100);
     const connection = await connect(handlers);
     server = connection.server;
     const updates: ProgressUpdate[] = [];
-    const error = await rejection(connection.client.request('work', {}, { timeout: 250, resetTimeoutOnProgress: false, onprogress: (p) => updates.push(p) }));
+    const error = await rejection(connection.client.request('work', {}, { timeout: 350, resetTimeoutOnProgress: false, onprogress: (p) => updates.push(p) }));
     expect(error.code).toBe(-32001);
-    expect(updates.map((u) => u.progress)).toEqual([1, 2]);
+    expect(updates.length).toBeGreaterThanOrEqual(1);
+    expect(updates.length).toBeLessThan(10);
+    expect(updates.map((u) => u.progress)).toEqual(updates.map((_, i) => i + 1));
   });
 
   it('passes progress with an unknown token to onNotification', async () => {

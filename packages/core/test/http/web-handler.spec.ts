@@ -205,8 +205,10 @@ describe('the Web-standard handler with careless and hostile clients', () => {
     const controller = new AbortController();
     const response = await modernPost(url, 10, 'tools/call', { name: 'steps', arguments: { steps: 1 } });
     expect(await messagesOf(response)).toContainEqual(expect.objectContaining({ id: 10 }));
+    const started = seen.slowStarted;
     const pending = modernPost(url, 11, 'tools/call', { name: 'slow', arguments: { ms: 30_000 } }, { signal: controller.signal });
-    await sleep(100);
+    // The client leaves once the handler runs (before it, there would be no handler to abort).
+    await eventually('the slow call to be running', () => seen.slowStarted === started + 1);
     controller.abort();
     await expect(pending).rejects.toThrow();
     await eventually('the slow handler to be aborted', () => seen.slowAborted === before + 1);
