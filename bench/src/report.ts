@@ -112,6 +112,25 @@ interface Target {
   holds: boolean;
 }
 
+/** The median of one row's runs over another's, round by round (same-run ratios only). */
+function sameRun(own: HttpRun[], other: HttpRun[], field: 'rps' | 'p99' = 'rps'): number {
+  return median(
+    ratios(
+      own.map((r) => r[field]),
+      other.map((r) => r[field]),
+    ),
+  );
+}
+
+/**
+ * What a feature costs: its row over the same request without it, and the least that may be
+ * (authentication against no authentication, proof of possession against a bearer token).
+ */
+const COST_TARGETS: Readonly<Record<string, { baseline: string; least: number; what: string }>> = {
+  'legacy-json-jwt': { baseline: 'legacy-json', least: 0.8, what: 'with OAuth (JWT) ≥ 0.8 × without' },
+  'legacy-json-dpop': { baseline: 'legacy-json-jwt', least: 0.7, what: 'with DPoP ≥ 0.7 × with a bearer token' },
+};
+
 function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[]): string {
   const rows: string[][] = [];
   for (const c of http.connections) {
@@ -120,18 +139,8 @@ function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[])
     for (const { key, label } of http.configs) {
       const own = runs[key];
       const invalid = own.some((r) => r.non2xx || r.errors) ? ' ⚠ errors' : '';
-      const rpsRatio = median(
-        ratios(
-          own.map((r) => r.rps),
-          bare.map((r) => r.rps),
-        ),
-      );
-      const p99Ratio = median(
-        ratios(
-          own.map((r) => r.p99),
-          bare.map((r) => r.p99),
-        ),
-      );
+      const rpsRatio = sameRun(own, bare);
+      const p99Ratio = sameRun(own, bare, 'p99');
       rows.push([
         String(c),
         label + invalid,
@@ -144,57 +153,20 @@ function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[])
       const uninstrumented = OTEL_ROWS[key];
       if (uninstrumented && runs[uninstrumented]) {
         // Telemetry's cost: the same request, with OpenTelemetry installed and without.
-        const otelRatio = median(
-          ratios(
-            own.map((r) => r.rps),
-            runs[uninstrumented].map((r) => r.rps),
-          ),
-        );
+        const otelRatio = sameRun(own, runs[uninstrumented]);
         // For scale: the bare route with the SDK's one span and one duration, over the bare route.
-        const floor = runs[OTEL_FLOOR]
-          ? ` (the SDK alone on the bare route: ${fixed(
-              median(
-                ratios(
-                  runs[OTEL_FLOOR].map((r) => r.rps),
-                  bare.map((r) => r.rps),
-                ),
-              ),
-            )} ×)`
-          : '';
+        const floor = runs[OTEL_FLOOR] ? ` (the SDK alone on the bare route: ${fixed(sameRun(runs[OTEL_FLOOR], bare))} ×)` : '';
         targets.push({
           what: `HTTP tools/call with OpenTelemetry ≥ 0.85 × without, ${label}, ${c} connections`,
           measured: `${fixed(otelRatio)} ×${floor}`,
           holds: otelRatio >= 0.85,
         });
       }
-      if (key === 'legacy-json-jwt' && runs['legacy-json']) {
-        // Authentication's cost: the same request, with and without a verified bearer token.
-        const authRatio = median(
-          ratios(
-            own.map((r) => r.rps),
-            runs['legacy-json'].map((r) => r.rps),
-          ),
-        );
-        targets.push({
-          what: `HTTP tools/call with OAuth (JWT) ≥ 0.8 × without, legacy session, JSON, ${c} connections`,
-          measured: `${fixed(authRatio)} ×`,
-          holds: authRatio >= 0.8,
-        });
-      }
-      if (key === 'legacy-json-dpop' && runs['legacy-json-jwt']) {
-        // Proof of possession's cost: the same request with a DPoP-bound token (a proof signed for
-        // it and verified on every request) and with a bearer token.
-        const dpopRatio = median(
-          ratios(
-            own.map((r) => r.rps),
-            runs['legacy-json-jwt'].map((r) => r.rps),
-          ),
-        );
-        targets.push({
-          what: `HTTP tools/call with DPoP ≥ 0.7 × with a bearer token, legacy session, JSON, ${c} connections`,
-          measured: `${fixed(dpopRatio)} ×`,
-          holds: dpopRatio >= 0.7,
-        });
+      const cost = COST_TARGETS[key];
+      if (cost && runs[cost.baseline]) {
+        // A feature's cost: the same request, with it and without (authentication; a proof verified every request).
+        const ratio = sameRun(own, runs[cost.baseline]);
+        targets.push({ what: `HTTP tools/call ${cost.what}, legacy session, JSON, ${c} connections`, measured: `${fixed(ratio)} ×`, holds: ratio >= cost.least });
       }
       if (HERMES_HTTP.includes(key)) {
         targets.push({ what: `HTTP tools/call ≥ 0.6 × bare, ${label}, ${c} connections`, measured: `${fixed(rpsRatio)} ×`, holds: rpsRatio >= 0.6 });

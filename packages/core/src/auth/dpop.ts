@@ -5,9 +5,9 @@
  * second time.
  *
  * {@link DpopVerifier} checks one proof (RFC 9449 §4.3), in the order that refuses cheapest first:
- * its shape and claims, then the signature with the key it embeds, then the binding to the token
- * (`ath`, `cnf.jkt`), and last its `jti` against the replay store — so that refused proofs never
- * fill the store.
+ * its shape and its header's key (checked once per client), the binding of the token to that key
+ * (`cnf.jkt`), the signature, the claims (`htm`, `htu`, `iat`, `ath`, a nonce), and last its `jti`
+ * against the replay store — so that refused proofs never fill the store.
  */
 import { JsonWebKey, KeyObject, VerifyKeyObjectInput, constants, createHash, createHmac, createPublicKey, randomBytes, timingSafeEqual, verify } from 'node:crypto';
 import type { AuthInfo } from '../engine/context';
@@ -93,11 +93,6 @@ class Nonces {
   }
 }
 
-/** What a verified proof says: the key's thumbprint, for the binding check. */
-interface Proof {
-  jkt: string;
-}
-
 /** Checks DPoP proofs for one resource server. */
 export class DpopVerifier {
   /** The algorithms proofs may use (the challenge's `algs`, the metadata's list). */
@@ -139,22 +134,20 @@ export class DpopVerifier {
 
   /**
    * Checks the proof of a request that presents `token` with the DPoP scheme, and that `auth` (the
-   * token, verified) is bound to the proof's key; throws {@link DpopError}.
+   * token, verified) is bound to the proof's key; throws {@link DpopError}. The binding is checked
+   * before the signature (a key the token is not bound to needs no signature check), and the replay
+   * store is written last, so a refused proof never takes a place in it.
    */
   async verify(proofs: string | readonly string[] | undefined, method: string, url: string, token: string, auth: AuthInfo): Promise<void> {
-    const proof = await this.proof(proofs, method, url, token);
-    const cnf = auth.claims?.cnf as { jkt?: unknown } | undefined;
-    if (typeof cnf?.jkt !== 'string') throw new DpopError('invalid_dpop_proof', 'the token is not bound to a key (it has no cnf.jkt): use it as a Bearer token');
-    if (cnf.jkt !== proof.jkt) throw new DpopError('invalid_dpop_proof', 'the proof is signed with another key than the one the token is bound to (cnf.jkt)');
-  }
-
-  private async proof(proofs: string | readonly string[] | undefined, method: string, url: string, token: string): Promise<Proof> {
     if (proofs === undefined) throw new DpopError('invalid_dpop_proof', 'a DPoP token needs a DPoP header with a proof');
     // Node and the Fetch API join repeated headers with ", ": a proof has no comma.
     if (typeof proofs !== 'string' || proofs.includes(',')) throw new DpopError('invalid_dpop_proof', 'the request has more than one DPoP header');
     if (!COMPACT_JWS.test(proofs)) throw new DpopError('invalid_dpop_proof', 'the DPoP header is not a compact JWS');
     const [header, body, signature] = proofs.split('.');
     const key = this.keyOf(header);
+    const cnf = auth.claims?.cnf as { jkt?: unknown } | undefined;
+    if (typeof cnf?.jkt !== 'string') throw new DpopError('invalid_dpop_proof', 'the token is not bound to a key (it has no cnf.jkt): use it as a Bearer token');
+    if (cnf.jkt !== key.jkt) throw new DpopError('invalid_dpop_proof', 'the proof is signed with another key than the one the token is bound to (cnf.jkt)');
     if (!key.verifies(`${header}.${body}`, signature)) throw new DpopError('invalid_dpop_proof', 'the proof signature is not valid');
     const payload = jsonObject(body);
     if (payload === undefined) throw new DpopError('invalid_dpop_proof', "the proof's claims are not a JSON object");
@@ -172,7 +165,6 @@ export class DpopVerifier {
     // 128 bits of the key and jti: a short flat string, whatever the jti's length.
     const seen = createHash('sha256').update(key.jkt).update('.').update(jti).digest('base64url').slice(0, 22);
     if (!(await this.replay.firstSeen(seen, ttlMs))) throw new DpopError('invalid_dpop_proof', 'the proof was used before (jti)');
-    return { jkt: key.jkt };
   }
 
   /**
