@@ -127,6 +127,9 @@ export async function startProxy(ports: readonly number[]): Promise<Proxy> {
       new Promise<void>((resolve) => {
         for (const res of open) res.destroy();
         server.close(() => resolve());
+        // Sockets between requests (the clients' keep-alive ones) would hold close() up to their
+        // keep-alive timeout, or longer for one whose next request is still arriving.
+        server.closeAllConnections();
       }),
   };
 }
