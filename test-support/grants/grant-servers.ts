@@ -32,6 +32,8 @@ export interface GrantServers {
   workloadToken(sub: string, options?: { aud?: string; ttl?: number }): Promise<string>;
   /** Every token request so far, in order. */
   log(): Promise<TokenRequestLog[]>;
+  /** Makes them say otherwise: the authorization server's `grantTypes` (grant_types_supported), the IdP's `issuedTokenType`; `undefined` restores the default. */
+  configure(settings: { grantTypes?: string[]; issuedTokenType?: string }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -71,6 +73,11 @@ export async function startGrantServers(config: {
     workloadToken: (sub, options) => mint('workload', sub, options),
     async log() {
       return (await (await fetch(`${as}/log`)).json()) as TokenRequestLog[];
+    },
+    async configure(settings) {
+      // JSON drops undefined: null says "back to the default" to the servers' `??`.
+      const body = Object.fromEntries(Object.entries(settings).map(([key, value]) => [key, value ?? null]));
+      await fetch(`${as}/configure`, { method: 'POST', body: JSON.stringify(body) });
     },
     async stop() {
       if (child.exitCode !== null) return;

@@ -23,7 +23,10 @@
 // the subjects listed in `config.shortLived`). Refusals are RFC 6749 §5.2 errors with a description.
 //
 // GET /log on either server: every token request both have had, in order — {at, grant_type, ok,
-// error?, sub?, jti?, params} — so the tests can say what was asked and how often.
+// error?, sub?, jti?, params} — so the tests can say what was asked and how often. POST /configure
+// {…} on either merges into the config, for the tests of servers that misbehave or say no:
+// `grantTypes` (the authorization server's grant_types_supported, default the JWT-bearer grant
+// only), `issuedTokenType` (what the IdP says it issued, default an ID-JAG).
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { URLSearchParams } from 'node:url';
@@ -112,7 +115,7 @@ async function tokenExchange(req, params) {
     { sub: user.sub, aud: params.get('audience'), resource: params.get('resource'), client_id: config.jagClientId ?? 'mcp-client', ...(scope && { scope }) },
     { typ: 'oauth-id-jag+jwt' },
   );
-  return { sub: user.sub, body: { access_token: jag, issued_token_type: ID_JAG, token_type: 'N_A', expires_in: 300, ...(scope && { scope }) } };
+  return { sub: user.sub, body: { access_token: jag, issued_token_type: config.issuedTokenType ?? ID_JAG, token_type: 'N_A', expires_in: 300, ...(scope && { scope }) } };
 }
 
 /** RFC 7523 at the authorization server: an ID-JAG (SEP-990 §5) or a workload token (SEP-1933). */
@@ -162,6 +165,7 @@ function serve({ server, origin }, routes, token) {
     const path = new URL(req.url, origin).pathname;
     try {
       if (req.method === 'GET' && path === '/log') return json(res, 200, log);
+      if (req.method === 'POST' && path === '/configure') return json(res, 200, Object.assign(config, JSON.parse(await readBody(req))));
       if (req.method === 'GET' && routes[path]) return json(res, 200, await routes[path]());
       if (req.method === 'POST' && path === '/token') {
         const params = new URLSearchParams(await readBody(req));

@@ -489,10 +489,10 @@ export class OAuthClient {
   private async jwtBearer(found: Discovered, scope: string | undefined): Promise<StoredTokens> {
     const { metadata, resource } = found;
     const context = { authorizationServerUrl: metadata.issuer, resourceUrl: resource, scope, fetchFn: this.doFetch };
-    const assertion = await jwtBearerAssertion(this.options, context, async (issuer) => (await this.serverMetadata(issuer, false)).token_endpoint);
-    // A server that lists its grants and not this one would refuse it: say so rather than send the JWT.
+    // A server that lists its grants and not this one would refuse it: say so before getting a JWT for it.
     if (metadata.grant_types_supported && !metadata.grant_types_supported.includes(JWT_BEARER_GRANT))
       throw new OAuthError(`${metadata.issuer} does not take the JWT-bearer grant (${JWT_BEARER_GRANT} is not in its grant_types_supported)`, undefined, 'jwt-bearer');
+    const assertion = await jwtBearerAssertion(this.options, context, async (issuer) => (await this.serverMetadata(issuer, false)).token_endpoint);
     const client = this.options.clientId !== undefined ? await this.client(metadata) : undefined;
     return this.token(metadata, client, { grant_type: JWT_BEARER_GRANT, assertion, resource, ...(scope && { scope }) }, scope, 'jwt-bearer');
   }

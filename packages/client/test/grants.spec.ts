@@ -127,7 +127,8 @@ describe('enterprise-managed authorization (ID-JAG)', () => {
 
   it('asks a callback for the current ID token at each sign-in, and sends a confidential client’s IdP secret', async () => {
     const asked: number[] = [];
-    const client = await connect({
+    const auth = new OAuthClient({
+      grant: 'jwt_bearer',
       clientId: 'mcp-client',
       clientSecret: 'mcp-secret',
       crossAppAccess: {
@@ -137,9 +138,15 @@ describe('enterprise-managed authorization (ID-JAG)', () => {
         idToken: () => (asked.push(1), servers.idToken('grace', { aud: 'idp-confidential' })),
       },
     });
+    const client = new McpClient(new StreamableHttpClientTransport({ url, auth }), { protocolVersion: '2025-11-25' });
+    await client.connect();
     try {
       expect(unwrap(await client.callTool('whoami')).content).toEqual([{ type: 'text', text: 'grace via mcp-client' }]);
       expect(asked).toHaveLength(1);
+      // Signed out: the next call signs in again, with the ID token the callback gives now.
+      await auth.forget(url);
+      expect(unwrap(await client.callTool('whoami')).content).toEqual([{ type: 'text', text: 'grace via mcp-client' }]);
+      expect(asked).toHaveLength(2);
     } finally {
       await client.close();
     }
@@ -166,6 +173,29 @@ describe('enterprise-managed authorization (ID-JAG)', () => {
     const error = await rejection(connect({ clientId: 'mcp-client', clientSecret: 'wrong', crossAppAccess: { idpUrl: servers.idp, clientId: 'idp-client', idToken } }));
     expect(error).toMatchObject({ step: 'jwt-bearer', error: 'invalid_client' });
     expect(error.message).toBe(`the JWT-bearer grant at ${servers.as}/token refused: invalid_client (wrong secret for client mcp-client)`);
+  });
+
+  it('says when the IdP issues something other than an ID-JAG, or the authorization server does not take the grant', async () => {
+    const idToken = await servers.idToken('ada', { aud: 'idp-client' });
+    const options = { clientId: 'mcp-client', clientSecret: 'mcp-secret', crossAppAccess: { idpUrl: servers.idp, clientId: 'idp-client', idToken } };
+    await servers.configure({ issuedTokenType: 'urn:ietf:params:oauth:token-type:access_token' });
+    try {
+      expect(await rejection(connect(options))).toMatchObject({
+        step: 'token-exchange',
+        message: `the token exchange at the IdP (${servers.idp}/token) issued urn:ietf:params:oauth:token-type:access_token, not an ID-JAG (urn:ietf:params:oauth:token-type:id-jag)`,
+      });
+    } finally {
+      await servers.configure({ issuedTokenType: undefined });
+    }
+    await servers.configure({ grantTypes: ['client_credentials'] });
+    try {
+      expect(await rejection(connect(options))).toMatchObject({
+        step: 'jwt-bearer',
+        message: `${servers.as} does not take the JWT-bearer grant (urn:ietf:params:oauth:grant-type:jwt-bearer is not in its grant_types_supported)`,
+      });
+    } finally {
+      await servers.configure({ grantTypes: undefined });
+    }
   });
 
   it('says when the IdP cannot be discovered, or the ID token callback fails', async () => {
