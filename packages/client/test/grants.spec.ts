@@ -8,14 +8,10 @@
  * callback, read again when the access token expires. Each step's failure says which it was.
  */
 import 'reflect-metadata';
-import { createServer } from 'node:http';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import Fastify, { FastifyInstance } from 'fastify';
-import type { AddressInfo } from 'node:net';
-import { McpContext, McpServer, Tool, createLogger, jwtVerifier } from '@hermes-mcp/core';
-import { hermesMcp } from '@hermes-mcp/fastify';
+import { McpContext, McpServer, Tool, jwtVerifier } from '@hermes-mcp/core';
 import {
   CrossAppAccessContext,
   InMemoryOAuthStore,
@@ -27,6 +23,7 @@ import {
   canonicalResource,
   unwrap,
 } from '@hermes-mcp/client';
+import { Serving, serveOn } from '../../../test-support/adapters';
 import { GrantServers, startGrantServers } from '../../../test-support/grants/grant-servers';
 
 @McpServer({ name: 'payroll', version: '1.0.0' })
@@ -37,7 +34,7 @@ class PayrollServer {
 }
 
 let servers: GrantServers;
-let app: FastifyInstance;
+let serving: Serving;
 let url: string;
 let dir: string;
 
@@ -48,30 +45,20 @@ beforeAll(async () => {
     workloads: ['billing-job', 'rotating-job'],
     shortLived: ['rotating-job'],
   });
-  // The resource names the port: take a free one first.
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  url = `http://127.0.0.1:${port}/mcp`;
-  app = Fastify({ logger: false, forceCloseConnections: true });
-  await app.register(hermesMcp, {
-    server: PayrollServer,
-    path: '/mcp',
-    appOptions: { logger: createLogger({ level: 'silent' }) },
+  serving = await serveOn('fastify', PayrollServer, (resource) => ({
     auth: {
-      resource: url,
+      resource,
       authorizationServers: [servers.as],
-      verifier: jwtVerifier({ issuer: servers.as, audience: url, clockToleranceSec: 0 }),
+      verifier: jwtVerifier({ issuer: servers.as, audience: resource, clockToleranceSec: 0 }),
       scopesSupported: ['payroll:read'],
     },
-  });
-  await app.listen({ host: '127.0.0.1', port });
+  }));
+  url = serving.url;
   dir = mkdtempSync(path.join(tmpdir(), 'hermes-grants-'));
 });
 
 afterAll(async () => {
-  await app?.close();
+  await serving?.close();
   await servers?.stop();
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
