@@ -151,7 +151,7 @@ async function exchangeForIdJag(idp: CrossAppAccessOptions, context: CrossAppAcc
     try {
       endpoint = await idpTokenEndpoint(idp.idpUrl!);
     } catch (error) {
-      throw new OAuthError(`token exchange at the IdP ${idp.idpUrl}: ${(error as Error).message}`, (error as OAuthError).error, 'token-exchange');
+      throw new OAuthError(`the token exchange at the IdP could not start: ${(error as Error).message}`, (error as OAuthError).error, 'token-exchange');
     }
   }
   const body = new URLSearchParams({

@@ -2,11 +2,12 @@
  * The client side of MCP authorization (OAuth 2.1): when a server answers 401, find where to sign
  * in (the server's RFC 9728 metadata, then its authorization server's RFC 8414 / OpenID metadata),
  * get a client id (pre-registered, a Client ID Metadata Document, or dynamic registration), sign in
- * (authorization code with PKCE through your `authorize` handler, client credentials, or a JWT-bearer
- * grant: `grants.ts`), with the server as the `resource` (RFC 8707), and send the token; on 403 `insufficient_scope`, sign in
- * again with the scopes asked for (step-up); refresh tokens when they expire, or are refused
- * (401) while the refresh token's scope covers what the server asks for. It is a wrapper
- * around the transport's `fetch`, so every HTTP transport has it the same way.
+ * (authorization code with PKCE through your `authorize` handler, client credentials, or a
+ * JWT-bearer grant: `grants.ts`), with the server as the `resource` (RFC 8707), and send the
+ * token; on 403 `insufficient_scope`, sign in again with the scopes asked for (step-up); refresh
+ * tokens when they expire, or are refused (401) while the refresh token's scope covers what the
+ * server asks for. It is a wrapper around the transport's `fetch`, so every HTTP transport has it
+ * the same way.
  */
 import { constants, createHash, createPrivateKey, randomBytes, sign } from 'node:crypto';
 import type { Awaitable } from '@hermes-mcp/protocol';
@@ -488,10 +489,10 @@ export class OAuthClient {
    */
   private async jwtBearer(found: Discovered, scope: string | undefined): Promise<StoredTokens> {
     const { metadata, resource } = found;
-    const context = { authorizationServerUrl: metadata.issuer, resourceUrl: resource, scope, fetchFn: this.doFetch };
     // A server that lists its grants and not this one would refuse it: say so before getting a JWT for it.
     if (metadata.grant_types_supported && !metadata.grant_types_supported.includes(JWT_BEARER_GRANT))
       throw new OAuthError(`${metadata.issuer} does not take the JWT-bearer grant (${JWT_BEARER_GRANT} is not in its grant_types_supported)`, undefined, 'jwt-bearer');
+    const context = { authorizationServerUrl: metadata.issuer, resourceUrl: resource, scope, fetchFn: this.doFetch };
     const assertion = await jwtBearerAssertion(this.options, context, async (issuer) => (await this.serverMetadata(issuer, false)).token_endpoint);
     const client = this.options.clientId !== undefined ? await this.client(metadata) : undefined;
     return this.token(metadata, client, { grant_type: JWT_BEARER_GRANT, assertion, resource, ...(scope && { scope }) }, scope, 'jwt-bearer');
