@@ -18,7 +18,6 @@ export type { StreamableHttpClientOptions } from './streamable-http';
 export type { ReconnectOptions } from './reconnect';
 export { InMemoryOAuthStore, OAuthClient, OAuthError, canonicalResource, parseBearerChallenge } from './oauth';
 export type { OAuthClientOptions, OAuthStore, StoredClient, StoredTokens, TokenEndpointAuthMethod } from './oauth';
-export { JWT_BEARER_GRANT } from './grants';
 export type { AssertionCallback, AssertionSource, CrossAppAccessContext, CrossAppAccessOptions, OAuthGrantStep } from './grants';
 export { SSEClientTransport, SseClientTransport } from './sse-legacy';
 export { WebSocketClientTransport } from './websocket';
