@@ -45,7 +45,7 @@ export async function startGrantServers(config: {
   mcpClients: Record<string, string>;
   /** The workload subjects the authorization server lets in. */
   workloads?: string[];
-  /** Subjects whose access tokens last two seconds. */
+  /** Subjects whose access tokens last three seconds (long enough for a request made with a fresh one to arrive on a busy machine). */
   shortLived?: string[];
   /** The client id the IdP names in its ID-JAGs (default "mcp-client"). */
   jagClientId?: string;

@@ -19,7 +19,7 @@
 // only: an ID-JAG from the IdP, with the client named in it authenticated (HTTP Basic, or its
 // secret in the body) and the resource it names (SEP-990 §5.1), or a workload token from the IdP
 // whose subject is in `config.workloads` (SEP-1933; no client authentication). It issues RFC 9068
-// access tokens for the resource, valid `config.accessTokenTtl` seconds (default 600; two seconds for
+// access tokens for the resource, valid `config.accessTokenTtl` seconds (default 600; three seconds for
 // the subjects listed in `config.shortLived`). Refusals are RFC 6749 §5.2 errors with a description.
 //
 // GET /log on either server: every token request both have had, in order — {at, grant_type, ok,
@@ -144,7 +144,7 @@ async function jwtBearer(req, params) {
     if (resource === null) throw new Refusal('invalid_target', 'resource is missing');
     [sub, clientId] = [workload.sub, params.get('client_id') ?? workload.sub];
   }
-  const ttl = shortLived.has(sub) ? 2 : (config.accessTokenTtl ?? 600);
+  const ttl = shortLived.has(sub) ? 3 : (config.accessTokenTtl ?? 600);
   const scope = params.get('scope') ?? '';
   const token = await sign(asKey, 'as', as.origin, { sub, aud: resource, client_id: clientId, scope }, { typ: 'at+jwt', ttl });
   return { sub, body: { access_token: token, token_type: 'Bearer', expires_in: ttl, scope } };

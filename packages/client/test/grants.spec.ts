@@ -220,7 +220,7 @@ describe('workload identity federation (JWT-bearer with the workload’s own tok
     const client = await connect({ assertion: { file }, store });
     try {
       expect(unwrap(await client.callTool('whoami')).content).toEqual([{ type: 'text', text: 'rotating-job via rotating-job' }]);
-      // The platform rotates the token; the access token (two seconds) expires: the next call signs in with the new one.
+      // The platform rotates the token; the access token (three seconds) expires: the next call signs in with the new one.
       const second = await servers.workloadToken('rotating-job');
       writeFileSync(file, second);
       const held = store.getTokens(canonicalResource(url))!;
