@@ -48,6 +48,17 @@ function oauthFor(name: string): OAuthClient | undefined {
     if (typeof context.client_secret === 'string') options.clientSecret = context.client_secret;
   }
   if (name === 'auth/client-credentials-basic' || name === 'auth/client-credentials-jwt') options.grant = 'client_credentials';
+  // Enterprise-managed authorization: the IdP's ID token exchanged there (its token endpoint
+  // discovered from its issuer) for an ID-JAG, presented with the client's id and secret.
+  if (name === 'auth/enterprise-managed-authorization') {
+    options.grant = 'jwt_bearer';
+    options.crossAppAccess = { idpUrl: context.idp_issuer as string, clientId: context.idp_client_id as string, idToken: context.idp_id_token as string };
+  }
+  // Workload identity federation: the workload's JWT as the grant, with no secret.
+  if (name === 'auth/wif-jwt-bearer') {
+    options.grant = 'jwt_bearer';
+    options.assertion = context.valid_jwt as string;
+  }
   if (typeof context.private_key_pem === 'string') {
     options.privateKey = { pem: context.private_key_pem, algorithm: (context.signing_algorithm as 'ES256' | undefined) ?? 'ES256' };
   }

@@ -18,6 +18,7 @@ export type { StreamableHttpClientOptions } from './streamable-http';
 export type { ReconnectOptions } from './reconnect';
 export { InMemoryOAuthStore, OAuthClient, OAuthError, canonicalResource, parseBearerChallenge } from './oauth';
 export type { OAuthClientOptions, OAuthStore, StoredClient, StoredTokens, TokenEndpointAuthMethod } from './oauth';
+export type { AssertionCallback, AssertionSource, CrossAppAccessContext, CrossAppAccessOptions, OAuthGrantStep } from './grants';
 export { SSEClientTransport, SseClientTransport } from './sse-legacy';
 export { WebSocketClientTransport } from './websocket';
 export type { WebSocketClientOptions, WebSocketConstructor, WebSocketLikeClient, WebSocketStatus } from './websocket';

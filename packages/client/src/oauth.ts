@@ -2,14 +2,17 @@
  * The client side of MCP authorization (OAuth 2.1): when a server answers 401, find where to sign
  * in (the server's RFC 9728 metadata, then its authorization server's RFC 8414 / OpenID metadata),
  * get a client id (pre-registered, a Client ID Metadata Document, or dynamic registration), sign in
- * (authorization code with PKCE through your `authorize` handler, or client credentials), with the
- * server as the `resource` (RFC 8707), and send the token; on 403 `insufficient_scope`, sign in
- * again with the scopes asked for (step-up); refresh tokens when they expire, or are refused
- * (401) while the refresh token's scope covers what the server asks for. It is a wrapper
- * around the transport's `fetch`, so every HTTP transport has it the same way.
+ * (authorization code with PKCE through your `authorize` handler, client credentials, or a
+ * JWT-bearer grant: `grants.ts`), with the server as the `resource` (RFC 8707), and send the
+ * token; on 403 `insufficient_scope`, sign in again with the scopes asked for (step-up); refresh
+ * tokens when they expire, or are refused (401) while the refresh token's scope covers what the
+ * server asks for. It is a wrapper around the transport's `fetch`, so every HTTP transport has it
+ * the same way.
  */
 import { constants, createHash, createPrivateKey, randomBytes, sign } from 'node:crypto';
 import type { Awaitable } from '@hermes-mcp/protocol';
+import { JWT_BEARER_GRANT, checkGrantOptions, jwtBearerAssertion } from './grants';
+import type { AssertionSource, CrossAppAccessOptions, OAuthGrantStep } from './grants';
 import type { FetchInit, FetchLike, FetchResponse } from './node-fetch';
 
 /** Tokens as kept: what the token endpoint answered, with when the access token expires. */
@@ -63,10 +66,23 @@ export class InMemoryOAuthStore implements OAuthStore {
 /** Options of an {@link OAuthClient}. */
 export interface OAuthClientOptions {
   /**
-   * `authorization_code` (default: a user signs in through `authorize`) or `client_credentials`
-   * (the client acts for itself, with `clientId` and `clientSecret`).
+   * `authorization_code` (default: a user signs in through `authorize`), `client_credentials`
+   * (the client acts for itself, with `clientId` and `clientSecret`), or `jwt_bearer` (RFC 7523:
+   * the client presents a JWT — the workload's own, `assertion`, or an ID-JAG the enterprise IdP
+   * gives for the user, `crossAppAccess`).
    */
-  grant?: 'authorization_code' | 'client_credentials';
+  grant?: 'authorization_code' | 'client_credentials' | 'jwt_bearer';
+  /**
+   * Workload identity federation (`grant: 'jwt_bearer'`): the JWT the workload presents — a string,
+   * `{ file }`, `{ env }` or a callback — read again at every sign-in. No secret is needed; a
+   * `clientId` is sent only when given.
+   */
+  assertion?: AssertionSource;
+  /**
+   * Enterprise-managed authorization (`grant: 'jwt_bearer'`): the user's ID token is exchanged at
+   * the IdP for an ID-JAG naming the server, presented with `clientId` (and `clientSecret`).
+   */
+  crossAppAccess?: CrossAppAccessOptions;
   /** A client id registered beforehand at the authorization server. */
   clientId?: string;
   /** Its secret, for a confidential client (sent with HTTP Basic, or in the body with `tokenEndpointAuthMethod: 'client_secret_post'`). */
@@ -103,10 +119,13 @@ export interface OAuthClientOptions {
 export class OAuthError extends Error {
   constructor(
     message: string,
-    /** The OAuth error code, when the authorization server sent one. */
+    /** The OAuth error code, when the authorization server (or the IdP) sent one. */
     readonly error?: string,
+    /** For a JWT-bearer grant, which step failed: reading the JWT held, the token exchange at the IdP, or the grant at the authorization server. */
+    readonly step?: OAuthGrantStep,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
     this.name = 'OAuthError';
   }
 }
@@ -138,6 +157,7 @@ interface ServerMetadata {
   client_id_metadata_document_supported?: boolean;
   authorization_response_iss_parameter_supported?: boolean;
   token_endpoint_auth_methods_supported?: string[];
+  grant_types_supported?: string[];
   scopes_supported?: string[];
 }
 
@@ -172,6 +192,7 @@ export class OAuthClient {
   private readonly signingIn = new Map<string, Promise<unknown>>();
 
   constructor(private readonly options: OAuthClientOptions = {}) {
+    checkGrantOptions(options);
     this.store = options.store ?? new InMemoryOAuthStore();
     this.doFetch = options.fetch ?? fetch;
   }
@@ -273,7 +294,12 @@ export class OAuthClient {
       if (refused) this.discovered.delete(resource);
       const found = await this.discover(serverUrl, resource, challenge.resource_metadata);
       const wanted = scope ?? this.options.scope ?? found.scopesSupported?.join(' ');
-      const tokens = this.options.grant === 'client_credentials' ? await this.clientCredentials(found, wanted) : await this.authorizationCode(found, wanted);
+      const tokens =
+        this.options.grant === 'client_credentials'
+          ? await this.clientCredentials(found, wanted)
+          : this.options.grant === 'jwt_bearer'
+            ? await this.jwtBearer(found, wanted)
+            : await this.authorizationCode(found, wanted);
       await this.store.setTokens(resource, tokens);
       return 'signed-in';
     });
@@ -457,6 +483,21 @@ export class OAuthClient {
     return this.token(found.metadata, client, { grant_type: 'client_credentials', resource: found.resource, ...(scope && { scope }) }, scope);
   }
 
+  /**
+   * The JWT-bearer grant (RFC 7523 §2.1) with the assertion of `grants.ts`. A workload needs no
+   * client id (SEP-1933): the client authenticates only when `clientId` is given.
+   */
+  private async jwtBearer(found: Discovered, scope: string | undefined): Promise<StoredTokens> {
+    const { metadata, resource } = found;
+    // A server that lists its grants and not this one would refuse it: say so before getting a JWT for it.
+    if (metadata.grant_types_supported && !metadata.grant_types_supported.includes(JWT_BEARER_GRANT))
+      throw new OAuthError(`${metadata.issuer} does not take the JWT-bearer grant (${JWT_BEARER_GRANT} is not in its grant_types_supported)`, undefined, 'jwt-bearer');
+    const context = { authorizationServerUrl: metadata.issuer, resourceUrl: resource, scope, fetchFn: this.doFetch };
+    const assertion = await jwtBearerAssertion(this.options, context, async (issuer) => (await this.serverMetadata(issuer, false)).token_endpoint);
+    const client = this.options.clientId !== undefined ? await this.client(metadata) : undefined;
+    return this.token(metadata, client, { grant_type: JWT_BEARER_GRANT, assertion, resource, ...(scope && { scope }) }, scope, 'jwt-bearer');
+  }
+
   /** Refreshes the tokens of `resource` (discovering its authorization server first when this process has not yet: tokens from a kept store). */
   private async refresh(serverUrl: URL, resource: string, tokens: StoredTokens): Promise<void> {
     const { metadata, resource: canonical } = await this.discover(serverUrl, resource, undefined);
@@ -465,12 +506,20 @@ export class OAuthClient {
     await this.store.setTokens(resource, { ...refreshed, refreshToken: refreshed.refreshToken ?? tokens.refreshToken });
   }
 
-  /** A token request, authenticated as the client. */
-  private async token(metadata: ServerMetadata, client: StoredClient, params: Record<string, string>, scope: string | undefined): Promise<StoredTokens> {
+  /** A token request, authenticated as the client (unless there is none: a workload's JWT-bearer grant); `step` names it in its errors. */
+  private async token(
+    metadata: ServerMetadata,
+    client: StoredClient | undefined,
+    params: Record<string, string>,
+    scope: string | undefined,
+    step?: OAuthGrantStep,
+  ): Promise<StoredTokens> {
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
     const body = new URLSearchParams(params);
-    const method = this.options.tokenEndpointAuthMethod ?? client.tokenEndpointAuthMethod ?? defaultAuthMethod(client, metadata, this.options.privateKey);
-    if (method === 'private_key_jwt') {
+    const method = client && (this.options.tokenEndpointAuthMethod ?? client.tokenEndpointAuthMethod ?? defaultAuthMethod(client, metadata, this.options.privateKey));
+    if (client === undefined) {
+      // RFC 7523 §3.1: the JWT is the grant; client authentication is optional.
+    } else if (method === 'private_key_jwt') {
       if (!this.options.privateKey) throw new OAuthError('private_key_jwt needs privateKey');
       body.set('client_id', client.clientId);
       body.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
@@ -482,16 +531,7 @@ export class OAuthClient {
       if (method === 'client_secret_post' && client.clientSecret !== undefined) body.set('client_secret', client.clientSecret);
     }
     const response = await this.doFetch(metadata.token_endpoint, { method: 'POST', headers, body: body.toString() });
-    const answer = (await response.json().catch(() => ({}))) as {
-      access_token?: string;
-      refresh_token?: string;
-      expires_in?: number;
-      scope?: string;
-      error?: string;
-      error_description?: string;
-    };
-    if (!response.ok || !answer.access_token)
-      throw new OAuthError(`the token endpoint refused: ${answer.error_description ?? answer.error ?? `HTTP ${response.status}`}`, answer.error);
+    const answer = await readTokenAnswer(response, step === 'jwt-bearer' ? `the JWT-bearer grant at ${metadata.token_endpoint}` : 'the token endpoint', step);
     return {
       accessToken: answer.access_token,
       ...(answer.refresh_token !== undefined && { refreshToken: answer.refresh_token }),
@@ -499,6 +539,27 @@ export class OAuthClient {
       ...((answer.scope ?? scope) !== undefined && { scope: answer.scope ?? scope }),
     };
   }
+}
+
+/** What a token endpoint answers (RFC 6749 §5.1; RFC 8693 §2.2 adds `issued_token_type`). */
+interface TokenAnswer {
+  access_token: string;
+  refresh_token?: string;
+  expires_in?: number;
+  scope?: string;
+  issued_token_type?: string;
+}
+
+/**
+ * Reads a token endpoint's answer. A refusal, or an answer without `access_token`, is an OAuthError
+ * saying which request (`what`) was refused, with the server's `error` and `error_description`.
+ * @internal
+ */
+export async function readTokenAnswer(response: Response, what: string, step?: OAuthGrantStep): Promise<TokenAnswer> {
+  const answer = (await response.json().catch(() => ({}))) as Partial<TokenAnswer> & { error?: string; error_description?: string };
+  if (response.ok && answer.access_token) return answer as TokenAnswer;
+  const why = answer.error === undefined ? `HTTP ${response.status}` : `${answer.error}${answer.error_description ? ` (${answer.error_description})` : ''}`;
+  throw new OAuthError(`${what} refused: ${why}`, answer.error, step);
 }
 
 /** For a client with a secret, the first of basic and post the server takes; none without one. */
