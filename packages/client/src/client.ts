@@ -49,6 +49,8 @@ import {
   isModernProtocolVersion,
   isRecord,
 } from '@hermes-mcp/protocol';
+import { declaresCapability, mcpMethod } from '@hermes-mcp/protocol';
+import type { McpMethod, McpMethodName } from '@hermes-mcp/protocol';
 
 /** The params of an `elicitation/create` request, as the server sent them. */
 export interface ElicitationRequest {
@@ -212,28 +214,15 @@ export function unwrap(result: CallToolResult): CallToolResult {
 }
 
 const CLIENT_VERSION = '0.1.0';
-/** What a result of each typed method must hold: the field and what it must be. */
-const SHAPES: Readonly<Record<string, { field: string; is: 'array' | 'object' | 'string' }>> = {
-  'tools/list': { field: 'tools', is: 'array' },
-  'tools/call': { field: 'content', is: 'array' },
-  'resources/list': { field: 'resources', is: 'array' },
-  'resources/templates/list': { field: 'resourceTemplates', is: 'array' },
-  'resources/read': { field: 'contents', is: 'array' },
-  'prompts/list': { field: 'prompts', is: 'array' },
-  'prompts/get': { field: 'messages', is: 'array' },
-  'completion/complete': { field: 'completion', is: 'object' },
-  initialize: { field: 'protocolVersion', is: 'string' },
-};
-
 /** The options of a call that has none (one object for all of them). */
 const NO_OPTIONS: CallOptions & RequestOptions = Object.freeze({});
 
 /**
- * The result of `method` if it has the field its revision requires; an `McpError` (-32603) saying
+ * The result of `method` (its row of the method table) if it has the field the row requires; an `McpError` (-32603) saying
  * what is missing otherwise — a malformed answer fails where it is read, not deep in the caller.
  */
-function checked(method: string, result: Record<string, unknown>): Record<string, unknown> {
-  const shape = SHAPES[method];
+function checked(method: string, row: McpMethod | undefined, result: Record<string, unknown>): Record<string, unknown> {
+  const shape = row?.result;
   if (!shape || result.resultType === 'task' || result.resultType === 'input_required') return result;
   const value = result[shape.field];
   const ok = shape.is === 'array' ? Array.isArray(value) : shape.is === 'object' ? isRecord(value) : typeof value === 'string';
@@ -280,7 +269,7 @@ const NOT_IN_ERA: Readonly<Record<'legacy' | 'modern', Readonly<Record<string, s
     'resources/subscribe': 'watch the resource with listen({ resourceSubscriptions: [uri] }); its updates reach onResourceUpdated too',
     'resources/unsubscribe': 'end the listen() loop watching the resource (break out of it, or abort its signal)',
   },
-};
+} satisfies Record<'legacy' | 'modern', { readonly [M in McpMethodName]?: string }>;
 
 /** Throws a `RangeError` unless `level` is one of MCP's log levels. */
 function checkLogLevel(level: unknown, where: string): void {
@@ -300,26 +289,9 @@ const LIST_CHANGED: Readonly<Record<string, 'tools' | 'resources' | 'prompts'>> 
   'notifications/tools/list_changed': 'tools',
   'notifications/resources/list_changed': 'resources',
   'notifications/prompts/list_changed': 'prompts',
-};
-/** The 2026-07-28 methods whose results carry caching hints. */
-const CACHEABLE: ReadonlySet<string> = new Set(['tools/list', 'resources/list', 'resources/templates/list', 'resources/read', 'prompts/list']);
+} satisfies { readonly [M in McpMethodName]?: 'tools' | 'resources' | 'prompts' };
 const MODERN_NEWEST = MODERN_PROTOCOL_VERSIONS[MODERN_PROTOCOL_VERSIONS.length - 1];
 const consoleLogger: ClientLogger = { error: (message, error) => console.error(message, error) };
-
-/** Which capability of the server a method needs. */
-const NEEDS: Readonly<Record<string, (c: ServerCapabilities) => boolean>> = {
-  'tools/list': (c) => c.tools !== undefined,
-  'tools/call': (c) => c.tools !== undefined,
-  'resources/list': (c) => c.resources !== undefined,
-  'resources/templates/list': (c) => c.resources !== undefined,
-  'resources/read': (c) => c.resources !== undefined,
-  'resources/subscribe': (c) => c.resources?.subscribe === true,
-  'resources/unsubscribe': (c) => c.resources?.subscribe === true,
-  'prompts/list': (c) => c.prompts !== undefined,
-  'prompts/get': (c) => c.prompts !== undefined,
-  'completion/complete': (c) => c.completions !== undefined,
-  'logging/setLevel': (c) => c.logging !== undefined,
-};
 
 /** A client of one MCP server, over one transport. */
 export class McpClient {
@@ -471,7 +443,7 @@ export class McpClient {
     const result = await this.traced('initialize', params, (meta) => this.peer.request('initialize', meta ? { ...params, _meta: meta } : params)).catch((error: unknown) => {
       throw this.explain(error);
     });
-    checked('initialize', result);
+    checked('initialize', mcpMethod('initialize'), result);
     this.era = 'legacy';
     this.protocolVersion = String(result.protocolVersion);
     this.negotiated(this.protocolVersion);
@@ -849,36 +821,36 @@ export class McpClient {
   private async perform(method: string, params: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
     if (this.era === undefined) throw new ConnectionClosedError('Not connected: call connect() first');
     this.refuseOutOfEra(method);
-    const needs = NEEDS[method];
-    if (needs && this.options.checkCapabilities !== false && !needs(this.serverCapabilities)) {
+    const row = mcpMethod(method);
+    if (row?.capability && this.options.checkCapabilities !== false && !declaresCapability(this.serverCapabilities, row.capability)) {
       throw new McpError(ErrorCode.MethodNotFound, `The server did not declare the capability ${method} needs`, { method });
     }
     if (this.era === 'legacy') {
       // A new session being started (the server forgot the old one, or the connection was lost): after it.
       if (this.reinitializing !== undefined) await this.reinitializing.catch(() => undefined);
       try {
-        return checked(method, await this.send(method, params, options));
+        return checked(method, row, await this.send(method, params, options));
       } catch (error) {
         // A server that forgot the session (HTTP 404): the spec has the client start a new one. Once.
         if (!isSessionExpired(error) || method === 'initialize') throw this.explain(error);
       }
       await this.reinitialize();
       try {
-        return checked(method, await this.send(method, params, options));
+        return checked(method, row, await this.send(method, params, options));
       } catch (error) {
         throw this.explain(error);
       }
     }
     try {
-      return await this.requestModern(method, params, options);
+      return await this.requestModern(method, row, params, options);
     } catch (error) {
       throw this.explain(error);
     }
   }
 
   /** A 2026-07-28 request: from the cache, or sent (once more at another revision if asked), its input rounds answered. */
-  private async requestModern(method: string, params: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
-    const cacheKey = this.cache && options.cache !== false && CACHEABLE.has(method) ? this.cacheKey(method, params) : undefined;
+  private async requestModern(method: string, row: McpMethod | undefined, params: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
+    const cacheKey = this.cache && options.cache !== false && row?.cacheable === true ? this.cacheKey(method, params) : undefined;
     if (cacheKey !== undefined) {
       const cached = (await this.cache!.get(`private\u0000${this.cacheId}\u0000${cacheKey}`)) ?? (await this.cache!.get(`public\u0000${cacheKey}`));
       if (cached && cached.expiresAt > Date.now()) return cached.result;
@@ -902,7 +874,7 @@ export class McpClient {
       if (result.requestState !== undefined) retry.requestState = result.requestState;
       result = await this.send(method, retry, options);
     }
-    checked(method, result);
+    checked(method, row, result);
     if (cacheKey !== undefined && typeof result.ttlMs === 'number' && result.ttlMs > 0) {
       const key = result.cacheScope === 'public' ? `public\u0000${cacheKey}` : `private\u0000${this.cacheId}\u0000${cacheKey}`;
       await this.cache!.set(key, { result, expiresAt: Date.now() + result.ttlMs });

@@ -19,6 +19,7 @@ import {
   TransportInfo,
   isModernProtocolVersion,
   isRecord,
+  mcpMethod,
   parseFrame,
   serialize,
 } from '@hermes-mcp/protocol';
@@ -53,16 +54,6 @@ export interface StreamableHttpClientOptions {
    */
   maxMessageBytes?: number;
 }
-
-/** The field `Mcp-Name` mirrors, per method (MCP 2026-07-28). */
-const NAME_FIELD: Readonly<Record<string, string>> = {
-  'tools/call': 'name',
-  'prompts/get': 'name',
-  'resources/read': 'uri',
-  'tasks/get': 'taskId',
-  'tasks/update': 'taskId',
-  'tasks/cancel': 'taskId',
-};
 
 /** Talks to an MCP server over HTTP. */
 export class StreamableHttpClientTransport implements Transport {
@@ -135,7 +126,7 @@ export class StreamableHttpClientTransport implements Transport {
     // Every request and notification of 2026-07-28 names its method (SEP-2243).
     if (single?.method !== undefined && (typeof modernVersion === 'string' || (this.protocolVersion !== undefined && isModernProtocolVersion(this.protocolVersion)))) {
       headers['mcp-method'] = single.method;
-      const field = NAME_FIELD[single.method];
+      const field = mcpMethod(single.method)?.nameField;
       const name = field ? single.params?.[field] : undefined;
       if (typeof name === 'string') headers['mcp-name'] = name;
     }

@@ -19,19 +19,22 @@ afterEach(async () => {
   await Promise.all(clients.splice(0).map((c) => c.close()));
 });
 
-/** A server, and how many tools/list requests reached it. */
-async function serve(cache: McpAppOptions['cache']): Promise<{ app: McpApp; lists: () => number; connect(options?: McpClientOptions): Promise<McpClient> }> {
+/** A server, and how many requests of each method (`lists`: tools/list) reached it. */
+async function serve(
+  cache: McpAppOptions['cache'],
+): Promise<{ app: McpApp; lists: () => number; asked: (method: string) => number; connect(options?: McpClientOptions): Promise<McpClient> }> {
   const app = McpFactory.create(CacheServer, { logger: createLogger({ level: 'silent' }), cache });
-  let lists = 0;
+  const asked = new Map<string, number>();
   return {
     app,
-    lists: () => lists,
+    lists: () => asked.get('tools/list') ?? 0,
+    asked: (method) => asked.get(method) ?? 0,
     async connect(options = {}) {
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       await app.connect(serverSide);
       const onframe = serverSide.onframe!;
       serverSide.onframe = (frame) => {
-        if (frame.kind === 'single' && frame.message.kind === 'request' && frame.message.message.method === 'tools/list') lists++;
+        if (frame.kind === 'single' && frame.message.kind === 'request') asked.set(frame.message.message.method, (asked.get(frame.message.message.method) ?? 0) + 1);
         onframe(frame);
       };
       const client = new McpClient(clientSide, options);
@@ -50,6 +53,17 @@ it('answers a list again from the cache for its ttlMs; cache: false asks anyway'
   expect(server.lists()).toBe(1);
   await client.listTools(undefined, { cache: false });
   expect(server.lists()).toBe(2);
+});
+
+it('answers server/discover asked through request() from the cache too (its result is cacheable); ping() asks anyway', async () => {
+  const server = await serve({ ttlMs: 60_000, cacheScope: 'private' });
+  const client = await server.connect();
+  const before = server.asked('server/discover');
+  const first = await client.request('server/discover', {});
+  expect(await client.request('server/discover', {})).toEqual(first);
+  expect(server.asked('server/discover')).toBe(before + 1);
+  await client.ping();
+  expect(server.asked('server/discover')).toBe(before + 2);
 });
 
 it('keeps nothing with ttlMs 0, nor with responseCache: false', async () => {

@@ -4,6 +4,7 @@
  * publish. One place, so server and client spans say the same things the same way.
  */
 import type { Attributes, Histogram, Meter } from '@opentelemetry/api';
+import { mcpMethod } from '@hermes-mcp/protocol';
 import type { TransportInfo } from '@hermes-mcp/protocol';
 
 /** Attribute keys. */
@@ -30,9 +31,6 @@ const OPERATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60,
 /** Sessions last longer: the same, on to a day. */
 const SESSION_BUCKETS = [...OPERATION_BUCKETS, 600, 1800, 3600, 7200, 14400, 43200, 86400];
 
-/** The methods whose params name a resource (`mcp.resource.uri`). */
-const RESOURCE_METHODS: ReadonlySet<string> = new Set(['resources/read', 'resources/subscribe', 'resources/unsubscribe', 'notifications/resources/updated']);
-
 /**
  * What the conventions say of one operation that names no peer: the method, its target (tool or
  * prompt name, resource URI), the revision and the transport. `metric` receives the
@@ -49,19 +47,20 @@ export interface Described {
 export function describe(method: string, params: Readonly<Record<string, unknown>>, transport: TransportInfo | undefined, protocolVersion: string | undefined): Described {
   const metric: Attributes = { [ATTR.method]: method };
   let name = method;
-  const target = typeof params.name === 'string' ? params.name : undefined;
-  if (method === 'tools/call' && target !== undefined) {
-    name = `${method} ${target}`;
-    metric[ATTR.toolName] = target;
-    metric[ATTR.operationName] = 'execute_tool';
-  } else if (method === 'prompts/get' && target !== undefined) {
-    name = `${method} ${target}`;
-    metric[ATTR.promptName] = target;
+  // The method's row says what names its target (protocol/src/methods.ts); a resource URI is
+  // unbounded, so it goes on the span alone, never in its name or a metric.
+  const target = mcpMethod(method)?.span;
+  const value = target ? params[target.field] : undefined;
+  const spanOnly = target?.attribute === ATTR.resourceUri;
+  if (target && typeof value === 'string' && !spanOnly) {
+    name = `${method} ${value}`;
+    metric[target.attribute] = value;
+    if (target.operation) metric[ATTR.operationName] = target.operation;
   }
   if (protocolVersion !== undefined) metric[ATTR.protocolVersion] = protocolVersion;
   if (transport) network(transport, metric);
   const span: Attributes = { ...metric };
-  if (RESOURCE_METHODS.has(method) && typeof params.uri === 'string') span[ATTR.resourceUri] = params.uri;
+  if (target && typeof value === 'string' && spanOnly) span[target.attribute] = value;
   return { name, span, metric };
 }
 

@@ -1,6 +1,6 @@
 /**
  * @hermes-mcp/protocol — the MCP wire layer: JSON-RPC codec, message types, errors, the revision
- * table, the Transport contract and the Peer. It depends on nothing.
+ * table, the method table, the Transport contract and the Peer. It depends on nothing.
  */
 export { ConnectionClosedError, ErrorCode, McpError, describeValue } from './errors';
 export type { ErrorCodeValue, JsonRpcErrorObject } from './errors';
@@ -49,6 +49,8 @@ export {
   negotiateLegacyVersion,
 } from './revisions';
 export type { Era, LegacyProtocolVersion, ModernProtocolVersion, ProtocolVersion, RevisionFeatures } from './revisions';
+export { MCP_METHODS, declaresCapability, mcpMethod } from './methods';
+export type { McpMethod, McpMethodName, MethodTraits, SpanTarget } from './methods';
 export * from './types';
 export type { SendOptions, Transport, TransportInfo } from './transport';
 export { InboundRequest, MAX_TIMER_DELAY, Peer, isThenable } from './peer';

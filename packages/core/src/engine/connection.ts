@@ -24,6 +24,7 @@ import {
   RequestId,
   RequestOptions,
   RevisionFeatures,
+  declaresCapability,
   isRecord,
   isThenable,
   LOGGING_LEVELS,
@@ -312,7 +313,7 @@ export class Connection implements PeerHandlers, RequestChannel {
     const session = this.session;
     const handler = this.engine.handler;
     // The connection's own methods; one whose capability the server lacks is the handler's to refuse.
-    if (spec?.owner === 'connection' && (session || spec.beforeInitialize) && (!spec.capability || spec.capability(handler.capabilities))) {
+    if (spec?.owner === 'connection' && (session || spec.beforeInitialize) && (!spec.capability || declaresCapability(handler.capabilities, spec.capability))) {
       return spec.serve(this, params, request.method);
     }
     if (!session) throw new McpError(ErrorCode.InvalidRequest, `Server not initialized: send "initialize" before "${request.method}"`);

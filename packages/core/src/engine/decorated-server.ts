@@ -3,7 +3,18 @@
  * the registry. Input is validated before a handler runs; results are normalised and shaped for
  * the revision that asked.
  */
-import { CallToolResult, Implementation, McpError, REVISIONS, RevisionFeatures, ServerCapabilities, isRecord, isThenable, reuseSerialized } from '@hermes-mcp/protocol';
+import {
+  CallToolResult,
+  Implementation,
+  McpError,
+  declaresCapability,
+  REVISIONS,
+  RevisionFeatures,
+  ServerCapabilities,
+  isRecord,
+  isThenable,
+  reuseSerialized,
+} from '@hermes-mcp/protocol';
 import { Listing, McpContext, isInputRequired } from './context';
 import { HermesError, ToolError } from '../errors';
 import type { McpHandler } from './mcp-handler';
@@ -99,7 +110,7 @@ export class DecoratedServerHandler implements McpHandler {
   /** Answers a request through its entry of the method table (methods.ts). */
   handleRequest(ctx: McpContext): Promise<Record<string, unknown>> | Record<string, unknown> {
     const spec = methodSpec(ctx.request.method);
-    if (spec?.owner !== 'server' || (spec.capability && !spec.capability(this.capabilities))) throw McpError.methodNotFound(ctx.request.method);
+    if (spec?.owner !== 'server' || (spec.capability && !declaresCapability(this.capabilities, spec.capability))) throw McpError.methodNotFound(ctx.request.method);
     return spec.serve(this, ctx.request.params, ctx, REVISIONS[ctx.session.protocolVersion]);
   }
 

@@ -13,6 +13,7 @@ import {
   describeValue,
   headerParamsOf,
   isRecord,
+  mcpMethod,
   printableHeader as printable,
   trimOws,
   validateHeaderDeclarations,
@@ -20,7 +21,6 @@ import {
 
 export { decodeHeaderValue, headerParamsOf, validateHeaderDeclarations };
 export type { DecodedHeader, HeaderParam, HeaderParamType };
-import { methodSpec } from '../../engine/methods';
 
 /** Request headers as Node gives them: lower-cased names, duplicates of most headers joined. */
 export type HeadersRecord = Record<string, string | string[] | undefined>;
@@ -95,7 +95,7 @@ export function checkStandardHeaders(headers: HeadersRecord, body: { method: str
   const methodMismatch = checkMethodHeader(headers, body.method);
   if (methodMismatch) return methodMismatch;
 
-  const field = methodSpec(body.method)?.nameField;
+  const field = mcpMethod(body.method)?.nameField;
   const expected = field !== undefined ? body.params?.[field] : undefined;
   if (typeof expected !== 'string') return undefined;
   return checkDecoded('Mcp-Name', headerValue(headers, 'mcp-name'), expected, (decoded) => decoded === expected);
