@@ -12,7 +12,7 @@
 //    on PATH, except in CI) — `CONFORMANCE_ADAPTERS=web` picks one.
 // 4. Stops the server, then runs the suite's client side once per entry of RUNS against
 //    examples/conformance-client (@hermes-mcp/client, signing in with its OAuthClient), the
-//    authorization extensions it lacks (DPoP, JWT-bearer grants) listed as expected failures
+//    authorization extensions it lacks (the JWT-bearer grants) listed as expected failures
 //    (examples/conformance-client/expected-failures.yml). `CONFORMANCE_SIDES=server` or `=client`
 //    runs one side.
 // 5. Exits 0 when every run exited 0; otherwise with the first failing run's code.
