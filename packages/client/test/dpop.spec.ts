@@ -8,12 +8,8 @@
  * Every request is recorded by a `fetch` that hands it on to the real one.
  */
 import 'reflect-metadata';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { JsonWebKey, createHash, generateKeyPairSync, webcrypto } from 'node:crypto';
-import Fastify, { FastifyInstance } from 'fastify';
-import { McpContext, McpServer, Tool, createLogger, jwtVerifier } from '@hermes-mcp/core';
-import { hermesMcp } from '@hermes-mcp/fastify';
+import { McpContext, McpServer, Tool, jwtVerifier } from '@hermes-mcp/core';
 import {
   InMemoryOAuthStore,
   McpClient,
@@ -25,6 +21,7 @@ import {
   parseChallenges,
   unwrap,
 } from '@hermes-mcp/client';
+import { Serving, serveOn } from '../../../test-support/adapters';
 import { AuthorizationServer, browserSignIn, startAuthorizationServer } from '../../../test-support/oidc/authorization-server';
 
 @McpServer({ name: 'notes', version: '1.0.0' })
@@ -37,34 +34,25 @@ class NotesServer {
 const REDIRECT = 'http://127.0.0.1:9/callback';
 
 let as: AuthorizationServer;
-let app: FastifyInstance;
+let server: Serving;
 let url: string;
 
 beforeAll(async () => {
   as = await startAuthorizationServer({ clients: [], dpopNonce: true });
-  const probe = createServer();
-  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
-  const { port } = probe.address() as AddressInfo;
-  await new Promise((resolve) => probe.close(resolve));
-  url = `http://127.0.0.1:${port}/mcp`;
-  app = Fastify({ logger: false, forceCloseConnections: true });
-  await app.register(hermesMcp, {
-    server: NotesServer,
-    path: '/mcp',
-    appOptions: { logger: createLogger({ level: 'silent' }) },
+  server = await serveOn('fastify', NotesServer, (resource) => ({
     auth: {
-      resource: url,
+      resource,
       authorizationServers: [as.issuer],
-      verifier: jwtVerifier({ issuer: as.issuer, audience: url }),
+      verifier: jwtVerifier({ issuer: as.issuer, audience: resource }),
       scopesSupported: ['notes:read'],
       dpop: { mode: 'required', nonce: true },
     },
-  });
-  await app.listen({ host: '127.0.0.1', port });
+  }));
+  url = server.url;
 });
 
 afterAll(async () => {
-  await app?.close();
+  await server?.close();
   await as?.stop();
 });
 
