@@ -47,8 +47,12 @@ export async function startAuthorizationServer(config: {
   port?: number;
   /** Seconds the tokens of clients whose id starts with "short-lived" last (default 1). */
   shortLivedTtl?: number;
-  /** DPoP proofs at the token endpoint must carry the server's nonce (RFC 9449 §8; default: no nonce). */
-  dpopNonce?: boolean;
+  /**
+   * DPoP (RFC 9449): by default a token request with a proof gets a token bound to its key;
+   * `'nonce'`: proofs must also carry the server's nonce (§8); `false`: off (not advertised, proofs
+   * ignored, bearer tokens only).
+   */
+  dpop?: false | 'nonce';
 }): Promise<AuthorizationServer> {
   const child: ChildProcess = spawn(process.execPath, [path.join(__dirname, 'oidc-server.mjs'), JSON.stringify(config)], {
     cwd: path.join(__dirname, '../..'),

@@ -38,7 +38,7 @@ let server: Serving;
 let url: string;
 
 beforeAll(async () => {
-  as = await startAuthorizationServer({ clients: [], dpopNonce: true });
+  as = await startAuthorizationServer({ clients: [], dpop: 'nonce' });
   server = await serveOn('fastify', NotesServer, (resource) => ({
     auth: {
       resource,
@@ -272,6 +272,54 @@ describe('DPoP-bound tokens, against a server that requires them and asks for no
     const client = new McpClient(new StreamableHttpClientTransport({ url, auth }), { protocolVersion: '2025-11-25' });
     await expect(client.connect()).rejects.toThrow(
       `${as.issuer} takes DPoP proofs signed with ES256, Ed25519, EdDSA, and this client's DPoP key signs ES384 (the dpop option's key or alg)`,
+    );
+    await client.close();
+  });
+});
+
+describe('DPoP where the authorization server does not advertise it', () => {
+  let plainAs: AuthorizationServer;
+  let plain: Serving;
+  let required: Serving;
+  beforeAll(async () => {
+    plainAs = await startAuthorizationServer({ clients: [], dpop: false });
+    const options = (dpop: { mode: 'required' } | undefined) => (resource: string) => ({
+      auth: { resource, authorizationServers: [plainAs.issuer], verifier: jwtVerifier({ issuer: plainAs.issuer, audience: resource }), scopesSupported: ['notes:read'], dpop },
+    });
+    [plain, required] = await Promise.all([serveOn('fastify', NotesServer, options(undefined)), serveOn('fastify', NotesServer, options({ mode: 'required' }))]);
+  });
+  afterAll(async () => {
+    await Promise.all([plain?.close(), required?.close()]);
+    await plainAs?.stop();
+  });
+
+  it('sends no proof by default; with dpop: true sends one, and uses the bearer token answered as a bearer token', async () => {
+    for (const dpop of [undefined, true]) {
+      const oauthLog: Exchange[] = [];
+      const mcpLog: Exchange[] = [];
+      const store = new InMemoryOAuthStore();
+      const auth = new OAuthClient({ redirectUri: REDIRECT, authorize: browserSignIn(REDIRECT), scope: 'notes:read', store, fetch: recorder(oauthLog), dpop });
+      const client = new McpClient(new StreamableHttpClientTransport({ url: plain.url, auth, fetch: recorder(mcpLog) }), { protocolVersion: '2025-11-25' });
+      await client.connect();
+      try {
+        expect(unwrap(await client.callTool('read')).content).toEqual([{ type: 'text', text: 'notes of ada' }]);
+        const tokenRequests = oauthLog.filter((e) => e.url === `${plainAs.issuer}/token`);
+        expect(tokenRequests.map((e) => ({ status: e.status, proof: e.dpop !== undefined }))).toEqual([{ status: 200, proof: dpop === true }]);
+        expect(store.getTokens(canonicalResource(plain.url))!.tokenType).toBeUndefined();
+        const authorized = mcpLog.filter((e) => e.authorization !== undefined);
+        expect(authorized.length).toBeGreaterThan(0);
+        expect(authorized.filter((e) => !e.authorization!.startsWith('Bearer ') || e.dpop !== undefined)).toEqual([]);
+      } finally {
+        await client.close();
+      }
+    }
+  });
+
+  it('says why a server that takes DPoP-bound tokens only refuses the bearer token such an authorization server gives', async () => {
+    const auth = new OAuthClient({ redirectUri: REDIRECT, authorize: browserSignIn(REDIRECT), scope: 'notes:read' });
+    const client = new McpClient(new StreamableHttpClientTransport({ url: required.url, auth }), { protocolVersion: '2025-11-25' });
+    await expect(client.connect()).rejects.toThrow(
+      `${required.url} takes DPoP-bound tokens only (its challenge names the DPoP scheme alone), and the authorization server gave a bearer token (token requests carry DPoP proofs only where the authorization server advertises dpop_signing_alg_values_supported, or with dpop: true)`,
     );
     await client.close();
   });
