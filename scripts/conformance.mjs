@@ -12,8 +12,8 @@
 //    on PATH, except in CI) — `CONFORMANCE_ADAPTERS=web` picks one.
 // 4. Stops the server, then runs the suite's client side once per entry of RUNS against
 //    examples/conformance-client (@hermes-mcp/client, signing in with its OAuthClient), the
-//    authorization extension it lacks (DPoP) listed as expected failures
-//    (examples/conformance-client/expected-failures.yml). `CONFORMANCE_SIDES=server` or `=client`
+//    authorization extensions (DPoP, the JWT-bearer grants) included, with no expected failures.
+//    `CONFORMANCE_SIDES=server` or `=client`
 //    runs one side.
 // 5. Exits 0 when every run exited 0; otherwise with the first failing run's code.
 import { spawn, spawnSync } from 'node:child_process';
@@ -29,7 +29,6 @@ const SUITE = { name: '@modelcontextprotocol/conformance', version: '0.2.0-alpha
 const NODE_MAJOR = 22;
 const SERVER = join(ROOT, 'examples/conformance-server/dist/main.js');
 const CLIENT = join(ROOT, 'examples/conformance-client/dist/main.js');
-const CLIENT_EXPECTED_FAILURES = join(ROOT, 'examples/conformance-client/expected-failures.yml');
 /** Which sides of the suite run (`CONFORMANCE_SIDES`, default both). */
 const SIDES = (process.env.CONFORMANCE_SIDES ?? 'server,client').split(',').filter(Boolean);
 const STARTUP_TIMEOUT_MS = 20_000;
@@ -206,7 +205,7 @@ function runSuite(node, entry, url, args) {
 function runClientSuite(node, entry, args) {
   // The suite runs the command through a shell, with the mock server's URL appended.
   const command = `"${process.execPath}" "${CLIENT}"`;
-  return spawnSuite(node, [entry, 'client', '--command', command, '--expected-failures', CLIENT_EXPECTED_FAILURES, ...args]);
+  return spawnSuite(node, [entry, 'client', '--command', command, ...args]);
 }
 
 function spawnSuite(node, args) {

@@ -4,9 +4,8 @@
  * per-request hook needs). Proofs for a timed run are signed before it starts, so the load
  * generator (which shares the machine's cores with the server) does no signing while it is timed.
  */
-import { createHash, generateKeyPairSync, randomUUID, sign, type KeyObject } from 'node:crypto';
-
-const b64 = (value: string | Buffer) => Buffer.from(value).toString('base64url');
+import { generateKeyPairSync, randomUUID, type KeyObject } from 'node:crypto';
+import { accessTokenHash, base64urlJson, signJws } from '@hermes-mcp/protocol';
 
 /** A client's DPoP key and the proofs it signs. */
 export class DpopProofs {
@@ -22,19 +21,17 @@ export class DpopProofs {
     this.privateKey = privateKey;
     const { kty, crv, x, y } = publicKey.export({ format: 'jwk' });
     this.jwk = { kty, crv, x, y };
-    this.header = b64(JSON.stringify({ alg: 'ES256', typ: 'dpop+jwt', jwk: this.jwk }));
+    this.header = base64urlJson({ alg: 'ES256', typ: 'dpop+jwt', jwk: this.jwk });
   }
 
   /** From now on, proofs name this token (`ath`). */
   bind(token: string): void {
-    this.ath = createHash('sha256').update(token).digest('base64url');
+    this.ath = accessTokenHash(token);
   }
 
   /** A fresh proof for `htm` `htu`. */
   proof(htu: string, htm = 'POST'): string {
-    const payload = b64(JSON.stringify({ htm, htu, iat: Math.floor(Date.now() / 1000), jti: randomUUID(), ...(this.ath && { ath: this.ath }) }));
-    const input = `${this.header}.${payload}`;
-    return `${input}.${sign('sha256', Buffer.from(input), { key: this.privateKey, dsaEncoding: 'ieee-p1363' }).toString('base64url')}`;
+    return signJws(this.header, { htm, htu, iat: Math.floor(Date.now() / 1000), jti: randomUUID(), ...(this.ath && { ath: this.ath }) }, this.privateKey, 'ES256');
   }
 
   /** Signs `count` proofs for `htu` ahead of a timed run (the pool before is dropped: stale). */

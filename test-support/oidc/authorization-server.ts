@@ -47,6 +47,12 @@ export async function startAuthorizationServer(config: {
   port?: number;
   /** Seconds the tokens of clients whose id starts with "short-lived" last (default 1). */
   shortLivedTtl?: number;
+  /**
+   * DPoP (RFC 9449): by default a token request with a proof gets a token bound to its key;
+   * `'nonce'`: proofs must also carry the server's nonce (§8); `false`: off (not advertised, proofs
+   * ignored, bearer tokens only).
+   */
+  dpop?: false | 'nonce';
 }): Promise<AuthorizationServer> {
   const child: ChildProcess = spawn(process.execPath, [path.join(__dirname, 'oidc-server.mjs'), JSON.stringify(config)], {
     cwd: path.join(__dirname, '../..'),
@@ -88,5 +94,31 @@ export async function startAuthorizationServer(config: {
       child.kill();
       await exited;
     },
+  };
+}
+
+/**
+ * Plays the browser for an `OAuthClient`'s `authorize`: follows the authorization URL's redirects
+ * (with cookies; the server's sign-in page consents by itself) to `redirectUri`, and resolves with
+ * the URL it came back to. Each authorization URL is pushed to `log`.
+ */
+export function browserSignIn(redirectUri: string, log: URL[] = []): (authorizationUrl: URL) => Promise<URL> {
+  return async (authorizationUrl) => {
+    log.push(authorizationUrl);
+    const cookies = new Map<string, string>();
+    let next = authorizationUrl.href;
+    for (let hops = 0; hops < 10; hops++) {
+      if (next.startsWith(redirectUri)) return new URL(next);
+      const response = await fetch(next, { redirect: 'manual', headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
+      for (const set of response.headers.getSetCookie()) {
+        const [pair] = set.split(';');
+        const at = pair.indexOf('=');
+        cookies.set(pair.slice(0, at), pair.slice(at + 1));
+      }
+      const location = response.headers.get('location');
+      if (!location) throw new Error(`the sign-in stopped at ${next}: HTTP ${response.status} ${await response.text()}`);
+      next = new URL(location, next).href;
+    }
+    throw new Error('too many redirects');
   };
 }

@@ -12,8 +12,11 @@
 // for its userinfo endpoint). The signing key is made at start. Clients may register themselves (RFC 7591). Sign-in needs no person: the interaction signs the
 // user `config.account` (default "ada") in and consents to whatever was asked, so an authorization
 // request followed through its redirects (with cookies) ends at the client's redirect URI. A token
-// request that carries a DPoP proof gets a token bound to its key (RFC 9449; oidc-provider's default).
-import { generateKeyPairSync, randomUUID } from 'node:crypto';
+// request that carries a DPoP proof gets a token bound to its key (RFC 9449; oidc-provider's default);
+// with `config.dpop: 'nonce'`, a proof must carry the server's nonce (400 use_dpop_nonce with one in
+// `DPoP-Nonce` otherwise, RFC 9449 §8); with `config.dpop: false`, DPoP is off (not advertised,
+// proofs ignored, bearer tokens only).
+import { generateKeyPairSync, randomBytes, randomUUID } from 'node:crypto';
 import Provider from 'oidc-provider';
 
 const config = JSON.parse(process.argv[2] ?? '{}');
@@ -42,6 +45,8 @@ const provider = new Provider(issuer, {
     clientCredentials: { enabled: true },
     introspection: { enabled: true },
     revocation: { enabled: true },
+    ...(config.dpop === 'nonce' && { dPoP: { enabled: true, nonceSecret: randomBytes(32), requireNonce: () => true } }),
+    ...(config.dpop === false && { dPoP: { enabled: false } }),
     resourceIndicators: {
       enabled: true,
       defaultResource: () => undefined,

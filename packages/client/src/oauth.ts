@@ -9,8 +9,10 @@
  * server asks for. It is a wrapper around the transport's `fetch`, so every HTTP transport has it
  * the same way.
  */
-import { constants, createHash, createPrivateKey, randomBytes, sign } from 'node:crypto';
+import { JsonWebKey, createHash, createPrivateKey, randomBytes } from 'node:crypto';
+import { base64urlJson, signJws } from '@hermes-mcp/protocol';
 import type { Awaitable } from '@hermes-mcp/protocol';
+import { DpopClientOptions, DpopProver } from './dpop';
 import { JWT_BEARER_GRANT, checkGrantOptions, jwtBearerAssertion } from './grants';
 import type { AssertionSource, CrossAppAccessOptions, OAuthGrantStep } from './grants';
 import type { FetchInit, FetchLike, FetchResponse } from './node-fetch';
@@ -23,6 +25,8 @@ export interface StoredTokens {
   expiresAt?: number;
   /** The scopes asked for (and, as far as the server said, granted). */
   scope?: string;
+  /** `DPoP` for a token bound to the client's DPoP key (RFC 9449), presented with a proof; absent for a bearer token. */
+  tokenType?: 'DPoP';
 }
 
 /** A registered client, as kept (dynamic registration's answer). */
@@ -113,6 +117,15 @@ export interface OAuthClientOptions {
   maxStepUps?: number;
   /** The `fetch` for the OAuth requests (default the global one). */
   fetch?: typeof fetch;
+  /**
+   * DPoP (RFC 9449): tokens bound to a key pair of this client, each request signed with it. By
+   * default (`undefined`, or an object) token requests carry proofs where the authorization server
+   * advertises `dpop_signing_alg_values_supported`; `true` (or `always: true`): to every
+   * authorization server; `false`: never. A token answered with `token_type: DPoP` is presented as
+   * `Authorization: DPoP <token>` with a fresh proof on every request; a server's nonce
+   * (`use_dpop_nonce`) is signed in on one retry. See {@link DpopClientOptions} for the key.
+   */
+  dpop?: boolean | DpopClientOptions;
 }
 
 /** What went wrong signing in. */
@@ -130,14 +143,26 @@ export class OAuthError extends Error {
   }
 }
 
-/** The parameters of a `WWW-Authenticate: Bearer …` challenge. */
+/** The parameters of the `Bearer` challenge of a `WWW-Authenticate` value. */
 export function parseBearerChallenge(header: string | null): Record<string, string> | undefined {
-  if (!header || !/^\s*Bearer\b/i.test(header)) return undefined;
-  const params: Record<string, string> = {};
-  for (const [, name, quoted, token] of header.replace(/^\s*Bearer\s*/i, '').matchAll(/([\w-]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]+))/g)) {
-    params[name.toLowerCase()] = quoted !== undefined ? quoted.replace(/\\(.)/g, '$1') : token;
+  return parseChallenges(header).bearer;
+}
+
+/**
+ * The challenges of a `WWW-Authenticate` value by scheme, in lower case (`bearer`, `dpop`): each
+ * one's parameters, names in lower case. A server that takes both schemes sends both challenges
+ * in one value (`Bearer resource_metadata="…", DPoP algs="ES256", …`): a word without `=` starts
+ * the next challenge.
+ */
+export function parseChallenges(header: string | null): Record<string, Record<string, string>> {
+  // Without a prototype: the names are the server's (`__proto__` is a name like any other).
+  const challenges: Record<string, Record<string, string>> = Object.create(null) as Record<string, Record<string, string>>;
+  let current: Record<string, string> | undefined;
+  for (const [, name, quoted, token] of (header ?? '').matchAll(/([\w!#$%&'*+.^`|~-]+)(?:\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^\s,]*)))?/g)) {
+    if (quoted === undefined && token === undefined) challenges[name.toLowerCase()] = current = Object.create(null) as Record<string, string>;
+    else if (current) current[name.toLowerCase()] = quoted !== undefined ? quoted.replace(/\\(.)/g, '$1') : token;
   }
-  return params;
+  return challenges;
 }
 
 /** Protected-resource metadata, as read. */
@@ -159,6 +184,7 @@ interface ServerMetadata {
   token_endpoint_auth_methods_supported?: string[];
   grant_types_supported?: string[];
   scopes_supported?: string[];
+  dpop_signing_alg_values_supported?: string[];
 }
 
 /** What one server's sign-in needs, found once. */
@@ -190,17 +216,32 @@ export class OAuthClient {
   private readonly discovered = new Map<string, Promise<Discovered>>();
   /** Per server: the sign-in under way, so that concurrent 401s share one. */
   private readonly signingIn = new Map<string, Promise<unknown>>();
+  /** The DPoP key and the servers' nonces, unless `dpop: false`. */
+  private readonly dpop?: DpopProver;
 
   constructor(private readonly options: OAuthClientOptions = {}) {
     checkGrantOptions(options);
     this.store = options.store ?? new InMemoryOAuthStore();
     this.doFetch = options.fetch ?? fetch;
+    if (options.dpop !== false) this.dpop = new DpopProver(options.dpop === true ? { always: true } : (options.dpop ?? {}));
+  }
+
+  /**
+   * The private DPoP key this client signs proofs with, as a JWK (made now if none was given): keep
+   * it where the tokens are kept, and give it back as `dpop: { key }` after a restart, so that the
+   * kept tokens, bound to it, stay usable. Throws with `dpop: false`.
+   */
+  dpopKey(): JsonWebKey {
+    if (!this.dpop) throw new OAuthError('this OAuthClient has DPoP turned off (dpop: false): it has no DPoP key');
+    return this.dpop.exportKey();
   }
 
   /**
    * `fetch` with the token of `serverUrl` on every request: a 401 refreshes the token (when a
    * refresh token covers the scope the challenge names) or signs in, and sends the request again —
    * a 401 after a refresh signs in anew; a 403 `insufficient_scope` signs in with the scopes asked for.
+   * A DPoP-bound token goes with a proof, signed again once with the server's nonce when it asks
+   * for one (401 `use_dpop_nonce`).
    */
   wrap(inner: FetchLike, serverUrl: URL): FetchLike {
     const resource = canonicalResource(serverUrl);
@@ -209,11 +250,32 @@ export class OAuthClient {
       let stepUps = 0;
       let refreshed = false;
       let signedIn = false;
+      let nonceRetried = false;
       for (;;) {
         const tokens = await this.validTokens(serverUrl, resource);
-        const response = await inner(url, tokens ? { ...init, headers: { ...init.headers, authorization: `Bearer ${tokens.accessToken}` } } : init);
+        const bound = tokens?.tokenType === 'DPoP' && this.dpop !== undefined;
+        const response = await inner(url, tokens ? { ...init, headers: { ...init.headers, ...this.credentials(tokens, init.method, url) } } : init);
+        const nonceGiven = this.dpop?.heard(url, response) === true;
         if (response.status !== 401 && response.status !== 403) return response;
-        const challenge = parseBearerChallenge(response.headers.get('www-authenticate')) ?? {};
+        const challenges = parseChallenges(response.headers.get('www-authenticate'));
+        // The error is on the challenge of the scheme the token went in; without a token, either will do.
+        const challenge = (bound ? (challenges.dpop ?? challenges.bearer) : (challenges.bearer ?? challenges.dpop)) ?? {};
+        // RFC 9449 §9: the server wants its nonce in the proof; signed again with it, once a request.
+        if (response.status === 401 && bound && challenge.error === 'use_dpop_nonce' && nonceGiven && !nonceRetried) {
+          nonceRetried = true;
+          await response.text().catch(() => undefined);
+          continue;
+        }
+        // A server that takes DPoP-bound tokens only: a bearer token is no use, nor signing in for one.
+        if (response.status === 401 && challenges.dpop && !challenges.bearer && (!this.dpop || (signedIn && !bound))) {
+          throw new OAuthError(
+            `${resource} takes DPoP-bound tokens only (its challenge names the DPoP scheme alone), and ${
+              this.dpop
+                ? 'the authorization server gave a bearer token (token requests carry DPoP proofs only where the authorization server advertises dpop_signing_alg_values_supported, or with dpop: true)'
+                : 'this OAuthClient has DPoP turned off (dpop: false)'
+            }`,
+          );
+        }
         if (response.status === 403 && challenge.error !== 'insufficient_scope') return response;
         // A 401 after signing in once, or too many step-ups: the answer stands.
         if (response.status === 401 && signedIn) return response;
@@ -227,6 +289,12 @@ export class OAuthClient {
         else signedIn = true;
       }
     };
+  }
+
+  /** The `Authorization` header for `tokens`, with a DPoP proof for `method` `url` when they are bound to the key. */
+  private credentials(tokens: StoredTokens, method: string, url: URL): Record<string, string> {
+    if (tokens.tokenType !== 'DPoP' || !this.dpop) return { authorization: `Bearer ${tokens.accessToken}` };
+    return { authorization: `DPoP ${tokens.accessToken}`, dpop: this.dpop.proof(method, url, tokens.accessToken) };
   }
 
   /** Forgets the tokens of a server (sign out). */
@@ -460,6 +528,9 @@ export class OAuthClient {
     url.searchParams.set('state', state);
     url.searchParams.set('resource', found.resource);
     if (scope) url.searchParams.set('scope', scope);
+    // RFC 9449 §10: the code is bound to the DPoP key, so that only this client can redeem it.
+    const dpop = this.dpopFor(metadata);
+    if (dpop) url.searchParams.set('dpop_jkt', dpop.thumbprint());
     const back = new URL(await authorize(url));
     // RFC 9207: the issuer of the answer, before anything in it is believed.
     const iss = back.searchParams.get('iss');
@@ -517,27 +588,55 @@ export class OAuthClient {
     const headers: Record<string, string> = { 'content-type': 'application/x-www-form-urlencoded', accept: 'application/json' };
     const body = new URLSearchParams(params);
     const method = client && (this.options.tokenEndpointAuthMethod ?? client.tokenEndpointAuthMethod ?? defaultAuthMethod(client, metadata, this.options.privateKey));
+    const privateKey = this.options.privateKey;
     if (client === undefined) {
       // RFC 7523 §3.1: the JWT is the grant; client authentication is optional.
     } else if (method === 'private_key_jwt') {
-      if (!this.options.privateKey) throw new OAuthError('private_key_jwt needs privateKey');
+      if (!privateKey) throw new OAuthError('private_key_jwt needs privateKey');
       body.set('client_id', client.clientId);
       body.set('client_assertion_type', 'urn:ietf:params:oauth:client-assertion-type:jwt-bearer');
-      body.set('client_assertion', clientAssertion(client.clientId, metadata.issuer, this.options.privateKey));
     } else if (method === 'client_secret_basic' && client.clientSecret !== undefined) {
       headers.authorization = `Basic ${Buffer.from(`${encodeURIComponent(client.clientId)}:${encodeURIComponent(client.clientSecret)}`).toString('base64')}`;
     } else {
       body.set('client_id', client.clientId);
       if (method === 'client_secret_post' && client.clientSecret !== undefined) body.set('client_secret', client.clientSecret);
     }
-    const response = await this.doFetch(metadata.token_endpoint, { method: 'POST', headers, body: body.toString() });
-    const answer = await readTokenAnswer(response, step === 'jwt-bearer' ? `the JWT-bearer grant at ${metadata.token_endpoint}` : 'the token endpoint', step);
+    const dpop = this.dpopFor(metadata);
+    const endpoint = new URL(metadata.token_endpoint);
+    const post = async () => {
+      // A client assertion and a DPoP proof each time: an authorization server takes each jti once.
+      if (client && method === 'private_key_jwt') body.set('client_assertion', clientAssertion(client.clientId, metadata.issuer, privateKey!));
+      const response = await this.doFetch(endpoint, { method: 'POST', headers: dpop ? { ...headers, dpop: dpop.proof('POST', endpoint) } : headers, body: body.toString() });
+      dpop?.heard(endpoint, response);
+      return { response, answer: await tokenAnswerBody(response) };
+    };
+    let { response, answer } = await post();
+    // RFC 9449 §8: an authorization server that wants its nonce in the proof answers 400
+    // use_dpop_nonce with one; asked again with it, once.
+    if (dpop && answer.error === 'use_dpop_nonce' && response.headers.has('dpop-nonce')) ({ response, answer } = await post());
+    checkTokenAnswer(response, answer, step === 'jwt-bearer' ? `the JWT-bearer grant at ${metadata.token_endpoint}` : 'the token endpoint', step);
     return {
       accessToken: answer.access_token,
       ...(answer.refresh_token !== undefined && { refreshToken: answer.refresh_token }),
       ...(typeof answer.expires_in === 'number' && { expiresAt: Date.now() + answer.expires_in * 1000 }),
       ...((answer.scope ?? scope) !== undefined && { scope: answer.scope ?? scope }),
+      ...(dpop && answer.token_type?.toLowerCase() === 'dpop' && { tokenType: 'DPoP' as const }),
     };
+  }
+
+  /**
+   * The DPoP prover when token requests to this authorization server carry proofs: where it
+   * advertises `dpop_signing_alg_values_supported`, or with `dpop: true`. Throws when the server
+   * lists algorithms and the key signs none of them.
+   */
+  private dpopFor(metadata: ServerMetadata): DpopProver | undefined {
+    const listed = metadata.dpop_signing_alg_values_supported;
+    const supported = Array.isArray(listed) && listed.length > 0 ? listed : undefined;
+    if (!this.dpop || !(supported || this.dpop.always)) return undefined;
+    const alg = this.dpop.algorithm(supported);
+    if (supported && !supported.includes(alg))
+      throw new OAuthError(`${metadata.issuer} takes DPoP proofs signed with ${supported.join(', ')}, and this client's DPoP key signs ${alg} (the dpop option's key or alg)`);
+    return this.dpop;
   }
 }
 
@@ -550,16 +649,32 @@ interface TokenAnswer {
   issued_token_type?: string;
 }
 
+/** A token endpoint's answer as far as it is JSON (RFC 6749 §5.1 and §5.2), or nothing. */
+type TokenAnswerBody = Partial<TokenAnswer> & { token_type?: string; error?: string; error_description?: string };
+
+async function tokenAnswerBody(response: Response): Promise<TokenAnswerBody> {
+  const value: unknown = await response.json().catch(() => undefined);
+  return typeof value === 'object' && value !== null ? value : {};
+}
+
 /**
- * Reads a token endpoint's answer. A refusal, or an answer without `access_token`, is an OAuthError
- * saying which request (`what`) was refused, with the server's `error` and `error_description`.
+ * A refusal, or an answer without `access_token`, is an OAuthError saying which request (`what`)
+ * was refused, with the server's `error` and `error_description`.
+ */
+function checkTokenAnswer(response: Response, answer: TokenAnswerBody, what: string, step?: OAuthGrantStep): asserts answer is TokenAnswerBody & TokenAnswer {
+  if (response.ok && answer.access_token) return;
+  const why = answer.error === undefined ? `HTTP ${response.status}` : `${answer.error}${answer.error_description ? ` (${answer.error_description})` : ''}`;
+  throw new OAuthError(`${what} refused: ${why}`, answer.error, step);
+}
+
+/**
+ * Reads a token endpoint's answer: see {@link checkTokenAnswer}.
  * @internal
  */
 export async function readTokenAnswer(response: Response, what: string, step?: OAuthGrantStep): Promise<TokenAnswer> {
-  const answer = (await response.json().catch(() => ({}))) as Partial<TokenAnswer> & { error?: string; error_description?: string };
-  if (response.ok && answer.access_token) return answer as TokenAnswer;
-  const why = answer.error === undefined ? `HTTP ${response.status}` : `${answer.error}${answer.error_description ? ` (${answer.error_description})` : ''}`;
-  throw new OAuthError(`${what} refused: ${why}`, answer.error, step);
+  const answer = await tokenAnswerBody(response);
+  checkTokenAnswer(response, answer, what, step);
+  return answer;
 }
 
 /** For a client with a secret, the first of basic and post the server takes; none without one. */
@@ -577,16 +692,8 @@ function defaultAuthMethod(client: StoredClient, metadata: ServerMetadata, priva
 function clientAssertion(clientId: string, audience: string, key: NonNullable<OAuthClientOptions['privateKey']>): string {
   const algorithm = key.algorithm ?? 'ES256';
   const now = Math.floor(Date.now() / 1000);
-  const encode = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url');
-  const input = `${encode({ alg: algorithm, typ: 'JWT' })}.${encode({ iss: clientId, sub: clientId, aud: audience, iat: now, exp: now + 60, jti: base64url(randomBytes(16)) })}`;
-  const privateKey = createPrivateKey(key.pem);
-  const hash = algorithm === 'EdDSA' ? null : algorithm.endsWith('384') ? 'sha384' : 'sha256';
-  const signature = sign(hash, Buffer.from(input), {
-    key: privateKey,
-    ...(algorithm.startsWith('ES') && { dsaEncoding: 'ieee-p1363' as const }),
-    ...(algorithm === 'PS256' && { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 }),
-  });
-  return `${input}.${signature.toString('base64url')}`;
+  const claims = { iss: clientId, sub: clientId, aud: audience, iat: now, exp: now + 60, jti: base64url(randomBytes(16)) };
+  return signJws(base64urlJson({ alg: algorithm, typ: 'JWT' }), claims, createPrivateKey(key.pem), algorithm);
 }
 
 /** The scopes of both, each once (step-up keeps what was granted before). */

@@ -24,7 +24,7 @@ import {
   parseBearerChallenge,
   unwrap,
 } from '@hermes-mcp/client';
-import { AuthorizationServer, startAuthorizationServer } from '../../../test-support/oidc/authorization-server';
+import { AuthorizationServer, browserSignIn, startAuthorizationServer } from '../../../test-support/oidc/authorization-server';
 
 @McpServer({ name: 'notes', version: '1.0.0' })
 class NotesServer {
@@ -70,26 +70,7 @@ afterAll(async () => {
 });
 
 /** Plays the browser: follows the authorization URL's redirects (with cookies) to the redirect URI. */
-function browser(log: URL[] = []): (authorizationUrl: URL) => Promise<URL> {
-  return async (authorizationUrl) => {
-    log.push(authorizationUrl);
-    const cookies = new Map<string, string>();
-    let next = authorizationUrl.href;
-    for (let hops = 0; hops < 10; hops++) {
-      if (next.startsWith(REDIRECT)) return new URL(next);
-      const response = await fetch(next, { redirect: 'manual', headers: { cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join('; ') } });
-      for (const set of response.headers.getSetCookie()) {
-        const [pair] = set.split(';');
-        const at = pair.indexOf('=');
-        cookies.set(pair.slice(0, at), pair.slice(at + 1));
-      }
-      const location = response.headers.get('location');
-      if (!location) throw new Error(`the sign-in stopped at ${next}: HTTP ${response.status} ${await response.text()}`);
-      next = new URL(location, next).href;
-    }
-    throw new Error('too many redirects');
-  };
-}
+const browser = (log: URL[] = []) => browserSignIn(REDIRECT, log);
 
 describe('signing in with authorization code + PKCE', () => {
   it('discovers, registers, signs in for the scopes the server names, steps up on 403, and keeps the token', async () => {
@@ -180,7 +161,16 @@ describe('signing in with authorization code + PKCE', () => {
       }
     }
     const store = new ExpiryLessStore();
-    const auth = new OAuthClient({ clientId: 'short-lived-cli', clientSecret: 'cli-secret', redirectUri: REDIRECT, authorize: browser(asked), store, fetch: recording });
+    // Bearer tokens (no DPoP): the probe below presents the held token as the client does.
+    const auth = new OAuthClient({
+      clientId: 'short-lived-cli',
+      clientSecret: 'cli-secret',
+      redirectUri: REDIRECT,
+      authorize: browser(asked),
+      store,
+      fetch: recording,
+      dpop: false,
+    });
     const client = new McpClient(new StreamableHttpClientTransport({ url, auth }));
     await client.connect();
     try {

@@ -60,3 +60,5 @@ export type { ErrorContext, InboundRequestExtra, PeerHandlers, PeerOptions, Pend
 export { decodeHeaderValue, encodeHeaderValue, headerParamsOf, printableHeader, trimOws, validateHeaderDeclarations } from './mcp-headers';
 export type { DecodedHeader, HeaderParam, HeaderParamType } from './mcp-headers';
 export type { Awaitable } from './awaitable';
+export { JWS_ALGORITHMS, accessTokenHash, base64urlJson, jwkThumbprint, parseBase64urlJson, signJws } from './jws';
+export type { JwsAlgorithm } from './jws';

@@ -9,7 +9,8 @@
  * (`cnf.jkt`), the signature, the claims (`htm`, `htu`, `iat`, `ath`, a nonce), and last its `jti`
  * against the replay store — so that refused proofs never fill the store.
  */
-import { JsonWebKey, KeyObject, VerifyKeyObjectInput, constants, createHash, createHmac, createPublicKey, randomBytes, timingSafeEqual, verify } from 'node:crypto';
+import { JsonWebKey, KeyObject, createHash, createHmac, createPublicKey, randomBytes, timingSafeEqual, verify } from 'node:crypto';
+import { JWS_ALGORITHMS, JwsAlgorithm, accessTokenHash, jwkThumbprint, parseBase64urlJson } from '@hermes-mcp/protocol';
 import type { AuthInfo } from '../engine/context';
 import { HermesError } from '../errors';
 import { InMemoryReplayStore, ReplayStore } from '../stores/replay-store';
@@ -116,10 +117,10 @@ export class DpopVerifier {
       throw new HermesError('HERMES_INVALID_OPTIONS', `auth.dpop.mode must be 'allowed' or 'required', not ${JSON.stringify(options.mode)}.`);
     this.required = options.mode === 'required';
     this.algorithms = options.algorithms ?? DEFAULT_ALGORITHMS;
-    if (this.algorithms.length === 0 || this.algorithms.some((alg) => SIGNATURES[alg] === undefined))
+    if (this.algorithms.length === 0 || this.algorithms.some((alg) => JWS_ALGORITHMS[alg] === undefined))
       throw new HermesError(
         'HERMES_INVALID_OPTIONS',
-        `auth.dpop.algorithms must name algorithms among ${Object.keys(SIGNATURES).join(', ')} (asymmetric ones; never none or HMAC).`,
+        `auth.dpop.algorithms must name algorithms among ${Object.keys(JWS_ALGORITHMS).join(', ')} (asymmetric ones; never none or HMAC).`,
       );
     this.maxAgeSec = options.maxAgeSec ?? 60;
     this.toleranceSec = options.clockToleranceSec ?? 5;
@@ -149,7 +150,7 @@ export class DpopVerifier {
     if (typeof cnf?.jkt !== 'string') throw new DpopError('invalid_dpop_proof', 'the token is not bound to a key (it has no cnf.jkt): use it as a Bearer token');
     if (cnf.jkt !== key.jkt) throw new DpopError('invalid_dpop_proof', 'the proof is signed with another key than the one the token is bound to (cnf.jkt)');
     if (!key.verifies(`${header}.${body}`, signature)) throw new DpopError('invalid_dpop_proof', 'the proof signature is not valid');
-    const payload = jsonObject(body);
+    const payload = parseBase64urlJson(body);
     if (payload === undefined) throw new DpopError('invalid_dpop_proof', "the proof's claims are not a JSON object");
     const { jti, htm, htu, iat, ath } = payload;
     if (typeof jti !== 'string' || jti.length === 0 || jti.length > 256) throw new DpopError('invalid_dpop_proof', 'the proof has no usable jti');
@@ -159,7 +160,7 @@ export class DpopVerifier {
     if (!(age <= this.maxAgeSec + this.toleranceSec && age >= -this.toleranceSec))
       throw new DpopError('invalid_dpop_proof', 'the proof is too old, from the future, or undated (iat)');
     if (ath === undefined) throw new DpopError('invalid_dpop_proof', 'the proof does not name the token it goes with (ath)');
-    if (ath !== createHash('sha256').update(token).digest('base64url')) throw new DpopError('invalid_dpop_proof', 'the proof is for another token (ath)');
+    if (ath !== accessTokenHash(token)) throw new DpopError('invalid_dpop_proof', 'the proof is for another token (ath)');
     if (this.nonces && !this.nonces.valid(payload.nonce)) throw new DpopError('use_dpop_nonce', 'the proof must carry the nonce this server gives in DPoP-Nonce');
     const ttlMs = (this.maxAgeSec + 2 * this.toleranceSec) * 1000;
     // 128 bits of the key and jti: a short flat string, whatever the jti's length.
@@ -183,17 +184,6 @@ export class DpopVerifier {
   }
 }
 
-/** How each algorithm a proof may use is verified, and the key it needs (RFC 7518, RFC 8037). */
-const SIGNATURES: Readonly<Record<string, { kty: string; crv?: string; hash: string | null; options: Partial<VerifyKeyObjectInput> }>> = {
-  ES256: { kty: 'EC', crv: 'P-256', hash: 'sha256', options: { dsaEncoding: 'ieee-p1363' } },
-  ES384: { kty: 'EC', crv: 'P-384', hash: 'sha384', options: { dsaEncoding: 'ieee-p1363' } },
-  EdDSA: { kty: 'OKP', crv: 'Ed25519', hash: null, options: {} },
-  Ed25519: { kty: 'OKP', crv: 'Ed25519', hash: null, options: {} },
-  PS256: { kty: 'RSA', hash: 'sha256', options: { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } },
-  RS256: { kty: 'RSA', hash: 'sha256', options: { padding: constants.RSA_PKCS1_PADDING } },
-};
-/** The members of a JWK its RFC 7638 thumbprint is made of, in order, per key type. */
-const THUMBPRINT_MEMBERS: Readonly<Record<string, readonly string[]>> = { EC: ['crv', 'kty', 'x', 'y'], OKP: ['crv', 'kty', 'x'], RSA: ['e', 'kty', 'n'] };
 /** What only a private or symmetric JWK has. */
 const SECRET_MEMBERS = ['d', 'p', 'q', 'dp', 'dq', 'qi', 'oth', 'k'];
 
@@ -202,17 +192,16 @@ class ProofKey {
   /** The key's RFC 7638 SHA-256 thumbprint, which a bound token names as `cnf.jkt`. */
   readonly jkt: string;
   private readonly key: KeyObject;
-  private readonly hash: string | null;
-  private readonly options: Partial<VerifyKeyObjectInput>;
+  private readonly signature: JwsAlgorithm;
 
   constructor(header: string, algorithms: readonly string[]) {
-    const fields = jsonObject(header);
+    const fields = parseBase64urlJson(header);
     if (fields === undefined) throw new DpopError('invalid_dpop_proof', 'the proof header is not a JSON object');
     if (typeof fields.typ !== 'string' || fields.typ.toLowerCase() !== 'dpop+jwt')
       throw new DpopError('invalid_dpop_proof', 'the proof is not a DPoP proof (its typ header is not dpop+jwt)');
     if (fields.crit !== undefined) throw new DpopError('invalid_dpop_proof', 'the proof names critical header parameters this server does not know (crit)');
     const alg = fields.alg;
-    const signature = typeof alg === 'string' && algorithms.includes(alg) ? SIGNATURES[alg] : undefined;
+    const signature = typeof alg === 'string' && algorithms.includes(alg) ? JWS_ALGORITHMS[alg] : undefined;
     if (signature === undefined) throw new DpopError('invalid_dpop_proof', `the proof is signed with an algorithm this server does not accept (it takes ${algorithms.join(', ')})`);
     const jwk = fields.jwk as Record<string, unknown> | undefined;
     if (typeof jwk !== 'object' || jwk === null || Array.isArray(jwk)) throw new DpopError('invalid_dpop_proof', 'the proof header has no public key (jwk)');
@@ -227,31 +216,19 @@ class ProofKey {
     }
     if (signature.kty === 'RSA' && (this.key.asymmetricKeyDetails?.modulusLength ?? 0) < 2048)
       throw new DpopError('invalid_dpop_proof', "the proof's RSA key is shorter than 2048 bits");
-    this.hash = signature.hash;
-    this.options = signature.options;
-    const members = THUMBPRINT_MEMBERS[signature.kty];
-    if (!members.every((member) => typeof jwk[member] === 'string')) throw new DpopError('invalid_dpop_proof', "the proof header's key (jwk) lacks a member");
-    const canonical = `{${members.map((member) => `${JSON.stringify(member)}:${JSON.stringify(jwk[member])}`).join(',')}}`;
-    this.jkt = createHash('sha256').update(canonical).digest('base64url');
+    this.signature = signature;
+    const jkt = jwkThumbprint(jwk);
+    if (jkt === undefined) throw new DpopError('invalid_dpop_proof', "the proof header's key (jwk) lacks a member");
+    this.jkt = jkt;
   }
 
   /** Whether `signature` (base64url) signs `input` with this key. */
   verifies(input: string, signature: string): boolean {
     try {
-      return verify(this.hash, Buffer.from(input), { key: this.key, ...this.options }, Buffer.from(signature, 'base64url'));
+      return verify(this.signature.hash, Buffer.from(input), { key: this.key, ...this.signature.options }, Buffer.from(signature, 'base64url'));
     } catch {
       return false;
     }
-  }
-}
-
-/** The JSON object a base64url segment holds, or undefined. */
-function jsonObject(segment: string): Record<string, unknown> | undefined {
-  try {
-    const value: unknown = JSON.parse(Buffer.from(segment, 'base64url').toString('utf8'));
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
-  } catch {
-    return undefined;
   }
 }
 
