@@ -48,7 +48,7 @@ describe('createLogger', () => {
 
   it('writes to the console where pino is its browser build (what worker bundlers pick: no pino.destination)', () => {
     const lines: unknown[] = [];
-    const info = jest.spyOn(console, 'info').mockImplementation((line: unknown) => void lines.push(line));
+    const info = jest.spyOn(console, 'info').mockImplementation((...args: unknown[]) => void lines.push(args));
     try {
       jest.isolateModules(() => {
         jest.doMock('pino', () => jest.requireActual('pino/browser'));
@@ -59,6 +59,6 @@ describe('createLogger', () => {
       jest.dontMock('pino');
       info.mockRestore();
     }
-    expect(lines).toEqual([expect.objectContaining({ msg: 'logged', where: 'a worker' })]);
+    expect(lines).toEqual([[expect.objectContaining({ where: 'a worker' }), 'logged']]);
   });
 });

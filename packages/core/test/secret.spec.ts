@@ -4,7 +4,6 @@
  * cursors, request states and DPoP nonces are drawn on first use, once.
  */
 import 'reflect-metadata';
-import * as crypto from 'node:crypto';
 import { IsString } from 'class-validator';
 import { InMemoryTransport, Peer } from '@hermes-mcp/protocol';
 import { McpFactory, McpServer, Tool, createLogger, createWebHandler } from '@hermes-mcp/core';
@@ -25,7 +24,8 @@ class SecretsServer {
 
 describe('secrets drawn on first use', () => {
   it('creating an app and its Web handler (with DPoP nonces) draws no random bytes; the first cursor draws them once', async () => {
-    const draws = jest.spyOn(crypto, 'randomBytes');
+    // The module object itself (an import's namespace has no configurable properties to spy on).
+    const draws = jest.spyOn(require('node:crypto') as typeof import('node:crypto'), 'randomBytes');
     try {
       const app = McpFactory.create(SecretsServer, { pageSize: 1, logger: createLogger({ level: 'silent' }) });
       createWebHandler(app, {
@@ -35,7 +35,7 @@ describe('secrets drawn on first use', () => {
 
       const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
       await app.connect(serverSide);
-      const peer = new Peer(clientSide);
+      const peer = new Peer(clientSide, { onRequest: () => ({}), onNotification: () => undefined });
       await peer.start();
       await peer.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } });
       peer.notify('notifications/initialized');

@@ -190,6 +190,36 @@ describe.each([
     }
   });
 
+  it('keeps a session GET stream that nothing else is happening beside open until another request writes to it', async () => {
+    const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
+    const post = (body: unknown, sessionId?: string) =>
+      fetch(served.url, { method: 'POST', headers: { ...headers, ...(sessionId && { 'mcp-session-id': sessionId }) }, body: JSON.stringify(body) });
+    const init = await post({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
+    const sessionId = init.headers.get('mcp-session-id')!;
+    await init.text();
+    await (await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, sessionId)).text();
+    await (await post({ jsonrpc: '2.0', id: 2, method: 'resources/subscribe', params: { uri: NOTES } }, sessionId)).text();
+    const get = await fetch(served.url, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' } });
+    const reader = get.body!.getReader();
+    const decoder = new TextDecoder();
+    let text = '';
+    // The priming event: the stream is open, and no request is in flight beside it.
+    while (!text.includes('\n\n')) text += decoder.decode((await reader.read()).value);
+    await (await post({ jsonrpc: '2.0', id: 3, method: 'tools/call', params: { name: 'add_note', arguments: { text: 'raw note' } } }, sessionId)).text();
+    while (!text.includes('notifications/resources/updated')) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`the GET stream ended before the update: ${text}`);
+      text += decoder.decode(value);
+    }
+    await reader.cancel();
+    await (await fetch(served.url, { method: 'DELETE', headers: { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' } })).text();
+  });
+
   it('serves 2026-07-28: stateless; tools, a validated call, a resource, a prompt; an update raised by another request on a listen stream', async () => {
     const client = new McpClient(new StreamableHttpClientTransport(new URL(served.url)), { protocolVersion: '2026-07-28' });
     await client.connect();
