@@ -38,7 +38,7 @@ describe('secrets drawn on first use', () => {
       const peer = new Peer(clientSide, { onRequest: () => ({}), onNotification: () => undefined });
       await peer.start();
       await peer.request('initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } });
-      peer.notify('notifications/initialized');
+      await peer.notify('notifications/initialized');
       const first = (await peer.request('tools/list', {})) as { nextCursor?: string };
       const second = (await peer.request('tools/list', { cursor: first.nextCursor })) as { tools: Array<{ name: string }> };
       expect(second.tools.map((tool) => tool.name)).toEqual(['two']);
