@@ -28,8 +28,8 @@ export interface WebHandlerOptions extends HttpEndpointOptions {
    * Milliseconds between the SSE comments (`:` lines, which clients ignore) written on a stream
    * that stays open; default 5 000, 0 for none. Cloudflare Workers cancel a response as hung
    * when its request has nothing pending — a GET or `subscriptions/listen` stream is only written
-   * from other requests — and Bun closes a connection idle for 10 s (its `idleTimeout`): the
-   * comment's timer keeps the one alive and the other busy.
+   * from other requests — and the comment's timer is pending; its write is also how the handler
+   * learns there that a client left.
    */
   heartbeatMs?: number;
 }
