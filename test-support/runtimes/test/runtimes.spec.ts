@@ -190,6 +190,10 @@ describe.each([
     }
   });
 
+  it('loads one copy of class-validator and class-transformer: Hermes reads the internals of the copy the server uses', () => {
+    expect(served.stderr()).not.toMatch(/HERMES_INTEROP_FALLBACK: class-(validator|transformer)/);
+  });
+
   it('keeps a session GET stream that nothing else is happening beside open until another request writes to it', async () => {
     const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2025-11-25' };
     const post = (body: unknown, sessionId?: string) =>
