@@ -1,35 +1,7 @@
 import type { Config } from 'jest';
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-
-const tsJest: Config['transform'] = {
-  '^.+\\.ts$': ['ts-jest', { tsconfig: '<rootDir>/tsconfig.test.json' }],
-  // jose is ES modules only; Node 20.19+ requires it natively, jest (before Node 24.9) cannot, so
-  // its modules are turned into CommonJS for the tests (the module syntax only; the code is kept).
-  '/node_modules/jose/.+\\.js$': ['babel-jest', { babelrc: false, configFile: false, plugins: ['@babel/plugin-transform-modules-commonjs'] }],
-};
-/** Everything in node_modules is taken as it is, but jose (above). */
-const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
-
-/** Tests import the packages by name; map them to their sources so no build is needed for unit tests. */
-const moduleNameMapper = {
-  '^@hermes-mcp/core/internal$': '<rootDir>/packages/core/src/internal.ts',
-  '^@hermes-mcp/(protocol|core|fastify|testing|client|redis|opentelemetry)$': '<rootDir>/packages/$1/src/index.ts',
-};
-
-function project(name: string, root: string): Config {
-  return {
-    displayName: name,
-    rootDir: '.',
-    roots: [`<rootDir>/${root}`],
-    testMatch: ['**/test/**/*.spec.ts'],
-    testPathIgnorePatterns: ['/node_modules/', '/dist/'],
-    testEnvironment: 'node',
-    transform: tsJest,
-    transformIgnorePatterns,
-    moduleNameMapper,
-  };
-}
+import { project } from './test-support/jest-project';
 
 /**
  * The Redis suites need a real `redis-server` on PATH. Locally, without one, they are left out with

@@ -42,12 +42,21 @@ export const REDACTED_LOG_PATHS: readonly string[] = Object.freeze(
   ),
 );
 
-/** A pino logger that writes JSON lines to stderr, secrets redacted ({@link REDACTED_LOG_PATHS}). */
+/**
+ * A pino logger that writes JSON lines to stderr, secrets redacted ({@link REDACTED_LOG_PATHS}).
+ * Where pino is its browser build (what bundlers for workers pick: no `pino.destination`, no file
+ * descriptors), it writes to the console, which is where a worker's logs go.
+ */
 export function createLogger(options: LoggerOptions = {}): pino.Logger {
   return pino(
     { name: options.name ?? 'hermes-mcp', level: options.level ?? process.env.HERMES_LOG_LEVEL ?? 'info', redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' } },
-    options.destination ?? pino.destination({ fd: 2, sync: false }),
+    options.destination ?? stderr(),
   );
+}
+
+/** pino's asynchronous stderr stream; undefined in its browser build, which has no destinations. */
+function stderr(): pino.DestinationStream | undefined {
+  return typeof pino.destination === 'function' ? pino.destination({ fd: 2, sync: false }) : undefined;
 }
 
 /** The pino levels a {@link Logger} logs at. */

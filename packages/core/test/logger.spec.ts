@@ -45,4 +45,20 @@ describe('createLogger', () => {
     expect(REDACTED_LOG_PATHS).toEqual(expect.arrayContaining(['authorization', '*.authorization', '*.*.requestState']));
     expect(Object.isFrozen(REDACTED_LOG_PATHS)).toBe(true);
   });
+
+  it('writes to the console where pino is its browser build (what worker bundlers pick: no pino.destination)', () => {
+    const lines: unknown[] = [];
+    const info = jest.spyOn(console, 'info').mockImplementation((...args: unknown[]) => void lines.push(args));
+    try {
+      jest.isolateModules(() => {
+        jest.doMock('pino', () => jest.requireActual('pino/browser'));
+        const { createLogger: createBrowserLogger } = jest.requireActual<typeof import('../src/logger')>('../src/logger');
+        createBrowserLogger({ level: 'info' }).info({ where: 'a worker' }, 'logged');
+      });
+    } finally {
+      jest.dontMock('pino');
+      info.mockRestore();
+    }
+    expect(lines).toEqual([[expect.objectContaining({ where: 'a worker' }), 'logged']]);
+  });
 });

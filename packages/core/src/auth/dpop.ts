@@ -9,10 +9,11 @@
  * (`cnf.jkt`), the signature, the claims (`htm`, `htu`, `iat`, `ath`, a nonce), and last its `jti`
  * against the replay store — so that refused proofs never fill the store.
  */
-import { JsonWebKey, KeyObject, createHash, createHmac, createPublicKey, randomBytes, timingSafeEqual, verify } from 'node:crypto';
+import { JsonWebKey, KeyObject, createHash, createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
 import { JWS_ALGORITHMS, JwsAlgorithm, accessTokenHash, jwkThumbprint, parseBase64urlJson } from '@hermes-mcp/protocol';
 import type { AuthInfo } from '../engine/context';
 import { HermesError } from '../errors';
+import { lazySecret } from '../secret';
 import { InMemoryReplayStore, ReplayStore } from '../stores/replay-store';
 
 /** The `auth.dpop` option: how the resource server takes DPoP-bound tokens. */
@@ -63,12 +64,12 @@ const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
 /** Issues and checks stateless nonces: the time slot, and an HMAC of it. */
 class Nonces {
-  private readonly secret: Buffer;
+  private readonly secret: () => Buffer;
   private readonly slotMs: number;
 
   constructor(options: true | { secret?: string; lifetimeSec?: number }) {
     const given = options === true ? undefined : options;
-    this.secret = given?.secret !== undefined ? Buffer.from(given.secret) : randomBytes(32);
+    this.secret = lazySecret(given?.secret);
     this.slotMs = (given?.lifetimeSec ?? 300) * 1000;
     if (!(this.slotMs > 0)) throw new HermesError('HERMES_INVALID_OPTIONS', 'auth.dpop.nonce.lifetimeSec must be a positive number of seconds.');
   }
@@ -90,7 +91,7 @@ class Nonces {
   }
 
   private of(slot: number): string {
-    return `${slot}.${createHmac('sha256', this.secret).update(String(slot)).digest('base64url').slice(0, 22)}`;
+    return `${slot}.${createHmac('sha256', this.secret()).update(String(slot)).digest('base64url').slice(0, 22)}`;
   }
 }
 

@@ -3,16 +3,17 @@
  * the offset of the next page, sealed with an HMAC, so a forged or edited cursor is refused (-32602)
  * instead of being trusted.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { McpError } from '@hermes-mcp/protocol';
+import { lazySecret } from '../secret';
 
 /** Issues and reads cursors with one secret. For the Hermes packages. */
 export class CursorCodec {
-  private readonly secret: Buffer;
+  private readonly secret: () => Buffer;
 
-  /** `secret`: share it between processes that serve the same lists; default: random per process. */
+  /** `secret`: share it between processes that serve the same lists; default: random per process (drawn on first use). */
   constructor(secret?: string | Buffer) {
-    this.secret = secret === undefined ? randomBytes(32) : Buffer.from(secret);
+    this.secret = lazySecret(secret);
   }
 
   /** A cursor for `offset` in the list `kind`. */
@@ -40,6 +41,6 @@ export class CursorCodec {
   }
 
   private sign(payload: string): string {
-    return createHmac('sha256', this.secret).update(payload).digest().subarray(0, 16).toString('base64url');
+    return createHmac('sha256', this.secret()).update(payload).digest().subarray(0, 16).toString('base64url');
   }
 }

@@ -8,6 +8,7 @@
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { McpError } from '@hermes-mcp/protocol';
+import { lazySecret } from '../secret';
 
 /** What a sealed state carries. For the Hermes packages. */
 export interface StatePayload {
@@ -23,17 +24,17 @@ export interface StatePayload {
 
 /** Seals and opens request states with one secret. For the Hermes packages. */
 export class RequestStateCodec {
-  private readonly secret: Buffer;
+  private readonly secret: () => Buffer;
 
   /**
-   * @param secret shared by every process serving the same clients; default: random per process
+   * @param secret shared by every process serving the same clients; default: random per process (drawn on first use)
    * @param ttlMs how long a state stays valid (default 10 minutes)
    */
   constructor(
     secret?: string | Buffer,
     private readonly ttlMs = 10 * 60_000,
   ) {
-    this.secret = secret === undefined ? randomBytes(32) : Buffer.from(secret);
+    this.secret = lazySecret(secret);
   }
 
   /** Seals the answers so far for the next round of the request `bind`. */
@@ -62,7 +63,7 @@ export class RequestStateCodec {
   }
 
   private sign(body: string): string {
-    return createHmac('sha256', this.secret).update(body).digest('base64url');
+    return createHmac('sha256', this.secret()).update(body).digest('base64url');
   }
 }
 

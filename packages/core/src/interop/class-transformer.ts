@@ -149,6 +149,9 @@ function internals(): Internals | string {
       // class-transformer ships these modules' code under cjs/ and their types under types/, which
       // TypeScript cannot pair by itself: the storage that knows every decorator (the one
       // plainToInstance reads), and the options plainToInstance falls back on.
+      // A bundler that takes class-transformer's ES build (its `module` field: workers, browsers)
+      // reads these from esm5/ instead, by the `browser` map of core's package.json: the same copy
+      // as the decorators', not a second one.
       /* eslint-disable @typescript-eslint/no-require-imports */
       const storage = (require('class-transformer/cjs/storage') as { defaultMetadataStorage?: unknown }).defaultMetadataStorage as Record<string, unknown> | undefined;
       const defaultOptions = (require('class-transformer/cjs/constants/default-options.constant') as { defaultOptions?: unknown }).defaultOptions;

@@ -138,6 +138,8 @@ function loadExecutor(): ExecutorClass | string {
     try {
       // class-validator ships this module's code under cjs/ and its types under types/, which
       // TypeScript cannot pair by itself. It is what `validateSync` runs.
+      // A bundler that takes the ES build (the `module` field) reads it from esm5/ instead, by the
+      // `browser` map of core's package.json: one copy of class-validator, not two.
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const found = (require('class-validator/cjs/validation/ValidationExecutor') as { ValidationExecutor?: unknown }).ValidationExecutor;
       const proto = typeof found === 'function' ? (found.prototype as Record<string, unknown>) : undefined;

@@ -6,6 +6,10 @@
  * libraries next to its own real path), mismatched versions that npm cannot dedupe — nothing
  * registered is found, and the errors point at the wrong cause. Bootstrap therefore looks at what
  * Node has loaded and refuses to go on with two copies of one of them, naming both.
+ *
+ * A bundle (a worker's, esbuild's, webpack's) has no module cache to look at: its `require` is the
+ * bundler's, and which file each import became was settled when it was built. There is nothing to
+ * check at run time then, and the check is skipped.
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -22,10 +26,18 @@ export interface LoadedCopy {
   version: string;
 }
 
-/** The copies of each single-copy library that Node's module cache holds (modules loaded so far). */
-export function loadedCopies(cache: Record<string, unknown> = require.cache): Map<string, LoadedCopy[]> {
+/** Node's module cache (Bun and Deno keep one too); undefined in a bundle, whose `require` has none. */
+function moduleCache(): Record<string, unknown> | undefined {
+  return typeof require === 'function' && typeof require.cache === 'object' && require.cache !== null ? require.cache : undefined;
+}
+
+/**
+ * The copies of each single-copy library that the module cache holds (modules loaded so far);
+ * none without a cache (`null`, or a bundle's `require`).
+ */
+export function loadedCopies(cache: Record<string, unknown> | null | undefined = moduleCache()): Map<string, LoadedCopy[]> {
   const roots = new Map<string, Set<string>>();
-  for (const file of Object.keys(cache)) {
+  for (const file of Object.keys(cache ?? {})) {
     const match = ROOT.exec(file);
     if (!match) continue;
     let set = roots.get(match[2]);
@@ -53,7 +65,7 @@ function versionAt(root: string): string {
  * Throws `HERMES_DUPLICATE_LIBRARY` when two copies of one of {@link SINGLE_COPY_LIBRARIES} are
  * loaded, naming each copy and the fix.
  */
-export function assertSingleCopies(cache?: Record<string, unknown>): void {
+export function assertSingleCopies(cache?: Record<string, unknown> | null): void {
   const problems: string[] = [];
   for (const [name, copies] of loadedCopies(cache)) {
     if (copies.length < 2) continue;

@@ -264,3 +264,33 @@ it('keeps the SSE events of each session in the event store its factory makes', 
     await new Promise<void>((resolve) => ownServer.close(() => resolve()));
   }
 });
+
+describe('the heartbeat of open streams (heartbeatMs)', () => {
+  it('writes an SSE comment on a session GET stream that nothing else writes to, until the client leaves', async () => {
+    const own = createWebHandler(WebServer, { path: '/mcp', heartbeatMs: 20, appOptions: { logger: createLogger({ level: 'silent' }) } });
+    const ownServer = createServer(toNodeListener(own));
+    await new Promise<void>((resolve) => ownServer.listen(0, '127.0.0.1', resolve));
+    const ownUrl = `http://127.0.0.1:${(ownServer.address() as AddressInfo).port}/mcp`;
+    const leave = new AbortController();
+    try {
+      const sessionId = await openSession(ownUrl);
+      const get = await fetch(ownUrl, { headers: { accept: 'text/event-stream', 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }, signal: leave.signal });
+      expect(get.status).toBe(200);
+      const reader = get.body!.getReader();
+      const decoder = new TextDecoder();
+      let text = '';
+      while (!text.includes('\n:\n\n')) text += decoder.decode((await reader.read()).value);
+      // The priming event, then a comment: data no client turns into a message.
+      expect(text.startsWith('id: ')).toBe(true);
+      leave.abort();
+    } finally {
+      await own.close();
+      ownServer.closeAllConnections();
+      await new Promise<void>((resolve) => ownServer.close(() => resolve()));
+    }
+  });
+
+  it('refuses a heartbeat that is not a number of milliseconds, naming the option', () => {
+    expect(() => createWebHandler(WebServer, { heartbeatMs: -1 })).toThrow(/`heartbeatMs` must be a number of milliseconds, 0 or more \(0: no heartbeat\); got -1/);
+  });
+});

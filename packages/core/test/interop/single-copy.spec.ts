@@ -52,4 +52,9 @@ describe('single-copy libraries', () => {
   it('lets one copy of each go', () => {
     expect(() => assertSingleCopies({ [app]: {}, [transformer]: {} })).not.toThrow();
   });
+
+  it('finds nothing to check without a module cache (a bundle: its require has none), and lets it go', () => {
+    expect(loadedCopies(null).size).toBe(0);
+    expect(() => assertSingleCopies(null)).not.toThrow();
+  });
 });

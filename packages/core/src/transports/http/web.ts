@@ -13,6 +13,7 @@ import { HttpEndpoint, HttpEndpointOptions, bodyTimedOut, sendError } from './en
 import { Deadlines } from './deadlines';
 import type { HttpRequest, HttpResponse, HttpStream } from './exchange';
 import { isJsonContentType } from './accept';
+import { HermesError } from '../../errors';
 
 /** Options of {@link createWebHandler}. */
 export interface WebHandlerOptions extends HttpEndpointOptions {
@@ -23,6 +24,14 @@ export interface WebHandlerOptions extends HttpEndpointOptions {
    * e.g. `(request) => request.headers.get('x-forwarded-for') ?? undefined` behind your proxy).
    */
   clientIp?: (request: Request) => string | undefined;
+  /**
+   * Milliseconds between the SSE comments (`:` lines, which clients ignore) written on a stream
+   * that stays open; default 5 000, 0 for none. Cloudflare Workers cancel a response as hung
+   * when its request has nothing pending — a GET or `subscriptions/listen` stream is only written
+   * from other requests — and the comment's timer is pending; its write is also how the handler
+   * learns there that a client left.
+   */
+  heartbeatMs?: number;
 }
 
 /** A Web-standard MCP handler, with the endpoint behind it and its graceful close. */
@@ -49,8 +58,12 @@ export function createWebHandler(server: Constructor | McpHandler | McpApp, opti
   const bodyLimit = endpoint.settings.bodyLimit;
   const deadlines = new Deadlines<BodyRead>(endpoint.settings.bodyTimeout, (read) => read.cut());
   const bodies = new Bodies(endpoint);
+  const heartbeatMs = options.heartbeatMs ?? 5_000;
+  if (!(Number.isFinite(heartbeatMs) && heartbeatMs >= 0)) {
+    throw new HermesError('HERMES_INVALID_OPTIONS', `\`heartbeatMs\` must be a number of milliseconds, 0 or more (0: no heartbeat); got ${String(heartbeatMs)}.`);
+  }
   const handler = async (request: Request): Promise<Response> => {
-    const response = new WebResponse(request.signal, bodies);
+    const response = new WebResponse(request.signal, bodies, heartbeatMs);
     const url = new URL(request.url);
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => (headers[name] = value));
@@ -265,6 +278,7 @@ class WebResponse implements HttpResponse {
   constructor(
     private readonly signal: AbortSignal,
     private readonly bodies: Bodies,
+    private readonly heartbeatMs: number,
   ) {
     this.response = new Promise((resolve) => (this.resolve = resolve));
     signal.addEventListener('abort', () => this.finish(), { once: true });
@@ -289,11 +303,11 @@ class WebResponse implements HttpResponse {
     if (whole !== undefined) {
       const bytes = encoder.encode(whole);
       this.resolve(new Response(bytes, { status: 200, headers: { ...headers, 'content-length': String(bytes.byteLength) } }));
-      const done = new WebStream(() => this.finish());
+      const done = new WebStream(() => this.finish(), 0);
       done.end();
       return done;
     }
-    const stream = new WebStream(() => this.finish());
+    const stream = new WebStream(() => this.finish(), this.heartbeatMs);
     this.body = stream;
     this.resolve(new Response(stream.readable, { status: 200, headers }));
     return stream;
@@ -329,7 +343,17 @@ class WebStream implements HttpStream {
   private endedNormally = false;
   private readonly over = new WhenOver();
 
-  constructor(private readonly onOver: () => void) {
+  constructor(
+    private readonly onOver: () => void,
+    heartbeatMs: number,
+  ) {
+    // Made while the request that opened the stream is being handled: a worker's timer then
+    // belongs to that request, which it keeps from being taken for hung.
+    if (heartbeatMs > 0) {
+      const timer = setInterval(() => this.write(':\n\n'), heartbeatMs);
+      timer.unref?.();
+      this.over.add(() => clearInterval(timer));
+    }
     this.readable = new ReadableStream<Uint8Array>(
       {
         start: (controller) => {
@@ -361,12 +385,15 @@ class WebStream implements HttpStream {
     this.close();
   }
 
-  /** The response ended from outside (the request was aborted). */
+  /**
+   * The response ended from outside (the request was aborted): the body closes quietly. Not with
+   * an error — nobody is left to read it, and Deno prints the stack of every errored body.
+   */
   cut(): void {
     if (this.ended) return;
     this.cancelled = true;
     try {
-      this.controller.error(new Error('the client went away'));
+      this.controller.close();
     } catch {
       // already closed
     }
