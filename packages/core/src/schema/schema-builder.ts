@@ -15,15 +15,10 @@
  * grammar, formats email and uri, a `@Matches` expression no pattern says, custom validators...) is
  * published looser, and reported as `HERMES_SCHEMA_LOOSER` (see LOOSER) for the bootstrap to log.
  * test/schema/decorator-agreement.spec.ts checks every converted decorator both ways and renders
- * docs/schemas.md. The known gaps it still lists, with the values they cover:
- * - class-validator is more lenient than the declared shape, and the schema follows the shape:
- *   `each: true` validators also accept a single non-array value, `@ValidateNested()` also
- *   accepts an array (of arrays...) where one object is declared, `@Type(() => Date)` takes
- *   whatever V8's Date parser takes;
- * - `@ValidateIf` conditions (the schema has the rules as if they always applied); validator.js
- *   does not count a variation selector (U+FE0F) in a length; `@ArrayUnique` compares objects by
- *   identity; `@IsDate()` without `@Type(() => Date)` takes no JSON at all (the schema says what a
- *   Date is in JSON, and the bootstrap warns).
+ * docs/schemas.md. Where class-validator takes more than a schema could honestly say (V8's date
+ * parser behind `@Type(() => Date)`, an array where `@ValidateNested()` declares one object), the
+ * server is held to the schema instead (validation/declared-shape.ts); where no JSON passes at all
+ * (`@IsDate()` without `@Type`), the bootstrap refuses the input class.
  */
 import 'reflect-metadata';
 import {

@@ -9,9 +9,11 @@
  * more)? The two answers must be the same, except:
  * - looser, warned: the schema accepts more, and only where the builder reports
  *   HERMES_SCHEMA_LOOSER for the property (and a warned row must show at least one such value);
- * - a known gap, listed on its row with its reason and the exact values it covers (a predicate),
- *   so it stays visible and bounded: a mismatch no exception covers fails, and so does an
- *   exception no value needs any more.
+ * - refused at bootstrap: no JSON value passes, and McpFactory refuses the class as an input with
+ *   the row's error code (the row checks the refusal instead of the values);
+ * - Ajv's own multipleOf arithmetic (an exception on its rows, with the values it covers: a
+ *   mismatch no exception covers fails, and so does an exception no value needs any more).
+ * There is no "known gap": every rule is one of those, or exact.
  *
  * What each row found is rendered as the table of docs/schemas.md, which must match
  * (UPDATE_DOCS=1 rewrites it). A completeness check compares the rows with the converters the
@@ -464,8 +466,8 @@ const hexString = (maxLength: number) => fc.string({ unit: fc.constantFrom(...HE
 // The table.
 
 /**
- * A documented mismatch: `when` says which values it covers; `schema` what the published schema
- * answers for them (class-validator answering the opposite). Every exception must be needed.
+ * A mismatch that is Ajv's, not the schema's: `when` says which values it covers; `schema` what
+ * Ajv answers for them (class-validator answering the opposite). Every exception must be needed.
  */
 interface Exception {
   reason: string;
