@@ -22,12 +22,7 @@ import { ruleStorage } from '../interop/class-validator';
 import { isIsoDate } from '../schema/iso8601';
 import { headerOf } from '../schema/mcp-header.decorator';
 import { nestedClassOf } from '../schema/schema-builder';
-
-/** One problem, as the validator reports it (see ValidationIssue). */
-interface Issue {
-  path: string;
-  constraints: Record<string, string>;
-}
+import type { ValidationIssue as Issue } from './validator';
 
 /** What one property of a class is held to. */
 interface PropertyShape {
