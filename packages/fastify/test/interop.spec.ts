@@ -238,7 +238,7 @@ describe.each(LEGACY_REVISIONS)('the SDK client over HTTP, revision %s', (revisi
       expect(elicitations).toHaveLength(1);
       expect(elicitations[0]).toMatchObject({
         message: 'Who are you?',
-        requestedSchema: { type: 'object', properties: { name: { type: 'string', minLength: 1, maxLength: 40 }, sure: { type: 'boolean', default: false } }, required: ['name'] },
+        requestedSchema: { type: 'object', properties: { name: { type: 'string', minLength: 1 }, sure: { type: 'boolean', default: false } }, required: ['name'] },
       });
       if (revision === '2025-11-25') expect(elicitations[0].mode).toBe('form');
       else expect(elicitations[0]).not.toHaveProperty('mode');

@@ -125,21 +125,33 @@ export function register(
   switch (kind) {
     case 'tool': {
       const tool = toolDefinition(options as ToolOptions & { name: string }, invocation, closed);
+      const warnings = warningsOf((options as ToolOptions).inputSchema === undefined ? invocation.inputClass : undefined, tool.outputClass);
       registry.addTool(tool);
-      return warningsOf((options as ToolOptions).inputSchema === undefined ? invocation.inputClass : undefined, tool.outputClass);
+      return warnings;
     }
     case 'resource':
       registerResource(registry, options as ResourceOptions & { name: string }, invocation);
       return [];
-    case 'prompt':
-      registry.addPrompt(promptDefinition(options, invocation));
-      return warningsOf(invocation.inputClass);
+    case 'prompt': {
+      const prompt = promptDefinition(options, invocation);
+      const warnings = warningsOf(invocation.inputClass);
+      registry.addPrompt(prompt);
+      return warnings;
+    }
   }
 }
 
-/** The schema warnings of these classes (whose schemas are built already). */
-function warningsOf(...classes: Array<Function | undefined>): SchemaWarning[] {
-  return classes.flatMap((cls) => (cls ? schemaWarningsFor(cls) : []));
+/**
+ * The schema warnings of an input class (a tool's input, a prompt's arguments) and an output class,
+ * whose schemas are built already. An input with `@IsDate()` and no `@Type(() => Date)` is refused:
+ * JSON has no dates, so no call could pass. An output holds Dates, and may.
+ */
+function warningsOf(input: Function | undefined, output?: Function): SchemaWarning[] {
+  const found = input ? schemaWarningsFor(input) : [];
+  const date = found.find((warning) => warning.code === 'HERMES_DATE_WITHOUT_TYPE');
+  if (date) throw new HermesError('HERMES_DATE_WITHOUT_TYPE', date.message);
+  const produced = output ? schemaWarningsFor(output).filter((warning) => warning.code !== 'HERMES_DATE_WITHOUT_TYPE') : [];
+  return [...found, ...produced];
 }
 
 function toolDefinition(options: ToolOptions & { name: string }, invocation: Invocation, closed: boolean): ToolDefinition {

@@ -66,14 +66,41 @@ export function nothingToTransform(cls: Function, keys: Iterable<string>): boole
   return fast() && nothingToTransformWith(internals() as Internals, cls, keys);
 }
 
-function nothingToTransformWith({ storage, defaultOptions }: Internals, cls: Function, keys: Iterable<string>): boolean {
-  if (CONVERTED.has(cls) || !neutral(defaultOptions) || unknownKindConcerns(storage, cls)) return false;
-  // Each kind it knows, ruled out: class-level @Expose/@Exclude, property @Expose/@Exclude, @Type, @Transform.
-  if (storage.getStrategy(cls) !== 'none' || storage.getExposedMetadatas(cls).length > 0 || storage.getExcludedMetadatas(cls).length > 0) return false;
+function nothingToTransformWith(internal: Internals, cls: Function, keys: Iterable<string>): boolean {
+  if (!untouchedClass(internal, cls)) return false;
+  const { storage } = internal;
   for (const key of keys) {
     if (storage.findTypeMetadata(cls, key) !== undefined || storage.findTransformMetadatas(cls, key, TransformationType.PLAIN_TO_CLASS).length > 0) return false;
   }
   return true;
+}
+
+/** Nothing but its properties' @Type and @Transform for plainToInstance to apply to `cls`: it builds the class and copies keys. */
+function untouchedClass({ storage, defaultOptions }: Internals, cls: Function): boolean {
+  if (CONVERTED.has(cls) || !neutral(defaultOptions) || unknownKindConcerns(storage, cls)) return false;
+  // Each kind it knows, ruled out but those two: class-level @Expose/@Exclude, property @Expose/@Exclude.
+  return storage.getStrategy(cls) === 'none' && storage.getExposedMetadatas(cls).length === 0 && storage.getExcludedMetadatas(cls).length === 0;
+}
+
+/**
+ * The class `@Type(() => X)` names for `cls`'s `key` when that is all plainToInstance applies to
+ * the key (no @Transform, no discriminator, a class it builds rather than converts); undefined
+ * otherwise, and whenever the fast paths are off.
+ *
+ * @internal
+ */
+export function onlyNestedType(cls: Function, key: string): Function | undefined {
+  if (!fast()) return undefined;
+  const internal = internals() as Internals;
+  if (!untouchedClass(internal, cls) || internal.storage.findTransformMetadatas(cls, key, TransformationType.PLAIN_TO_CLASS).length > 0) return undefined;
+  const meta = internal.storage.findTypeMetadata(cls, key);
+  if (!meta || meta.options?.discriminator) return undefined;
+  try {
+    const type: unknown = meta.typeFunction();
+    return typeof type === 'function' && !CONVERTED.has(type) ? type : undefined;
+  } catch {
+    return undefined; // a type function that needs the object being transformed
+  }
 }
 
 /** Classes class-transformer converts to rather than builds. */

@@ -19,7 +19,8 @@ import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import { transformerMetadata } from '../interop/class-transformer';
 import type { ValidationMetadata } from '../interop/class-validator';
 import { ConversionOptions, Converter, convertRule, hasClassSchema, jsonSchemaDefaults, withPropertySchema } from '../interop/class-validator-jsonschema';
-import { conjoin } from './conjoin';
+import { ValidationTypes } from 'class-validator';
+import { conjoin, withTypes } from './conjoin';
 
 export type { ConversionOptions, Converter } from '../interop/class-validator-jsonschema';
 
@@ -57,7 +58,11 @@ export function convertClass(cls: Function, options: ConversionOptions): Schema 
   }
   const properties: Record<string, Schema> = {};
   for (const name of Object.keys(byProperty)) {
-    const schema = conjoin(byProperty[name].map((meta) => eachOf(meta, convertRule(meta, options))));
+    const rules = byProperty[name];
+    const schema = propertySchema(
+      rules,
+      rules.map((meta) => convertRule(meta, options)),
+    );
     properties[name] = withPropertySchema(cls, name, schema, options);
   }
   return { properties, type: 'object' };
@@ -69,7 +74,7 @@ export function convertClass(cls: Function, options: ConversionOptions): Schema 
  * which the library keeps as it made them.
  */
 function throughLibrary(cls: Function, options: ConversionOptions, metadatas: ValidationMetadata[]): Schema {
-  const recorded = new Map<string, Array<Schema | undefined>>();
+  const recorded = new Map<string, Recorded>();
   const { required: _required, ...schema } = targetConstructorToSchema(cls, recording(options, recorded, metadatas)) as Schema;
   const properties = schema.properties as Record<string, Schema> | undefined;
   const renamed = new Set(
@@ -79,7 +84,7 @@ function throughLibrary(cls: Function, options: ConversionOptions, metadatas: Va
   );
   for (const [name, rules] of recorded) {
     if (properties && Object.prototype.hasOwnProperty.call(properties, name) && !renamed.has(name)) {
-      properties[name] = withPropertySchema(cls, name, conjoin(rules), options);
+      properties[name] = withPropertySchema(cls, name, propertySchema(rules.metas, rules.schemas), options);
     }
   }
   return schema;
@@ -90,15 +95,16 @@ function throughLibrary(cls: Function, options: ConversionOptions, metadatas: Va
  * to also note, by property, the schema each rule gave (wrapped in an array for `each`, as the
  * library wraps it).
  */
-function recording(options: ConversionOptions, recorded: Map<string, Array<Schema | undefined>>, metadatas: ValidationMetadata[]): ConversionOptions {
+function recording(options: ConversionOptions, recorded: Map<string, Recorded>, metadatas: ValidationMetadata[]): ConversionOptions {
   const additional = options.additionalConverters as Record<string, Converter>;
   const wrapped: Record<string, Converter> = {};
   for (const type of new Set([...metadatas.map((meta) => meta.type), ...Object.keys(additional)])) {
     wrapped[type] = (meta, given) => {
       const items = convertRule(meta, { ...given, additionalConverters: additional });
-      const rules = recorded.get(meta.propertyName);
-      if (rules) rules.push(eachOf(meta, items));
-      else recorded.set(meta.propertyName, [eachOf(meta, items)]);
+      let rules = recorded.get(meta.propertyName);
+      if (!rules) recorded.set(meta.propertyName, (rules = { metas: [], schemas: [] }));
+      rules.metas.push(meta);
+      rules.schemas.push(items);
       return items;
     };
   }
@@ -127,8 +133,44 @@ export function withConstraintName(storage: MetadataStorage, meta: ValidationMet
   return constraints.length > 0 ? { ...meta, type: constraints[0].name } : { ...meta };
 }
 
-/** An `each: true` rule's schema applies to the elements: of an array, or the values of a Map. */
+/** A property's rules, as the library converted them (in order, one schema per rule). */
+interface Recorded {
+  metas: ValidationMetadata[];
+  schemas: Array<Schema | undefined>;
+}
+
+/** Rules that refuse anything but an array: beside one of them, an `each: true` rule only ever sees elements. */
+const ARRAY_RULES = new Set(['isArray', 'arrayMinSize', 'arrayMaxSize', 'arrayNotEmpty', 'arrayUnique', 'arrayContains', 'arrayNotContains']);
+
+/**
+ * One property's schema from its rules (`schemas[i]` is what `metas[i]` converts to): all of them
+ * hold. class-validator applies an `each: true` rule to a value that is not an array (nor a Set or
+ * Map) as to one element, so unless another rule refuses every non-array (`@IsArray()`...), the
+ * property takes either an array of such elements or one value that passes every rule:
+ * `anyOf: [one value, the array]`, each branch exact. (`@ValidateNested({ each: true })` is left
+ * to its declared shape: the server refuses the other one, see validation/declared-shape.ts.)
+ */
+function propertySchema(metas: ValidationMetadata[], schemas: Array<Schema | undefined>): Schema {
+  const whole = conjoin(metas.map((meta, i) => eachOf(meta, schemas[i])));
+  const unconditional = metas.filter((meta) => !meta.validateIf);
+  const lone =
+    unconditional.some((meta) => meta.each && meta.type !== ValidationTypes.NESTED_VALIDATION) && !unconditional.some((meta) => !meta.each && ARRAY_RULES.has(meta.type));
+  if (!lone) return whole;
+  const wrapper = metas.map((meta, i) => eachOf(meta, schemas[i])).find((schema, i) => metas[i].each && schema)?.type;
+  const one = withTypes(conjoin(metas.map((meta, i) => (meta.validateIf ? undefined : schemas[i]))));
+  if (Object.keys(one).length === 0) return {}; // no rule says anything of a value: nor of an array's elements
+  // The branch of one value must not take what the other branch judges element by element.
+  const single = typeof one.type === 'string' && one.type !== wrapper ? one : conjoin([one, { not: { type: wrapper } }]);
+  return { anyOf: [single, whole] };
+}
+
+/**
+ * An `each: true` rule's schema applies to the elements: of an array, or the values of a Map. A
+ * rule with its own `validateIf` condition says nothing: its condition is code, so the schema
+ * leaves the rule out (looser; the schema builder warns).
+ */
 function eachOf(meta: ValidationMetadata, items: Schema | undefined): Schema | undefined {
+  if (meta.validateIf) return undefined;
   if (!meta.each) return items;
   const reflected = transformerMetadata().findTypeMetadata(meta.target as Function, meta.propertyName)?.reflectedType as (new () => unknown) | undefined;
   if (reflected && new reflected() instanceof Map) return { additionalProperties: { ...items }, type: 'object' };

@@ -83,3 +83,31 @@ function equal(a: unknown, b: unknown): boolean {
   }
   return false;
 }
+
+const NUMERIC_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'];
+
+/**
+ * Gives a `type` to a schema (its `items`, its `anyOf` branches) that has none but whose keywords
+ * imply one: bounds mean a number (min/max/isPositive refuse anything else), an enum the type its
+ * values share. A rule's schema carries no `type` of its own where another rule may choose it
+ * (`@Min(1) @IsInt()` is an integer), so this runs once the rules are combined.
+ */
+export function withTypes(schema: Schema): Schema {
+  const out = { ...schema };
+  if (isObject(out.items)) out.items = withTypes(out.items);
+  if (Array.isArray(out.anyOf)) out.anyOf = out.anyOf.map((branch: unknown) => (isObject(branch) ? withTypes(branch) : branch));
+  if (out.type === undefined) {
+    const type = NUMERIC_KEYWORDS.some((key) => key in out) ? 'number' : Array.isArray(out.enum) ? sharedType(out.enum) : undefined;
+    if (type) out.type = type;
+  }
+  return out;
+}
+
+function sharedType(values: unknown[]): string | undefined {
+  if (values.length === 0) return undefined;
+  if (values.every((v) => typeof v === 'string')) return 'string';
+  if (values.every((v) => typeof v === 'boolean')) return 'boolean';
+  if (values.every((v) => Number.isInteger(v))) return 'integer';
+  if (values.every((v) => typeof v === 'number')) return 'number';
+  return undefined;
+}

@@ -15,25 +15,22 @@
  * grammar, formats email and uri, a `@Matches` expression no pattern says, custom validators...) is
  * published looser, and reported as `HERMES_SCHEMA_LOOSER` (see LOOSER) for the bootstrap to log.
  * test/schema/decorator-agreement.spec.ts checks every converted decorator both ways and renders
- * docs/schemas.md. The known gaps it still lists, with the values they cover:
- * - class-validator is more lenient than the declared shape, and the schema follows the shape:
- *   `each: true` validators also accept a single non-array value, `@ValidateNested()` also
- *   accepts an array (of arrays...) where one object is declared, `@Type(() => Date)` takes
- *   whatever V8's Date parser takes;
- * - `@ValidateIf` conditions (the schema has the rules as if they always applied); validator.js
- *   does not count a variation selector (U+FE0F) in a length; `@ArrayUnique` compares objects by
- *   identity; `@IsDate()` without `@Type(() => Date)` takes no JSON at all (the schema says what a
- *   Date is in JSON, and the bootstrap warns).
+ * docs/schemas.md. Where class-validator takes more than a schema could honestly say (V8's date
+ * parser behind `@Type(() => Date)`, an array where `@ValidateNested()` declares one object), the
+ * server is held to the schema instead (validation/declared-shape.ts); where no JSON passes at all
+ * (`@IsDate()` without `@Type`), the bootstrap refuses the input class.
  */
 import 'reflect-metadata';
 import {
   ARRAY_CONTAINS,
   ARRAY_NOT_CONTAINS,
+  ARRAY_UNIQUE,
   CONTAINS,
   EQUALS,
   IS_ALPHA,
   IS_ALPHANUMERIC,
   IS_BASE64,
+  IS_BOOLEAN,
   IS_BOOLEAN_STRING,
   IS_BYTE_LENGTH,
   IS_CREDIT_CARD,
@@ -49,6 +46,7 @@ import {
   IS_HEXADECIMAL,
   IS_IN,
   IS_INSTANCE,
+  IS_INT,
   IS_IP,
   IS_ISBN,
   IS_ISIN,
@@ -65,13 +63,18 @@ import {
   IS_NOT_IN,
   IS_NUMBER,
   IS_NUMBER_STRING,
+  IS_OPTIONAL,
   IS_POSITIVE,
+  IS_STRING,
   IS_SURROGATE_PAIR,
   IS_UPPERCASE,
   IS_URL,
   IS_UUID,
   IS_VARIABLE_WIDTH,
+  IS_LENGTH,
   MATCHES,
+  MAX_LENGTH,
+  MIN_LENGTH,
   MAX,
   MAX_DATE,
   MIN,
@@ -87,8 +90,9 @@ import { plainToInstance } from 'class-transformer';
 import type { JsonSchemaObject, PromptArgument } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
 import { Converter, ConversionOptions, conversionOptions, convertClass, withConstraintName } from './class-properties';
+import { withTypes } from './conjoin';
 import { descriptionOf } from './description.decorator';
-import { Iso8601Options, iso8601Pattern } from './iso8601';
+import { ISO_DATE_PATTERN, Iso8601Options, iso8601Pattern } from './iso8601';
 import { probeInstance } from './probe-instance';
 import { patternOf } from './regex-pattern';
 import {
@@ -101,11 +105,12 @@ import {
   base64Pattern,
   fqdnPattern,
   ipv6Pattern,
+  lengthPattern,
   letterPattern,
   numericPattern,
 } from './validator-patterns';
 import { transformerMetadata } from '../interop/class-transformer';
-import { type ValidationMetadata, ruleStorage, validateObjectSync } from '../interop/class-validator';
+import { type ValidationMetadata, constraintInstance, ruleStorage, validateObjectSync } from '../interop/class-validator';
 import { libraryRuleTypes } from '../interop/class-validator-jsonschema';
 import { X_MCP_HEADER, headerOf } from './mcp-header.decorator';
 import { failingProperties, planOf } from '../validation/fast-path';
@@ -141,7 +146,7 @@ const EMPTY_OBJECT = deepFreeze({ type: 'object' as const, properties: {} });
  *   \@IsOptional() \@IsIn(['c', 'f']) unit?: 'c' | 'f';
  * }
  * buildObjectSchema(ForecastInput);
- * // { type: 'object', properties: { city: { type: 'string', minLength: 2, maxLength: 80 },
+ * // { type: 'object', properties: { city: { type: 'string', minLength: 2, pattern: '^(?:…){2,80}$' },
  * //   unit: { anyOf: [{ enum: ['c', 'f'], type: 'string' }, { type: 'null' }] } }, required: ['city'] }
  */
 export function buildObjectSchema(cls: Function): JsonSchemaObject {
@@ -186,7 +191,8 @@ export interface SchemaWarning {
    * `HERMES_OPTIONAL_NESTED`: `@ValidateNested()` without `@IsDefined()` or `@IsOptional()`, and
    * no other rule that refuses a missing value: class-validator accepts the input without it.
    * `HERMES_DATE_WITHOUT_TYPE`: `@IsDate()` (`@MinDate`, `@MaxDate`) without `@Type(() => Date)`:
-   * JSON has no dates, so no input passes.
+   * JSON has no dates, so no input passes (the bootstrap refuses such an input class, with this
+   * message; an output class holds Dates and may).
    * `HERMES_SCHEMA_LOOSER`: a rule JSON Schema cannot say (a checksum, a custom validator...): the
    * published schema accepts more than validation does (`rule` says which, `reason` what it checks).
    */
@@ -333,11 +339,13 @@ function classSchema(cls: Function, options: ConversionOptions, warnings: Schema
   // `type` is recomputed (a class is an object), and `required` comes from the probe.
   const { properties: found, type: _type, ...rest } = convertClass(cls, options);
   const raw = (found ?? {}) as Record<string, Schema>;
-  const facts = probe(cls, Object.keys(raw));
-  warnings.push(...warningsAbout(cls, options.classValidatorMetadataStorage as MetadataStorage, facts));
+  const storage = options.classValidatorMetadataStorage as MetadataStorage;
+  const facts = probe(cls, Object.keys(raw), storage);
+  warnings.push(...warningsAbout(cls, storage, facts));
   const properties: Record<string, Schema> = {};
   for (const [name, schema] of Object.entries(raw)) {
-    let property = withTypes(schema);
+    // `@ValidateIf(condition)`: every rule of the property applies only when its code says so.
+    let property = facts.guarded.has(name) ? {} : withTypes(schema);
     const description = descriptionOf(cls, name);
     if (description !== undefined) property = { ...property, description };
     if (facts.defaults.has(name)) property = { ...property, default: facts.defaults.get(name) };
@@ -347,7 +355,7 @@ function classSchema(cls: Function, options: ConversionOptions, warnings: Schema
     // look for it; it then refuses null, which a header cannot carry anyway.
     properties[name] = facts.nullable.has(name) && !(X_MCP_HEADER in property) ? orNull(property) : property;
   }
-  const required = Object.keys(properties).filter((name) => facts.required.has(name));
+  const required = Object.keys(properties).filter((name) => facts.required.has(name) && !facts.conditional.has(name));
   const description = descriptionOf(cls);
   return {
     type: 'object',
@@ -362,6 +370,15 @@ interface Facts {
   required: Set<string>;
   nullable: Set<string>;
   defaults: Map<string, unknown>;
+  /** Properties with `@ValidateIf(condition)`: no rule of theirs is published. */
+  guarded: Set<string>;
+  /** Those, and properties with a rule of its own `validateIf`: never required (the condition may not hold). */
+  conditional: Set<string>;
+}
+
+/** `@ValidateIf(condition)` (a conditional rule other than `@IsOptional()`'s, which the probe reads). */
+function isValidateIf(meta: ValidationMetadata): boolean {
+  return meta.type === ValidationTypes.CONDITIONAL_VALIDATION && meta.name !== IS_OPTIONAL;
 }
 
 /**
@@ -370,9 +387,13 @@ interface Facts {
  * alone lets a missing value pass, `@Allow()` never refuses one, an initialised field has a
  * default, and `@IsOptional()` also lets `null` through. Field initialisers become `default`.
  */
-function probe(cls: Function, names: string[]): Facts {
-  const facts: Facts = { required: new Set(), nullable: new Set(names), defaults: new Map() };
+function probe(cls: Function, names: string[], storage: MetadataStorage): Facts {
+  const facts: Facts = { required: new Set(), nullable: new Set(names), defaults: new Map(), guarded: new Set(), conditional: new Set() };
   if (names.length === 0) return facts;
+  for (const meta of storage.getTargetValidationMetadatas(cls, '', true, false)) {
+    if (isValidateIf(meta)) facts.guarded.add(meta.propertyName);
+    if (isValidateIf(meta) || meta.validateIf) facts.conditional.add(meta.propertyName);
+  }
   const ctor = cls as new () => object;
   try {
     // A class with a fast plan (flat rules) is probed through it: the same verdicts, without
@@ -547,6 +568,12 @@ const LOOSER: Record<string, string | ((meta: ValidationMetadata) => string | un
     const exact = typeof wanted === 'function' && made !== undefined && (made === wanted || made.prototype instanceof wanted);
     return exact ? undefined : 'the class of an instance (JSON has only plain objects: without @Type(() => TheClass) no input passes)';
   },
+  [ARRAY_UNIQUE]: (meta) =>
+    ({
+      exact: undefined,
+      selector: "uniqueness by the selector's result (code)",
+      identity: 'uniqueness by identity (===: two equal objects or arrays are distinct; give the items a primitive type with `each: true` to publish uniqueItems)',
+    })[uniquenessOf(meta)],
   [MIN_DATE]: 'a bound on a date (it is in the description)',
   [MAX_DATE]: 'a bound on a date (it is in the description)',
   [IS_NUMBER]: (meta) => ((meta.constraints?.[0] as { maxDecimalPlaces?: number } | undefined)?.maxDecimalPlaces !== undefined ? 'a number of decimal places' : undefined),
@@ -589,14 +616,22 @@ const DECORATOR_NAMES: Record<string, string> = {
  * (`@IsOptional`, `@ValidateNested`...) are said exactly by the schema's structure.
  */
 function looserRule(storage: MetadataStorage, meta: ValidationMetadata): { rule: string; reason: string } | undefined {
+  if (isValidateIf(meta)) return { rule: '@ValidateIf()', reason: 'its condition (code): the schema has none of the rules it guards, and does not require the field' };
   if (meta.type !== ValidationTypes.CUSTOM_VALIDATION) return undefined;
   const typed = withConstraintName(storage, meta);
+  if (meta.validateIf) return { rule: ruleName(storage, meta), reason: 'its validateIf condition (code): the schema leaves the rule out' };
   const own = CLASS_VALIDATOR_RULES.has(typed.type);
   const known = LOOSER[typed.type];
   const reason = typeof known === 'function' ? known(typed) : (known ?? (own ? undefined : 'what its code checks'));
   if (reason === undefined) return undefined;
+  return { rule: ruleName(storage, meta), reason };
+}
+
+/** The decorator of a rule, as written: `@IsCreditCard()`, `@Validate(IsEven)`. */
+function ruleName(storage: MetadataStorage, meta: ValidationMetadata): string {
+  const typed = withConstraintName(storage, meta);
   const name = DECORATOR_NAMES[typed.type] ?? `${typed.type[0].toUpperCase()}${typed.type.slice(1)}`;
-  return { rule: own ? `@${name}()` : `@Validate(${(meta.constraintCls as Function | undefined)?.name ?? typed.type})`, reason };
+  return CLASS_VALIDATOR_RULES.has(typed.type) ? `@${name}()` : `@Validate(${(meta.constraintCls as Function | undefined)?.name ?? typed.type})`;
 }
 
 /**
@@ -664,12 +699,16 @@ const FIXED_CONVERTERS: Record<string, Converter> = {
   // A full-width and a half-width character, in either order.
   [IS_VARIABLE_WIDTH]: { type: 'string', pattern: `${FULL_WIDTH}[\\s\\S]*${HALF_WIDTH}|${HALF_WIDTH}[\\s\\S]*${FULL_WIDTH}` },
   [IS_BYTE_LENGTH]: (meta) => byteLengthSchema(meta.constraints[0], meta.constraints[1]),
+  [IS_LENGTH]: (meta) => lengthSchema(meta.constraints[0], meta.constraints[1]),
+  [MIN_LENGTH]: (meta) => lengthSchema(meta.constraints[0], undefined),
+  [MAX_LENGTH]: (meta) => lengthSchema(0, meta.constraints[0]),
   [IS_DATE]: dateSchema,
   [MIN_DATE]: dateSchema,
   [MAX_DATE]: dateSchema,
   // The original returns nothing (any array) when a value is null or not a primitive.
   [ARRAY_CONTAINS]: (meta) => arrayContainsSchema(meta.constraints[0] as unknown[]),
   [ARRAY_NOT_CONTAINS]: (meta) => arrayNotContainsSchema(meta.constraints[0] as unknown[]),
+  [ARRAY_UNIQUE]: (meta) => (uniquenessOf(meta) === 'exact' ? { type: 'array', uniqueItems: true } : { type: 'array' }),
   [IS_NOT_EMPTY_OBJECT]: (meta) => notEmptyObjectSchema(meta.constraints[0] as { nullable?: boolean } | undefined),
   // Not JSON Schema formats (strict validators refuse unknown ones): the type stays, class-validator checks the rest.
   [IS_CREDIT_CARD]: { type: 'string' },
@@ -758,10 +797,29 @@ function byteLengthSchema(min: unknown, max: unknown): Schema {
 }
 
 /**
+ * `@Length`, `@MinLength`, `@MaxLength`: validator.js's isLength, which weighs a variation selector
+ * after a character as nothing (`❤️` is one character), while `minLength`/`maxLength` count it. The
+ * pattern says the count exactly (see lengthPattern). `minLength` stays beside it, since forms and
+ * models read it first and it is implied (a string has at least as many code points as isLength
+ * counts); `maxLength` cannot stay: `❤️❤️` is two characters for the server and four code points
+ * for `maxLength: 2`, so it would refuse what the server takes.
+ */
+function lengthSchema(min: unknown, max: unknown): Schema {
+  const low = typeof min === 'number' && min > 0 ? Math.ceil(min) : 0;
+  const high = typeof max === 'number' ? Math.floor(max) : undefined;
+  if (high !== undefined && (high < low || Number.isNaN(high))) return { type: 'string', ...NEVER };
+  const pattern = lengthPattern(low, high);
+  return { type: 'string', ...(low > 0 && { minLength: low }), ...(pattern !== undefined && { pattern }) };
+}
+
+/**
  * isDate (and minDate/maxDate) want a Date instance, which JSON has not: only class-transformer's
- * `@Type(() => Date)` makes one from the input (`new Date(value)`). The schema says what a Date is
- * in JSON, an ISO 8601 date or date-time (what an output carries once serialised); without
- * `@Type`, no input passes, which the bootstrap warns about (see schemaWarningsFor).
+ * `@Type(() => Date)` makes one from the input, and Hermes takes for it only what the schema says,
+ * an RFC 3339 date or date-time string (validation/declared-shape.ts; without `@Type`, no input
+ * passes, and an input class is refused at bootstrap, see warningsAbout). The pattern says the
+ * shape to every client; the formats say the calendar (Feb 30) to those that assert them, and what
+ * the string is to those that read them as annotations. An output's Date is sent as `toJSON()`,
+ * which the pattern takes.
  */
 function dateSchema(meta: ValidationMetadata): Schema {
   const bound: unknown = meta.constraints?.[0];
@@ -770,12 +828,11 @@ function dateSchema(meta: ValidationMetadata): Schema {
   const described = (meta.type === MIN_DATE || meta.type === MAX_DATE) && bound instanceof Date && !isNaN(bound.getTime());
   return {
     ...(described && { description: `${meta.type === MIN_DATE ? 'After' : 'Before'} ${bound.toJSON()}` }),
+    type: 'string',
+    pattern: ISO_DATE_PATTERN,
     // `anyOf`, never `oneOf`: where formats are annotations (the 2020-12 default), every string
     // matches both branches, and `oneOf` would then refuse every value.
-    anyOf: [
-      { format: 'date', type: 'string' },
-      { format: 'date-time', type: 'string' },
-    ],
+    anyOf: [{ format: 'date' }, { format: 'date-time' }],
   };
 }
 
@@ -793,9 +850,43 @@ function arrayNotContainsSchema(values: unknown[]): Schema {
   return found.length > 0 ? { type: 'array', items: { not: { enum: found } } } : { type: 'array' };
 }
 
-/** isNotEmptyObject: an own key; with `nullable: false`, a value that is not null. */
+/** Rules that take only JSON primitives, which `===` compares as `uniqueItems` does (by value). */
+const PRIMITIVE_RULES = new Set<string>([IS_STRING, IS_NUMBER, IS_INT, IS_BOOLEAN, IS_IN, IS_ENUM, EQUALS]);
+
+/**
+ * Whether `uniqueItems` says `@ArrayUnique()` exactly. arrayUnique compares items with `===` (after
+ * its selector, if given), so two equal objects or arrays are distinct to it and equal to
+ * `uniqueItems`: exact only when an `each: true` rule of the property lets primitives alone through.
+ * A selector is code: looser. Otherwise the keyword is left out: looser (never stricter).
+ */
+function uniquenessOf(meta: ValidationMetadata): 'exact' | 'selector' | 'identity' {
+  const storage = ruleStorage();
+  // The selector is kept in the validator's closure, not in the metadata: asked instead. Without
+  // one, two distinct objects are unique; a selector maps both to one value (`o => o.id`: undefined).
+  const args = { targetName: '', property: meta.propertyName, object: {}, value: undefined, constraints: meta.constraints };
+  const validators = meta.constraintCls ? storage.getTargetValidatorConstraints(meta.constraintCls) : [];
+  const unique = (constraint: (typeof validators)[number]): boolean => {
+    try {
+      return constraintInstance(constraint).validate([{}, {}], args) === true;
+    } catch {
+      return false; // a selector that cannot take an object
+    }
+  };
+  if (!validators.every(unique)) return 'selector';
+  const siblings = storage.getTargetValidationMetadatas(meta.target as Function, '', true, false).filter((rule) => rule.propertyName === meta.propertyName);
+  const primitive = siblings.some((rule) => rule.each && !rule.validateIf && PRIMITIVE_RULES.has(withConstraintName(storage, rule).type));
+  return primitive ? 'exact' : 'identity';
+}
+
+/**
+ * isNotEmptyObject: an own key; with `nullable: false`, a value that is not null. Without it, it
+ * asks `value.hasOwnProperty(key)`, which fails (and the input is refused) when the object has a
+ * `hasOwnProperty` key of its own.
+ */
 function notEmptyObjectSchema(options: { nullable?: boolean } | undefined): Schema {
-  return options?.nullable === false ? { type: 'object', minProperties: 1, not: { additionalProperties: { type: 'null' } } } : { type: 'object', minProperties: 1 };
+  return options?.nullable === false
+    ? { type: 'object', minProperties: 1, not: { additionalProperties: { type: 'null' } } }
+    : { type: 'object', minProperties: 1, propertyNames: { not: { const: 'hasOwnProperty' } } };
 }
 
 /**
@@ -885,31 +976,6 @@ function uuidAlternative(version: unknown): string | undefined {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'); // no `\-`: invalid with the `u` flag
-}
-
-const NUMERIC_KEYWORDS = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf'];
-
-/**
- * Gives a `type` to a property (and its `items`) that has none but whose keywords imply one:
- * bounds mean a number (min/max/isPositive refuse anything else), an enum the type its values share.
- */
-function withTypes(schema: Schema): Schema {
-  const out = { ...schema };
-  if (isSchema(out.items)) out.items = withTypes(out.items);
-  if (out.type === undefined) {
-    const type = NUMERIC_KEYWORDS.some((key) => key in out) ? 'number' : Array.isArray(out.enum) ? sharedType(out.enum) : undefined;
-    if (type) out.type = type;
-  }
-  return out;
-}
-
-function sharedType(values: unknown[]): string | undefined {
-  if (values.length === 0) return undefined;
-  if (values.every((v) => typeof v === 'string')) return 'string';
-  if (values.every((v) => typeof v === 'boolean')) return 'boolean';
-  if (values.every((v) => Number.isInteger(v))) return 'integer';
-  if (values.every((v) => typeof v === 'number')) return 'number';
-  return undefined;
 }
 
 /** Keywords that describe rather than constrain: they stay outside the `anyOf`. */

@@ -75,6 +75,25 @@ export function numericPattern(options: NumericOptions = {}): string | undefined
   return `^[+-]?(?:[0-9]*${escaped})?[0-9]+$`;
 }
 
+// --- lengths
+
+/** U+FE0E and U+FE0F, the variation selectors validator.js's isLength weighs apart. */
+const VS = '[\\uFE0E\\uFE0F]';
+
+/**
+ * The pattern of `isLength(str, min, max)`, which `@Length`, `@MinLength` and `@MaxLength` call.
+ * validator.js counts UTF-16 units, less one per surrogate pair (so: code points, as JSON Schema
+ * counts them) and less one per variation selector right after a unit that is not one (`❤️` is
+ * one character; a second selector in a row, or one at the start, counts). Each repetition here is
+ * one counted character: a non-selector with the selector after it (when there is one: the
+ * lookahead makes the split unique), or a selector on its own. Undefined when no bound applies.
+ */
+export function lengthPattern(min: number, max: number | undefined): string | undefined {
+  if (min <= 0 && max === undefined) return undefined;
+  const bounds = max === undefined ? `{${min},}` : min === max ? `{${min}}` : `{${min},${max}}`;
+  return `^(?:[^\\uFE0E\\uFE0F](?:${VS}|(?!${VS}))|${VS})${bounds}$`;
+}
+
 // --- IP addresses
 
 /** A dotted quad without leading zeros. */

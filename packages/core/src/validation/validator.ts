@@ -12,7 +12,9 @@ import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { ValidationError, ValidatorOptions, ValidationTypes } from 'class-validator';
 import { HermesError } from '../errors';
 import { nestedClassOf } from '../schema/schema-builder';
+import { declaredShapeIssues } from './declared-shape';
 import { fastValidate, planOf } from './fast-path';
+import { nothingToTransform, onlyNestedType } from '../interop/class-transformer';
 import { ruleStorage, validateObject, validateObjectSync } from '../interop/class-validator';
 
 /**
@@ -54,6 +56,8 @@ export function validateInput<T extends object>(cls: ClassConstructor<T>, plain:
   if (rulesOf(cls).async) {
     throw new HermesError('HERMES_INVALID_OPTIONS', `${cls.name} has async validators, which validateInput cannot run; use validateInputAsync.`);
   }
+  const shape = declaredShapeIssues(cls, plain);
+  if (shape) return { ok: false, issues: shape };
   const fast = fastPath(cls, plain, options);
   if (fast) return { ok: true, value: fast };
   const instance = toInstance(cls, plain);
@@ -70,6 +74,8 @@ export function validateInput<T extends object>(cls: ClassConstructor<T>, plain:
  * validated synchronously all the same.
  */
 export async function validateInputAsync<T extends object>(cls: ClassConstructor<T>, plain: unknown, options: ValidateOptions = {}): Promise<ValidationResult<T>> {
+  const shape = declaredShapeIssues(cls, plain);
+  if (shape) return { ok: false, issues: shape };
   const fast = fastPath(cls, plain, options);
   if (fast) return { ok: true, value: fast };
   const instance = toInstance(cls, plain);
@@ -117,12 +123,63 @@ function toInstance<T extends object>(cls: ClassConstructor<T>, plain: unknown):
     return { ok: false, issues: [{ path: '', constraints: { isObject: 'the input must be a JSON object' } }] };
   }
   try {
-    // Stated rather than left to defaults: no type coercion ("5" stays a string, as the schema
-    // says), and keys without @Expose are kept, for class-validator's whitelist to judge.
-    return { ok: true, value: plainToInstance(cls, plain, { enableImplicitConversion: false, excludeExtraneousValues: false }) };
+    return { ok: true, value: transform(cls, plain as Record<string, unknown>) };
   } catch {
     return unreadable(); // e.g. input nested deeper than the stack
   }
+}
+
+/**
+ * plainToInstance, stated rather than left to defaults: no type coercion ("5" stays a string, as
+ * the schema says), and keys without @Expose are kept, for class-validator's whitelist to judge.
+ */
+function transform<T extends object>(cls: ClassConstructor<T>, plain: Record<string, unknown>): T {
+  const { copy, restore } = detach(cls, plain);
+  const instance = plainToInstance(cls, copy, { enableImplicitConversion: false, excludeExtraneousValues: false });
+  restore(instance);
+  return instance;
+}
+
+/**
+ * An object or array under a key class-transformer has nothing to do with (no @Type, @Transform,
+ * @Expose, @Exclude) is kept as sent: class-transformer would copy it key by key, dropping keys
+ * named like Object.prototype's members (`toString`, `hasOwnProperty`) and failing on a
+ * `constructor` key, so that `@IsObject()` and `@IsNotEmptyObject()` judged, and the handler got,
+ * something other than what the schema was asked about. It is taken out of what class-transformer
+ * is given (left `null`) and put back on the instance; under a key whose @Type names a class (and
+ * nothing else applies), the same is done inside each object of that class.
+ */
+function detach(cls: Function, plain: Record<string, unknown>): { copy: Record<string, unknown>; restore: (instance: unknown) => void } {
+  let copy = plain;
+  const steps: Array<(instance: Record<string, unknown>) => void> = [];
+  for (const key of Object.keys(plain)) {
+    const value = plain[key];
+    if (typeof value !== 'object' || value === null || key === '__proto__') continue;
+    if (nothingToTransform(cls, [key])) {
+      if (copy === plain) copy = { ...plain };
+      copy[key] = null;
+      steps.push((instance) => {
+        if (instance[key] === null) instance[key] = value;
+      });
+      continue;
+    }
+    const nested = onlyNestedType(cls, key);
+    if (!nested) continue;
+    const elements = Array.isArray(value) ? (value as unknown[]) : [value];
+    const parts = elements.map((element) =>
+      typeof element === 'object' && element !== null && !Array.isArray(element) ? detach(nested, element as Record<string, unknown>) : undefined,
+    );
+    if (parts.every((part, i) => !part || part.copy === elements[i])) continue; // nothing inside to keep
+    if (copy === plain) copy = { ...plain };
+    const copies = parts.map((part, i) => (part ? part.copy : elements[i]));
+    copy[key] = Array.isArray(value) ? copies : copies[0];
+    steps.push((instance) => {
+      const made: unknown = instance[key];
+      const list = Array.isArray(value) ? (Array.isArray(made) ? (made as unknown[]) : []) : [made];
+      parts.forEach((part, i) => list[i] instanceof nested && part?.restore(list[i]));
+    });
+  }
+  return { copy, restore: (instance) => steps.forEach((step) => step(instance as Record<string, unknown>)) };
 }
 
 function validatorOptions(cls: Function, options: ValidateOptions): ValidatorOptions {

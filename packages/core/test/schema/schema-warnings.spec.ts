@@ -17,18 +17,19 @@ import {
   IsString,
   Matches,
   MaxDate,
+  MinDate,
   Validate,
   ValidateIf,
   ValidateNested,
   ValidatorConstraint,
   ValidatorConstraintInterface,
 } from 'class-validator';
-import { McpFactory, McpServer, Prompt, Tool, createLogger } from '@hermes-mcp/core';
+import { HermesError, McpFactory, McpServer, Prompt, Tool, createLogger } from '@hermes-mcp/core';
 import { DependencyContainer, defaultContainer } from '../../src/bootstrap/container';
 import { CursorCodec } from '../../src/bootstrap/cursor';
 import { Registry } from '../../src/bootstrap/registry';
 import { scanServer } from '../../src/bootstrap/scanner';
-import { schemaWarningsFor } from '../../src/schema/schema-builder';
+import { buildObjectSchema, schemaWarningsFor } from '../../src/schema/schema-builder';
 import { validateInput } from '../../src/validation/validator';
 
 class Address {
@@ -53,9 +54,26 @@ const NESTED_MESSAGE = (where: string) =>
 
 describe('schemaWarningsFor', () => {
   it('warns about @ValidateNested() that class-validator lets be missing, naming the class, the property and the fix', () => {
-    expect(schemaWarningsFor(Order)).toEqual([
+    expect(schemaWarningsFor(Order).filter((warning) => warning.code === 'HERMES_OPTIONAL_NESTED')).toEqual([
       { code: 'HERMES_OPTIONAL_NESTED', className: 'Order', property: 'shipping', message: NESTED_MESSAGE('Order.shipping') },
       { code: 'HERMES_OPTIONAL_NESTED', className: 'Order', property: 'alternates', message: NESTED_MESSAGE('Order.alternates') },
+    ]);
+  });
+
+  it('says a @ValidateIf() field is published without the rules its condition guards (looser)', () => {
+    expect(buildObjectSchema(Order).properties?.returns).toEqual({});
+    expect(buildObjectSchema(Order).required).not.toContain('returns');
+    expect(schemaWarningsFor(Order).filter((warning) => warning.code === 'HERMES_SCHEMA_LOOSER')).toEqual([
+      {
+        code: 'HERMES_SCHEMA_LOOSER',
+        className: 'Order',
+        property: 'returns',
+        rule: '@ValidateIf()',
+        reason: 'its condition (code): the schema has none of the rules it guards, and does not require the field',
+        message:
+          'Order.returns: the published schema accepts more than @ValidateIf() does: JSON Schema cannot say its condition (code): ' +
+          'the schema has none of the rules it guards, and does not require the field; validation refuses the rest.',
+      },
     ]);
   });
 
@@ -111,9 +129,8 @@ describe('scanServer: warnings for the factory to log', () => {
     class Result {
       @ValidateNested() @Type(() => Address) where!: Address;
     }
-    // A prompt argument is a string (a nested class is refused there): a Date without @Type is warned about.
     class Args {
-      @IsDate() near!: Date;
+      @IsString() near!: string;
     }
     @McpServer({ name: 'w', version: '1' })
     class Server {
@@ -133,10 +150,58 @@ describe('scanServer: warnings for the factory to log', () => {
     const { warnings } = scan(Server);
     expect(warnings.map((w) => `${w.code} ${w.className}.${w.property}`)).toEqual([
       'HERMES_OPTIONAL_NESTED Order.shipping',
+      'HERMES_SCHEMA_LOOSER Order.returns',
       'HERMES_OPTIONAL_NESTED Order.alternates',
       'HERMES_OPTIONAL_NESTED Result.where',
-      'HERMES_DATE_WITHOUT_TYPE Args.near',
     ]);
+  });
+
+  describe('HERMES_DATE_WITHOUT_TYPE: a date JSON cannot carry', () => {
+    class Stamp {
+      @Type(() => Date) @IsDate() at!: Date;
+    }
+    class Slot {
+      @IsDefined() @ValidateNested() @Type(() => Stamp) stamp!: Stamp;
+      @IsOptional() @MinDate(new Date(0)) after?: Date;
+    }
+    class Booked {
+      @IsDate() at!: Date;
+    }
+    const refusal = (register: () => unknown): HermesError => {
+      try {
+        register();
+      } catch (error) {
+        return error as HermesError;
+      }
+      throw new Error('not refused');
+    };
+
+    it('refuses a tool input, a prompt argument class and a nested class at bootstrap, naming the class, the field and the fix', () => {
+      @McpServer({ name: 'dates', version: '1' })
+      class Dates {}
+      const app = McpFactory.create(Dates, { logger: createLogger({ level: 'silent' }) });
+      const inTool = refusal(() => app.addTool({ name: 'book', input: Booked }, () => 'ok'));
+      expect(inTool).toBeInstanceOf(HermesError);
+      expect(inTool.code).toBe('HERMES_DATE_WITHOUT_TYPE');
+      expect(inTool.message).toBe(
+        'HERMES_DATE_WITHOUT_TYPE: Booked.at: @IsDate() without @Type(() => Date) refuses every input: JSON has no dates, and the value stays a string. ' +
+          'Add @Type(() => Date) (class-transformer) to turn an ISO 8601 string into a Date, or take the string with @IsDateString().',
+      );
+      expect(refusal(() => app.addPrompt({ name: 'plan', args: Booked }, () => 'ok')).code).toBe('HERMES_DATE_WITHOUT_TYPE');
+      class Holder {
+        @IsDefined() @ValidateNested() @Type(() => Slot) slot!: Slot;
+      }
+      expect(refusal(() => app.addTool({ name: 'hold', input: Holder }, () => 'ok')).message).toMatch(/Slot\.after: @MinDate\(\) without @Type/);
+      // Nothing was registered by the refused calls.
+      expect(app.addTool({ name: 'book', input: Stamp }, () => 'ok')).toBeDefined();
+    });
+
+    it('lets an output class hold Dates (what a Date is sent as is its schema)', () => {
+      @McpServer({ name: 'dates-out', version: '1' })
+      class DatesOut {}
+      const app = McpFactory.create(DatesOut, { logger: createLogger({ level: 'silent' }) });
+      expect(() => app.addTool({ name: 'when', output: Booked }, () => ({ at: new Date(0) }))).not.toThrow();
+    });
   });
 
   it('has none for a server without such rules', () => {

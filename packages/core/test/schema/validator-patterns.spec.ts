@@ -4,10 +4,10 @@
  * the decorator table uses: grids over every part of a date, and fast-check samples (fixed seeds).
  * Patterns are compiled as Ajv compiles them: `new RegExp(pattern, 'u')`.
  */
-import { isFQDN, isIP, isISO8601, isLowercase, isNumberString, isUppercase } from 'class-validator';
+import { isFQDN, isIP, isISO8601, isLowercase, isNumberString, isUppercase, length } from 'class-validator';
 import fc from 'fast-check';
 import { iso8601Pattern, isIso8601Pattern } from '../../src/schema/iso8601';
-import { fqdnPattern, ipv6Pattern, letterPattern, numericPattern } from '../../src/schema/validator-patterns';
+import { fqdnPattern, ipv6Pattern, lengthPattern, letterPattern, numericPattern } from '../../src/schema/validator-patterns';
 
 const SEED = 1997;
 
@@ -170,5 +170,27 @@ describe('case patterns: validator.js isLowercase and isUppercase', () => {
       if (lower.test(char) !== isLowercase(char) || upper.test(char) !== isUppercase(char)) differ.push(code.toString(16));
     }
     expect(differ).toEqual([]);
+  });
+});
+
+describe('lengthPattern: validator.js isLength (@Length, @MinLength, @MaxLength)', () => {
+  /** Every way isLength weighs a character: selectors after one, in a row, first; pairs and lone surrogates. */
+  const UNITS = ['a', '\uFE0E', '\uFE0F', '😀', '\uD83D', '\uDE00', '\n', '❤'];
+  const strings = fc.sample(fc.string({ unit: fc.constantFrom(...UNITS), maxLength: 10 }), { seed: SEED, numRuns: 3000 });
+
+  it.each([
+    [0, 0],
+    [1, 1],
+    [2, 3],
+    [0, 5],
+    [3, undefined],
+  ])('agrees with length(value, %p, %p) (validator.js isLength) on every string of selectors, pairs and lone surrogates', (min, max) => {
+    const pattern = lengthPattern(min, max);
+    if (pattern === undefined) throw new Error('no pattern');
+    expect(disagreements(pattern, (value) => length(value, min, max), strings)).toEqual([]);
+  });
+
+  it('is undefined when no bound applies', () => {
+    expect(lengthPattern(0, undefined)).toBeUndefined();
   });
 });

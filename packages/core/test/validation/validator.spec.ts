@@ -1,6 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
-import { Allow, IsArray, IsInt, IsOptional, IsString, Length, Min, Validate, ValidateNested, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
+import { Allow, IsArray, IsDate, IsInt, IsOptional, IsString, Length, Min, Validate, ValidateNested, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
+import { McpHeader } from '../../src/schema/mcp-header.decorator';
 import { HermesError } from '../../src/errors';
 import { ValidationIssue, formatIssues, validateInput, validateInputAsync } from '../../src/validation/validator';
 
@@ -126,6 +127,47 @@ describe('validateInput', () => {
     expect(result.ok).toBe(true);
     expect(result.ok && Object.getPrototypeOf(result.value)).toBe(Order.prototype);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('keeps an object no decorator transforms as it was sent (keys named like Object.prototype members, a constructor key), in nested classes too', async () => {
+    class Bag {
+      @Allow() data?: unknown;
+    }
+    class Holder {
+      @ValidateNested() @Type(() => Bag) bag!: Bag;
+      @Allow() own?: unknown;
+    }
+    const data = JSON.parse('{"constructor":1,"hasOwnProperty":2,"toString":"x","deep":{"constructor":{"a":1}}}') as unknown;
+    const input = { bag: { data }, own: data };
+    for (const result of [validateInput(Holder, input), await validateInputAsync(Holder, input)]) {
+      expect(result.ok).toBe(true);
+      expect(result.ok && result.value.bag).toBeInstanceOf(Bag);
+      expect(result.ok && [result.value.bag.data, result.value.own]).toEqual([data, data]);
+    }
+  });
+
+  it('refuses, before class-transformer, what the published schema refuses: a date that is not ISO 8601, an array for one object, null for a header', () => {
+    class When {
+      @Type(() => Date) @IsDate() at!: Date;
+    }
+    class Trip {
+      @ValidateNested() @Type(() => When) start!: When;
+      @ValidateNested({ each: true }) @Type(() => When) stops!: When[];
+      @IsOptional() @McpHeader('Region') @IsString() region?: string;
+    }
+    const ok = { start: { at: '2024-05-01' }, stops: [{ at: '2024-05-01T10:00:00Z' }] };
+    expect(validateInput(Trip, ok).ok).toBe(true);
+    expect(issuesOf(Trip, { ...ok, start: { at: 'May 1, 2024' } })).toEqual([
+      { path: 'start.at', constraints: { isDate: 'start.at must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T10:00:00Z), as a string' } },
+    ]);
+    expect(issuesOf(Trip, { ...ok, stops: [{ at: 0 }, { at: '2024-02-30' }] }).map((issue) => issue.path)).toEqual(['stops[0].at', 'stops[1].at']);
+    expect(issuesOf(Trip, { ...ok, start: [{ at: '2024-05-01' }] })).toEqual([{ path: 'start', constraints: { nestedValidation: 'start must be one When object, not an array' } }]);
+    expect(issuesOf(Trip, { ...ok, stops: { at: '2024-05-01' } })).toEqual([{ path: 'stops', constraints: { nestedValidation: 'stops must be an array of When objects' } }]);
+    expect(issuesOf(Trip, { ...ok, stops: [[{ at: '2024-05-01' }]] }).map((issue) => issue.path)).toEqual(['stops[0]']);
+    expect(validateInput(Trip, { ...ok, region: 'eu' }).ok).toBe(true);
+    expect(issuesOf(Trip, { ...ok, region: null })).toEqual([
+      { path: 'region', constraints: { mcpHeader: 'region is sent as the Mcp-Param-Region header too: leave it out rather than send null' } },
+    ]);
   });
 
   it('never throws on input that breaks the transformer', () => {

@@ -1,0 +1,124 @@
+/**
+ * What Hermes checks of an input's JSON before class-transformer turns it into an instance: the
+ * shapes the published schema declares where class-transformer and class-validator, left alone,
+ * take more than it says (decorator-agreement.spec.ts holds each one against the schema):
+ * - `@Type(() => Date)` with `@IsDate()` (`@MinDate`, `@MaxDate`): class-transformer builds
+ *   `new Date(value)`, and V8 makes a date of numbers, booleans, arrays, `'May 1, 2024'` and
+ *   impossible days (rolled over). The schema says an RFC 3339 date or date-time
+ *   (iso8601.ts's `ISO_DATE_PATTERN`), which is all that is taken here; a client that reads the schema
+ *   (a model, a form) sends nothing else.
+ * - `@ValidateNested()`: class-validator validates each element of an array given where one object
+ *   is declared, and validates one object given where an array is declared. The declared shape
+ *   (`design:type`, `each: true`) is the one taken.
+ * - `@McpHeader()`: an `x-mcp-header` property's schema keeps a plain `type` (clients drop the tool
+ *   otherwise), which refuses `null`; `@IsOptional()` would let it through. It may be left out.
+ *
+ * Each failure is an ordinary validation issue, with the field's path. A class with none of these
+ * is passed over at the cost of one lookup.
+ */
+import { IS_DATE, MAX_DATE, MIN_DATE, ValidationTypes } from 'class-validator';
+import type { ValidationMetadata } from '../interop/class-validator';
+import { ruleStorage } from '../interop/class-validator';
+import { isIsoDate } from '../schema/iso8601';
+import { headerOf } from '../schema/mcp-header.decorator';
+import { nestedClassOf } from '../schema/schema-builder';
+import type { ValidationIssue as Issue } from './validator';
+
+/** What one property of a class is held to. */
+interface PropertyShape {
+  name: string;
+  /** An RFC 3339 date or date-time string (each element of an array, for `each: true`). */
+  date?: { each: boolean };
+  /** A nested class: one object of it, or (`many`) an array of them. */
+  nested?: { cls: Function; many: boolean };
+  /** Mirrored into a header: not null. */
+  header?: string;
+}
+
+const DATE_RULES = new Set<string>([IS_DATE, MIN_DATE, MAX_DATE]);
+const shapes = new WeakMap<Function, PropertyShape[] | null>();
+
+/**
+ * The issues of `plain` (an object, as sent) against the shapes `cls` declares, nested classes
+ * included; undefined when there is none.
+ *
+ * @internal
+ */
+export function declaredShapeIssues(cls: Function, plain: unknown): Issue[] | undefined {
+  if (typeof plain !== 'object' || plain === null || Array.isArray(plain) || shapesOf(cls) === null) return undefined;
+  const issues: Issue[] = [];
+  check(cls, plain as Record<string, unknown>, '', issues, new Set());
+  return issues.length > 0 ? issues : undefined;
+}
+
+function check(cls: Function, plain: Record<string, unknown>, prefix: string, issues: Issue[], seen: Set<object>): void {
+  const found = shapesOf(cls);
+  if (found === null || seen.has(plain)) return;
+  seen.add(plain);
+  for (const shape of found) {
+    if (!Object.prototype.hasOwnProperty.call(plain, shape.name)) continue;
+    const value = plain[shape.name];
+    const path = prefix ? `${prefix}.${shape.name}` : shape.name;
+    if (value === null) {
+      if (shape.header !== undefined) {
+        issues.push({ path, constraints: { mcpHeader: `${path} is sent as the Mcp-Param-${shape.header} header too: leave it out rather than send null` } });
+      }
+      continue;
+    }
+    if (shape.date) checkDate(value, path, shape.date.each, issues);
+    if (shape.nested) checkNested(shape.nested.cls, shape.nested.many, value, path, issues, seen);
+  }
+}
+
+function checkDate(value: unknown, path: string, each: boolean, issues: Issue[]): void {
+  const refuse = (at: string) => issues.push({ path: at, constraints: { isDate: `${at} must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T10:00:00Z), as a string` } });
+  if (!each || !Array.isArray(value)) {
+    if (!isIsoDate(value)) refuse(path);
+  } else value.forEach((element, i) => !isIsoDate(element) && refuse(`${path}[${i}]`));
+}
+
+function checkNested(cls: Function, many: boolean, value: unknown, path: string, issues: Issue[], seen: Set<object>): void {
+  if (typeof value !== 'object' || value === null) return; // class-validator refuses those itself
+  if (!many) {
+    if (Array.isArray(value)) issues.push({ path, constraints: { nestedValidation: `${path} must be one ${cls.name} object, not an array` } });
+    else check(cls, value as Record<string, unknown>, path, issues, seen);
+    return;
+  }
+  if (!Array.isArray(value)) {
+    issues.push({ path, constraints: { nestedValidation: `${path} must be an array of ${cls.name} objects` } });
+    return;
+  }
+  value.forEach((element: unknown, i) => {
+    const at = `${path}[${i}]`;
+    if (Array.isArray(element)) issues.push({ path: at, constraints: { nestedValidation: `${at} must be one ${cls.name} object, not an array` } });
+    else if (typeof element === 'object' && element !== null) check(cls, element as Record<string, unknown>, at, issues, seen);
+  });
+}
+
+/** The properties of `cls` held to a shape; null when none is (worked out once per class). */
+function shapesOf(cls: Function): PropertyShape[] | null {
+  let found = shapes.get(cls);
+  if (found === undefined) shapes.set(cls, (found = findShapes(cls)));
+  return found;
+}
+
+function findShapes(cls: Function): PropertyShape[] | null {
+  const storage = ruleStorage();
+  const byName = new Map<string, ValidationMetadata[]>();
+  for (const meta of storage.getTargetValidationMetadatas(cls, '', true, false)) byName.set(meta.propertyName, [...(byName.get(meta.propertyName) ?? []), meta]);
+  const out: PropertyShape[] = [];
+  for (const [name, metas] of byName) {
+    const shape: PropertyShape = { name };
+    const header = headerOf(cls, name);
+    if (header !== undefined) shape.header = header;
+    const type = nestedClassOf(cls, name);
+    const dateRules = metas.filter((meta) => meta.constraintCls && storage.getTargetValidatorConstraints(meta.constraintCls).some((c) => DATE_RULES.has(c.name)));
+    if (type === Date && dateRules.length > 0) shape.date = { each: dateRules.every((meta) => meta.each === true) };
+    const nested = metas.find((meta) => meta.type === ValidationTypes.NESTED_VALIDATION);
+    const declared: unknown = Reflect.getMetadata('design:type', cls.prototype as object, name);
+    // A Map of nested objects is one JSON object, its values the elements: left as it is.
+    if (nested && type && declared !== Map) shape.nested = { cls: type, many: nested.each === true || declared === Array };
+    if (shape.header !== undefined || shape.date || shape.nested) out.push(shape);
+  }
+  return out.length > 0 ? out : null;
+}
