@@ -210,6 +210,9 @@ export const publicMetadata: TransformerMetadata = {
   },
 };
 
+/** A text most transforms change (trimmed, cased, parsed). */
+const TRANSFORM_PROBE = ' \u0000Hermes-Probe 1 ';
+
 /**
  * Whether `plainToInstance` changes a text the property's `@Type` would keep (no `@Type`, or
  * `@Type(() => String)`): then a `@Transform` did. Blind to a `@Transform` that keeps that text, or
@@ -220,7 +223,7 @@ function transformedOnInput(target: Function, propertyName: string): boolean {
   if (type !== undefined && type !== String) return false;
   const key = keysOf(target).get(propertyName)?.name ?? propertyName;
   try {
-    return (plainToInstance(target as new () => object, { [key]: PROBE }) as Record<string, unknown>)[propertyName] !== PROBE;
+    return (plainToInstance(target as new () => object, { [key]: TRANSFORM_PROBE }) as Record<string, unknown>)[propertyName] !== TRANSFORM_PROBE;
   } catch {
     return true; // it ran code that could not take the text
   }
@@ -316,6 +319,10 @@ function check(): string | undefined {
   for (const property of ['secret', 'trimmed']) {
     if (!storage.findExcludeMetadata(Shape, property) !== !publicMetadata.findExcludeMetadata(Shape, property))
       return `the @Exclude of ${Shape.name}.${property} differs from what instanceToPlain writes`;
+  }
+  const transformed = (metadata: TransformerMetadata, property: string) => metadata.findTransformMetadatas(Shape, property, TransformationType.PLAIN_TO_CLASS).length > 0;
+  for (const property of ['trimmed', 'tags', 'displayName']) {
+    if (transformed(storage, property) !== transformed(publicMetadata, property)) return `the @Transform of ${Shape.name}.${property} differs from what plainToInstance does`;
   }
   return undefined;
 }
