@@ -17,7 +17,7 @@
  * ({@link publicMetadata}): slower, and it cannot see a `@Type` or `@Expose` that a `@Transform` on
  * the same property hides. {@link classTransformerStatus} says which, and why.
  */
-import { ClassTransformOptions, ExcludeMetadata, ExposeMetadata, TransformationType, TypeMetadata, instanceToPlain, plainToInstance } from 'class-transformer';
+import { ClassTransformOptions, ExcludeMetadata, ExposeMetadata, TransformMetadata, TransformationType, TypeMetadata, instanceToPlain, plainToInstance } from 'class-transformer';
 import type { MetadataStorage as TransformerStorage } from 'class-transformer/types/MetadataStorage';
 import { isDeepStrictEqual } from 'node:util';
 import { canary } from './canary';
@@ -35,6 +35,8 @@ export interface TransformerMetadata {
   getExposedMetadatas(target: Function): ExposeMetadata[];
   /** The `@Exclude` of a property, on the class or a base class. */
   findExcludeMetadata(target: Function, propertyName: string): ExcludeMetadata | undefined;
+  /** The `@Transform` functions of a property that apply in this direction, the class's and its bases'. */
+  findTransformMetadatas(target: Function, propertyName: string, transformationType: TransformationType): TransformMetadata[];
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -232,7 +234,30 @@ export const publicMetadata: TransformerMetadata = {
   findExcludeMetadata(target, propertyName) {
     return keysOf(target).get(propertyName)?.excluded ? { target, propertyName, options: {} } : undefined;
   },
+  findTransformMetadatas(target, propertyName, transformationType) {
+    if (transformationType !== TransformationType.PLAIN_TO_CLASS || !transformedOnInput(target, propertyName)) return [];
+    return [{ target, propertyName, transformFn: ({ value }) => value as unknown, options: {} }];
+  },
 };
+
+/** A text most transforms change (trimmed, cased, parsed). */
+const TRANSFORM_PROBE = ' \u0000Hermes-Probe 1 ';
+
+/**
+ * Whether `plainToInstance` changes a text the property's `@Type` would keep (no `@Type`, or
+ * `@Type(() => String)`): then a `@Transform` did. Blind to a `@Transform` that keeps that text, or
+ * on a property whose `@Type` converts it.
+ */
+function transformedOnInput(target: Function, propertyName: string): boolean {
+  const type = publicMetadata.findTypeMetadata(target, propertyName)?.typeFunction();
+  if (type !== undefined && type !== String) return false;
+  const key = keysOf(target).get(propertyName)?.name ?? propertyName;
+  try {
+    return (plainToInstance(target as new () => object, { [key]: TRANSFORM_PROBE }) as Record<string, unknown>)[propertyName] !== TRANSFORM_PROBE;
+  } catch {
+    return true; // it ran code that could not take the text
+  }
+}
 
 const typesOf = new WeakMap<Function, Map<string, TypeMetadata | undefined>>();
 const keysFound = new WeakMap<Function, Map<string, { name?: string; excluded: boolean }>>();
@@ -324,6 +349,10 @@ function check(): string | undefined {
   for (const property of ['secret', 'trimmed']) {
     if (!storage.findExcludeMetadata(Shape, property) !== !publicMetadata.findExcludeMetadata(Shape, property))
       return `the @Exclude of ${Shape.name}.${property} differs from what instanceToPlain writes`;
+  }
+  const transformed = (metadata: TransformerMetadata, property: string) => metadata.findTransformMetadatas(Shape, property, TransformationType.PLAIN_TO_CLASS).length > 0;
+  for (const property of ['trimmed', 'tags', 'displayName']) {
+    if (transformed(storage, property) !== transformed(publicMetadata, property)) return `the @Transform of ${Shape.name}.${property} differs from what plainToInstance does`;
   }
   return undefined;
 }

@@ -210,6 +210,7 @@ function redirected(metadata: TransformerMetadata | undefined, stand: Function, 
     findTypeMetadata: (cls, property) => metadata.findTypeMetadata(cls === stand ? target : cls, property),
     getExposedMetadatas: () => [],
     findExcludeMetadata: () => undefined,
+    findTransformMetadatas: () => [],
   };
 }
 

@@ -9,7 +9,9 @@
  * grammar differs from a JSON Schema format (ISO 8601 dates, IPv6 zones, host names, base64...),
  * the schema spells the grammar out as a pattern (iso8601.ts, validator-patterns.ts). It runs at
  * bootstrap, never on the hot path; it also notes rules that are legal but rarely meant
- * ({@link schemaWarningsFor}), for the bootstrap to log.
+ * ({@link schemaWarningsFor}), for the bootstrap to log. What class-transformer does to the input
+ * first (`@Expose` names, `@Exclude`, `@Type` conversions, `@Transform`, discriminators) is said by
+ * transformer.ts.
  *
  * Every rule is exact or looser: what JSON Schema cannot say (checksums, phone numbers, a locale's
  * grammar, formats email and uri, a `@Matches` expression no pattern says, custom validators...) is
@@ -113,6 +115,7 @@ import { transformerMetadata } from '../interop/class-transformer';
 import { type ValidationMetadata, constraintInstance, ruleStorage, validateObjectSync } from '../interop/class-validator';
 import { libraryRuleTypes } from '../interop/class-validator-jsonschema';
 import { X_MCP_HEADER, headerOf } from './mcp-header.decorator';
+import { convertedProperty, discriminatedSchema, inputKeysOf, requiredExcluded } from './transformer';
 import { failingProperties, planOf } from '../validation/fast-path';
 
 /**
@@ -159,6 +162,8 @@ export function buildObjectSchema(cls: Function): JsonSchemaObject {
 }
 
 const closedCache = new WeakMap<Function, JsonSchemaObject>();
+/** Per class schema (root or `$defs`): the input keys the server ignores or may read (transformer.ts). */
+const ignoredKeysOf = new WeakMap<object, readonly string[]>();
 
 /**
  * {@link buildObjectSchema}, for an app that validates with `forbidNonWhitelisted`: class-validator
@@ -174,7 +179,13 @@ export function closedObjectSchema(cls: Function): JsonSchemaObject {
   let schema = closedCache.get(cls);
   if (!schema) {
     const open = buildObjectSchema(cls) as Schema;
-    const close = (object: Schema): Schema => ('additionalProperties' in object ? object : { ...object, additionalProperties: false });
+    // The keys class-transformer drops (`@Exclude`) or reads in place of another stay allowed, as the server allows them.
+    const close = (object: Schema): Schema => {
+      if ('additionalProperties' in object) return object;
+      const ignored = ignoredKeysOf.get(object);
+      const patternProperties = ignored && { [`^(?:${ignored.map(escapeRegExp).join('|')})$`]: {} };
+      return { ...object, ...(patternProperties && { patternProperties }), additionalProperties: false };
+    };
     const defs = isSchema(open.$defs) ? Object.fromEntries(Object.entries(open.$defs).map(([name, def]) => [name, close(def as Schema)])) : undefined;
     schema = deepFreeze({ ...close(open), ...(defs && { $defs: defs }) }) as JsonSchemaObject;
     closedCache.set(cls, schema);
@@ -318,52 +329,82 @@ function build(root: Function): JsonSchemaObject {
     }
     return `#/$defs/${name}`;
   };
+  // The discriminator keys class-transformer deletes from a subtype's input, by class.
+  const dropped = new Map<Function, Set<string>>();
   const converters = {
     ...FIXED_CONVERTERS,
-    [ValidationTypes.NESTED_VALIDATION]: nestedConverter(refTo),
+    [ValidationTypes.NESTED_VALIDATION]: nestedConverter(refTo, dropped),
     [ValidationTypes.CUSTOM_VALIDATION]: unknownRule,
   };
   // The fast storage answers as class-validator's own does, without a scan of every decorated class.
   const options = conversionOptions(converters, ruleStorage());
   const warnings: SchemaWarning[] = [];
-  const top = classSchema(root, options, warnings);
+  const top = classSchema(root, options, warnings, dropped);
   const defs: Record<string, Schema> = {};
   // A Map iterates over entries added while iterating: classes found in $defs get theirs too.
-  for (const [cls, name] of names) defs[name] = cls === root ? top : classSchema(cls, options, warnings);
+  for (const [cls, name] of names) defs[name] = cls === root ? top : classSchema(cls, options, warnings, dropped);
   warningsOf.set(root, Object.freeze(uniqueWarnings(warnings)));
   return (names.size > 0 ? { ...top, $defs: defs } : top) as JsonSchemaObject;
 }
 
 /** One class: class-validator-jsonschema's properties, finished with what class-validator accepts. */
-function classSchema(cls: Function, options: ConversionOptions, warnings: SchemaWarning[]): Schema {
+function classSchema(cls: Function, options: ConversionOptions, warnings: SchemaWarning[], dropped: ReadonlyMap<Function, Set<string>>): Schema {
   // `type` is recomputed (a class is an object), and `required` comes from the probe.
   const { properties: found, type: _type, ...rest } = convertClass(cls, options);
   const raw = (found ?? {}) as Record<string, Schema>;
+  // What class-transformer reads each property under, and the keys it drops (transformer.ts).
   const storage = options.classValidatorMetadataStorage as MetadataStorage;
-  const facts = probe(cls, Object.keys(raw), storage);
-  warnings.push(...warningsAbout(cls, storage, facts));
+  const ruled = storage.getTargetValidationMetadatas(cls, '', true, false).map((meta) => meta.propertyName);
+  const keys = inputKeysOf(cls, Object.keys(raw), ruled);
+  const facts = probe(cls, keys.properties, storage);
+  if (keys.ignored.length > 0) {
+    const blank = failing(validateObjectSync(probeInstance(cls as new () => object, {})));
+    for (const [property, looser] of requiredExcluded(cls, keys.ignored, blank)) warnings.push(looserWarning(cls.name, property, looser));
+  }
+  warnings.push(...warningsAbout(cls, storage, new Set([...facts.required].map((key) => keys.properties.get(key)!))));
   const properties: Record<string, Schema> = {};
-  for (const [name, schema] of Object.entries(raw)) {
+  for (const [name, propertyName] of keys.properties) {
+    // Descriptions stay at the top, where clients read them, outside what a conversion wraps.
+    const [annotations, ruled] = splitAnnotations(withTypes(raw[name]));
     // `@ValidateIf(condition)`: every rule of the property applies only when its code says so.
-    let property = facts.guarded.has(name) ? {} : withTypes(schema);
-    const description = descriptionOf(cls, name);
+    const converted = facts.guarded.has(name)
+      ? { schema: {}, looser: undefined }
+      : convertedProperty(cls, propertyName, ruled, (value) => acceptsConverted(cls, propertyName, value));
+    const looser = converted.looser ?? keys.looser.get(propertyName);
+    if (looser) warnings.push(looserWarning(cls.name, propertyName, looser));
+    let property = { ...converted.schema, ...annotations };
+    const description = descriptionOf(cls, propertyName);
     if (description !== undefined) property = { ...property, description };
     if (facts.defaults.has(name)) property = { ...property, default: facts.defaults.get(name) };
-    const header = headerOf(cls, name);
+    const header = headerOf(cls, propertyName);
     if (header !== undefined) property = { ...property, [X_MCP_HEADER]: header };
     // A header-mirrored property (`x-mcp-header`) must keep a plain type at the top, where clients
     // look for it; it then refuses null, which a header cannot carry anyway.
     properties[name] = facts.nullable.has(name) && !(X_MCP_HEADER in property) ? orNull(property) : property;
   }
+  // A discriminator's property, which class-transformer deletes before validation (transformer.ts):
+  // validation never sees it, and refuses every input if its rules refuse a missing value.
+  const deleted = [...(dropped.get(cls) ?? [])].filter((key) => key in properties);
+  for (const key of deleted) delete properties[key];
   const required = Object.keys(properties).filter((name) => facts.required.has(name) && !facts.conditional.has(name));
   const description = descriptionOf(cls);
-  return {
+  const schema = {
     type: 'object',
     ...rest,
     ...(description !== undefined && { description }),
     properties,
     ...(required.length > 0 && { required }),
+    ...(deleted.some((key) => facts.required.has(key)) && NEVER),
   };
+  const ignored = [...new Set([...keys.ignored, ...(dropped.get(cls) ?? [])])].filter((key) => !(key in properties));
+  if (ignored.length > 0) ignoredKeysOf.set(schema, ignored);
+  return schema;
+}
+
+/** Whether the rules of `property` take `value`, as class-transformer left it (converted). */
+function acceptsConverted(cls: Function, property: string, value: unknown): boolean {
+  const instance = Object.assign(new (cls as new () => object)(), { [property]: value });
+  return !failing(validateObjectSync(instance)).has(property);
 }
 
 interface Facts {
@@ -387,23 +428,30 @@ function isValidateIf(meta: ValidationMetadata): boolean {
  * alone lets a missing value pass, `@Allow()` never refuses one, an initialised field has a
  * default, and `@IsOptional()` also lets `null` through. Field initialisers become `default`.
  */
-function probe(cls: Function, names: string[], storage: MetadataStorage): Facts {
+function probe(cls: Function, keys: ReadonlyMap<string, string>, storage: MetadataStorage): Facts {
+  const names = [...keys.keys()];
   const facts: Facts = { required: new Set(), nullable: new Set(names), defaults: new Map(), guarded: new Set(), conditional: new Set() };
   if (names.length === 0) return facts;
+  // class-validator names properties; the input (and the schema) has their keys (`@Expose({ name })`).
+  const keysOf = (properties: Set<string>) => new Set(names.filter((key) => properties.has(keys.get(key)!)));
+  const guarded = new Set<string>();
+  const conditional = new Set<string>();
   for (const meta of storage.getTargetValidationMetadatas(cls, '', true, false)) {
-    if (isValidateIf(meta)) facts.guarded.add(meta.propertyName);
-    if (isValidateIf(meta) || meta.validateIf) facts.conditional.add(meta.propertyName);
+    if (isValidateIf(meta)) guarded.add(meta.propertyName);
+    if (isValidateIf(meta) || meta.validateIf) conditional.add(meta.propertyName);
   }
+  facts.guarded = keysOf(guarded);
+  facts.conditional = keysOf(conditional);
   const ctor = cls as new () => object;
   try {
     // A class with a fast plan (flat rules) is probed through it: the same verdicts, without
     // class-validator building every error message.
     const plan = planOf(cls);
-    const failingOf = (instance: Record<string, unknown>) => (plan && failingProperties(plan, instance)) ?? failing(validateObjectSync(instance));
+    const failingOf = (instance: Record<string, unknown>) => keysOf((plan && failingProperties(plan, instance)) ?? failing(validateObjectSync(instance)));
     const blank = probeInstance(ctor, {});
     facts.required = failingOf(blank);
     for (const name of names) {
-      const value = blank[name];
+      const value = blank[keys.get(name)!];
       if (typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))) {
         facts.defaults.set(name, value);
       }
@@ -432,7 +480,7 @@ const DATE_RULES = new Set<string>([IS_DATE, MIN_DATE, MAX_DATE]);
  * - `@IsDate()` (`@MinDate`, `@MaxDate`) without `@Type(() => Date)`: the JSON value stays a string
  *   or number, never a Date, so every input is refused.
  */
-function warningsAbout(cls: Function, storage: MetadataStorage, facts: Facts): SchemaWarning[] {
+function warningsAbout(cls: Function, storage: MetadataStorage, required: Set<string>): SchemaWarning[] {
   const rules = new Map<string, ValidationMetadata[]>();
   for (const meta of storage.getTargetValidationMetadatas(cls, '', true, false)) {
     const list = rules.get(meta.propertyName);
@@ -444,17 +492,10 @@ function warningsAbout(cls: Function, storage: MetadataStorage, facts: Facts): S
     for (const meta of metas) {
       const looser = looserRule(storage, meta);
       if (!looser) continue;
-      const className = (meta.target as Function).name || cls.name;
-      out.push({
-        code: 'HERMES_SCHEMA_LOOSER',
-        className,
-        property,
-        ...looser,
-        message: `${className}.${property}: the published schema accepts more than ${looser.rule} does: JSON Schema cannot say ${looser.reason}; validation refuses the rest.`,
-      });
+      out.push(looserWarning((meta.target as Function).name || cls.name, property, looser));
     }
     const nested = metas.find((meta) => meta.type === ValidationTypes.NESTED_VALIDATION);
-    if (nested && !facts.required.has(property) && !metas.some((meta) => meta.type === ValidationTypes.CONDITIONAL_VALIDATION)) {
+    if (nested && !required.has(property) && !metas.some((meta) => meta.type === ValidationTypes.CONDITIONAL_VALIDATION)) {
       const className = (nested.target as Function).name || cls.name;
       out.push({
         code: 'HERMES_OPTIONAL_NESTED',
@@ -484,6 +525,17 @@ function warningsAbout(cls: Function, storage: MetadataStorage, facts: Facts): S
     }
   }
   return out;
+}
+
+/** A `HERMES_SCHEMA_LOOSER` warning about `className.property`. */
+function looserWarning(className: string, property: string, looser: { rule: string; reason: string }): SchemaWarning {
+  return {
+    code: 'HERMES_SCHEMA_LOOSER',
+    className,
+    property,
+    ...looser,
+    message: `${className}.${property}: the published schema accepts more than ${looser.rule} does: JSON Schema cannot say ${looser.reason}; validation refuses the rest.`,
+  };
 }
 
 function uniqueWarnings(warnings: SchemaWarning[]): SchemaWarning[] {
@@ -893,9 +945,15 @@ function notEmptyObjectSchema(options: { nullable?: boolean } | undefined): Sche
  * `@ValidateNested()`: a `$ref` to the class `@Type` names, registered for `$defs`. The original
  * follows `design:type`, which is `Object` or `Array` for arrays, and refers to `#/definitions/`.
  */
-function nestedConverter(refTo: (cls: Function) => string): (meta: ValidationMetadata) => Schema {
+function nestedConverter(refTo: (cls: Function) => string, dropped: Map<Function, Set<string>>): (meta: ValidationMetadata) => Schema {
   return (meta) => {
     const target = meta.target as Function;
+    const declared: unknown = Reflect.getMetadata('design:type', target.prototype as object, meta.propertyName);
+    const union = discriminatedSchema(target, meta.propertyName, refTo);
+    if (union) {
+      for (const cls of union.dropped) dropped.set(cls, (dropped.get(cls) ?? new Set()).add(union.key));
+      return declared === Array && !meta.each ? { type: 'array', items: union.schema } : union.schema;
+    }
     const child = nestedClassOf(target, meta.propertyName);
     if (!child) {
       throw new HermesError(
@@ -906,7 +964,6 @@ function nestedConverter(refTo: (cls: Function) => string): (meta: ValidationMet
     }
     const ref = { $ref: refTo(child) };
     // `each: true` is wrapped in an array by the caller; an undeclared array we wrap here.
-    const declared: unknown = Reflect.getMetadata('design:type', target.prototype as object, meta.propertyName);
     return declared === Array && !meta.each ? { type: 'array', items: ref } : ref;
   };
 }
@@ -986,13 +1043,19 @@ const ANNOTATIONS = new Set(['title', 'description', 'default', 'examples', 'dep
  * `enum` and `not` alike, and strict validators (Ajv's strictTypes) accept it.
  */
 function orNull(schema: Schema): Schema {
-  const annotations: Schema = {};
-  const rest: Schema = {};
-  for (const [key, value] of Object.entries(schema)) (ANNOTATIONS.has(key) ? annotations : rest)[key] = value;
+  const [annotations, rest] = splitAnnotations(schema);
   const keys = Object.keys(rest);
   const takesNull = keys.length === 0 || (keys.length === 1 && Array.isArray(rest.enum) && rest.enum.includes(null));
   if (takesNull) return schema; // `{}`, or @IsEmpty's enum
   return { anyOf: [rest, { type: 'null' }], ...annotations };
+}
+
+/** A schema's annotations ({@link ANNOTATIONS}), and the rest. */
+function splitAnnotations(schema: Schema): [Schema, Schema] {
+  const annotations: Schema = {};
+  const rest: Schema = {};
+  for (const [key, value] of Object.entries(schema)) (ANNOTATIONS.has(key) ? annotations : rest)[key] = value;
+  return [annotations, rest];
 }
 
 /** True for a JSON object (a schema or a part of one). @internal */

@@ -8,7 +8,7 @@
  * storage on what the decorators say.
  */
 import 'reflect-metadata';
-import { Exclude, Expose, Transform, Type, plainToInstance } from 'class-transformer';
+import { Exclude, Expose, Transform, TransformationType, Type, plainToInstance } from 'class-transformer';
 import { IsDate, IsInt, IsOptional, IsString, ValidateNested, validateSync } from 'class-validator';
 import { classTransformerStatus, nothingToTransform, publicMetadata, transformerMetadata } from '../../src/interop/class-transformer';
 import { planOf } from '../../src/validation/fast-path';
@@ -149,5 +149,18 @@ describe('publicMetadata: what the decorators say, from plainToInstance and inst
         .map((e) => [e.propertyName, e.options.name])
         .sort();
     expect(renames(publicMetadata.getExposedMetadatas(cls))).toEqual(renames(storageSays.getExposedMetadatas(cls)));
+  });
+
+  it('finds a @Transform that changes a text (one that keeps it, like an identity, it cannot see)', () => {
+    class Trimmed {
+      @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value)) @IsString() name!: string;
+      @Expose({ name: 'lower_name' }) @Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.toLowerCase() : value)) @IsString() lower!: string;
+      @IsString() untouched!: string;
+    }
+    const transformed = (metadata: typeof storageSays, property: string) => metadata.findTransformMetadatas(Trimmed, property, TransformationType.PLAIN_TO_CLASS).length > 0;
+    for (const property of ['name', 'lower', 'untouched']) {
+      expect([property, transformed(publicMetadata, property)]).toEqual([property, transformed(storageSays, property)]);
+    }
+    expect(transformed(storageSays, 'name')).toBe(true);
   });
 });

@@ -22,7 +22,7 @@
 import 'reflect-metadata';
 import Ajv2020 from 'ajv/dist/2020';
 import addFormats from 'ajv-formats';
-import { Type } from 'class-transformer';
+import { Exclude, Expose, Transform, Type } from 'class-transformer';
 import {
   Allow,
   ArrayContains,
@@ -145,7 +145,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HermesError, McpFactory, McpHeader, McpServer, createLogger } from '@hermes-mcp/core';
 import { createTestClient } from '@hermes-mcp/testing';
-import { buildObjectSchema, convertedRuleTypes, schemaWarningsFor } from '../../src/schema/schema-builder';
+import { buildObjectSchema, closedObjectSchema, convertedRuleTypes, schemaWarningsFor } from '../../src/schema/schema-builder';
 import { validateInput } from '../../src/validation/validator';
 
 // ---------------------------------------------------------------------------------------------
@@ -491,7 +491,28 @@ interface Row {
   inherited?: boolean;
   /** The error code with which the bootstrap refuses the class as a tool's input (it publishes no input schema then). */
   refused?: string;
+  /** The input key the values are sent under (`value` unless an `@Expose` renames it). */
+  key?: string;
+  /** Validated with `forbidNonWhitelisted`, against the closed schema (`additionalProperties: false`). */
+  closed?: boolean;
+  /** The property a looser warning names, when not `value` (one of a nested class). */
+  warnedAt?: string;
 }
+
+/** A value that is a whole input rather than the value of the row's key. */
+class Whole {
+  constructor(readonly input: Record<string, unknown>) {}
+}
+const whole = (input: Record<string, unknown>) => new Whole(input);
+
+/** The input a row sends for one of its values: a copy each time (a discriminator's property is deleted from the input). */
+const inputOf = (r: Row, value: unknown): Record<string, unknown> =>
+  value === MISSING ? {} : value instanceof Whole ? (copy(value.input) as Record<string, unknown>) : { [r.key ?? 'value']: copy(value) };
+/** A deep copy of a JSON value, in this realm (structuredClone's objects fail class-transformer's `instanceof Object`), -0 kept. */
+const copy = (value: unknown): unknown =>
+  Array.isArray(value) ? value.map(copy) : typeof value === 'object' && value !== null ? Object.fromEntries(Object.entries(value).map(([key, item]) => [key, copy(item)])) : value;
+const CLOSED = { forbidNonWhitelisted: true };
+const optionsOf = (r: Row) => (r.closed ? CLOSED : {});
 
 let classes = 0;
 /** A class with one property, `value`, decorated as a TypeScript class would be (on its parent if `inherited`). */
@@ -995,6 +1016,139 @@ row('isInt', '@IsString() @IsInt()', [IsString(), IsInt()], [...WORDS, ...NUMBER
 row('arrayContains', "@ArrayContains(['a']) @ArrayNotContains(['b'])", [ArrayContains(['a']), ArrayNotContains(['b'])], ARRAYS);
 row('min', '@Min(1) @Min(3) @Max(10) @Max(8)', [Min(1), Min(3), Max(10), Max(8)], NUMBERS);
 
+// --- class-transformer on the way in: what plainToInstance does to the input before the rules
+// run (@Type conversions, @Transform, @Expose renames, @Exclude), said by the schema (transformer.ts).
+const NUMBER_TEXTS = [
+  '5',
+  ' 5 ',
+  '',
+  '  ',
+  '\u00A05\uFEFF',
+  '\u200B5',
+  '0x10',
+  '0X1f',
+  '-0x10',
+  '0b11',
+  '0o7',
+  '1e3',
+  '1.5e1',
+  '1e400',
+  '-1e400',
+  'Infinity',
+  '-Infinity',
+  'infinity',
+  'NaN',
+  '+.5',
+  '5.',
+  '.',
+  '1_000',
+  '12abc',
+  '0.5',
+  '-3',
+  '1e-7',
+  [' 7 '],
+  ['0x10'],
+];
+row('isNumber', '@Type(() => Number) @IsNumber()', [Type(() => Number), IsNumber()], [...NUMBERS, ...NUMBER_TEXTS]);
+row('min', '@Type(() => Number) @IsInt() @Min(1)', [Type(() => Number), IsInt(), Min(1)], [...NUMBERS, ...NUMBER_TEXTS]);
+row('isInt', '@Type(() => Number) @IsInt({ each: true })', [Type(() => Number), IsInt({ each: true })], [...ARRAYS, [['5'], '6', ' 7', 'x'], ['0x10', 1], ['1e400']], {
+  type: Array,
+});
+row('isBoolean', '@Type(() => Boolean) @IsBoolean()', [Type(() => Boolean), IsBoolean()], STRINGS);
+row('equals', '@Type(() => Boolean) @Equals(true)', [Type(() => Boolean), Equals(true)], [...STRINGS, ...NUMBERS]);
+row('equals', '@Type(() => Boolean) @Equals(false)', [Type(() => Boolean), Equals(false)], [...STRINGS, ...NUMBERS]);
+row('isString', '@Type(() => String) @IsString()', [Type(() => String), IsString()], [...STRINGS, ...NUMBERS]);
+row('maxLength', '@Type(() => String) @MaxLength(3)', [Type(() => String), MaxLength(3)], [...STRINGS, ...NUMBERS, ...ARRAYS]);
+row(
+  'isIn',
+  "@Transform(trim) @IsIn(['a'])",
+  [Transform(({ value }: { value: unknown }) => (typeof value === 'string' ? value.trim() : value)), IsIn(['a'])],
+  [...STRINGS, ' a ', 'a\n'],
+);
+const RENAMED = ['a', 1, null, whole({ x: 'a', value: 1 }), whole({ value: 1, x: 'a' }), whole({ value: 'a' }), whole({ x: 'a', value: 'b' }), whole({ x: 'a', other: 1 })];
+row('isString', "@Expose({ name: 'x' }) @IsString()", [Expose({ name: 'x' }), IsString()], [...STRINGS, ...RENAMED], { key: 'x' });
+row('isString', "@Expose({ name: 'x' }) @IsString(), forbidNonWhitelisted", [Expose({ name: 'x' }), IsString()], [...STRINGS, ...RENAMED], { key: 'x', closed: true });
+class Person {
+  @Expose({ name: 'first_name' }) @IsString() firstName!: string;
+  @Exclude() @IsOptional() @IsInt() age?: number;
+}
+const PEOPLE = [
+  { first_name: 'Ann' },
+  { firstName: 'Ann' },
+  { first_name: 1 },
+  { first_name: 'Ann', age: 'x' },
+  { first_name: 'Ann', firstName: 1 },
+  { first_name: 'Ann', other: 1 },
+  {},
+];
+const NESTED_PERSON = "@ValidateNested() @Type(() => Person) (@Expose({ name: 'first_name' }), @Exclude() inside)";
+row('nestedValidation', NESTED_PERSON, [IsDefined(), ValidateNested(), Type(() => Person)], PEOPLE, { warnedAt: 'firstName' });
+row('nestedValidation', `${NESTED_PERSON}, forbidNonWhitelisted`, [IsDefined(), ValidateNested(), Type(() => Person)], PEOPLE, {
+  closed: true,
+  warnedAt: 'firstName',
+});
+const EXCLUDED = [whole({ value: 'a', other: 1 }), whole({ other: 1 })];
+row('isString', '@Exclude() @IsOptional() @IsString()', [Exclude(), IsOptional(), IsString()], [...STRINGS, ...EXCLUDED], { takes: 'everything' });
+row('isString', '@Exclude() @IsOptional() @IsString(), forbidNonWhitelisted', [Exclude(), IsOptional(), IsString()], [...STRINGS, ...EXCLUDED], {
+  closed: true,
+  takes: 'everything',
+});
+row('isString', '@Exclude() @IsString()', [Exclude(), IsString()], [...STRINGS, ...EXCLUDED], { takes: 'nothing' });
+
+// A discriminator: the subtype named by `kind`, else the base class (unknown names, no name).
+class Pet {
+  @IsString() kind!: string;
+}
+class Cat {
+  @IsInt() lives!: number;
+}
+class Dog {
+  @IsString() bark!: string;
+}
+class KeptCat {
+  @IsIn(['cat']) kind!: string;
+  @IsInt() lives!: number;
+}
+class KeptDog {
+  @IsIn(['dog']) kind!: string;
+  @IsString() bark!: string;
+}
+const PETS = [
+  { kind: 'cat', lives: 9 },
+  { kind: 'cat', bark: 'w' },
+  { kind: 'cat', lives: 9, bark: 'w' },
+  { kind: 'dog', bark: 'w' },
+  { kind: 'dog', lives: 9 },
+  { kind: 'cow' },
+  { kind: 'cow', lives: 9 },
+  { kind: 1 },
+  { kind: null },
+  { lives: 9 },
+  { kind: 'Cat', lives: 9 },
+  [{ kind: 'cat', lives: 9 }],
+];
+const pets = (subTypes: Array<{ name: string; value: Function }>, keepDiscriminatorProperty: boolean) => [
+  IsDefined(),
+  ValidateNested(),
+  Type(() => Pet, { discriminator: { property: 'kind', subTypes: subTypes as Array<{ name: string; value: new () => object }> }, keepDiscriminatorProperty }),
+];
+const DROPPED = [
+  { name: 'cat', value: Cat },
+  { name: 'dog', value: Dog },
+];
+const KEPT = [
+  { name: 'cat', value: KeptCat },
+  { name: 'dog', value: KeptDog },
+  { name: 'cat', value: Dog },
+];
+const DISCRIMINATED = "@ValidateNested() @Type(() => Pet, { discriminator: { property: 'kind', subTypes: ";
+const DROPPED_LABEL = `${DISCRIMINATED}[cat, dog] } })`;
+const KEPT_LABEL = `${DISCRIMINATED}[cat, dog, cat again] }, keepDiscriminatorProperty: true })`;
+row('nestedValidation', DROPPED_LABEL, pets(DROPPED, false), PETS);
+row('nestedValidation', `${DROPPED_LABEL}, forbidNonWhitelisted`, pets(DROPPED, false), PETS, { closed: true });
+row('nestedValidation', KEPT_LABEL, pets(KEPT, true), PETS);
+row('nestedValidation', `${KEPT_LABEL}, forbidNonWhitelisted`, pets(KEPT, true), PETS, { closed: true });
+
 // ---------------------------------------------------------------------------------------------
 
 /** Strict Ajv 2020-12 with ajv-formats, knowing MCP's `x-mcp-header` annotation. */
@@ -1023,6 +1177,7 @@ interface Seen {
 
 function describeValue(value: unknown): string {
   if (value === MISSING) return '(missing)';
+  if (value instanceof Whole) return `input ${JSON.stringify(value.input)}`;
   if (typeof value === 'number' && Object.is(value, -0)) return '-0';
   return JSON.stringify(value);
 }
@@ -1080,16 +1235,16 @@ describe('every decorator: the published schema accepts exactly what class-valid
     }
 
     it('agrees on every value (a looser schema only where the bootstrap warns)', () => {
-      const schema = buildObjectSchema(cls);
+      const schema = r.closed ? closedObjectSchema(cls) : buildObjectSchema(cls);
       const check = ajv.compile(schema);
-      const looser = schemaWarningsFor(cls).filter((warning) => warning.code === 'HERMES_SCHEMA_LOOSER' && warning.property === 'value');
+      const looser = schemaWarningsFor(cls).filter((warning) => warning.code === 'HERMES_SCHEMA_LOOSER' && warning.property === (r.warnedAt ?? 'value'));
       const unexplained: Seen[] = [];
       const verdicts = new Set<boolean>();
       let looserSeen = false;
       for (const value of values) {
-        const input = value === MISSING ? {} : { value };
-        const seen: Seen = { value, classValidator: validateInput(cls, input).ok, schema: check(input) };
-        if (value !== MISSING) verdicts.add(seen.classValidator);
+        const input = inputOf(r, value);
+        const seen: Seen = { value, classValidator: validateInput(cls, inputOf(r, value), optionsOf(r)).ok, schema: check(input) };
+        if (value !== MISSING && !(value instanceof Whole)) verdicts.add(seen.classValidator);
         if (seen.classValidator === seen.schema) continue;
         if (seen.schema && looser.length > 0) {
           looserSeen = true; // what the warning says
@@ -1100,8 +1255,11 @@ describe('every decorator: the published schema accepts exactly what class-valid
         else unexplained.push(seen);
       }
       if (looser.length > 0 && !looserSeen) throw new Error(`warned as looser (${looser[0].message}), yet the schema refused every value validation refuses`);
+      const key = r.key ?? 'value';
+      const { $defs: _defs, ...root } = schema;
       TABLE.set(r.label, {
-        publishes: schema.properties?.value,
+        // The property's schema; the whole (root) schema where the key is not published or the schema is closed.
+        publishes: r.closed || !(key in (schema.properties ?? {})) ? root : schema.properties?.[key],
         agreement: looser.length > 0 ? 'looser, warned' : 'exact',
         why: looser.map((warning) => warning.reason).join('; '),
       });
@@ -1109,18 +1267,18 @@ describe('every decorator: the published schema accepts exactly what class-valid
       const annotated = annotatingAjv.compile(schema);
       const formats = hasFormat(schema);
       for (const value of values) {
-        const input = value === MISSING ? {} : { value };
+        const input = inputOf(r, value);
         const accepted = annotated(input);
         const strict = check(input);
         if (accepted === strict || (accepted && formats)) continue;
-        unexplained.push({ value, classValidator: validateInput(cls, input).ok, schema: accepted, annotated: true });
+        unexplained.push({ value, classValidator: validateInput(cls, inputOf(r, value), optionsOf(r)).ok, schema: accepted, annotated: true });
       }
       const report = unexplained.map(
         (seen) => `${describeValue(seen.value)}: class-validator ${seen.classValidator}, schema${seen.annotated ? ' (formats as annotations)' : ''} ${seen.schema}`,
       );
       expect([...verdicts].sort()).toEqual(r.takes === 'nothing' ? [false] : r.takes === 'everything' ? [true] : [false, true]);
       if (report.length > 0) {
-        const property = JSON.stringify(schema.properties?.value);
+        const property = JSON.stringify(schema.properties?.[key] ?? schema);
         throw new Error(`${report.length} value(s) judged differently; the property's schema is ${property}\n${report.slice(0, 12).join('\n')}`);
       }
     });
@@ -1128,28 +1286,31 @@ describe('every decorator: the published schema accepts exactly what class-valid
 });
 
 describe('a real tools/call', () => {
-  it("gives validateInput's verdict on every value of every row (one server, a tool per row)", async () => {
+  it("gives validateInput's verdict on every value of every row (one server, a tool per row; a second one for the closed rows)", async () => {
     @McpServer({ name: 'agreement', version: '1' })
     class Probes {}
-    const app = McpFactory.create(Probes, { logger: createLogger({ level: 'silent' }) });
-    const rows = [...CLASSES].filter(([r]) => !r.refused);
-    rows.forEach(([, cls], i) => app.addTool({ name: `row_${i}`, input: cls }, () => 'accepted'));
-    const client = await createTestClient(app);
     const wrong: string[] = [];
-    try {
-      for (const [i, [r, cls]] of rows.entries()) {
-        for (const value of [...ANY, ...r.values]) {
-          // What the client sends is JSON: -0 arrives as 0.
-          const input = JSON.parse(JSON.stringify(value === MISSING ? {} : { value })) as Record<string, unknown>;
-          const called = await client.callTool(`row_${i}`, input).then(
-            (result) => result.isError !== true,
-            () => false,
-          );
-          if (called !== validateInput(cls, input).ok) wrong.push(`${r.label} ${describeValue(value)}: tools/call ${called}`);
+    for (const closed of [false, true]) {
+      const app = McpFactory.create(Probes, { logger: createLogger({ level: 'silent' }), validation: { forbidNonWhitelisted: closed } });
+      const rows = [...CLASSES].filter(([r]) => !r.refused && (r.closed ?? false) === closed);
+      rows.forEach(([, cls], i) => app.addTool({ name: `row_${i}`, input: cls }, () => 'accepted'));
+      const client = await createTestClient(app);
+      try {
+        for (const [i, [r, cls]] of rows.entries()) {
+          for (const value of [...ANY, ...r.values]) {
+            // What the client sends is JSON: -0 arrives as 0.
+            const sent = () => JSON.parse(JSON.stringify(inputOf(r, value))) as Record<string, unknown>;
+            const input = sent();
+            const called = await client.callTool(`row_${i}`, input).then(
+              (result) => result.isError !== true,
+              () => false,
+            );
+            if (called !== validateInput(cls, sent(), optionsOf(r)).ok) wrong.push(`${r.label} ${describeValue(value)}: tools/call ${called}`);
+          }
         }
+      } finally {
+        await client.close();
       }
-    } finally {
-      await client.close();
     }
     expect(wrong.slice(0, 10)).toEqual([]);
   });
