@@ -16,7 +16,7 @@ export { StdioClientTransport } from './stdio';
 export { StreamableHTTPClientTransport, StreamableHttpClientTransport } from './streamable-http';
 export type { StreamableHttpClientOptions } from './streamable-http';
 export type { ReconnectOptions } from './reconnect';
-export { InMemoryOAuthStore, OAuthClient, OAuthError, canonicalResource, parseBearerChallenge, parseChallenges } from './oauth';
+export { InMemoryOAuthStore, MAX_OAUTH_ANSWER_BYTES, OAuthClient, OAuthError, canonicalResource, parseBearerChallenge, parseChallenges } from './oauth';
 export type { DpopAlgorithm, DpopClientOptions } from './dpop';
 export type { OAuthClientOptions, OAuthStore, StoredClient, StoredTokens, TokenEndpointAuthMethod } from './oauth';
 export type { AssertionCallback, AssertionSource, CrossAppAccessContext, CrossAppAccessOptions, OAuthGrantStep } from './grants';

@@ -10,11 +10,12 @@
  * the same way.
  */
 import { JsonWebKey, createHash, createPrivateKey, randomBytes } from 'node:crypto';
-import { base64urlJson, signJws } from '@hermes-mcp/protocol';
+import { ErrorCode, McpError, base64urlJson, signJws } from '@hermes-mcp/protocol';
 import type { Awaitable } from '@hermes-mcp/protocol';
 import { DpopClientOptions, DpopProver } from './dpop';
 import { JWT_BEARER_GRANT, checkGrantOptions, jwtBearerAssertion } from './grants';
 import type { AssertionSource, CrossAppAccessOptions, OAuthGrantStep } from './grants';
+import { readText } from './node-fetch';
 import type { FetchInit, FetchLike, FetchResponse } from './node-fetch';
 
 /** Tokens as kept: what the token endpoint answered, with when the access token expires. */
@@ -263,7 +264,7 @@ export class OAuthClient {
         // RFC 9449 §9: the server wants its nonce in the proof; signed again with it, once a request.
         if (response.status === 401 && bound && challenge.error === 'use_dpop_nonce' && nonceGiven && !nonceRetried) {
           nonceRetried = true;
-          await response.text().catch(() => undefined);
+          await discard(response);
           continue;
         }
         // A server that takes DPoP-bound tokens only: a bearer token is no use, nor signing in for one.
@@ -281,7 +282,7 @@ export class OAuthClient {
         if (response.status === 401 && signedIn) return response;
         if (response.status === 403 && stepUps++ >= maxStepUps) return response;
         // Read to the end: the connection goes back to the pool for the next try.
-        await response.text().catch(() => undefined);
+        await discard(response);
         const scope = response.status === 403 ? unionOfScopes(tokens?.scope, challenge.scope) : challenge.scope;
         // A refreshed token refused again (the server moved to another authorization server, say): sign in anew.
         const done = await this.signIn(serverUrl, resource, challenge, scope, response.status === 401, tokens, !refreshed);
@@ -447,7 +448,7 @@ export class OAuthClient {
   private async getJson<T>(url: string): Promise<T | undefined> {
     const response = await this.doFetch(url, { headers: { accept: 'application/json', 'mcp-protocol-version': '2025-11-25' } }).catch(() => undefined);
     if (!response?.ok) return undefined;
-    return (await response.json().catch(() => undefined)) as T | undefined;
+    return (await answerJson(response, url)) as T | undefined;
   }
 
   /** True when the redirect URI is on this machine (loopback, localhost) or has a scheme of its own. */
@@ -490,7 +491,7 @@ export class OAuthClient {
         ...this.options.clientMetadata,
       }),
     });
-    const answer = (await response.json().catch(() => ({}))) as {
+    const answer = ((await answerJson(response, `the registration at ${metadata.registration_endpoint}`)) ?? {}) as {
       client_id?: string;
       client_secret?: string;
       token_endpoint_auth_method?: TokenEndpointAuthMethod;
@@ -608,7 +609,7 @@ export class OAuthClient {
       if (client && method === 'private_key_jwt') body.set('client_assertion', clientAssertion(client.clientId, metadata.issuer, privateKey!));
       const response = await this.doFetch(endpoint, { method: 'POST', headers: dpop ? { ...headers, dpop: dpop.proof('POST', endpoint) } : headers, body: body.toString() });
       dpop?.heard(endpoint, response);
-      return { response, answer: await tokenAnswerBody(response) };
+      return { response, answer: await tokenAnswerBody(response, 'the token endpoint', step) };
     };
     let { response, answer } = await post();
     // RFC 9449 §8: an authorization server that wants its nonce in the proof answers 400
@@ -652,9 +653,47 @@ interface TokenAnswer {
 /** A token endpoint's answer as far as it is JSON (RFC 6749 §5.1 and §5.2), or nothing. */
 type TokenAnswerBody = Partial<TokenAnswer> & { token_type?: string; error?: string; error_description?: string };
 
-async function tokenAnswerBody(response: Response): Promise<TokenAnswerBody> {
-  const value: unknown = await response.json().catch(() => undefined);
+async function tokenAnswerBody(response: Response, what: string, step?: OAuthGrantStep): Promise<TokenAnswerBody> {
+  const value = await answerJson(response, what, step);
   return typeof value === 'object' && value !== null ? value : {};
+}
+
+/**
+ * The most this client reads of one answer from an authorization server or an IdP (metadata, a
+ * registration, a token): 1 MiB. They take a few KiB; what goes on past this is not read.
+ */
+export const MAX_OAUTH_ANSWER_BYTES = 1024 * 1024;
+
+/** What a refused answer's body may hold that is read (to reuse the connection) before it is dropped. */
+const DISCARD_BYTES = 64 * 1024;
+
+/**
+ * The JSON of an answer (`what` names the request), or undefined when it is not JSON. An answer
+ * past {@link MAX_OAUTH_ANSWER_BYTES} is an OAuthError naming the limit, read no further.
+ */
+async function answerJson(response: Response, what: string, step?: OAuthGrantStep): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readText(response, MAX_OAUTH_ANSWER_BYTES);
+  } catch (error) {
+    if (error instanceof McpError && error.code === ErrorCode.ResultTooLarge)
+      throw new OAuthError(
+        `${what} answered with more than ${MAX_OAUTH_ANSWER_BYTES} bytes, the most this client reads from an authorization server (MAX_OAUTH_ANSWER_BYTES): not read further`,
+        undefined,
+        step,
+      );
+    return undefined;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Drops an answer not used: a short body is read (its connection is kept), a long one cut. */
+async function discard(response: FetchResponse): Promise<void> {
+  await readText(response, DISCARD_BYTES).catch(() => undefined);
 }
 
 /**
@@ -672,7 +711,7 @@ function checkTokenAnswer(response: Response, answer: TokenAnswerBody, what: str
  * @internal
  */
 export async function readTokenAnswer(response: Response, what: string, step?: OAuthGrantStep): Promise<TokenAnswer> {
-  const answer = await tokenAnswerBody(response);
+  const answer = await tokenAnswerBody(response, what, step);
   checkTokenAnswer(response, answer, what, step);
   return answer;
 }

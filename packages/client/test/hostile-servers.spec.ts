@@ -14,6 +14,8 @@ import {
   McpClient,
   McpClientOptions,
   McpError,
+  OAuthClient,
+  OAuthError,
   SseClientTransport,
   StdioClientTransport,
   StreamableHttpClientOptions,
@@ -441,6 +443,85 @@ describe('redirects (item 4)', () => {
       expect(error.data).toMatchObject({ status });
     },
   );
+});
+
+/**
+ * Writes `a` without end, as the socket drains, until the client hangs up; resolves with the
+ * bytes written then.
+ */
+function writeForever(res: ServerResponse): Promise<number> {
+  const chunk = Buffer.alloc(64 * 1024, 'a');
+  let written = 0;
+  return new Promise((resolve) => {
+    res.once('close', () => resolve(written));
+    const write = (): void => {
+      while (!res.destroyed) {
+        written += chunk.length;
+        if (!res.write(chunk)) return void res.once('drain', write);
+      }
+    };
+    write();
+  });
+}
+
+/**
+ * An MCP server behind OAuth whose every answer is right but `endless`'s, which writes without
+ * end: the 401's body, the protected resource metadata, the authorization server's metadata, or
+ * its token answer. Resolves `cut` with the bytes that answer wrote before the client hung up.
+ */
+async function endlessAuthorization(endless: 'challenge' | 'resource metadata' | 'server metadata' | 'token'): Promise<{ url: string; cut: Promise<number> }> {
+  let cut!: (bytes: number) => void;
+  const written = new Promise<number>((resolve) => (cut = resolve));
+  const server = createServer((req, res) => {
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const answer = (what: typeof endless, status: number, headers: Record<string, string>, body: unknown): void => {
+      res.writeHead(status, { 'content-type': 'application/json', ...headers });
+      if (what === endless) void writeForever(res).then(cut);
+      else res.end(JSON.stringify(body));
+    };
+    req.resume();
+    if (req.url === '/mcp') answer('challenge', 401, { 'www-authenticate': `Bearer resource_metadata="${base}/prm"` }, { error: 'sign in' });
+    else if (req.url === '/prm') answer('resource metadata', 200, {}, { resource: `${base}/mcp`, authorization_servers: [base] });
+    else if (req.url === '/.well-known/oauth-authorization-server')
+      answer('server metadata', 200, {}, { issuer: base, token_endpoint: `${base}/token`, grant_types_supported: ['client_credentials'] });
+    else if (req.url === '/token') answer('token', 200, {}, { access_token: 'not-taken', token_type: 'Bearer' });
+    else res.writeHead(404).end();
+  });
+  servers.push(server);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`, cut: written };
+}
+
+describe('an authorization server that answers without end', () => {
+  it.each(['resource metadata', 'server metadata', 'token'] as const)(
+    'the %s is read to MAX_OAUTH_ANSWER_BYTES (1 MiB), then the sign-in fails naming the limit',
+    async (endless) => {
+      const { url, cut } = await endlessAuthorization(endless);
+      const auth = new OAuthClient({ grant: 'client_credentials', clientId: 'robot', clientSecret: 'robot-secret' });
+      const client = new McpClient(new StreamableHttpClientTransport({ url, auth }), { protocolVersion: REVISION });
+      clients.push(client);
+      const error = await client.connect().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(error).toBeInstanceOf(OAuthError);
+      expect((error as Error).message).toMatch(
+        / answered with more than 1048576 bytes, the most this client reads from an authorization server \(MAX_OAUTH_ANSWER_BYTES\): not read further$/,
+      );
+      // What the server wrote is what the client took plus what the sockets and pipes held: far less than without end.
+      expect(await cut).toBeLessThan(16 * MiB);
+    },
+  );
+
+  it.each(fetches)('%s: the body of a 401 is read no further than 64 KiB before the client signs in', async (_, given) => {
+    const { url, cut } = await endlessAuthorization('challenge');
+    const auth = new OAuthClient({ grant: 'client_credentials', clientId: 'robot', clientSecret: 'robot-secret' });
+    const client = new McpClient(new StreamableHttpClientTransport({ url, auth, fetch: given }), { protocolVersion: REVISION });
+    clients.push(client);
+    // It signs in (the token is taken), and the server's second 401 stands: the connect fails, it does not hang.
+    await expect(client.connect()).rejects.toThrow();
+    expect(await cut).toBeLessThan(16 * MiB);
+  });
 });
 
 describe('errors that say what was wrong (item 5)', () => {
