@@ -6,7 +6,7 @@
  * dropped as it streams in (never held whole), as the server side does with its own limit.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { JsonRpcMessage, McpError, ParsedFrame, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
+import { JsonRpcMessage, McpError, ParsedFrame, Transport, TransportInfo, isResponse, parseFrame, serialize } from '@hermes-mcp/protocol';
 import { messageLimit, messageTooLarge } from './limits';
 
 /** Where a client transport is. */
@@ -66,6 +66,8 @@ export class StdioClientTransport implements Transport {
   private readonly maxBytes: number;
   /** Messages sent in this job, written together at its end ({@link flush}). */
   private outbox = '';
+  /** True when the outbox holds an answer to one of the server's requests. */
+  private outboxAnswers = false;
   private drained?: Promise<void> = undefined;
   private batch?: { promise: Promise<void>; resolve: () => void; reject: (error: Error) => void } = undefined;
   private closed = false;
@@ -126,6 +128,7 @@ export class StdioClientTransport implements Transport {
     const stdin = this.child?.stdin;
     if (!stdin || this.closed || !stdin.writable) return Promise.reject(new Error('the server is not running'));
     this.outbox += `${serialize(message)}\n`;
+    if (!this.outboxAnswers) this.outboxAnswers = Array.isArray(message) ? message.some(isResponse) : isResponse(message);
     if (this.batch === undefined) {
       let settle!: { resolve: () => void; reject: (error: Error) => void };
       const promise = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
@@ -139,14 +142,28 @@ export class StdioClientTransport implements Transport {
   private readonly flush = (): void => {
     const batch = this.batch!;
     const text = this.outbox;
+    const answers = this.outboxAnswers;
     this.batch = undefined;
     this.outbox = '';
+    this.outboxAnswers = false;
     const stdin = this.child?.stdin;
     if (!stdin || !stdin.writable) return batch.reject(new Error('the server is not running'));
     this.bytesOut += Buffer.byteLength(text);
-    if (stdin.write(text) && this.drained === undefined) batch.resolve();
-    else void this.whenDrained(stdin).then(batch.resolve);
+    if (stdin.write(text) && this.drained === undefined) return batch.resolve();
+    // The pipe is full. Answers to the server's requests wait in it: reading more of them would
+    // only add answers, held here without bound, so stdout is read no further until it drained
+    // (the server's own output backs up on its side). The client's own requests never stop the reading.
+    if (answers) this.readNoFurtherUntil(this.whenDrained(stdin));
+    void this.whenDrained(stdin).then(batch.resolve);
   };
+
+  /** Pauses reading the server's stdout until `drained` settles. */
+  private readNoFurtherUntil(drained: Promise<void>): void {
+    const stdout = this.child?.stdout;
+    if (!stdout || stdout.isPaused()) return;
+    stdout.pause();
+    void drained.then(() => stdout.resume());
+  }
 
   /** Settles when a full stdin pipe drained: one listener, however many batches wait. */
   private whenDrained(stdin: NodeJS.WritableStream): Promise<void> {

@@ -246,6 +246,58 @@ const ENDLESS_LINE_SERVER = stdioServer(`
         out({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'a line of its own' }] } });
       }`);
 
+/**
+ * A stdio server that, once called, reads nothing more and sends pings as fast as the client
+ * takes them (through a socket on fd 1, so that its writes wait and its timers run): on stderr,
+ * "blocked after N" once a write waited 3 s for the pipe, or "all sent N" after 64 MiB.
+ */
+const FLOOD_SERVER = stdioServer(`
+      process.stdin.pause();
+      process.stdin.removeAllListeners('data');
+      const pipe = new (require('node:net').Socket)({ fd: 1, readable: false, writable: true });
+      let sent = 0;
+      let id = 0;
+      const write = () => {
+        while (sent < 64 * 1024 * 1024) {
+          let text = '';
+          for (let i = 0; i < 1000; i++) text += JSON.stringify({ jsonrpc: '2.0', id: id++, method: 'ping' }) + '\\n';
+          sent += text.length;
+          if (!pipe.write(text)) {
+            const timer = setTimeout(() => process.stderr.write('blocked after ' + sent + '\\n'), 3000);
+            return pipe.once('drain', () => (clearTimeout(timer), write()));
+          }
+        }
+        process.stderr.write('all sent ' + sent + '\\n');
+      };
+      write();`);
+
+describe('a stdio server that floods requests and reads none of the answers', () => {
+  it('is read no further while the answers wait for its stdin: it blocks, the client holds a pipe’s worth', async () => {
+    let stderr = '';
+    let heard!: () => void;
+    const said = new Promise<void>((resolve) => (heard = resolve));
+    const transport = new StdioClientTransport({
+      command: process.execPath,
+      args: ['-e', FLOOD_SERVER],
+      closeGracePeriod: 500,
+      onStderr: (chunk) => {
+        stderr += chunk;
+        if (/(blocked after|all sent) \d+\n/.test(stderr)) heard();
+      },
+    });
+    const client = new McpClient(transport, { protocolVersion: REVISION });
+    clients.push(client);
+    await client.connect();
+    void client.callTool('flood').catch(() => undefined);
+    await said;
+    const [, what, bytes] = /(blocked after|all sent) (\d+)/.exec(stderr)!;
+    expect(what).toBe('blocked after');
+    // Without the pause the client read all 64 MiB, and held an answer for each ping.
+    expect(Number(bytes)).toBeLessThan(8 * MiB);
+    expect(transport.status().bytesIn).toBeLessThan(8 * MiB);
+  });
+});
+
 describe('a stdio line longer than the client reads (item 2)', () => {
   it.each([
     ['maxMessageBytes 1 MiB', MiB, 8 * MiB],
