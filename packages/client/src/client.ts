@@ -715,7 +715,10 @@ export class McpClient {
    * come — first `notifications/subscriptions/acknowledged` with what it honours, then list
    * changes and resource updates, which reach `onListChanged`, `onResourceUpdated` and
    * `onNotification` too (the callbacks a legacy session calls). Breaking out of the loop (or
-   * `signal`) ends the subscription. Refused in a legacy session, unsent.
+   * `signal`) ends the subscription. Refused in a legacy session, unsent. When the token the
+   * stream was opened with expires, the server ends it with -32014: it listens again at once (the
+   * transport's `auth` gets a fresh token), and a second acknowledgement comes; what the server
+   * sent in between is not heard.
    *
    * @example
    * for await (const n of client.listen({ toolsListChanged: true })) if (n.method.endsWith('list_changed')) refresh();
@@ -730,29 +733,40 @@ export class McpClient {
     const stop = () => controller.abort(new McpError(ErrorCode.RequestTimeout, 'Listening ended by the client'));
     options.signal?.addEventListener('abort', stop, { once: true });
     let id: RequestId | undefined;
-    const pending = this.request(
-      'subscriptions/listen',
-      { notifications: filter },
-      {
-        signal: controller.signal,
-        timeout: Infinity,
-        onId: (sent) => {
-          if (id !== undefined) this.listens.delete(id);
-          id = sent;
-          this.listens.set(sent, (notification) => {
-            queue.push(notification);
-            wake?.();
-          });
+    /** True once the server acknowledged the listen under way: a token that expires after that is renewed once. */
+    let acknowledged = false;
+    const subscribe = (): void => {
+      acknowledged = false;
+      void this.request(
+        'subscriptions/listen',
+        { notifications: filter },
+        {
+          signal: controller.signal,
+          timeout: Infinity,
+          onId: (sent) => {
+            if (id !== undefined) this.listens.delete(id);
+            id = sent;
+            this.listens.set(sent, (notification) => {
+              if (notification.method === 'notifications/subscriptions/acknowledged') acknowledged = true;
+              queue.push(notification);
+              wake?.();
+            });
+          },
         },
-      },
-    ).then(
-      () => (ended = true),
-      (error: unknown) => {
-        ended = true;
-        if (!controller.signal.aborted) failure = error instanceof Error ? error : new Error(String(error));
-      },
-    );
-    void pending.finally(() => wake?.());
+      )
+        .then(
+          () => (ended = true),
+          (error: unknown) => {
+            // The token the stream was opened with expired (-32014): listened to again, the
+            // transport's auth gets a fresh one. Once an acknowledgement came, so never in a loop.
+            if (error instanceof McpError && error.code === ErrorCode.TokenExpired && acknowledged && !controller.signal.aborted) return subscribe();
+            ended = true;
+            if (!controller.signal.aborted) failure = error instanceof Error ? error : new Error(String(error));
+          },
+        )
+        .finally(() => wake?.());
+    };
+    subscribe();
     try {
       for (;;) {
         while (queue.length > 0) yield queue.shift()!;
