@@ -227,6 +227,7 @@ describe('hermes-mcp install / uninstall', () => {
       expect({ args, code, said: stderr.split('\n')[0] }).toEqual({ args, code: 2, said: expect.stringContaining(said) });
       expect(stderr).toContain('usage: hermes-mcp install <host> <entry>');
     }
+    expect(run(['install', '--help'])).toMatchObject({ code: 0, stdout: '', stderr: expect.stringContaining('usage: hermes-mcp install <host> <entry>') });
     expect(run(['install', 'cursor', 'dist/nope.js'])).toMatchObject({
       code: 1,
       stderr: `hermes-mcp: no file at ${path.join(home, 'weather/dist/nope.js')}: give the server's entry (its built .js, or a .ts file)\n`,
