@@ -6,7 +6,7 @@
  * it), not derived from the code under test.
  */
 import * as path from 'node:path';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -107,6 +107,16 @@ describe('hermes-mcp install / uninstall', () => {
       expect(readFileSync(config, 'utf8')).toBe(before);
     },
   );
+
+  it('follows a symbolic link to the config file: the link stays a link, its target gets the entry', () => {
+    const target = path.join(home, 'dotfiles/cursor-mcp.json');
+    write(target, '{"mcpServers":{}}');
+    mkdirSync(path.join(home, '.cursor'));
+    symlinkSync(target, path.join(home, '.cursor/mcp.json'));
+    expect(run(['install', 'cursor', 'dist/main.js']).code).toBe(0);
+    expect(lstatSync(path.join(home, '.cursor/mcp.json')).isSymbolicLink()).toBe(true);
+    expect(Object.keys(JSON.parse(readFileSync(target, 'utf8')).mcpServers)).toEqual(['weather']);
+  });
 
   it('creates the file (and its folders) where there is none, in the host’s shape', () => {
     expect(run(['install', 'vscode', 'dist/main.js']).code).toBe(0);

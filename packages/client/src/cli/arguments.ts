@@ -116,7 +116,7 @@ class Schemas {
     for (const part of parts) {
       const properties = part.properties as Record<string, Schema> | undefined;
       if (properties && Object.prototype.hasOwnProperty.call(properties, name)) found.push(properties[name]);
-      for (const [pattern, sub] of Object.entries((part.patternProperties as Record<string, Schema> | undefined) ?? {})) if (new RegExp(pattern, 'u').test(name)) found.push(sub);
+      for (const [pattern, sub] of Object.entries((part.patternProperties as Record<string, Schema> | undefined) ?? {})) if (matches(pattern, name)) found.push(sub);
     }
     if (found.length > 0) return found.length === 1 ? found[0] : { anyOf: found };
     const open = parts.map((part) => part.additionalProperties).filter((value) => value !== undefined && value !== false) as Schema[];
@@ -127,6 +127,15 @@ class Schemas {
   /** The property names the schema names, for an error about one it does not. */
   names(schema: Schema): string[] {
     return [...new Set(this.parts(schema).flatMap((part) => Object.keys((part.properties as object | undefined) ?? {})))];
+  }
+}
+
+/** Whether a `patternProperties` pattern matches a name; one JavaScript cannot compile matches none. */
+function matches(pattern: string, name: string): boolean {
+  try {
+    return new RegExp(pattern, 'u').test(name);
+  } catch {
+    return false;
   }
 }
 

@@ -15,6 +15,7 @@ export interface HostPlatform {
 
 /** A host: its name as shown, where its files are, and how a server entry is kept in them. */
 export interface Host {
+  /** The host's name as its makers write it, for messages. */
   title: string;
   /** The object of the file that maps server names to entries. */
   key: 'mcpServers' | 'servers';

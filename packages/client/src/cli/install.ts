@@ -6,7 +6,7 @@
  * with, finds where). A file that does not parse is refused, never replaced; a server of the same
  * name is replaced only with --force.
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Node, ParseError, findNodeAtLocation, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { HOSTS, Host, HostPlatform, currentPlatform } from './hosts';
@@ -183,7 +183,7 @@ function propertyEdit(object: Node, name: string, value: unknown, depth: number,
  * root or server map that is not an object, a server of the same name without `force`, and a
  * server to remove that is not there.
  */
-export function editConfig(host: Host, file: string, text: string | undefined, name: string, entry: Record<string, unknown> | undefined, force: boolean): string {
+function editConfig(host: Host, file: string, text: string | undefined, name: string, entry: Record<string, unknown> | undefined, force: boolean): string {
   const fresh = text === undefined || text.trim() === '';
   const source = fresh ? '{}' : text;
   const errors: ParseError[] = [];
@@ -207,8 +207,12 @@ export function editConfig(host: Host, file: string, text: string | undefined, n
   return fresh ? `${edited}${formatting.eol}` : edited;
 }
 
-/** Writes beside the file, then renames over it: a reader (the host) never sees half a file. */
-function writeAtomically(file: string, text: string): void {
+/**
+ * Writes beside the file, then renames over it: a reader (the host) never sees half a file. A
+ * symbolic link (a config kept with one's dotfiles) is followed, so the link stays a link.
+ */
+function writeAtomically(link: string, text: string): void {
+  const file = existsSync(link) ? realpathSync(link) : link;
   mkdirSync(path.dirname(file), { recursive: true });
   const temporary = `${file}.hermes-mcp-${process.pid}.tmp`;
   const mode = existsSync(file) ? statSync(file).mode & 0o777 : 0o644;
