@@ -12,7 +12,7 @@
 //    `npm link` do) and checks that bootstrap refuses the second copies of the libraries with
 //    HERMES_DUPLICATE_LIBRARY instead of failing later with a misleading error;
 // 3. scaffolder: `create-hermes-mcp` from its tarball writes a project that uses the tarballs; its
-//    `npm test` and `npm start` must work.
+//    `npm run --silent inspect` writes its schema snapshot, and its `npm test` and `npm start` must work.
 //
 // Needs the registry (or npm's cache) for the peers; takes a minute or two. `--keep` leaves the
 // folders for a look.
@@ -221,13 +221,15 @@ async function main() {
   writeFileSync(path.join(tool, 'package.json'), JSON.stringify({ name: 'create-tool', private: true, dependencies: { 'create-hermes-mcp': file('create-hermes-mcp') } }, null, 2));
   install(tool);
   const bin = path.join(tool, 'node_modules/.bin/create-hermes-mcp');
-  run(bin, [path.join(work, 'my-server'), '--hermes-core', file('core'), '--hermes-testing', file('testing')], work);
+  run(bin, [path.join(work, 'my-server'), '--hermes-core', file('core'), '--hermes-testing', file('testing'), '--hermes-client', file('client')], work);
   const project = path.join(work, 'my-server');
   // The core, testing and client tarballs depend on @hermes-mcp/protocol (and testing on the client) at their version: point them at their tarballs too.
   const generated = JSON.parse(readFileSync(path.join(project, 'package.json'), 'utf8'));
   generated.overrides = { '@hermes-mcp/protocol': file('protocol'), '@hermes-mcp/core': file('core'), '@hermes-mcp/client': file('client') };
   writeFileSync(path.join(project, 'package.json'), JSON.stringify(generated, null, 2));
   install(project);
+  step("scaffolder: the project's schema snapshot, as its README writes it (npm run --silent inspect > test/manifest.json)");
+  writeFileSync(path.join(project, 'test/manifest.json'), run(npm, ['run', '--silent', 'inspect'], project, { capture: true }));
   step("scaffolder: the project's npm test");
   run(npm, ['test'], project);
   step("scaffolder: the project's npm start answers an MCP client on stdio");

@@ -8,8 +8,12 @@
  *
  *   hermes-mcp tools --stdio "node dist/main.js"
  *   hermes-mcp call add --args '{"a":2,"b":3}' --url http://127.0.0.1:3000/mcp
+ *   hermes-mcp call add a=2 b=3 --stdio "node dist/main.js"
+ *   hermes-mcp install cursor dist/main.js --env API_KEY=…
  *   hermes-mcp read notes://today --url http://127.0.0.1:3000/mcp/sse --sse
  */
+import { ArgumentError, Assignment, coerceArguments, parseAssignments } from './cli/arguments';
+import { installMain } from './cli/install';
 import { CallOptions, ElicitationRequest, McpClient, McpClientOptions, ToolCallError } from './client';
 import { ProgressLine, TerminalQuestions, terminal } from './cli-terminal';
 import { StdioClientTransport } from './stdio';
@@ -24,10 +28,15 @@ commands:
   info                      the server's name, version, revision, capabilities and instructions
   tools | resources | templates | prompts
                             every item of that list (all pages)
-  call <tool> [--args <json>]
+  call <tool> [key=value | key:=<json> …] [--args <json>]
+                            key=value typed by the tool's input schema (a.b=1 inside a; a key
+                            given twice is an array); key:=<json> as JSON as it is
   read <uri>
   prompt <name> [--args <json>]
   ping                      ping (in 2026-07-28, which has no ping: server/discover)
+  install <host> <entry> | uninstall <host> <name>
+                            add or remove the server in Claude Desktop, Claude Code, Cursor, VS Code
+                            or Gemini CLI (hermes-mcp install --help)
 
 On a terminal, the server's questions (elicitation) are asked there and progress is shown on
 stderr. Exit codes: 0 done, 1 an error from the server or a tool result with isError, 2 a command
@@ -45,13 +54,13 @@ options:
 class UsageError extends Error {}
 
 /** Each command: the operand it needs (its description), and whether it takes `--args`. */
-const COMMANDS: Readonly<Record<string, { operand?: string; args?: 'json' | 'strings' }>> = {
+const COMMANDS: Readonly<Record<string, { operand?: string; args?: 'json' | 'strings'; assignments?: true }>> = {
   info: {},
   tools: {},
   resources: {},
   templates: {},
   prompts: {},
-  call: { operand: 'tool name', args: 'json' },
+  call: { operand: 'tool name', args: 'json', assignments: true },
   read: { operand: 'URI' },
   prompt: { operand: 'prompt name', args: 'strings' },
   ping: {},
@@ -68,6 +77,8 @@ interface Invocation {
   command: string;
   operand?: string;
   args: Record<string, unknown>;
+  /** `key=value` words of `call`, typed once the tool's schema is known. */
+  assignments: Assignment[];
   server: ServerAddress;
   protocolVersion?: McpClientOptions['protocolVersion'];
   timeout?: number;
@@ -94,6 +105,7 @@ function parse(argv: string[]): Invocation {
   if (spec === undefined) throw new UsageError(`unknown command ${command}`);
   const operand = spec.operand === undefined ? undefined : positional.shift();
   if (spec.operand !== undefined && operand === undefined) throw new UsageError(`${command} needs a ${spec.operand}`);
+  const assignments = spec.assignments ? readAssignments(positional.splice(0)) : [];
   if (positional.length > 0) throw new UsageError(`${command} takes ${spec.operand === undefined ? 'no operand' : `one ${spec.operand}`}, not also "${positional.join(' ')}"`);
   if (flags.has('--args') && spec.args === undefined) throw new UsageError(`${command} takes no --args (call and prompt do)`);
   const protocolVersion = flags.get('--protocol')?.[0];
@@ -105,10 +117,20 @@ function parse(argv: string[]): Invocation {
     command,
     operand,
     args: argsOf(flags.get('--args')?.[0], spec.args),
+    assignments,
     server: serverOf(flags),
     ...(protocolVersion !== undefined && { protocolVersion: protocolVersion }),
     ...(timeout !== undefined && { timeout: Number(timeout) }),
   };
+}
+
+/** The `key=value` words of `call`, checked (syntax and `key:=` JSON) before anything is spawned. */
+function readAssignments(words: string[]): Assignment[] {
+  try {
+    return parseAssignments(words);
+  } catch (error) {
+    throw error instanceof ArgumentError ? new UsageError(error.message) : error;
+  }
 }
 
 /** Splits a command line into words: spaces separate, quotes ('…' or "…") and backslashes group. */
@@ -207,7 +229,16 @@ async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
   return all;
 }
 
-async function run({ command, operand, args }: Invocation, client: McpClient, options: CallOptions): Promise<unknown> {
+/** The arguments of `call`: `--args`, with the `key=value` words typed by the tool's input schema (from tools/list). */
+async function callArguments(client: McpClient, tool: string, args: Record<string, unknown>, assignments: Assignment[], options: CallOptions): Promise<Record<string, unknown>> {
+  if (assignments.length === 0) return args;
+  const tools = await collect(client.listAllTools(options));
+  const found = tools.find((candidate) => candidate.name === tool);
+  if (found === undefined) throw new Error(`the server has no tool ${tool} (it has: ${tools.map((candidate) => candidate.name).join(', ') || 'none'})`);
+  return coerceArguments(assignments, found.inputSchema, args);
+}
+
+async function run({ command, operand, args, assignments }: Invocation, client: McpClient, options: CallOptions): Promise<unknown> {
   switch (command) {
     case 'info':
       return {
@@ -226,7 +257,7 @@ async function run({ command, operand, args }: Invocation, client: McpClient, op
     case 'prompts':
       return collect(client.listAllPrompts(options));
     case 'call':
-      return client.callTool(operand!, args, options);
+      return client.callTool(operand!, await callArguments(client, operand!, args, assignments, options), options);
     case 'read':
       return client.readResource(operand!, options);
     case 'prompt':
@@ -258,9 +289,11 @@ function report(error: unknown, hint = ''): void {
 /**
  * Runs one command line; resolves with the exit code: 0 done, 1 the server answered with an error
  * (a JSON-RPC error, or a tool result with `isError`) or could not be reached, 2 a command line
- * it cannot read (checked before anything is spawned or sent).
+ * it cannot read (checked before anything is spawned or sent; for `call key=value`, the values
+ * the tool's input schema cannot take, checked before the call is sent).
  */
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'install' || argv[0] === 'uninstall') return installMain(argv);
   let invocation: Invocation;
   try {
     invocation = parse(argv);
@@ -297,6 +330,11 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   } catch (error) {
     progress?.clear();
+    // A key=value the tool's schema cannot take is a command line it cannot read, found late.
+    if (error instanceof ArgumentError) {
+      process.stderr.write(`hermes-mcp: ${error.message}\n`);
+      return 2;
+    }
     report(error, !questions && asksElicitation(error) ? '\nhermes-mcp: the server asks a question: run hermes-mcp on a terminal to answer it' : '');
     return 1;
   } finally {

@@ -26,6 +26,11 @@ const OPTIONS: Record<string, { value: string; help: string; set(settings: Setti
     help: 'the same for @hermes-mcp/testing',
     set: (settings, value) => void (settings.hermes.testing = value),
   },
+  '--hermes-client': {
+    value: '<spec>',
+    help: 'the same for @hermes-mcp/client (the hermes-mcp command: dev, inspect, call, install)',
+    set: (settings, value) => void (settings.hermes.client = value),
+  },
 };
 
 const USAGE = [
@@ -74,10 +79,10 @@ function main(argv: string[]): number {
       'Next:',
       `  cd ${shellWord(shown)}`,
       '  npm install',
-      '  npm test        # tests in process, both MCP eras',
-      '  npm start       # builds, then serves on stdio',
-      '  npm run dev     # rebuilds and restarts on change',
-      '  npm run inspect # opens it in the MCP Inspector',
+      '  npm run dev     # serves src/main.ts, restarted on change; the host stays connected',
+      '  npm test        # tests in process (both MCP eras), and the manifest against test/manifest.json',
+      '  npm run inspect # prints the manifest: tools and their schemas, resources, prompts',
+      '  (README.md: calling a tool with key=value, installing into Claude, Cursor, VS Code or Gemini CLI)',
       '',
     ].join('\n'),
   );

@@ -12,14 +12,14 @@ export interface ScaffoldOptions {
   /** The package (and server) name; default the folder's name. */
   name?: string;
   /**
-   * What each Hermes package's dependency says, by package (`core`, `testing`); default
+   * What each Hermes package's dependency says, by package (`core`, `testing`, `client`); default
    * `^<this package's version>`. Give `file:` paths to tarballs to try unpublished packages.
    */
   hermes?: Partial<Record<HermesPackage, string>>;
 }
 
-/** The Hermes packages a project depends on. */
-export type HermesPackage = 'core' | 'testing';
+/** The Hermes packages a project depends on (the client for its `hermes-mcp` command). */
+export type HermesPackage = 'core' | 'testing' | 'client';
 
 /** What was written. */
 export interface ScaffoldResult {
@@ -78,7 +78,7 @@ export function scaffold(options: ScaffoldOptions): ScaffoldResult {
   for (const relative of templateFiles(TEMPLATE_DIR)) {
     const text = readFileSync(path.join(TEMPLATE_DIR, relative), 'utf8')
       .replaceAll('{{name}}', name)
-      .replace(/\{\{hermes:(core|testing)\}\}/g, (_, pkg: HermesPackage) => spec(pkg));
+      .replace(/\{\{hermes:(core|testing|client)\}\}/g, (_, pkg: HermesPackage) => spec(pkg));
     const target = path.join(directory, path.dirname(relative), RENAMED[path.basename(relative)] ?? path.basename(relative));
     mkdirSync(path.dirname(target), { recursive: true });
     writeFileSync(target, text);

@@ -3,14 +3,16 @@
  * of their own (the built cli, so `npx tsc -b` first, which `npm test` does):
  * - `--help` lists every option the command accepts;
  * - what it prints names the project once when the folder has the same name;
- * - `npm run dev` in a project that was never built builds it first, then serves (the official SDK
- *   client calls a tool through it).
+ * - the loop of the project it writes: `npm run dev` (`hermes-mcp dev src/main.ts`) serves a
+ *   project never built (the official SDK client lists its tools through it); `npm run --silent
+ *   inspect` writes the manifest its schema-snapshot test compares; on a build, `hermes-mcp call`
+ *   with key=value and `hermes-mcp install`, as its README shows.
  *
  * The project is written under `<repo>/.scratch` (git-ignored), so it resolves the workspace's
  * packages as an installed project would.
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -37,7 +39,7 @@ describe('create-hermes-mcp', () => {
   it('lists every option it accepts in --help', () => {
     const { status, stdout } = cli(['--help'], REPO);
     expect(status).toBe(0);
-    for (const option of ['--name <package name>', '--hermes-core <spec>', '--hermes-testing <spec>', '--help']) expect(stdout).toContain(option);
+    for (const option of ['--name <package name>', '--hermes-core <spec>', '--hermes-testing <spec>', '--hermes-client <spec>', '--help']) expect(stdout).toContain(option);
   });
 
   it('refuses an unknown option, and an option without its value, saying which', () => {
@@ -54,12 +56,18 @@ describe('create-hermes-mcp', () => {
   });
 });
 
-describe('npm run dev in a new project', () => {
-  it('builds it first when it was never built, then serves it on stdio', async () => {
+/** npm on this OS, run with a project's scripts (its node_modules/.bin, and the repository's, on PATH). */
+const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+
+/** The hermes-mcp command of the workspace's @hermes-mcp/client, as a project's devDependency gives it. */
+const HERMES = path.join(REPO, 'packages/client/dist/cli.js');
+
+describe('the loop of a new project (hermes-mcp dev, inspect; i33-dev brings the two commands)', () => {
+  it('npm run dev serves src/main.ts on stdio, never built', async () => {
     const project = path.join(scratch('dev'), 'greeter');
     expect(cli([project], REPO).status).toBe(0);
-    expect(existsSync(path.join(project, 'dist'))).toBe(false);
-    const transport = new StdioClientTransport({ command: process.execPath, args: ['scripts/dev.mjs'], cwd: project, stderr: 'pipe' });
+    // --silent: npm would print its own lines on stdout, which is the protocol here.
+    const transport = new StdioClientTransport({ command: NPM, args: ['run', '--silent', 'dev'], cwd: project, stderr: 'pipe' });
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const client = new Client({ name: 'dev-spec', version: '1.0.0' });
@@ -72,5 +80,40 @@ describe('npm run dev in a new project', () => {
     } finally {
       await client.close();
     }
+  }, 180_000);
+
+  it('npm run --silent inspect writes the manifest its schema-snapshot test compares, and a changed schema fails that test', () => {
+    const project = path.join(scratch('inspect'), 'greeter');
+    expect(cli([project], REPO).status).toBe(0);
+    const manifest = spawnSync(NPM, ['run', '--silent', 'inspect'], { cwd: project, encoding: 'utf8' });
+    expect({ status: manifest.status, stderr: manifest.stderr }).toMatchObject({ status: 0 });
+    writeFileSync(path.join(project, 'test/manifest.json'), manifest.stdout);
+    const jest = (env: Record<string, string>) =>
+      spawnSync(process.execPath, [path.join(REPO, 'node_modules/jest/bin/jest.js'), 'test/manifest.spec.ts'], { cwd: project, encoding: 'utf8', env: { ...process.env, ...env } });
+    expect(jest({ CI: 'true' })).toMatchObject({ status: 0 });
+    const server = path.join(project, 'src/server.ts');
+    writeFileSync(server, readFileSync(server, 'utf8').replace('@ArrayMaxSize(20)', '@ArrayMaxSize(30)'));
+    const changed = jest({ CI: 'true' });
+    expect(changed.status).toBe(1);
+    expect(changed.stderr).toContain('"maxItems": 30');
+  }, 180_000);
+});
+
+describe('the loop of a new project, built (call key=value, install into a host)', () => {
+  it('calls its tools with key=value and installs it into a host, as its README shows', () => {
+    const project = path.join(scratch('loop'), 'greeter');
+    expect(cli([project], REPO).status).toBe(0);
+    expect(spawnSync(process.execPath, [path.join(REPO, 'node_modules/typescript/bin/tsc')], { cwd: project, encoding: 'utf8' })).toMatchObject({ status: 0 });
+    const call = (...args: string[]) => spawnSync(process.execPath, [HERMES, 'call', ...args, '--stdio', `"${process.execPath}" dist/main.js`], { cwd: project, encoding: 'utf8' });
+    const one = call('greet', 'person.name=Ada', 'person.language=fr');
+    expect({ status: one.status, text: JSON.parse(one.stdout).content[0].text }).toEqual({ status: 0, text: 'Bonjour, Ada!' });
+    const all = call('greet_all', 'people=[{"name":"Ada"},{"name":"Alan"}]');
+    expect({ status: all.status, text: JSON.parse(all.stdout).content[0].text }).toEqual({ status: 0, text: 'Hello, Ada!\nHello, Alan!' });
+    const home = scratch('home');
+    const install = spawnSync(process.execPath, [HERMES, 'install', 'cursor', 'dist/main.js'], { cwd: project, encoding: 'utf8', env: { ...process.env, HOME: home } });
+    expect(install.status).toBe(0);
+    expect(JSON.parse(readFileSync(path.join(home, '.cursor/mcp.json'), 'utf8'))).toEqual({
+      mcpServers: { greeter: { command: process.execPath, args: [path.join(project, 'dist/main.js')] } },
+    });
   }, 180_000);
 });
