@@ -345,8 +345,8 @@ export function watchProject(root: string, onChange: (file: string) => void): ()
   };
 }
 
-/** True when this Node can run the official Inspector. */
-function nodeRunsInspector(version = process.versions.node): boolean {
+/** True when this Node (or `version`) can run the official Inspector. */
+export function nodeRunsInspector(version = process.versions.node): boolean {
   const [major, minor] = version.split('.').map(Number);
   return major > INSPECTOR_NODE[0] || (major === INSPECTOR_NODE[0] && minor >= INSPECTOR_NODE[1]);
 }

@@ -24,12 +24,20 @@ const internals = Module as unknown as {
 };
 
 const compile = (module: { _compile(code: string, file: string): void }, file: string) => {
-  const { code } = swc.transformSync(readFileSync(file, 'utf8'), {
-    filename: file,
-    sourceMaps: 'inline',
-    module: { type: 'commonjs' },
-    jsc: { target: 'es2022', parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true } },
-  });
+  let code: string;
+  try {
+    code = swc.transformSync(readFileSync(file, 'utf8'), {
+      filename: file,
+      sourceMaps: 'inline',
+      module: { type: 'commonjs' },
+      jsc: { target: 'es2022', parser: { syntax: 'typescript', decorators: true }, transform: { legacyDecorator: true, decoratorMetadata: true } },
+    }).code;
+  } catch (error) {
+    // SWC's message shows the line; its Rust backtrace and our stack would only bury it.
+    const message = (error instanceof Error ? error.message : String(error)).split(/\n\s*(?:Caused by:|Stack backtrace:)/)[0];
+    process.stderr.write(`hermes-mcp: SWC could not compile ${file}:\n${message.trimEnd()}\n`);
+    process.exit(1);
+  }
   module._compile(code, file);
 };
 internals._extensions['.ts'] = compile;
