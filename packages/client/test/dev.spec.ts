@@ -17,6 +17,9 @@ import { EntryProject, entryProject, serverSource } from './fixtures/entry-proje
 
 const cli = path.join(__dirname, '../dist/cli.js');
 
+// A restart spawns a server and compiles it with SWC: on a busy 2-core machine, several seconds.
+jest.setTimeout(120_000);
+
 const SHOUT = `
   @Tool({ description: 'Shouts a name' })
   shout(input: GreetInput) {
@@ -96,9 +99,25 @@ describe('hermes-mcp dev <entry.ts> on stdio', () => {
 
   it('a crash of the server process: the call in flight gets an error, the server is started again, the host stays connected', async () => {
     const { client, stderr, watch } = await ourClient();
-    await expect(client.callTool('crash', {})).rejects.toThrow(/the server process ended \(exit code 3\) before answering/);
+    await expect(client.callTool('crash', {})).rejects.toMatchObject({
+      code: -32603,
+      message: expect.stringMatching(/the server process ended \(exit code 3\) before answering/) as string,
+    });
     await watch.until(() => /hermes-mcp dev: restarted \(it ended\)/.test(stderr()), 'the restart');
     expect(text(await client.callTool('greet', { name: 'ada' }))).toBe('hello ada');
+  });
+
+  it('a line the server prints on stdout that is not JSON-RPC goes to stderr, and the host reads on', async () => {
+    project.write(
+      'src/server.ts',
+      serverSource(
+        `\n  @Tool() chatty() {\n    process.stdout.write('a stray line\\n'); // console.log goes to stderr already (core's stdio transport)\n    return 'said';\n  }\n`,
+      ),
+    );
+    const { client, stderr, watch } = await ourClient();
+    expect(text(await client.callTool('chatty', {}))).toBe('said');
+    await watch.until(() => stderr().includes('not JSON-RPC'), 'the stray line on stderr');
+    expect(stderr()).toContain('hermes-mcp dev: the server wrote a line that is not JSON-RPC on stdout (sent to stderr instead): a stray line');
   });
 
   it('the official SDK v1 client (StdioClientTransport) sees list_changed and the new tool; its session still answers', async () => {

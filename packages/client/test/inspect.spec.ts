@@ -5,6 +5,8 @@
  */
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { McpClient } from '../src/client';
 import { StdioClientTransport } from '../src/stdio';
 import { EntryProject, entryProject, serverSource } from './fixtures/entry-project';
@@ -110,6 +112,25 @@ describe('hermes-mcp inspect', () => {
     const { code, stderr } = inspect(project.dir, 'src/empty.ts');
     expect(code).toBe(1);
     expect(stderr).toContain('neither calls listen() nor exports an @McpServer class');
+  });
+
+  it('a .ts entry where @swc/core cannot be found: says to install it, exit 2', () => {
+    // The CLI as a project installs it (node_modules/@hermes-mcp/client), in a folder with no @swc/core above it.
+    const elsewhere = mkdtempSync(path.join(tmpdir(), 'hermes-no-swc-'));
+    try {
+      cpSync(path.join(root, 'packages/client/dist'), path.join(elsewhere, 'node_modules/@hermes-mcp/client/dist'), { recursive: true });
+      symlinkSync(path.join(root, 'packages/protocol'), path.join(elsewhere, 'node_modules/@hermes-mcp/protocol'), 'dir');
+      writeFileSync(path.join(elsewhere, 'main.ts'), 'export {};\n');
+      const result = spawnSync(process.execPath, [path.join(elsewhere, 'node_modules/@hermes-mcp/client/dist/cli.js'), 'inspect', 'main.ts'], {
+        cwd: elsewhere,
+        encoding: 'utf8',
+        timeout: 60_000,
+      });
+      expect(result.status).toBe(2);
+      expect(result.stderr).toContain('inspect: running a .ts entry needs @swc/core (it compiles with decorator metadata): npm i -D @swc/core');
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
   });
 
   it.each([

@@ -13,7 +13,7 @@ import { ChildProcess, spawn } from 'node:child_process';
 import { FSWatcher, readdirSync, watch } from 'node:fs';
 import * as path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import { createInterface } from 'node:readline';
+import type { Readable } from 'node:stream';
 import { ErrorCode } from '@hermes-mcp/protocol';
 import { Entry, EntryUsageError, parseEntryArgs, resolveEntry, usage } from './entry';
 import { serveDevHttp } from './dev-http';
@@ -60,12 +60,14 @@ class ServerProcess {
   retiring = false;
   readonly exited: Promise<string>;
   private readonly own = new Map<string, { resolve(message: Message): void; reject(error: Error): void }>();
+  private readonly write: (line: string) => void;
   private nextId = 0;
 
   constructor(entry: Entry, onLine: (process: ServerProcess, line: string, message: Message | undefined) => void) {
     this.child = spawn(process.execPath, [...entry.nodeArgs, entry.file], { cwd: entry.root, env: entry.env, stdio: ['pipe', 'pipe', 'inherit'] });
     this.child.stdin!.on('error', () => undefined); // a process that died: its exit says so
-    createInterface({ input: this.child.stdout!, crlfDelay: Infinity }).on('line', (line) => {
+    this.write = batched((text) => this.alive && this.child.stdin!.write(text));
+    readLines(this.child.stdout!, (line) => {
       const message = parse(line);
       const waiting = message && message.method === undefined && message.id != null ? this.own.get(keyOf(message.id)) : undefined;
       if (waiting) {
@@ -88,7 +90,7 @@ class ServerProcess {
   }
 
   send(line: string): void {
-    if (this.alive) this.child.stdin!.write(`${line}\n`);
+    this.write(line);
   }
 
   /** A request of dev's own (ids `hermes-dev:N`, which no host uses); its answer is not forwarded. */
@@ -106,6 +108,44 @@ class ServerProcess {
     this.retiring = true;
     this.child.stdin!.end();
   }
+}
+
+/**
+ * Calls `onLine` with each line of `stream` (newline-delimited JSON-RPC), the last one too when the
+ * stream ends without a newline. Chunks are split by hand: readline's events cost more per line
+ * than the rest of dev's hop together.
+ */
+function readLines(stream: Readable, onLine: (line: string) => void): Readable {
+  let rest = '';
+  const take = (line: string) => {
+    const trimmed = line.endsWith('\r') ? line.slice(0, -1) : line;
+    if (trimmed) onLine(trimmed);
+  };
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk: string) => {
+    const lines = (rest + chunk).split('\n');
+    rest = lines.pop()!;
+    for (const line of lines) take(line);
+  });
+  stream.on('end', () => take(rest));
+  return stream;
+}
+
+/**
+ * A writer of lines that writes what one turn of the event loop produced at once (the lines of
+ * one chunk read, routed): one write, not one a message, as Hermes's own stdio transport does.
+ */
+function batched(write: (text: string) => unknown): (line: string) => void {
+  let lines: string[] = [];
+  return (line) => {
+    if (lines.length === 0)
+      queueMicrotask(() => {
+        const text = `${lines.join('\n')}\n`;
+        lines = [];
+        write(text);
+      });
+    lines.push(line);
+  };
 }
 
 function parse(line: string): Message | undefined {
@@ -372,16 +412,14 @@ export async function dev(argv: string[]): Promise<number> {
   if (inspector) return startInspector([process.execPath, CLI, 'dev', entry.file]);
   const session = new DevSession(
     entry,
-    (line) => process.stdout.write(`${line}\n`),
+    batched((text) => process.stdout.write(text)),
     (text) => process.stderr.write(text),
   );
   const unwatch = watchProject(entry.root, (file) => void session.reload(`${path.relative(entry.root, file)} changed`));
   process.stderr.write(`hermes-mcp dev: serving ${path.relative(process.cwd(), entry.file) || entry.file} on stdio, watching ${entry.root}\n`);
   const stop = () => void session.end().finally(() => process.exit(0));
   process.once('SIGINT', stop).once('SIGTERM', stop);
-  const host = createInterface({ input: process.stdin, crlfDelay: Infinity });
-  host.on('line', (line) => session.fromHost(line));
-  await new Promise((resolve) => host.once('close', resolve));
+  await new Promise((resolve) => readLines(process.stdin, (line) => session.fromHost(line)).once('end', resolve));
   unwatch();
   await session.end();
   return 0;
