@@ -112,8 +112,8 @@ class ServerProcess {
 
 /**
  * Calls `onLine` with each line of `stream` (newline-delimited JSON-RPC), the last one too when the
- * stream ends without a newline. Chunks are split by hand: readline's events cost more per line
- * than the rest of dev's hop together.
+ * stream ends without a newline. Chunks are split by hand (readline's per-line events are more
+ * work than this hop needs).
  */
 function readLines(stream: Readable, onLine: (line: string) => void): Readable {
   let rest = '';

@@ -163,7 +163,8 @@ export class McpApp {
 
   /**
    * Serves on stdio (the default), or on the transport given. Resolves once serving; the process
-   * ends by itself when stdin closes.
+   * ends by itself when stdin closes. Under `hermes-mcp inspect`, which installs a hook, the app
+   * is handed to the hook instead of served on stdio.
    */
   async listen(transport?: Transport): Promise<Connection> {
     // `hermes-mcp inspect` loads the user's entry with this hook installed: the app is handed to
