@@ -98,6 +98,13 @@ describe('hermes-mcp inspect', () => {
     expect((JSON.parse(stdout) as { tools: Array<{ name: string }> }).tools.map((tool) => tool.name)).toEqual(['greet', 'crash']);
   });
 
+  it('an entry that prints on stdout while it loads: the manifest is still read', () => {
+    project.write('src/noisy.ts', "process.stdout.write('loading\\n');\nrequire('./main');\n");
+    const { code, stdout } = inspect(project.dir, 'src/noisy.ts');
+    expect(code).toBe(0);
+    expect((JSON.parse(stdout) as { serverInfo: { name: string } }).serverInfo.name).toBe('dev-fixture');
+  });
+
   it("an entry that does not compile: SWC's error, exit 1", () => {
     project.write('src/server.ts', serverSource('  @Tool() broken( {'));
     const { code, stdout, stderr } = inspect(project.dir, 'src/main.ts');

@@ -53,7 +53,8 @@ export async function inspect(argv: string[]): Promise<number> {
     process.stderr.write(`hermes-mcp inspect: ${entry.file} did not load (exit code ${String(code)})\n`);
     return 1;
   }
-  const manifest = { ...(JSON.parse(stdout) as Manifest), warnings };
+  // The manifest is the child's last line: an entry may print on stdout while it loads.
+  const manifest = { ...(JSON.parse(stdout.trimEnd().split('\n').pop()!) as Manifest), warnings };
   process.stdout.write(format === 'json' ? `${JSON.stringify(manifest, null, 2)}\n` : markdown(manifest));
   for (const warning of warnings) process.stderr.write(`hermes-mcp inspect: ${warning.code}: ${warning.message}\n`);
   if (check && warnings.length > 0) {
