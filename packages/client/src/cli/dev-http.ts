@@ -17,6 +17,9 @@ import type { Entry } from './entry';
 import { DevSession, Message } from './dev';
 import { ErrorCode } from '@hermes-mcp/protocol';
 
+/** Most of the server's messages kept for a session until it opens a GET stream (the oldest go first). */
+const MAX_BACKLOG = 1_000;
+
 /** The largest POST body the front reads (a bigger one is answered 413). */
 const MAX_BODY_BYTES = 4 * 1024 * 1024;
 
@@ -50,7 +53,7 @@ export function serveDevHttp(entry: Entry, port: number, say: (text: string) => 
       session.waiting.delete(JSON.stringify(message.id));
       post.writeHead(200, { 'content-type': 'application/json', ...(id !== STATELESS && { 'mcp-session-id': id }) }).end(line);
     } else if (session.stream) session.stream.write(`data: ${line}\n\n`);
-    else session.backlog.push(line);
+    else if (session.backlog.push(line) > MAX_BACKLOG) session.backlog.shift(); // a host that never opens a GET stream
   };
 
   const handle = async (request: IncomingMessage, response: ServerResponse) => {
