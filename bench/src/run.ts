@@ -364,6 +364,8 @@ async function benchRedisMemory(options: Options): Promise<BenchResults['redisMe
 const STDIO_CONFIGS = [
   { key: 'echo', label: 'bare newline-JSON echo (limit)', server: 'echo-stdio.server.js' },
   { key: 'hermes', label: 'Hermes (legacy, initialize)', server: 'hermes-stdio.server.js' },
+  { key: 'hermes-pipe', label: 'Hermes behind a bare pipe (one hop, limit)', server: 'pipe-proxy-stdio.server.js' },
+  { key: 'hermes-dev', label: 'Hermes through `hermes-mcp dev`', server: 'hermes-dev-stdio.server.js' },
   { key: 'sdk-v1', label: 'SDK v1 1.32.2', server: 'sdk-v1-stdio.server.js' },
   { key: 'sdk-v2', label: 'SDK v2 2.4.0, serveStdio', server: 'sdk-v2-stdio.server.js' },
 ];

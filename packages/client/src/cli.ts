@@ -20,6 +20,9 @@ import { StdioClientTransport } from './stdio';
 import { StreamableHttpClientTransport } from './streamable-http';
 import { SseClientTransport } from './sse-legacy';
 import { WebSocketClientTransport, WebSocketConstructor } from './websocket';
+import { dev } from './cli/dev';
+import { inspect } from './cli/inspect';
+import { run as runEntry } from './cli/entry';
 import { CallToolResult, ErrorCode, McpError, PROTOCOL_VERSIONS, Transport, isProtocolVersion, isRecord } from '@hermes-mcp/protocol';
 
 const USAGE = `usage: hermes-mcp <command> [arguments] (--stdio "<command line>" | --url <url> [--sse]) [options]
@@ -294,6 +297,9 @@ function report(error: unknown, hint = ''): void {
  */
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'install' || argv[0] === 'uninstall') return installMain(argv);
+  if (argv[0] === 'dev') return dev(argv.slice(1));
+  if (argv[0] === 'inspect') return inspect(argv.slice(1));
+  if (argv[0] === 'run') return runEntry(argv.slice(1));
   let invocation: Invocation;
   try {
     invocation = parse(argv);

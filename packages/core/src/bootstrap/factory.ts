@@ -114,6 +114,12 @@ export type RuntimeHandler = (input: any, ctx: McpContext) => unknown; // eslint
 /** Listens to a client notification. */
 export type NotificationListener = (notification: JsonRpcNotification, ctx: NotificationContext) => void | Promise<void>;
 
+/**
+ * The global where the `hermes-mcp` CLI installs its hook (`Symbol.for`, so every copy of core
+ * finds it): when set, `listen()` without a transport calls it with the app instead of serving.
+ */
+const LISTEN_HOOK = Symbol.for('hermes-mcp.cli.listen');
+
 const LIST_CHANGED: Record<ListKind, string> = {
   tools: 'notifications/tools/list_changed',
   resources: 'notifications/resources/list_changed',
@@ -157,9 +163,14 @@ export class McpApp {
 
   /**
    * Serves on stdio (the default), or on the transport given. Resolves once serving; the process
-   * ends by itself when stdin closes.
+   * ends by itself when stdin closes. Under `hermes-mcp inspect`, which installs a hook, the app
+   * is handed to the hook instead of served on stdio.
    */
   async listen(transport?: Transport): Promise<Connection> {
+    // `hermes-mcp inspect` loads the user's entry with this hook installed: the app is handed to
+    // it instead of served, so the entry runs as written (docs/cli.md).
+    const cliHook = (globalThis as { [LISTEN_HOOK]?: (app: McpApp) => Promise<Connection> })[LISTEN_HOOK];
+    if (!transport && cliHook) return cliHook(this);
     if (this.listening && !transport) {
       throw new HermesError('HERMES_ALREADY_LISTENING', 'this app already listens on stdio; create another app or pass a transport.');
     }
