@@ -127,6 +127,8 @@ describe('hermes-mcp inspect', () => {
     try {
       cpSync(path.join(root, 'packages/client/dist'), path.join(elsewhere, 'node_modules/@hermes-mcp/client/dist'), { recursive: true });
       symlinkSync(path.join(root, 'packages/protocol'), path.join(elsewhere, 'node_modules/@hermes-mcp/protocol'), 'dir');
+      // Its other dependency, as npm installs it beside it.
+      symlinkSync(path.join(root, 'node_modules/jsonc-parser'), path.join(elsewhere, 'node_modules/jsonc-parser'), 'dir');
       writeFileSync(path.join(elsewhere, 'main.ts'), 'export {};\n');
       const result = spawnSync(process.execPath, [path.join(elsewhere, 'node_modules/@hermes-mcp/client/dist/cli.js'), 'inspect', 'main.ts'], {
         cwd: elsewhere,

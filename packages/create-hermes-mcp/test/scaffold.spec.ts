@@ -15,7 +15,18 @@ describe('scaffold', () => {
     const result = scaffold({ directory: path.join(base, 'My Weather Server'), hermes: { testing: 'file:/tmp/testing.tgz', client: 'file:/tmp/client.tgz' } });
     expect(result.name).toBe('my-weather-server');
     expect(result.files.sort()).toEqual(
-      ['.gitignore', 'README.md', 'jest.config.js', 'package.json', 'src/main.ts', 'src/server.ts', 'test/manifest.spec.ts', 'test/server.spec.ts', 'tsconfig.json'].sort(),
+      [
+        '.gitignore',
+        'README.md',
+        'jest.config.js',
+        'package.json',
+        'src/main.ts',
+        'src/server.ts',
+        'test/manifest.json',
+        'test/manifest.spec.ts',
+        'test/server.spec.ts',
+        'tsconfig.json',
+      ].sort(),
     );
     const pkg = JSON.parse(readFileSync(path.join(result.directory, 'package.json'), 'utf8'));
     expect(pkg.name).toBe('my-weather-server');
