@@ -93,7 +93,7 @@ import type { JsonSchemaObject, PromptArgument } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
 import { Converter, ConversionOptions, conversionOptions, convertClass, withConstraintName } from './class-properties';
 import { withTypes } from './conjoin';
-import { descriptionOf } from './description.decorator';
+import { X_MCP_HEADER, descriptionOf, headerOf } from './recorded';
 import { ISO_DATE_PATTERN, Iso8601Options, iso8601Pattern } from './iso8601';
 import { probeInstance } from './probe-instance';
 import { patternOf } from './regex-pattern';
@@ -114,7 +114,6 @@ import {
 import { transformerMetadata } from '../interop/class-transformer';
 import { type ValidationMetadata, constraintInstance, ruleStorage, validateObjectSync } from '../interop/class-validator';
 import { libraryRuleTypes } from '../interop/class-validator-jsonschema';
-import { X_MCP_HEADER, headerOf } from './mcp-header.decorator';
 import { convertedProperty, discriminatedSchema, inputKeysOf, requiredExcluded } from './transformer';
 import { failingProperties, planOf } from '../validation/fast-path';
 

@@ -20,7 +20,7 @@ import { IS_DATE, MAX_DATE, MIN_DATE, ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from '../interop/class-validator';
 import { ruleStorage } from '../interop/class-validator';
 import { isIsoDate } from '../schema/iso8601';
-import { headerOf } from '../schema/mcp-header.decorator';
+import { headerOf } from '../schema/recorded';
 import { nestedClassOf } from '../schema/schema-builder';
 import type { ValidationIssue as Issue } from './validator';
 

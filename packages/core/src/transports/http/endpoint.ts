@@ -26,7 +26,7 @@ import {
   isThenable,
   serialize,
 } from '@hermes-mcp/protocol';
-import type { AuthInfo } from '../../engine/context';
+import type { AuthInfo } from '../../context/mcp-context';
 import type { Connection, ConnectionOptions } from '../../engine/connection';
 import { decideEra } from '../../engine/era';
 import { HermesError } from '../../errors';
@@ -38,7 +38,7 @@ import { HttpError } from './http-error';
 export { HttpError } from './http-error';
 import { DEFAULT_EVENT_STORE_BYTES, EventStore, InMemoryEventStore } from '../../stores/event-store';
 import type { HttpRequest, HttpResponse } from './exchange';
-import { HeadersRecord, validateHeaderDeclarations } from './headers';
+import { HeadersRecord, validateHeaderDeclarations } from '../../engine/modern-headers';
 import { serveModern } from './modern-http';
 import { OriginPolicy, checkOrigin } from './origin';
 import { hiddenHeaderNames, redactHeaders } from './redact';
