@@ -17,6 +17,7 @@ import { McpHandler, NotificationContext, isMcpHandler } from '../engine/mcp-han
 import { Logger, createLogger } from '../logger';
 import type { CacheHints, PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
 import { ListKind, Registry } from './registry';
+import type { ServedApp } from './served-app';
 import { register, scanServer } from './scanner';
 import type { SchemaWarning } from '../schema/schema-builder';
 import { DecoratedServerHandler } from '../engine/decorated-server';
@@ -120,7 +121,7 @@ const LIST_CHANGED: Record<ListKind, string> = {
 };
 
 /** A bootstrapped MCP server, ready to serve on stdio or any transport. */
-export class McpApp {
+export class McpApp implements ServedApp {
   /** The engine every transport uses. */
   readonly engine: Engine;
   /** The server-side logger. */

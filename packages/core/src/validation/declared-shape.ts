@@ -22,7 +22,7 @@ import { ruleStorage } from '../interop/class-validator';
 import { isIsoDate } from '../schema/iso8601';
 import { headerOf } from '../schema/recorded';
 import { nestedClassOf } from '../schema/schema-builder';
-import type { ValidationIssue as Issue } from './validator';
+import type { ValidationIssue as Issue } from './issue';
 
 /** What one property of a class is held to. */
 interface PropertyShape {
