@@ -53,6 +53,8 @@ export { MCP_METHODS, declaresCapability, mcpMethod } from './methods';
 export type { McpMethod, McpMethodName, MethodTraits, SpanTarget } from './methods';
 export * from './types';
 export type { SendOptions, Transport, TransportInfo } from './transport';
+export { TRACE_CHANNELS } from './trace';
+export type { ClientRequestTrace, NotificationEvent, RequestTrace, ServerRequestTrace, SessionEvent } from './trace';
 export { InboundRequest, MAX_TIMER_DELAY, Peer, isThenable } from './peer';
 export { SparseMap } from './sparse-map';
 export { InMemoryTransport } from './memory-transport';
