@@ -21,7 +21,7 @@ import type { ValidationMetadata } from '../interop/class-validator';
 import { ruleStorage } from '../interop/class-validator';
 import { isIsoDate } from '../schema/iso8601';
 import { headerOf } from '../schema/recorded';
-import { nestedClassOf } from '../schema/schema-builder';
+import { nestedClassOf } from '../schema/transformer';
 import type { ValidationIssue as Issue } from './issue';
 
 /** What one property of a class is held to. */

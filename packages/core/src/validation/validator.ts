@@ -11,7 +11,7 @@
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { ValidationError, ValidatorOptions, ValidationTypes } from 'class-validator';
 import { HermesError } from '../errors';
-import { nestedClassOf } from '../schema/schema-builder';
+import { nestedClassOf } from '../schema/transformer';
 import { declaredShapeIssues } from './declared-shape';
 import type { ValidationIssue } from './issue';
 import { fastValidate, planOf } from './fast-path';
