@@ -1,8 +1,10 @@
 /**
- * The engine (the Base): one protocol engine for every transport. A transport hands it a
- * connection; the engine runs the lifecycle (initialize, version negotiation, ping, logging level,
- * subscriptions), builds a context per request, and passes the rest to the server's
- * {@link McpHandler}. It also reaches every connection at once (list changes, resource updates).
+ * The engine: one protocol engine for every transport. A transport hands it a stream
+ * (`connect`): a legacy {@link Connection} (connection.ts) runs that stream's lifecycle (initialize,
+ * version negotiation, ping, logging level, subscriptions); a modern request, on a stream or over
+ * HTTP, is checked (modern-checks.ts) and answered by the {@link ModernHandler} (modern.ts). Both
+ * build a context per request and pass the rest to the server's {@link McpHandler}. The engine
+ * also reaches every connection at once (list changes, resource updates).
  */
 import { publishNotification, requestChannel, traceRequest } from '../diagnostics';
 import { InboundRequestExtra, JsonRpcRequest, META_KEYS, Transport, TransportInfo, isThenable } from '@hermes-mcp/protocol';

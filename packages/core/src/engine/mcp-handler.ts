@@ -1,6 +1,6 @@
 /**
  * The low-level server API: an object that answers MCP requests itself. Decorated servers are
- * turned into one of these (see registry-handler.ts); both run on the same engine.
+ * turned into one of these (`DecoratedServerHandler`, decorated-server.ts); both run on the same engine.
  */
 import type { Implementation, JsonRpcNotification, Root, ServerCapabilities } from '@hermes-mcp/protocol';
 import type { McpContext, SessionInfo } from '../context/mcp-context';

@@ -1,6 +1,8 @@
 /**
  * What the decorators record: raw options as the user wrote them. The scanner turns them into
- * resolved definitions (see registry.ts) once, at bootstrap.
+ * resolved definitions (see registry.ts) once, at bootstrap. The types those options name —
+ * middleware, caching hints, task modes, completion functions — live here too, below the engine
+ * that runs them, so that decorators and options depend on nothing that serves.
  */
 import type { Annotations, Icon, Implementation, JsonSchemaObject, Meta, ToolAnnotations } from '@hermes-mcp/protocol';
 import type { Constructor } from '../container';

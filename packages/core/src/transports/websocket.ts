@@ -79,7 +79,7 @@ export interface WebSocketLike {
 
 /** Options of {@link WebSocketTransport}. */
 export interface WebSocketTransportOptions {
-  /** The session this socket is (the plugin's id for it), in `info.sessionId`. */
+  /** The session this socket is (the endpoint's id for it), in `info.sessionId`. */
   sessionId?: string;
   /** Where the socket came from, for request contexts: the upgrade request's headers (credentials hidden), ip and url. */
   info?: { headers?: unknown; ip?: string; url?: string; auth?: AuthInfo };

@@ -31,7 +31,7 @@ export interface HttpSession {
 }
 
 /**
- * One session as the plugin keeps it. It is also a link of its {@link IdleSessions} list, so an
+ * One session as the endpoint keeps it. It is also a link of its {@link IdleSessions} list, so an
  * idle session holds no timer, closure or promise of its own: only these fields. @internal
  */
 export class LiveSession implements HttpSession {
