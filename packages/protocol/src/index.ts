@@ -58,7 +58,7 @@ export type { ClientRequestTrace, NotificationEvent, RequestTrace, ServerRequest
 export { InboundRequest, MAX_TIMER_DELAY, Peer, isThenable } from './peer';
 export { SparseMap } from './sparse-map';
 export { InMemoryTransport } from './memory-transport';
-export type { ErrorContext, InboundRequestExtra, PeerHandlers, PeerOptions, PendingRequest, ProgressUpdate, RequestOptions } from './peer';
+export type { ErrorContext, InboundRequestExtra, PeerHandlers, PeerOptions, PendingRequest, ProgressUpdate, RequestOptions } from './peer-types';
 export { decodeHeaderValue, encodeHeaderValue, headerParamsOf, printableHeader, trimOws, validateHeaderDeclarations } from './mcp-headers';
 export type { DecodedHeader, HeaderParam, HeaderParamType } from './mcp-headers';
 export type { Awaitable } from './awaitable';

@@ -40,7 +40,7 @@ import { LazyChildLogger, Logger } from '../logger';
 import { decideEra } from './era';
 import { shapeCapabilities, shapeImplementation } from '../results/shape';
 import { withTimeout } from './timeout';
-import { ConnectionOwner, methodSpec } from './methods';
+import { methodSpec } from './methods';
 import type { HeadersRecord } from './modern-headers';
 import type { ModernSink } from './modern-call';
 import type { SessionChange, SessionRecord, SessionStore } from '../stores/session-store';
@@ -111,7 +111,7 @@ const EMPTY: Record<string, unknown> = Object.freeze({});
  * One client connection in the legacy era: its negotiated revision, capabilities, logging level
  * and subscriptions. Requests other than `initialize` and `ping` wait for `initialize`.
  */
-export class Connection implements PeerHandlers, RequestChannel, ConnectionOwner {
+export class Connection implements PeerHandlers, RequestChannel {
   /** RequestChannel: how its requests' contexts write elicitation forms and check the answers. */
   readonly forms = elicitationForms;
   /** The peer correlating this connection's messages. */

@@ -24,7 +24,8 @@ import { isIso8601Pattern } from './iso8601';
 import { IS_EMAIL, IS_URL } from 'class-validator';
 import { ruleStorage } from '../interop/class-validator';
 import { withConstraintName } from './class-properties';
-import { buildObjectSchema, deepFreeze, isSchema } from './schema-builder';
+import { buildObjectSchema } from './schema-builder';
+import { deepFreeze, isSchema } from './json-schema';
 import { ENUM_TITLES } from '../metadata/keys';
 import type { EnumTitlesMetadata } from '../decorators/enum-titles.decorator';
 

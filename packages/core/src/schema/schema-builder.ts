@@ -41,7 +41,6 @@ import { FIXED_CONVERTERS, NEVER, nestedConverter, unknownRule } from './rule-co
 import { SchemaWarning, isValidateIf, looserWarning, uniqueWarnings, warningsAbout } from './schema-warnings';
 
 export type { SchemaWarning };
-export { deepFreeze, isSchema };
 
 /**
  * The `$schema` URI of JSON Schema 2020-12. The built schemas do not carry it: MCP 2025-11-25
