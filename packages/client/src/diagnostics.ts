@@ -9,33 +9,10 @@
  *   2026-07-28 input rounds included. Its context is a {@link ClientRequestTrace}.
  */
 import { tracingChannel } from 'node:diagnostics_channel';
-import type { TransportInfo } from '@hermes-mcp/protocol';
+import { TRACE_CHANNELS } from '@hermes-mcp/protocol';
+import type { ClientRequestTrace } from '@hermes-mcp/protocol';
 
-/** What a `hermes-mcp:client:request` subscriber is given, and what it may read when the request settles. */
-export interface ClientRequestTrace {
-  /** The JSON-RPC method (`tools/call`, …). */
-  readonly method: string;
-  /** The params as the caller gave them. */
-  readonly params: Readonly<Record<string, unknown>>;
-  /** `legacy` (a session of 2024-11-05 … 2025-11-25) or `modern` (2026-07-28). */
-  readonly era: 'legacy' | 'modern';
-  /** The revision spoken. */
-  readonly protocolVersion?: string;
-  /** The session's id (Streamable HTTP, legacy era), when the server gave one. */
-  readonly sessionId?: string;
-  /** The transport's description: `kind` (`stdio`, `http`, `sse`, `websocket`, …) and, for the network ones, `url`. */
-  readonly transport: TransportInfo;
-  /**
-   * Entries a `start` subscriber adds to every message's `params._meta` for this request —
-   * OpenTelemetry puts `traceparent` (and `tracestate`, `baggage`) here, so the server's span joins
-   * the client's trace.
-   */
-  readonly meta: Record<string, string>;
-  /** The result, once answered. */
-  result?: unknown;
-  /** What it failed with (an `McpError` for protocol errors), once failed. */
-  error?: unknown;
-}
+export type { ClientRequestTrace } from '@hermes-mcp/protocol';
 
 /** The client request tracing channel. */
-export const clientRequestChannel = tracingChannel<ClientRequestTrace, ClientRequestTrace>('hermes-mcp:client:request');
+export const clientRequestChannel = tracingChannel<ClientRequestTrace, ClientRequestTrace>(TRACE_CHANNELS.clientRequest);

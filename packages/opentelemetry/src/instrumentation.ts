@@ -22,8 +22,8 @@ import {
   trace,
   type Tracer,
 } from '@opentelemetry/api';
-import type { NotificationEvent, RequestTrace, ServerRequestTrace, SessionEvent } from '@hermes-mcp/core';
-import type { ClientRequestTrace } from '@hermes-mcp/client';
+import { TRACE_CHANNELS } from '@hermes-mcp/protocol';
+import type { ClientRequestTrace, NotificationEvent, RequestTrace, ServerRequestTrace, SessionEvent } from '@hermes-mcp/protocol';
 import { ATTR, Instruments, describe, outcomeOf, serverAddress } from './conventions';
 
 /** Options of {@link instrumentOpenTelemetry}. */
@@ -153,7 +153,7 @@ export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): Ope
   };
 
   if (options.server !== false) {
-    traceChannel<RequestTrace & Traced>('hermes-mcp:request', (request) => {
+    traceChannel<RequestTrace & Traced>(TRACE_CHANNELS.request, (request) => {
       const described = describe(request.method, request.params, request.transport, request.protocolVersion);
       const { parent, links } = serverParent(request);
       const attributes = described.span;
@@ -168,19 +168,19 @@ export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): Ope
       const { traceId, spanId, traceFlags } = span.spanContext();
       request.logBindings = { ...request.logBindings, trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags.toString(16)}` };
     });
-    traceChannel<ServerRequestTrace & Traced>('hermes-mcp:server-request', (request) => {
+    traceChannel<ServerRequestTrace & Traced>(TRACE_CHANNELS.serverRequest, (request) => {
       const described = describe(request.method, request.params, request.transport, request.protocolVersion);
       if (request.sessionId !== undefined) described.span[ATTR.sessionId] = request.sessionId;
       startClientSpan(request, described, request.meta);
     });
-    subscribe('hermes-mcp:session:closed', (message) => {
+    subscribe(TRACE_CHANNELS.sessionClosed, (message) => {
       const session = message as SessionEvent;
       const { metric } = describe('', {}, session.transport, session.protocolVersion);
       delete metric[ATTR.method];
       instruments.serverSession.record((performance.now() - session.startedAt) / 1000, metric);
     });
     if (options.notifications === true) {
-      subscribe('hermes-mcp:notification', (message) => {
+      subscribe(TRACE_CHANNELS.notification, (message) => {
         const event = message as NotificationEvent;
         const described = describe(event.method, event.params, event.transport, undefined);
         if (event.sessionId !== undefined) described.span[ATTR.sessionId] = event.sessionId;
@@ -190,7 +190,7 @@ export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): Ope
   }
 
   if (options.client !== false) {
-    traceChannel<ClientRequestTrace & Traced>('hermes-mcp:client:request', (request) => {
+    traceChannel<ClientRequestTrace & Traced>(TRACE_CHANNELS.clientRequest, (request) => {
       const described = describe(request.method, request.params, request.transport, request.protocolVersion);
       serverAddress(request.transport, described.span);
       serverAddress(request.transport, described.metric);

@@ -11,13 +11,13 @@ export const PROTOCOL_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '202
 /** A revision identifier, e.g. `"2025-06-18"`. */
 export type ProtocolVersion = (typeof PROTOCOL_VERSIONS)[number];
 
-/** The revisions that use `initialize` and sessions. */
+/** The revisions that use `initialize` and sessions, oldest first. */
 export const LEGACY_PROTOCOL_VERSIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
 
 /** A legacy (initialize-based) revision. */
 export type LegacyProtocolVersion = (typeof LEGACY_PROTOCOL_VERSIONS)[number];
 
-/** The revisions of the modern (stateless) era, newest first. */
+/** The revisions of the modern (stateless) era, oldest first (as {@link PROTOCOL_VERSIONS}: the last is the newest). */
 export const MODERN_PROTOCOL_VERSIONS = ['2026-07-28'] as const;
 
 /** A modern (stateless) revision. */
@@ -76,8 +76,6 @@ export interface RevisionFeatures {
   urlElicitation: boolean;
   /** `tools` in `sampling/createMessage`. */
   samplingTools: boolean;
-  /** The revision's schema dialect for tool input schemas. */
-  schemaDialect: 'draft-07' | '2020-12';
 }
 
 const row = (version: ProtocolVersion, since: number): RevisionFeatures => ({
@@ -96,7 +94,6 @@ const row = (version: ProtocolVersion, since: number): RevisionFeatures => ({
   icons: since >= 3,
   urlElicitation: since >= 3,
   samplingTools: since >= 3,
-  schemaDialect: since >= 3 ? '2020-12' : 'draft-07',
 });
 
 /** Feature flags per revision. */

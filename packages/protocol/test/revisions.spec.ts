@@ -1,6 +1,7 @@
 import {
   LATEST_LEGACY_VERSION,
   LEGACY_PROTOCOL_VERSIONS,
+  MODERN_PROTOCOL_VERSIONS,
   PROTOCOL_VERSIONS,
   ProtocolVersion,
   REVISIONS,
@@ -89,13 +90,14 @@ describe('feature flags', () => {
     expect(having(flag)).toEqual(['2025-11-25', '2026-07-28']);
   });
 
-  it('schema dialect: draft-07 before 2025-11-25, 2020-12 from it', () => {
-    expect(PROTOCOL_VERSIONS.map((v) => REVISIONS[v].schemaDialect)).toEqual(['draft-07', 'draft-07', 'draft-07', '2020-12', '2020-12']);
+  it('lists each era oldest first, as PROTOCOL_VERSIONS does (the client takes the last modern revision as the newest)', () => {
+    expect(LEGACY_PROTOCOL_VERSIONS).toEqual(PROTOCOL_VERSIONS.filter((v) => REVISIONS[v].era === 'legacy'));
+    expect(MODERN_PROTOCOL_VERSIONS).toEqual(PROTOCOL_VERSIONS.filter((v) => REVISIONS[v].era === 'modern'));
   });
 
   it('2024-11-05 has none of the later features', () => {
-    const { version, era, schemaDialect, ...flags } = REVISIONS['2024-11-05'];
-    expect([version, era, schemaDialect]).toEqual(['2024-11-05', 'legacy', 'draft-07']);
+    const { version, era, ...flags } = REVISIONS['2024-11-05'];
+    expect([version, era]).toEqual(['2024-11-05', 'legacy']);
     expect(Object.values(flags).every((flag) => flag === false)).toBe(true);
   });
 });

@@ -11,7 +11,7 @@
  */
 import { JsonWebKey, KeyObject, createHash, createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
 import { JWS_ALGORITHMS, JwsAlgorithm, accessTokenHash, jwkThumbprint, parseBase64urlJson } from '@hermes-mcp/protocol';
-import type { AuthInfo } from '../engine/context';
+import type { AuthInfo } from '../context/mcp-context';
 import { HermesError } from '../errors';
 import { lazySecret } from '../secret';
 import { InMemoryReplayStore, ReplayStore } from '../stores/replay-store';

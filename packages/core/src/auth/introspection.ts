@@ -5,7 +5,7 @@
  * client costs one introspection per token and period, not one per request.
  */
 import { createHash } from 'node:crypto';
-import type { AuthInfo } from '../engine/context';
+import type { AuthInfo } from '../context/mcp-context';
 import { InvalidTokenError, TokenVerifier } from './resource-server';
 
 /** Options of {@link introspectionVerifier}. */

@@ -5,7 +5,7 @@
  * (`at+jwt`, RFC 9068), `iss`, `aud` (this resource, RFC 8707), `exp` and `nbf` with a clock
  * tolerance.
  */
-import type { AuthInfo } from '../engine/context';
+import type { AuthInfo } from '../context/mcp-context';
 import { InvalidTokenError, TokenVerifier } from './resource-server';
 
 /** Options of {@link jwtVerifier}. */

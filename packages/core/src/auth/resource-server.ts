@@ -13,7 +13,7 @@
  *
  * One object ({@link ResourceServer}) owns it all; the HTTP endpoint asks it, whatever the adapter.
  */
-import type { AuthInfo } from '../engine/context';
+import type { AuthInfo } from '../context/mcp-context';
 import { HermesError } from '../errors';
 import type { HttpRequest } from '../transports/http/exchange';
 import { headerOf } from '../transports/http/accept';

@@ -4,40 +4,9 @@
  * a property with a fixed set of values (`@IsIn`, `@IsEnum`) completes by itself.
  */
 import 'reflect-metadata';
-import type { SessionInfo } from '../engine/context';
+import type { CompleteFn, CompletionContext } from '../metadata/options';
 import { buildObjectSchema } from '../schema/schema-builder';
 import { COMPLETE } from '../metadata/keys';
-
-/** What a completion function knows besides the partial value. */
-export interface CompletionContext {
-  /** Arguments or variables the client already resolved (`context.arguments`). */
-  readonly arguments: Readonly<Record<string, string>>;
-  /** The client's session. */
-  readonly session: SessionInfo;
-}
-
-/**
- * Suggests values for one argument from what the user typed so far. Return up to 100 values
- * (more are cut, and the result says there are more).
- */
-export type CompleteFn = (value: string, ctx: CompletionContext) => readonly string[] | Promise<readonly string[]>;
-
-/**
- * Gives a prompt argument or template variable a completion function.
- *
- * @example
- * class TripArgs {
- *   \@Complete((value) => CITIES.filter((c) => c.startsWith(value)))
- *   \@IsString() city!: string;
- * }
- */
-export function Complete(fn: CompleteFn): PropertyDecorator {
-  return (target, property) => {
-    const own: Record<string, CompleteFn> = { ...((Reflect.getOwnMetadata(COMPLETE, target.constructor) as Record<string, CompleteFn> | undefined) ?? {}) };
-    own[String(property)] = fn;
-    Reflect.defineMetadata(COMPLETE, own, target.constructor);
-  };
-}
 
 /**
  * The completion functions of a prompt's arguments or a template's variables: explicit ones from

@@ -4,11 +4,10 @@
  * The app serves it (stdio by default) and changes it at runtime.
  */
 import type { JsonRpcNotification, Transport } from '@hermes-mcp/protocol';
-import { Constructor, DependencyContainer, defaultContainer } from './container';
+import { Constructor, DependencyContainer, defaultContainer } from '../container';
 import { CursorCodec } from './cursor';
 import { Connection, ConnectionOptions } from '../engine/connection';
 import { Engine } from '../engine/engine';
-import type { CacheHints } from '../engine/modern';
 import type { Cluster } from '../stores/cluster';
 import type { TaskOptions } from '../engine/tasks';
 import { HermesError } from '../errors';
@@ -16,14 +15,15 @@ import { assertSingleCopies } from '../interop/single-copy';
 import { reportInterop } from '../interop/report';
 import { McpHandler, NotificationContext, isMcpHandler } from '../engine/mcp-handler';
 import { Logger, createLogger } from '../logger';
-import type { PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
+import type { CacheHints, PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
 import { ListKind, Registry } from './registry';
+import type { ServedApp } from './served-app';
 import { register, scanServer } from './scanner';
 import type { SchemaWarning } from '../schema/schema-builder';
 import { DecoratedServerHandler } from '../engine/decorated-server';
 import { StdioTransport, StdioTransportOptions } from '../transports/stdio.transport';
 import type { ValidateOptions } from '../validation/validator';
-import type { McpContext } from '../engine/context';
+import type { McpContext } from '../context/mcp-context';
 
 /** Options of {@link McpFactory.create}. */
 export interface McpAppOptions {
@@ -127,7 +127,7 @@ const LIST_CHANGED: Record<ListKind, string> = {
 };
 
 /** A bootstrapped MCP server, ready to serve on stdio or any transport. */
-export class McpApp {
+export class McpApp implements ServedApp {
   /** The engine every transport uses. */
   readonly engine: Engine;
   /** The server-side logger. */

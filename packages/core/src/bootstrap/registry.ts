@@ -4,15 +4,12 @@
  * Shaped list arrays are built once per revision and reused until the registry changes; pages are
  * slices of them.
  */
-import type { Middleware } from '../engine/middleware';
 import type { Prompt, ProtocolVersion, Resource, ResourceTemplate, RevisionFeatures, Tool } from '@hermes-mcp/protocol';
-import type { CompleteFn } from './completion';
-import type { Constructor } from './container';
+import type { Constructor } from '../container';
 import type { CursorCodec } from './cursor';
-import type { CacheHints } from '../engine/modern';
 import { HermesError } from '../errors';
 import { shapePrompt, shapeResource, shapeTool } from '../results/shape';
-import type { TaskStart, TaskSupport } from '../engine/tasks';
+import type { CacheHints, CompleteFn, Middleware, TaskStart, TaskSupport } from '../metadata/options';
 import type { UriTemplate } from './uri-template';
 
 /** How to call one handler. For the Hermes packages. */

@@ -4,14 +4,15 @@
  */
 import 'reflect-metadata';
 import type { JsonSchemaObject, Prompt, Resource, ResourceTemplate, Tool } from '@hermes-mcp/protocol';
-import { Constructor, DependencyContainer, instantiate } from './container';
-import { McpContext } from '../engine/context';
+import { Constructor, DependencyContainer, instantiate } from '../container';
+import { McpContext } from '../context/mcp-context';
 import { HermesError } from '../errors';
 import { CTX_PARAM, HANDLERS, SERVER_OPTIONS } from '../metadata/keys';
 import type { HandlerKind, HandlerMetadata, McpServerOptions, PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
 import { completersFor } from './completion';
 import { compose, middlewareOf, resolveMiddleware } from '../engine/middleware';
-import { checkScopes, requiredScopesOf, scopeGuard, unionOfScopes } from '../auth/scopes';
+import { requiredScopesOf, scopeGuard, unionOfScopes } from '../auth/scopes';
+import { checkScopes } from '../decorators/require-scopes.decorator';
 import { Invocation, PromptDefinition, Registry, ToolDefinition } from './registry';
 import { SchemaWarning, buildObjectSchema, closedObjectSchema, emptyObjectSchema, promptArgumentsFor, schemaWarningsFor } from '../schema/schema-builder';
 import { compileUriTemplate, isUriTemplate } from './uri-template';

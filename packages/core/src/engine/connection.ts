@@ -4,7 +4,7 @@
  * of the method table (handshake, `logging/setLevel`, subscriptions); modern requests on the same
  * stream handed to the engine.
  */
-import { ServerRequestTrace, SessionEvent, requestChannel, serverRequestChannel, sessionClosedChannel, sessionCreatedChannel, traceRequest } from './diagnostics';
+import { ServerRequestTrace, SessionEvent, requestChannel, serverRequestChannel, sessionClosedChannel, sessionCreatedChannel, traceRequest } from '../diagnostics';
 import {
   ClientCapabilities,
   ErrorCode,
@@ -30,20 +30,47 @@ import {
   LOGGING_LEVELS,
   Root,
   Transport,
+  TransportInfo,
   negotiateLegacyVersion,
 } from '@hermes-mcp/protocol';
-import { McpContext, RequestChannel, SessionInfo, isLoggingLevel } from './context';
-import type { NotificationContext } from './mcp-handler';
+import { elicitationForms } from '../schema/elicitation-schema';
+import { McpContext, RequestChannel, SessionInfo, isLoggingLevel } from '../context/mcp-context';
+import type { McpHandler, NotificationContext } from './mcp-handler';
 import { LazyChildLogger, Logger } from '../logger';
 import { decideEra } from './era';
 import { shapeCapabilities, shapeImplementation } from '../results/shape';
 import { withTimeout } from './timeout';
 import { methodSpec } from './methods';
-import type { Engine } from './engine';
+import type { HeadersRecord } from './modern-headers';
+import type { ModernSink } from './modern-call';
 import type { SessionChange, SessionRecord, SessionStore } from '../stores/session-store';
 import type { ClusterBus, SessionMessage } from '../stores/cluster';
 
-/** Per-connection options of {@link Engine.connect}. */
+/**
+ * What a connection needs of the engine that made it (`Engine` is one): the handler, the limits,
+ * the modern era for a modern request on a stream, and to be let go when it closes. Named here so
+ * the connection does not depend on the engine that depends on it.
+ */
+export interface ConnectionHost {
+  readonly handler: McpHandler;
+  readonly options: { readonly logger: Logger; readonly requestTimeout?: number; readonly handlerTimeout?: number };
+  /** How long requests in flight may take to finish when the connection drains, in milliseconds. */
+  readonly gracePeriod: number;
+  /** The most messages one 2025-03-26 batch may hold. */
+  readonly maxBatchEntries: number;
+  /** Answers one modern-era request that arrived on this connection's stream. */
+  serveModern(
+    request: JsonRpcRequest,
+    headers: HeadersRecord | undefined,
+    extra: InboundRequestExtra,
+    transport: TransportInfo,
+    sink: ModernSink,
+  ): Promise<Record<string, unknown>>;
+  /** The connection is gone: forget it. */
+  release(connection: Connection): void;
+}
+
+/** Per-connection options of `Engine.connect`. */
 export interface ConnectionOptions {
   /** The session id, visible as `ctx.session.id` (legacy HTTP). */
   sessionId?: string;
@@ -85,6 +112,8 @@ const EMPTY: Record<string, unknown> = Object.freeze({});
  * and subscriptions. Requests other than `initialize` and `ping` wait for `initialize`.
  */
 export class Connection implements PeerHandlers, RequestChannel {
+  /** RequestChannel: how its requests' contexts write elicitation forms and check the answers. */
+  readonly forms = elicitationForms;
   /** The peer correlating this connection's messages. */
   readonly peer: Peer;
   private session?: SessionInfo;
@@ -114,7 +143,7 @@ export class Connection implements PeerHandlers, RequestChannel {
   private resolveClosed?: () => void = undefined;
 
   constructor(
-    private readonly engine: Engine,
+    private readonly engine: ConnectionHost,
     readonly transport: Transport,
     options: ConnectionOptions = {},
   ) {

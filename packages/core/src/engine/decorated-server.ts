@@ -15,17 +15,17 @@ import {
   isThenable,
   reuseSerialized,
 } from '@hermes-mcp/protocol';
-import { Listing, McpContext, isInputRequired } from './context';
+import { Listing, McpContext, isInputRequired } from '../context/mcp-context';
 import { HermesError, ToolError } from '../errors';
 import type { McpHandler } from './mcp-handler';
-import type { McpServerOptions } from '../metadata/options';
+import type { CompleteFn, McpServerOptions, Middleware, TaskStart, TaskSupport } from '../metadata/options';
 import { toCallToolResult, toGetPromptResult, toReadResourceResult } from '../results/normalize';
-import { CompleteFn, complete } from '../bootstrap/completion';
+import { complete } from '../bootstrap/completion';
 import type { Invocation, Page, Registry, ShapedList, ToolDefinition } from '../bootstrap/registry';
-import { Middleware, compose } from './middleware';
-import { TaskStart, TaskStartedSignal, TaskSupport } from './tasks';
+import { compose } from './middleware';
+import { TaskStartedSignal } from './tasks';
 import { withTimeout } from './timeout';
-import { methodSpec } from './methods';
+import { ServerOwner, methodSpec } from './methods';
 import { shapeCallToolResult, shapeContents, shapeMessages } from '../results/shape';
 import { ValidateOptions, ValidationIssue, ValidationResult, formatIssues, validateInputAsync as validateInput, validateInputNow } from '../validation/validator';
 
@@ -68,7 +68,7 @@ function issuesData(issues: ValidationIssue[]): { issues: ValidationIssue[] } {
 }
 
 /** Answers MCP requests from a registry built by the scanner. For the Hermes packages. */
-export class DecoratedServerHandler implements McpHandler {
+export class DecoratedServerHandler implements McpHandler, ServerOwner {
   readonly serverInfo: Implementation;
   readonly capabilities: ServerCapabilities;
   readonly instructions?: string;

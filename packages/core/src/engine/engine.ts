@@ -1,17 +1,21 @@
 /**
- * The engine (the Base): one protocol engine for every transport. A transport hands it a
- * connection; the engine runs the lifecycle (initialize, version negotiation, ping, logging level,
- * subscriptions), builds a context per request, and passes the rest to the server's
- * {@link McpHandler}. It also reaches every connection at once (list changes, resource updates).
+ * The engine: one protocol engine for every transport. A transport hands it a stream
+ * (`connect`): a legacy {@link Connection} (connection.ts) runs that stream's lifecycle (initialize,
+ * version negotiation, ping, logging level, subscriptions); a modern request, on a stream or over
+ * HTTP, is checked (modern-checks.ts) and answered by the {@link ModernHandler} (modern.ts). Both
+ * build a context per request and pass the rest to the server's {@link McpHandler}. The engine
+ * also reaches every connection at once (list changes, resource updates).
  */
-import { publishNotification, requestChannel, traceRequest } from './diagnostics';
+import { publishNotification, requestChannel, traceRequest } from '../diagnostics';
 import { InboundRequestExtra, JsonRpcRequest, META_KEYS, Transport, TransportInfo, isThenable } from '@hermes-mcp/protocol';
 import { Connection, ConnectionOptions } from './connection';
 import type { McpHandler } from './mcp-handler';
 import { Logger } from '../logger';
-import { CacheHints, ModernHandler, ModernSink } from './modern';
+import { ModernHandler } from './modern';
+import type { ModernSink } from './modern-call';
+import type { CacheHints } from '../metadata/options';
 import { admitModern } from './modern-checks';
-import type { HeadersRecord } from '../transports/http/headers';
+import type { HeadersRecord } from './modern-headers';
 import { RequestStateCodec } from './request-state';
 import type { TaskOptions } from './tasks';
 import type { Cluster, ClusterMessage } from '../stores/cluster';

@@ -1,10 +1,10 @@
 /**
  * The low-level server API: an object that answers MCP requests itself. Decorated servers are
- * turned into one of these (see registry-handler.ts); both run on the same engine.
+ * turned into one of these (`DecoratedServerHandler`, decorated-server.ts); both run on the same engine.
  */
 import type { Implementation, JsonRpcNotification, Root, ServerCapabilities } from '@hermes-mcp/protocol';
-import type { McpContext, SessionInfo } from './context';
-import type { TaskStart, TaskSupport } from './tasks';
+import type { McpContext, SessionInfo } from '../context/mcp-context';
+import type { TaskStart, TaskSupport } from '../metadata/options';
 
 /** What a notification listener receives besides the notification. */
 export interface NotificationContext {

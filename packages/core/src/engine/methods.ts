@@ -16,30 +16,62 @@
  */
 import { MCP_METHODS } from '@hermes-mcp/protocol';
 import type { McpMethod, McpMethodName, RevisionFeatures } from '@hermes-mcp/protocol';
-import type { McpContext } from './context';
-import type { Connection } from './connection';
-import type { ModernCall, ModernHandler } from './modern';
-import type { DecoratedServerHandler } from './decorated-server';
+import type { McpContext } from '../context/mcp-context';
+import type { ModernCall } from './modern-call';
 
 type Params = Record<string, unknown>;
 type Answer = Promise<Record<string, unknown>> | Record<string, unknown>;
 
+/*
+ * Each owner is named by the few functions its entries call, not by its class: the table then
+ * depends on no owner, and `Connection`, `ModernHandler` and `DecoratedServerHandler` (which look
+ * methods up here) implement these.
+ */
+
+/** What the `connection` entries call: a legacy connection's own state (connection.ts). */
+export interface ConnectionOwner {
+  initialize(params: Params): Answer;
+  setLevel(params: Params): Answer;
+  subscribe(method: string, params: Params): Answer;
+}
+
+/** What the `modern` entries call: the stateless era's own methods (modern.ts). */
+export interface ModernOwner {
+  discover(): Answer;
+  listen(call: ModernCall): Answer;
+  taskGet(call: ModernCall): Answer;
+  taskUpdate(call: ModernCall): Answer;
+  taskCancel(call: ModernCall): Answer;
+}
+
+/** What the `server` entries call: the decorated server's registry (decorated-server.ts). */
+export interface ServerOwner {
+  listTools(params: Params, ctx: McpContext, features: RevisionFeatures): Answer;
+  callTool(params: Params, ctx: McpContext, features: RevisionFeatures): Answer;
+  listResources(params: Params, ctx: McpContext, features: RevisionFeatures): Answer;
+  listTemplates(params: Params, ctx: McpContext, features: RevisionFeatures): Answer;
+  readResource(params: Params, ctx: McpContext, features: RevisionFeatures): Answer;
+  listPrompts(params: Params, ctx: McpContext, features: RevisionFeatures): Answer;
+  getPrompt(params: Params, ctx: McpContext, features: RevisionFeatures): Answer;
+  complete(params: Params, ctx: McpContext): Answer;
+}
+
 /** A method answered by a legacy connection's own state. */
 export interface ConnectionMethod extends McpMethod {
   readonly owner: 'connection';
-  readonly serve: (connection: Connection, params: Params, method: string) => Answer;
+  readonly serve: (connection: ConnectionOwner, params: Params, method: string) => Answer;
 }
 
 /** A method of the modern era's own. */
 export interface ModernMethod extends McpMethod {
   readonly owner: 'modern';
-  readonly serve: (modern: ModernHandler, call: ModernCall) => Answer;
+  readonly serve: (modern: ModernOwner, call: ModernCall) => Answer;
 }
 
 /** A method answered from the decorated server's registry. */
 export interface ServerMethod extends McpMethod {
   readonly owner: 'server';
-  readonly serve: (server: DecoratedServerHandler, params: Params, ctx: McpContext, features: RevisionFeatures) => Answer;
+  readonly serve: (server: ServerOwner, params: Params, ctx: McpContext, features: RevisionFeatures) => Answer;
 }
 
 /** One entry of the method table: the protocol's row, its owner and function. */

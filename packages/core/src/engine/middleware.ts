@@ -4,35 +4,11 @@
  * handler's return value; a guard is middleware that throws (`ToolError`, `McpError`) instead.
  */
 import 'reflect-metadata';
-import { Constructor, DependencyContainer, instantiate } from '../bootstrap/container';
-import type { McpContext } from './context';
+import { Constructor, DependencyContainer, instantiate } from '../container';
+import type { McpContext } from '../context/mcp-context';
 import { HermesError } from '../errors';
-import { USE, addToListMetadata } from '../metadata/keys';
-
-/** A middleware function. */
-export type Middleware = (ctx: McpContext, next: () => Promise<unknown>) => unknown;
-
-/** A middleware class (built by typedi, so it can have dependencies). */
-export interface McpMiddleware {
-  use(ctx: McpContext, next: () => Promise<unknown>): unknown;
-}
-
-/** A middleware function or class. */
-export type MiddlewareLike = Middleware | Constructor<McpMiddleware>;
-
-/**
- * Wraps every handler of a class, or one method, in middleware.
- *
- * @example
- * const audit: Middleware = async (ctx, next) => {
- *   const started = Date.now();
- *   try { return await next(); } finally { ctx.log.info({ ms: Date.now() - started }, 'done'); }
- * };
- * \@Use(audit) \@Tool() deleteNote(input: NoteRef) { ... }
- */
-export function Use(...middleware: MiddlewareLike[]): ClassDecorator & MethodDecorator {
-  return (target: object, property?: string | symbol) => addToListMetadata(USE, middleware, target, property, true);
-}
+import { USE } from '../metadata/keys';
+import type { McpMiddleware, Middleware, MiddlewareLike } from '../metadata/options';
 
 /** The middleware `@Use` put on a class (with its base classes) or on one of its methods. @internal */
 export function middlewareOf(cls: Function, method?: string): MiddlewareLike[] {

@@ -4,41 +4,12 @@
  * (-32602, HTTP 400), over HTTP the headers that contradict it (-32020), the version (-32022), over
  * HTTP the required headers, `Mcp-Name` and `Mcp-Param-*` (-32020), the method (-32601, HTTP 404).
  */
-import {
-  ClientCapabilities,
-  ErrorCode,
-  Implementation,
-  JsonRpcRequest,
-  LoggingLevel,
-  McpError,
-  META_KEYS,
-  MODERN_PROTOCOL_VERSIONS,
-  ModernProtocolVersion,
-  isModernProtocolVersion,
-  isRecord,
-} from '@hermes-mcp/protocol';
-import { isLoggingLevel } from './context';
+import { ErrorCode, Implementation, JsonRpcRequest, McpError, META_KEYS, MODERN_PROTOCOL_VERSIONS, isModernProtocolVersion, isRecord } from '@hermes-mcp/protocol';
+import { isLoggingLevel } from '../context/mcp-context';
 import { TASKS_EXTENSION } from './tasks';
 import { MethodSpec, methodSpec } from './methods';
-import {
-  HeaderParam,
-  HeaderProblem,
-  HeadersRecord,
-  checkMethodHeader,
-  checkParamHeaders,
-  checkStandardHeaders,
-  checkVersionHeader,
-  headerParamsOf,
-} from '../transports/http/headers';
-
-/** A validated envelope. For the Hermes packages. */
-export interface Envelope {
-  version: ModernProtocolVersion;
-  clientInfo?: Implementation;
-  capabilities: ClientCapabilities;
-  logLevel?: LoggingLevel;
-  meta: Record<string, unknown>;
-}
+import type { Envelope } from './modern-call';
+import { HeaderParam, HeaderProblem, HeadersRecord, checkMethodHeader, checkParamHeaders, checkStandardHeaders, checkVersionHeader, headerParamsOf } from './modern-headers';
 
 /** The modern revisions this server serves. @internal */
 export const SUPPORTED: string[] = [...MODERN_PROTOCOL_VERSIONS];

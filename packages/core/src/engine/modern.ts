@@ -8,29 +8,19 @@
  * `InputRequiredResult` rounds (MRTR) with their answers sealed in `requestState`.
  */
 import { ErrorCode, InboundRequestExtra, JsonRpcRequest, McpError, META_KEYS, RequestId, ServerCapabilities, TransportInfo, describeValue, isRecord } from '@hermes-mcp/protocol';
-import { ContextParts, InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired } from './context';
+import { elicitationForms } from '../schema/elicitation-schema';
+import { ContextParts, InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired } from '../context/mcp-context';
 import type { McpHandler } from './mcp-handler';
+import type { CacheHints } from '../metadata/options';
 import { LazyChildLogger, Logger } from '../logger';
 import type { RequestStateCodec } from './request-state';
 import { toCallToolResult } from '../results/normalize';
 import type { ClusterMessage } from '../stores/cluster';
 import { TASKS_EXTENSION, TaskInputs, TaskOptions, TaskStartedSignal, Tasks } from './tasks';
-import { MethodSpec } from './methods';
-import { Admitted, Envelope, SUPPORTED, needsTasks, status } from './modern-checks';
+import { MethodSpec, ModernOwner } from './methods';
+import { Admitted, SUPPORTED, needsTasks, status } from './modern-checks';
+import type { Envelope, ModernCall, ModernSink } from './modern-call';
 import { withTimeout } from './timeout';
-
-/** Caching hints of cacheable results (`ttlMs`, `cacheScope`). */
-export interface CacheHints {
-  /** How long a client may reuse the result, in milliseconds (default 0: do not reuse). */
-  ttlMs?: number;
-  /** `private` (per user, the default) or `public` (the same for everyone). */
-  cacheScope?: 'private' | 'public';
-}
-
-/** Where a modern request's notifications go (its own response stream). For the Hermes packages. */
-export interface ModernSink {
-  notify(method: string, params: Record<string, unknown>): Promise<void>;
-}
 
 /** One open `subscriptions/listen` stream. @internal */
 export interface Listener {
@@ -39,15 +29,6 @@ export interface Listener {
   send(method: string, params: Record<string, unknown>): void;
   /** Ends the stream with its result (server shutdown). */
   end(): void;
-}
-
-/** One modern request as the methods of the modern era's own receive it. For the Hermes packages. */
-export interface ModernCall {
-  readonly request: JsonRpcRequest;
-  readonly params: Record<string, unknown>;
-  readonly envelope: Envelope;
-  readonly extra: InboundRequestExtra;
-  readonly sink: ModernSink;
 }
 
 /** Options of the modern handler. For the Hermes packages. */
@@ -82,7 +63,7 @@ function bindOf(request: JsonRpcRequest, params: Record<string, unknown>): strin
 }
 
 /** Serves modern-era requests with the server's handler. For the Hermes packages. */
-export class ModernHandler {
+export class ModernHandler implements ModernOwner {
   private readonly listeners = new Set<Listener>();
   private readonly inFlight = new Set<InboundRequestExtra>();
   private draining = false;
@@ -167,6 +148,7 @@ export class ModernHandler {
       notify: (_id, method, p) => sink.notify(method, p),
       request: () => Promise.reject(McpError.internalError('server→client requests do not exist in MCP 2026-07-28')),
       logLevel: () => envelope.logLevel,
+      forms: elicitationForms,
     };
     const parts: ContextParts = {
       request: { id: request.id, method: request.method, params, _meta: envelope.meta },

@@ -10,17 +10,11 @@ import { randomUUID } from 'node:crypto';
 import { InboundRequest, MAX_ID_LENGTH, McpError, isThenable } from '@hermes-mcp/protocol';
 import { InMemoryTaskStore, TERMINAL_STATUSES, TaskInputRequest, TaskRecord, TaskStatus, TaskStore } from '../stores/task-store';
 
-import type { AskOptions, InputSource } from './context';
+import type { AskOptions, InputSource } from '../context/mcp-context';
 import type { ClusterMessage } from '../stores/cluster';
 
 /** The extension's id, as declared in capabilities. */
 export { TASKS_EXTENSION } from '@hermes-mcp/protocol';
-
-/** Whether a tool runs as a task: `optional` (when the client declares the extension) or `required`. */
-export type TaskSupport = 'optional' | 'required';
-
-/** How a task-capable tool becomes a task: at once (`auto`), or when the handler calls `ctx.runAsTask` (`manual`, after asking its questions through MRTR). */
-export type TaskStart = 'auto' | 'manual';
 
 /** Thrown through a handler by `ctx.runAsTask` once the task runs: the engine answers with its handle. @internal */
 export class TaskStartedSignal {

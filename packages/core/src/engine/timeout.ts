@@ -3,7 +3,7 @@
  * is answered at once, whether or not the handler looks at the signal.
  */
 import { ErrorCode, McpError } from '@hermes-mcp/protocol';
-import type { McpContext } from './context';
+import type { McpContext } from '../context/mcp-context';
 
 /**
  * Runs `run`; after `ms` milliseconds aborts `ctx.signal` with a -32001 error and settles with

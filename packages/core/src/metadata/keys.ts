@@ -7,6 +7,11 @@ export const HANDLERS = 'hermes:handlers';
 export const CTX_PARAM = 'hermes:ctx-param';
 /** `@Description` text of a class or property. @internal */
 export const DESCRIPTION = Symbol('hermes:description');
+/**
+ * `@McpHeader` of a property. Our own key, as for `@Description`: `@JSONSchema` keeps one value per
+ * property. @internal
+ */
+export const MCP_HEADER = Symbol('hermes:mcp-header');
 /** `@EnumTitles` of an elicitation property. @internal */
 export const ENUM_TITLES = Symbol('hermes:enum-titles');
 /** `@RequireScopes` of a class or method. @internal */

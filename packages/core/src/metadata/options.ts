@@ -1,13 +1,51 @@
 /**
  * What the decorators record: raw options as the user wrote them. The scanner turns them into
- * resolved definitions (see registry.ts) once, at bootstrap.
+ * resolved definitions (see registry.ts) once, at bootstrap. The types those options name —
+ * middleware, caching hints, task modes, completion functions — live here too, below the engine
+ * that runs them, so that decorators and options depend on nothing that serves.
  */
 import type { Annotations, Icon, Implementation, JsonSchemaObject, Meta, ToolAnnotations } from '@hermes-mcp/protocol';
-import type { CompleteFn } from '../bootstrap/completion';
-import type { Constructor } from '../bootstrap/container';
-import type { MiddlewareLike } from '../engine/middleware';
-import type { CacheHints } from '../engine/modern';
-import type { TaskStart, TaskSupport } from '../engine/tasks';
+import type { Constructor } from '../container';
+import type { McpContext, SessionInfo } from '../context/mcp-context';
+
+/** A middleware function. */
+export type Middleware = (ctx: McpContext, next: () => Promise<unknown>) => unknown;
+
+/** A middleware class (built by typedi, so it can have dependencies). */
+export interface McpMiddleware {
+  use(ctx: McpContext, next: () => Promise<unknown>): unknown;
+}
+
+/** A middleware function or class. */
+export type MiddlewareLike = Middleware | Constructor<McpMiddleware>;
+
+/** Caching hints of cacheable results (`ttlMs`, `cacheScope`). */
+export interface CacheHints {
+  /** How long a client may reuse the result, in milliseconds (default 0: do not reuse). */
+  ttlMs?: number;
+  /** `private` (per user, the default) or `public` (the same for everyone). */
+  cacheScope?: 'private' | 'public';
+}
+
+/** Whether a tool runs as a task: `optional` (when the client declares the extension) or `required`. */
+export type TaskSupport = 'optional' | 'required';
+
+/** How a task-capable tool becomes a task: at once (`auto`), or when the handler calls `ctx.runAsTask` (`manual`, after asking its questions through MRTR). */
+export type TaskStart = 'auto' | 'manual';
+
+/** What a completion function knows besides the partial value. */
+export interface CompletionContext {
+  /** Arguments or variables the client already resolved (`context.arguments`). */
+  readonly arguments: Readonly<Record<string, string>>;
+  /** The client's session. */
+  readonly session: SessionInfo;
+}
+
+/**
+ * Suggests values for one argument from what the user typed so far. Return up to 100 values
+ * (more are cut, and the result says there are more).
+ */
+export type CompleteFn = (value: string, ctx: CompletionContext) => readonly string[] | Promise<readonly string[]>;
 
 /** Options of `@McpServer`. */
 export interface McpServerOptions extends Implementation {

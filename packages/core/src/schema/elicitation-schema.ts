@@ -15,13 +15,19 @@
  * choices titled with `oneOf`, and multi-selects (SEP-1330).
  */
 import 'reflect-metadata';
+import { McpError } from '@hermes-mcp/protocol';
+import type { Constructor } from '../container';
+import type { ElicitationForms } from '../context/mcp-context';
 import { HermesError } from '../errors';
+import { formatIssues, validateInputAsync } from '../validation/validator';
 import { isIso8601Pattern } from './iso8601';
 import { IS_EMAIL, IS_URL } from 'class-validator';
 import { ruleStorage } from '../interop/class-validator';
 import { withConstraintName } from './class-properties';
-import { buildObjectSchema, deepFreeze, isSchema } from './schema-builder';
+import { buildObjectSchema } from './schema-builder';
+import { deepFreeze, isSchema } from './json-schema';
 import { ENUM_TITLES } from '../metadata/keys';
+import type { EnumTitlesMetadata } from '../decorators/enum-titles.decorator';
 
 /** The revisions with form elicitation whose restricted schema this file knows. */
 export type ElicitationRevision = '2025-06-18' | '2025-11-25';
@@ -100,46 +106,6 @@ export interface ElicitationSchema {
   readonly type: 'object';
   readonly properties: Readonly<Record<string, ElicitationField>>;
   readonly required?: readonly string[];
-}
-
-/** Options of {@link EnumTitles}. */
-export interface EnumTitlesOptions {
-  /**
-   * Send the titles the legacy way, `enum` + `enumNames`, on 2025-11-25 too (on 2025-06-18 it is
-   * the only way). For clients that predate `oneOf` titles; single choices only.
-   */
-  legacy?: boolean;
-}
-
-interface EnumTitlesMetadata {
-  titles: Readonly<Record<string, string>>;
-  legacy: boolean;
-}
-
-/**
- * Our own key, beside `@Description`'s (metadata/keys.ts holds the string keys of the decorators
- * the scanner reads; these two only matter to the schema files).
- */
-
-/**
- * Gives each value of a choice (`@IsIn`, `@IsEnum`, or either with `{ each: true }` on an array)
- * a display title in elicitation forms. It only records metadata; {@link elicitationSchemaFor}
- * checks that every value has a title, and no title is left without a value.
- *
- * On 2025-11-25 a single choice becomes `oneOf: [{ const, title }]` and a multi-select
- * `items.anyOf: [{ const, title }]`; on 2025-06-18 (or with `{ legacy: true }`) a single choice
- * becomes `enum` + `enumNames`.
- *
- * @example
- * class Units {
- *   \@EnumTitles({ c: 'Celsius', f: 'Fahrenheit' }) \@IsIn(['c', 'f']) unit: 'c' | 'f' = 'c';
- * }
- */
-export function EnumTitles(titles: Readonly<Record<string, string>>, options: EnumTitlesOptions = {}): PropertyDecorator {
-  const metadata: EnumTitlesMetadata = { titles: Object.freeze({ ...titles }), legacy: options.legacy === true };
-  return (target: object, property: string | symbol): void => {
-    Reflect.defineMetadata(ENUM_TITLES, metadata, target, property);
-  };
 }
 
 type Schema = Record<string, unknown>;
@@ -395,3 +361,16 @@ function pick(schema: Schema, keys: readonly string[], type: 'string' | 'number'
 
 const isString = (value: unknown): value is string => typeof value === 'string';
 const isNumber = (value: unknown): value is number => typeof value === 'number';
+
+/**
+ * What `ctx.elicit` needs of the schema and validation layers: the engine hands it to every
+ * request's context through its channel. @internal
+ */
+export const elicitationForms: ElicitationForms = {
+  schemaFor: elicitationSchemaFor,
+  async check<T extends object>(form: Constructor<T>, content: unknown): Promise<T> {
+    const checked = await validateInputAsync(form, content);
+    if (!checked.ok) throw McpError.invalidParams(`the elicitation answer does not fit ${form.name}:\n${formatIssues(checked.issues)}`, { issues: checked.issues });
+    return checked.value;
+  },
+};

@@ -218,3 +218,18 @@ export function discriminatedSchema(target: Function, property: string, refTo: (
 function isObject(value: unknown): value is Schema {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
+
+/**
+ * The class `@Type(() => X)` names for a property, if any.
+ *
+ * @internal
+ */
+export function nestedClassOf(target: Function, property: string): Function | undefined {
+  const meta = transformerMetadata().findTypeMetadata(target, property);
+  try {
+    const type = meta?.typeFunction();
+    return typeof type === 'function' ? type : undefined;
+  } catch {
+    return undefined; // a type function that needs the object being transformed
+  }
+}

@@ -12,7 +12,7 @@ import type { EventStore } from './event-store';
 import type { SessionChange, SessionStore } from './session-store';
 import type { ReplayStore } from './replay-store';
 import type { TaskStore } from './task-store';
-import type { AuthInfo } from '../engine/context';
+import type { AuthInfo } from '../context/mcp-context';
 
 /**
  * What one instance tells the others that hold the same legacy session (each instance a request

@@ -12,7 +12,7 @@
  * answered with -32011 (client too slow). An answer goes out unless it would leave more than
  * `maxUnreadBytes` unread (then -32011 in its place) or is larger than `maxResultBytes` (-32013).
  */
-import type { AuthInfo } from '../engine/context';
+import type { AuthInfo } from '../context/mcp-context';
 import { isAscii } from 'node:buffer';
 import { Console } from 'node:console';
 import type { Readable, Writable } from 'node:stream';

@@ -18,13 +18,13 @@
  * expiry the requests in flight are answered with -32014 (TokenExpired) and the socket closes
  * with 4401; a message that arrives after it is answered the same way.
  */
-import type { AuthInfo } from '../engine/context';
+import type { AuthInfo } from '../context/mcp-context';
 import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, errorResponse, isResponse, parseFrame, serialize } from '@hermes-mcp/protocol';
 import { DEFAULT_MAX_RESULT_BYTES } from '../engine/engine';
 import { DEFAULT_MAX_BUFFERED_BYTES } from './http/sse';
 import { DEFAULT_MAX_UNREAD_BYTES, OutputLimits, Outgoing, clientTooSlow, dropForSlowClient, outgoing } from './backpressure';
 import { atExpiry } from './expiry';
-import type { HeadersRecord } from './http/headers';
+import type { HeadersRecord } from '../engine/modern-headers';
 import { hiddenHeaderNames, redactHeaders } from './http/redact';
 
 /** The WebSocket subprotocol of MCP (`Sec-WebSocket-Protocol: mcp`). */
@@ -79,7 +79,7 @@ export interface WebSocketLike {
 
 /** Options of {@link WebSocketTransport}. */
 export interface WebSocketTransportOptions {
-  /** The session this socket is (the plugin's id for it), in `info.sessionId`. */
+  /** The session this socket is (the endpoint's id for it), in `info.sessionId`. */
   sessionId?: string;
   /** Where the socket came from, for request contexts: the upgrade request's headers (credentials hidden), ip and url. */
   info?: { headers?: unknown; ip?: string; url?: string; auth?: AuthInfo };

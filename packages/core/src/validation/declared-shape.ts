@@ -20,9 +20,9 @@ import { IS_DATE, MAX_DATE, MIN_DATE, ValidationTypes } from 'class-validator';
 import type { ValidationMetadata } from '../interop/class-validator';
 import { ruleStorage } from '../interop/class-validator';
 import { isIsoDate } from '../schema/iso8601';
-import { headerOf } from '../schema/mcp-header.decorator';
-import { nestedClassOf } from '../schema/schema-builder';
-import type { ValidationIssue as Issue } from './validator';
+import { headerOf } from '../schema/recorded';
+import { nestedClassOf } from '../schema/transformer';
+import type { ValidationIssue as Issue } from './issue';
 
 /** What one property of a class is held to. */
 interface PropertyShape {

@@ -11,21 +11,14 @@
 import { ClassConstructor, plainToInstance } from 'class-transformer';
 import { ValidationError, ValidatorOptions, ValidationTypes } from 'class-validator';
 import { HermesError } from '../errors';
-import { nestedClassOf } from '../schema/schema-builder';
+import { nestedClassOf } from '../schema/transformer';
 import { declaredShapeIssues } from './declared-shape';
+import type { ValidationIssue } from './issue';
 import { fastValidate, planOf } from './fast-path';
 import { nothingToTransform, onlyNestedType } from '../interop/class-transformer';
 import { ruleStorage, validateObject, validateObjectSync } from '../interop/class-validator';
 
-/**
- * One problem with the input. `path` names the field: `city`, `address.city`, `items[2].name`;
- * it is `''` for the input itself (not an object, or unreadable). `constraints` maps each failed
- * class-validator constraint (`isString`, `minLength`, `whitelistValidation`...) to its message.
- */
-export interface ValidationIssue {
-  path: string;
-  constraints: Record<string, string>;
-}
+export type { ValidationIssue };
 
 /**
  * How unknown keys are treated. By default (`whitelist: true`, `forbidNonWhitelisted: false`)

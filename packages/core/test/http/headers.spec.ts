@@ -10,7 +10,7 @@ import {
   validateHeaderDeclarations,
   type HeaderParam,
   type HeadersRecord,
-} from '../../src/transports/http/headers';
+} from '../../src/engine/modern-headers';
 
 const V = '2026-07-28';
 const b64 = (text: string) => `=?base64?${Buffer.from(text, 'utf8').toString('base64')}?=`;

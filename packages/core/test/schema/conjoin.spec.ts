@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { IsNotEmpty, IsString, NotContains } from 'class-validator';
-import { JSONSchema } from '../../src/schema/description.decorator';
+import { JSONSchema } from '../../src/decorators/description.decorator';
 import { conjoin } from '../../src/schema/conjoin';
 import { buildObjectSchema } from '../../src/schema/schema-builder';
 

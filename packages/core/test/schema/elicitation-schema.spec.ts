@@ -31,8 +31,9 @@ import {
   ValidateNested,
 } from 'class-validator';
 import { HermesError } from '../../src/errors';
-import { Description, JSONSchema } from '../../src/schema/description.decorator';
-import { type ElicitationRevision, type ElicitationSchema, EnumTitles, elicitationSchemaFor } from '../../src/schema/elicitation-schema';
+import { Description, JSONSchema } from '../../src/decorators/description.decorator';
+import { EnumTitles } from '../../src/decorators/enum-titles.decorator';
+import { type ElicitationRevision, type ElicitationSchema, elicitationSchemaFor } from '../../src/schema/elicitation-schema';
 import { buildObjectSchema } from '../../src/schema/schema-builder';
 import { validateInputAsync } from '../../src/validation/validator';
 import { type RevisionSchema, loadSchemas } from '../../../../test-support/mcp-schema';

@@ -1,8 +1,8 @@
 import 'reflect-metadata';
 import { IsBoolean, IsInt, IsOptional, IsString } from 'class-validator';
 import { HermesError } from '../../src/errors';
-import { JSONSchema } from '../../src/schema/description.decorator';
-import { McpHeader } from '../../src/schema/mcp-header.decorator';
+import { JSONSchema } from '../../src/decorators/description.decorator';
+import { McpHeader } from '../../src/decorators/mcp-header.decorator';
 import { buildObjectSchema } from '../../src/schema/schema-builder';
 
 // ---------------------------------------------------------------------------------------------

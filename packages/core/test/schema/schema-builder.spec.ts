@@ -42,7 +42,7 @@ import {
   ValidatorConstraintInterface,
 } from 'class-validator';
 import { HermesError } from '../../src/errors';
-import { Description, JSONSchema } from '../../src/schema/description.decorator';
+import { Description, JSONSchema } from '../../src/decorators/description.decorator';
 import { iso8601Pattern } from '../../src/schema/iso8601';
 import { JSON_SCHEMA_2020_12, buildObjectSchema, emptyObjectSchema, promptArgumentsFor } from '../../src/schema/schema-builder';
 import { base64Pattern, ipv6Pattern } from '../../src/schema/validator-patterns';

@@ -25,7 +25,7 @@ import {
   ValidatorConstraintInterface,
 } from 'class-validator';
 import { HermesError, McpFactory, McpServer, Prompt, Tool, createLogger } from '@hermes-mcp/core';
-import { DependencyContainer, defaultContainer } from '../../src/bootstrap/container';
+import { DependencyContainer, defaultContainer } from '../../src/container';
 import { CursorCodec } from '../../src/bootstrap/cursor';
 import { Registry } from '../../src/bootstrap/registry';
 import { scanServer } from '../../src/bootstrap/scanner';

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Type } from 'class-transformer';
 import { Allow, IsArray, IsDate, IsInt, IsOptional, IsString, Length, Min, Validate, ValidateNested, ValidatorConstraint, ValidatorConstraintInterface } from 'class-validator';
-import { McpHeader } from '../../src/schema/mcp-header.decorator';
+import { McpHeader } from '../../src/decorators/mcp-header.decorator';
 import { HermesError } from '../../src/errors';
 import { ValidationIssue, formatIssues, validateInput, validateInputAsync } from '../../src/validation/validator';
 

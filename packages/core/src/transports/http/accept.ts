@@ -2,7 +2,7 @@
  * Reading request headers the way MCP's HTTP transports need: one value of a header, and whether
  * the Accept header admits a media type.
  */
-import type { HeadersRecord } from './headers';
+import type { HeadersRecord } from '../../engine/modern-headers';
 
 /** The first value of a header (names lower-cased). */
 export function headerOf(headers: HeadersRecord, name: string): string | undefined {

@@ -26,11 +26,11 @@ import {
   isThenable,
   serialize,
 } from '@hermes-mcp/protocol';
-import type { AuthInfo } from '../../engine/context';
+import type { AuthInfo } from '../../context/mcp-context';
 import type { Connection, ConnectionOptions } from '../../engine/connection';
 import { decideEra } from '../../engine/era';
 import { HermesError } from '../../errors';
-import type { McpApp } from '../../bootstrap/factory';
+import type { ServedApp } from '../../bootstrap/served-app';
 import type { Logger } from '../../logger';
 import { ResourceServer, ResourceServerOptions } from '../../auth/resource-server';
 import { accepts, headerOf, isJsonContentType } from './accept';
@@ -38,19 +38,18 @@ import { HttpError } from './http-error';
 export { HttpError } from './http-error';
 import { DEFAULT_EVENT_STORE_BYTES, EventStore, InMemoryEventStore } from '../../stores/event-store';
 import type { HttpRequest, HttpResponse } from './exchange';
-import { HeadersRecord, validateHeaderDeclarations } from './headers';
+import { HeadersRecord, validateHeaderDeclarations } from '../../engine/modern-headers';
 import { serveModern } from './modern-http';
 import { OriginPolicy, checkOrigin } from './origin';
 import { hiddenHeaderNames, redactHeaders } from './redact';
 import { InMemorySessionStore, SessionRecord, SessionStore } from '../../stores/session-store';
 import type { Cluster, SessionMessage } from '../../stores/cluster';
-import { IdleSessions, LiveSession } from './sessions';
+import { HttpSession, IdleSessions, LiveSession } from './sessions';
 import { DEFAULT_MAX_BUFFERED_BYTES, SseConnection } from './sse';
 import { DEFAULT_MAX_UNREAD_BYTES, OutputLimits } from '../backpressure';
 import { ClientOutput, ClientView } from '../unread';
 import { HttpSseTransport } from './sse-2024';
 import { Expected, StreamableHttpTransport } from './streamable';
-import type { WebSocketTransport } from '../websocket';
 
 /** Options of an {@link HttpEndpoint}: what MCP over HTTP lets an operator tune. */
 export interface HttpEndpointOptions extends OriginPolicy {
@@ -154,26 +153,6 @@ export interface HttpEndpointOptions extends OriginPolicy {
 const REFUSED = Symbol('refused');
 /** A session that could not be taken up here (the limits): the request that asked was answered. */
 const REFUSED_SESSION = Symbol('refused session');
-
-/** A live session: its transport and its engine connection. */
-export interface HttpSession {
-  readonly id: string;
-  readonly transport: StreamableHttpTransport | HttpSseTransport | WebSocketTransport;
-  readonly connection: Connection;
-  /** Who opened it (see {@link principalOf}); undefined for anonymous callers. */
-  readonly principal?: string;
-  /** The client that opened it (`clientKey`): its limits count the session's output. */
-  readonly client: string;
-  /** Restarts the idle clock (an adapter calls it on activity it carries itself, such as WebSocket frames). */
-  touch(): void;
-  /** Ends the session: in-flight requests are aborted, streams closed. */
-  close(): Promise<void>;
-  /**
-   * Ends the session gracefully: new requests are refused with -32010, those in flight get
-   * `gracePeriod` ms to finish (then -32010), then streams close.
-   */
-  drain(gracePeriod: number): Promise<void>;
-}
 
 /**
  * The options of a Streamable HTTP session's transport. `onDropped` is a method, not a closure per
@@ -376,7 +355,7 @@ export class HttpEndpoint {
 
   constructor(
     /** The app served. */
-    readonly app: McpApp,
+    readonly app: ServedApp,
     private readonly options: HttpEndpointOptions = {},
   ) {
     const settings = { ...HTTP_DEFAULTS };

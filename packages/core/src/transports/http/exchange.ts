@@ -4,7 +4,7 @@
  * handler and any other server implement {@link HttpResponse}; everything MCP says about HTTP is
  * core's ({@link HttpEndpoint}).
  */
-import type { HeadersRecord } from './headers';
+import type { HeadersRecord } from '../../engine/modern-headers';
 
 /** One HTTP request, as an adapter hands it to core. */
 export interface HttpRequest {

@@ -9,10 +9,10 @@
 import { ErrorCode, InboundRequest, JsonRpcRequest, JsonRpcResponse, McpError, RequestId, TransportInfo, errorResponse, resultResponse } from '@hermes-mcp/protocol';
 import { OutputLimits, outgoing } from '../backpressure';
 import type { ClientView } from '../unread';
-import type { AuthInfo } from '../../engine/context';
+import type { AuthInfo } from '../../context/mcp-context';
 import type { Engine } from '../../engine/engine';
 import type { Logger } from '../../logger';
-import type { ModernSink } from '../../engine/modern';
+import type { ModernSink } from '../../engine/modern-call';
 import type { HttpRequest, HttpResponse } from './exchange';
 import { SseConnection } from './sse';
 import { atExpiry } from '../expiry';

@@ -2,7 +2,7 @@
  * DNS-rebinding protection: the Host and Origin headers must name this server. On by default,
  * allowing loopback names (any port); give lists to serve other names.
  */
-import type { HeadersRecord } from './headers';
+import type { HeadersRecord } from '../../engine/modern-headers';
 
 /** Which Host and Origin values are accepted. */
 export interface OriginPolicy {

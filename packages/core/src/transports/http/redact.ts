@@ -3,7 +3,7 @@
  * A handler has `ctx.auth` for who calls; the bearer token, cookies and proxy credentials stay
  * with the transport, so a tool that logs, echoes or forwards its context cannot leak them.
  */
-import type { HeadersRecord } from './headers';
+import type { HeadersRecord } from '../../engine/modern-headers';
 
 /** The headers that carry credentials: hidden from handlers whatever the options. */
 const CREDENTIAL_HEADERS: readonly string[] = Object.freeze(['authorization', 'proxy-authorization', 'cookie']);

@@ -6,10 +6,32 @@
  */
 import type { Connection } from '../../engine/connection';
 import { MAX_TIMER_DELAY } from '@hermes-mcp/protocol';
-import type { HttpSession } from './endpoint';
+import type { HttpSseTransport } from './sse-2024';
+import type { StreamableHttpTransport } from './streamable';
+import type { WebSocketTransport } from '../websocket';
+
+/** A live session: its transport and its engine connection. */
+export interface HttpSession {
+  readonly id: string;
+  readonly transport: StreamableHttpTransport | HttpSseTransport | WebSocketTransport;
+  readonly connection: Connection;
+  /** Who opened it (`principalOf` in endpoint.ts); undefined for anonymous callers. */
+  readonly principal?: string;
+  /** The client that opened it (`clientKey`): its limits count the session's output. */
+  readonly client: string;
+  /** Restarts the idle clock (an adapter calls it on activity it carries itself, such as WebSocket frames). */
+  touch(): void;
+  /** Ends the session: in-flight requests are aborted, streams closed. */
+  close(): Promise<void>;
+  /**
+   * Ends the session gracefully: new requests are refused with -32010, those in flight get
+   * `gracePeriod` ms to finish (then -32010), then streams close.
+   */
+  drain(gracePeriod: number): Promise<void>;
+}
 
 /**
- * One session as the plugin keeps it. It is also a link of its {@link IdleSessions} list, so an
+ * One session as the endpoint keeps it. It is also a link of its {@link IdleSessions} list, so an
  * idle session holds no timer, closure or promise of its own: only these fields. @internal
  */
 export class LiveSession implements HttpSession {

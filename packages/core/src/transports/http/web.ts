@@ -6,7 +6,7 @@
  * through a `Response`, streamed with a `ReadableStream` for SSE.
  */
 import { ErrorCode, parseJson } from '@hermes-mcp/protocol';
-import type { Constructor } from '../../bootstrap/container';
+import type { Constructor } from '../../container';
 import { McpApp, McpAppOptions, McpFactory } from '../../bootstrap/factory';
 import type { McpHandler } from '../../engine/mcp-handler';
 import { HttpEndpoint, HttpEndpointOptions, bodyTimedOut, sendError } from './endpoint';

@@ -1,5 +1,6 @@
 import 'reflect-metadata';
 import { HermesError } from '../errors';
+import { MCP_HEADER } from '../metadata/keys';
 
 /** RFC 9110 §5.6.2 `token` (1*tchar): what an `x-mcp-header` name must be. */
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
@@ -32,24 +33,8 @@ export function McpHeader(name: string): PropertyDecorator {
     if (typeof property === 'symbol') {
       throw new HermesError('HERMES_INVALID_OPTIONS', `@McpHeader on ${where}: a symbol-named property never reaches the JSON Schema.`);
     }
-    Reflect.defineMetadata(HEADER, name, target, property);
+    Reflect.defineMetadata(MCP_HEADER, name, target, property);
   };
-}
-
-/** Our own metadata key, as for `@Description`: `@JSONSchema` keeps one value per property. */
-const HEADER = Symbol('hermes:mcp-header');
-
-/** The JSON Schema keyword clients read the header name from. @internal */
-export const X_MCP_HEADER = 'x-mcp-header';
-
-/**
- * The header name {@link McpHeader} gave a property of `cls` (or of a base class it inherits the
- * property from).
- *
- * @internal
- */
-export function headerOf(cls: Function, property: string): string | undefined {
-  return Reflect.getMetadata(HEADER, cls.prototype as object, property) as string | undefined;
 }
 
 function headerNameProblem(name: unknown): string | undefined {

@@ -1,21 +1,28 @@
 /**
- * Where Hermes tells observers what it does: `node:diagnostics_channel`, so that telemetry (an
- * OpenTelemetry layer, a metrics exporter, a test) subscribes without Hermes knowing it, and costs
- * nothing when nobody does — each point checks `hasSubscribers` first. The channel names and the
- * messages are a stable contract (docs/observability.md).
- *
- * - `hermes-mcp:request` (a TracingChannel: start, end, asyncStart, asyncEnd, error): every request
- *   a server answers, in either era, on every transport. Its context is a {@link RequestTrace};
- *   `result` or `error` is set on it when the request settles.
- * - `hermes-mcp:session:created`, `hermes-mcp:session:closed`: a legacy session initialized, and
- *   the connection that held it gone ({@link SessionEvent}).
- * - `hermes-mcp:server-request` (a TracingChannel): every request a server sends its client
- *   (sampling, elicitation, roots; legacy sessions) ({@link ServerRequestTrace}).
- * - `hermes-mcp:notification`: a notification a server raised — progress and log messages of a
- *   request, list changes and resource updates for everyone ({@link NotificationEvent}).
+ * What Hermes servers and clients publish on `node:diagnostics_channel`, for telemetry to read: the
+ * channel names and the messages, a stable contract (docs/observability.md). Here, in the package
+ * everything depends on, so that a subscriber (`@hermes-mcp/opentelemetry`) needs neither core nor
+ * the client. The channels themselves are made where they are published (core/src/diagnostics.ts,
+ * client/src/diagnostics.ts): this file names no Node module and runs anywhere.
  */
-import { channel, tracingChannel } from 'node:diagnostics_channel';
-import type { RequestId, TransportInfo } from '@hermes-mcp/protocol';
+import type { RequestId } from './jsonrpc';
+import type { TransportInfo } from './transport';
+
+/** The channel names: TracingChannels (`request`, `serverRequest`, `clientRequest`) and plain channels. */
+export const TRACE_CHANNELS = {
+  /** Every request a server answers, in either era, on every transport ({@link RequestTrace}). */
+  request: 'hermes-mcp:request',
+  /** Every request a server sends its client: sampling, elicitation, roots ({@link ServerRequestTrace}). */
+  serverRequest: 'hermes-mcp:server-request',
+  /** A legacy session initialized ({@link SessionEvent}). */
+  sessionCreated: 'hermes-mcp:session:created',
+  /** The connection that held a legacy session is gone ({@link SessionEvent}). */
+  sessionClosed: 'hermes-mcp:session:closed',
+  /** A notification a server raised ({@link NotificationEvent}). */
+  notification: 'hermes-mcp:notification',
+  /** Every request a client makes, as its caller sees it ({@link ClientRequestTrace}). */
+  clientRequest: 'hermes-mcp:client:request',
+} as const;
 
 /** What a `hermes-mcp:request` subscriber is given, and what it may read when the request settles. */
 export interface RequestTrace {
@@ -95,29 +102,28 @@ export interface SessionEvent {
   readonly startedAt: number;
 }
 
-/** The request tracing channel. */
-export const requestChannel = tracingChannel<RequestTrace, RequestTrace>('hermes-mcp:request');
-/** A legacy session was initialized. */
-export const sessionCreatedChannel = channel('hermes-mcp:session:created');
-/** A legacy session's connection is gone. */
-export const sessionClosedChannel = channel('hermes-mcp:session:closed');
-/** Requests a server sends its client. */
-export const serverRequestChannel = tracingChannel<ServerRequestTrace, ServerRequestTrace>('hermes-mcp:server-request');
-/** Notifications a server raised. */
-export const notificationChannel = channel('hermes-mcp:notification');
-
-/**
- * Runs `run` as one traced request (callers check `requestChannel.hasSubscribers` first, so an
- * untraced request builds nothing): inside the scope a subscriber set ({@link RequestTrace.within}),
- * given the log bindings it set. @internal
- */
-export function traceRequest<T>(trace: RequestTrace, run: (logBindings?: Record<string, unknown>) => T | Promise<T>): Promise<T> {
-  // tracePromise wants a promise: an async wrapper gives a synchronous answer one. The subscribers'
-  // start ran before it is called, so `within` and `logBindings` are set by then.
-  return requestChannel.tracePromise(async () => (trace.within ? trace.within(() => run(trace.logBindings)) : run(trace.logBindings)), trace);
-}
-
-/** Publishes a notification a server raised, when anyone listens. @internal */
-export function publishNotification(event: () => NotificationEvent): void {
-  if (notificationChannel.hasSubscribers) notificationChannel.publish(event());
+/** What a `hermes-mcp:client:request` subscriber is given, and what it may read when the request settles. */
+export interface ClientRequestTrace {
+  /** The JSON-RPC method (`tools/call`, …). */
+  readonly method: string;
+  /** The params as the caller gave them. */
+  readonly params: Readonly<Record<string, unknown>>;
+  /** `legacy` (a session of 2024-11-05 … 2025-11-25) or `modern` (2026-07-28). */
+  readonly era: 'legacy' | 'modern';
+  /** The revision spoken. */
+  readonly protocolVersion?: string;
+  /** The session's id (Streamable HTTP, legacy era), when the server gave one. */
+  readonly sessionId?: string;
+  /** The transport's description: `kind` (`stdio`, `http`, `sse`, `websocket`, …) and, for the network ones, `url`. */
+  readonly transport: TransportInfo;
+  /**
+   * Entries a `start` subscriber adds to every message's `params._meta` for this request —
+   * OpenTelemetry puts `traceparent` (and `tracestate`, `baggage`) here, so the server's span joins
+   * the client's trace.
+   */
+  readonly meta: Record<string, string>;
+  /** The result, once answered. */
+  result?: unknown;
+  /** What it failed with (an `McpError` for protocol errors), once failed. */
+  error?: unknown;
 }

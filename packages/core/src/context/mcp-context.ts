@@ -1,6 +1,9 @@
 /**
- * The request context (the Frame): one object per request, created by the engine from what the
- * transport and the session know, and handed to handlers and middleware.
+ * The request context: one object per request, created by the engine from what the transport and
+ * the session know, and handed to handlers and middleware. Options and decorators name it (a
+ * middleware's parameter), so it sits below them and depends on no schema or engine code: how a
+ * form class becomes an elicitation schema, and how the answer is checked, come with the channel
+ * ({@link ElicitationForms}).
  *
  * `elicit`, `sample` and `listRoots` ask the client something. In the legacy era they send a
  * server→client request related to this one and await the answer; each first checks that the
@@ -25,11 +28,9 @@ import {
   Root,
   TransportInfo,
 } from '@hermes-mcp/protocol';
-import type { Constructor } from '../bootstrap/container';
+import type { Constructor } from '../container';
 import type { Logger } from '../logger';
-import { publishNotification } from './diagnostics';
-import { elicitationSchemaFor } from '../schema/elicitation-schema';
-import { formatIssues, validateInputAsync } from '../validation/validator';
+import { publishNotification } from '../diagnostics';
 
 /** The request being handled. */
 export interface RequestInfo {
@@ -82,6 +83,20 @@ export interface RequestChannel {
   request(relatedRequestId: RequestId, method: string, params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>>;
   /** The minimum level the client asked for with `logging/setLevel`, if any. */
   logLevel(): LoggingLevel | undefined;
+  /** How `ctx.elicit` writes a form class's schema and checks the answer. */
+  readonly forms: ElicitationForms;
+}
+
+/**
+ * The schema and validation layers' part of `ctx.elicit`, handed to the context by the engine
+ * (schema/elicitation-schema.ts: `elicitationForms`) so that the context imports neither. For the
+ * Hermes packages.
+ */
+export interface ElicitationForms {
+  /** The `requestedSchema` of a form class, in the dialect of `revision`. */
+  schemaFor(form: Constructor, revision: '2025-06-18' | '2025-11-25'): object;
+  /** The accepted answer turned into an instance of `form` and validated; a -32602 error when it does not fit. */
+  check<T extends object>(form: Constructor<T>, content: unknown): Promise<T>;
 }
 
 /** The user's answer to {@link McpContext.elicit}: the validated content only when accepted. */
@@ -390,7 +405,7 @@ export class McpContext {
       // A client that declares `elicitation: {}` supports form mode (the 2025-06-18 meaning).
       if (features.urlElicitation && capability.url && !capability.form)
         throw this.unsupported('elicitation', 'the client supports URL elicitation only', { elicitation: { form: {} } });
-      const requestedSchema = elicitationSchemaFor(form, features.urlElicitation ? '2025-11-25' : '2025-06-18');
+      const requestedSchema = this.channel.forms.schemaFor(form, features.urlElicitation ? '2025-11-25' : '2025-06-18');
       params = features.urlElicitation ? { mode: 'form', message, requestedSchema } : { message, requestedSchema };
     } else {
       if (!features.urlElicitation) throw this.unsupported('elicitation', `URL elicitation needs MCP 2025-11-25; this client speaks ${version}`, { elicitation: { url: {} } });
@@ -404,9 +419,7 @@ export class McpContext {
     if (typeof action !== 'string' || !ACTIONS.has(action)) throw McpError.invalidParams('the client answered the elicitation without a valid "action"');
     if (action !== 'accept') return { action } as ElicitResult<T>;
     if (typeof form !== 'function') return { action: 'accept', content: undefined };
-    const checked = await validateInputAsync(form, result.content ?? {});
-    if (!checked.ok) throw McpError.invalidParams(`the elicitation answer does not fit ${form.name}:\n${formatIssues(checked.issues)}`, { issues: checked.issues });
-    return { action: 'accept', content: checked.value };
+    return { action: 'accept', content: await this.channel.forms.check(form, result.content ?? {}) };
   }
 
   /**

@@ -3,7 +3,7 @@
  * container can be swapped without touching the framework.
  */
 import { Container, ContainerInstance } from 'typedi';
-import { HermesError } from '../errors';
+import { HermesError } from './errors';
 
 /** A class that can be constructed (the shape typedi and our decorators work with). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

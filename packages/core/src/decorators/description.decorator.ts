@@ -29,18 +29,6 @@ export function Description(text: string): ClassDecorator & PropertyDecorator {
 }
 
 /**
- * The description recorded by {@link Description} on a class (no `property`) or on one of its
- * properties (inherited from a parent class when the property is).
- *
- * @internal
- */
-export function descriptionOf(cls: Function, property?: string): string | undefined {
-  return property === undefined
-    ? (Reflect.getOwnMetadata(DESCRIPTION, cls) as string | undefined)
-    : (Reflect.getMetadata(DESCRIPTION, cls.prototype as object, property) as string | undefined);
-}
-
-/**
  * class-validator-jsonschema's decorator, re-exported so users need no direct dependency on it:
  * merges any JSON Schema keywords into a property's (or class's) schema.
  *
