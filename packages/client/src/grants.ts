@@ -15,7 +15,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Awaitable } from '@hermes-mcp/protocol';
-import { OAuthError, readTokenAnswer } from './oauth';
+import { OAuthError, readTokenAnswer } from './oauth-answer';
 
 /** RFC 7523 §2.1: the grant type of a token request that presents a JWT. */
 export const JWT_BEARER_GRANT = 'urn:ietf:params:oauth:grant-type:jwt-bearer';

@@ -7,7 +7,8 @@
 import { ConnectionClosedError, ErrorCode, JsonRpcMessage, McpError, ParsedFrame, SendOptions, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
 import { AnswersInFlight, messageLimit, messageTooLarge } from './limits';
 import { FetchLike, FetchResponse, readText, transportFetch } from './node-fetch';
-import { OAuthClient, OAuthError } from './oauth';
+import { OAuthClient } from './oauth';
+import { OAuthError } from './oauth-answer';
 import { SseEvent, readSse } from './sse';
 import { transportOptions } from './transport-url';
 import type { TransportState } from './stdio';

@@ -25,7 +25,8 @@ import {
 } from '@hermes-mcp/protocol';
 import { AnswersInFlight, messageLimit, messageTooLarge } from './limits';
 import { FetchLike, FetchResponse, readText, transportFetch } from './node-fetch';
-import { OAuthClient, OAuthError } from './oauth';
+import { OAuthClient } from './oauth';
+import { OAuthError } from './oauth-answer';
 import { DEFAULT_MAX_ATTEMPTS, ReconnectOptions, backoffDelay } from './reconnect';
 import { readSse } from './sse';
 import { transportOptions } from './transport-url';
