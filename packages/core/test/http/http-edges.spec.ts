@@ -10,6 +10,7 @@ import 'reflect-metadata';
 import { IsString } from 'class-validator';
 import { HttpEndpointOptions, InMemorySessionStore, McpContext, McpServer, Tool } from '@hermes-mcp/core';
 import { eventually, untilAborted } from '../../../../test-support/e2e';
+import { bounded } from '../../../../test-support/hardening';
 import { ADAPTERS, Adapter, Serving, serveOn } from '../../../../test-support/adapters';
 import { ACCEPT_BOTH, describeRefusals, expectError, initialize, initializeRequest, post } from '../../../../test-support/http-edges';
 
@@ -54,13 +55,6 @@ async function start(adapter: Adapter, options: HttpEndpointOptions = {}, forceC
 afterAll(async () => {
   await Promise.all(servers.map((serving) => serving.close()));
 });
-
-/** `promise`, or a rejection saying what never happened after 5 s. */
-function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`gave up waiting for ${what}`)), 5_000)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 describe.each(ADAPTERS)('%s: Streamable HTTP edges', (adapter) => {
   let server: Serving;

@@ -16,6 +16,7 @@ import { McpContext, McpServer, Prompt, Resource, Tool } from '@hermes-mcp/core'
 import { LEGACY_REVISIONS, type LegacyRevision, loadSchemas, validateServerMessage } from '../../../../test-support/mcp-schema';
 import { RecordingHttpTransport } from '../../../../test-support/recording-http-transport';
 import { eventually, textOf } from '../../../../test-support/e2e';
+import { bounded } from '../../../../test-support/hardening';
 import { ADAPTERS, Serving, serveOn } from '../../../../test-support/adapters';
 
 const schemas = loadSchemas();
@@ -100,13 +101,6 @@ class InteropServer {
 }
 
 type Raw = Record<string, unknown>;
-
-/** `promise`, or a rejection saying what never happened after 5 s. */
-function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`gave up waiting for ${what}`)), 5_000)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 describe.each(ADAPTERS)('%s', (adapter) => {
   let serving: Serving;

@@ -9,6 +9,7 @@ import { IsString } from 'class-validator';
 import { McpAppOptions, McpContext, McpHeader, McpServer, Tool } from '@hermes-mcp/core';
 import { SseReader } from '../../../../test-support/sse-reader';
 import { untilAborted } from '../../../../test-support/e2e';
+import { bounded } from '../../../../test-support/hardening';
 import { ADAPTERS, Adapter, Serving, serveOn } from '../../../../test-support/adapters';
 
 class RegionInput {
@@ -104,13 +105,6 @@ function abortableCall(url: string, id: number, name: string): { running: Promis
 
 async function json(response: Response): Promise<{ status: number; body: Raw }> {
   return { status: response.status, body: (await response.json()) as Raw };
-}
-
-/** `promise`, or a rejection saying what never happened after 5 s. */
-function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`gave up waiting for ${what}`)), 5_000)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }
 
 describe.each(ADAPTERS)('%s: MCP 2026-07-28', (adapter) => {

@@ -14,16 +14,10 @@ import { EventStore, InMemoryEventStore, McpApp, McpContext, McpFactory, McpServ
 import type { JsonRpcMessage } from '@hermes-mcp/protocol';
 import { SseEvent, SseReader } from '../../../../test-support/sse-reader';
 import { eventually } from '../../../../test-support/e2e';
+import { bounded } from '../../../../test-support/hardening';
 import { ADAPTERS, Serving, serveOn } from '../../../../test-support/adapters';
 
 const WAIT_MS = 5_000;
-
-/** `promise`, or a rejection saying what never happened. */
-function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`gave up waiting for ${what}`)), WAIT_MS)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
 
 interface Deferred {
   promise: Promise<void>;
