@@ -6,10 +6,11 @@
 //    waits until it answers.
 // 3. Runs the suite once per entry of RUNS, streaming its output; `npm run conformance -- <args>`
 //    runs it once with <args> instead (e.g. `-- --suite all`, `-- --scenario tools-list`).
-//    All of it once per adapter of ADAPTERS: the Fastify plugin, the Web-standard handler, and
-//    the Fastify plugin with its sessions, streams and tasks in Redis (@hermes-mcp/redis, a
+//    All of it once per adapter of ADAPTERS: the Fastify plugin, the Web-standard handler, the
+//    Fastify plugin with its sessions, streams and tasks in Redis (@hermes-mcp/redis, a
 //    redis-server of its own on a free port; left out with one line when there is no redis-server
-//    on PATH, except in CI) — `CONFORMANCE_ADAPTERS=web` picks one.
+//    on PATH, except in CI), and the Web-standard handler served by `Bun.serve` (the compiled
+//    server run by the `bun` devDependency) — `CONFORMANCE_ADAPTERS=web` picks one.
 // 4. Stops the server, then runs the suite's client side once per entry of RUNS against
 //    examples/conformance-client (@hermes-mcp/client, signing in with its OAuthClient), the
 //    authorization extensions (DPoP, the JWT-bearer grants) included, with no expected failures.
@@ -44,7 +45,17 @@ const RUNS = [
 ];
 
 /** The HTTP adapters the server runs on, one server each (`ADAPTER` of the conformance server). */
-const ADAPTERS = (process.env.CONFORMANCE_ADAPTERS ?? 'fastify,web,redis').split(',').filter(Boolean);
+const ADAPTERS = (process.env.CONFORMANCE_ADAPTERS ?? 'fastify,web,redis,bun').split(',').filter(Boolean);
+
+/**
+ * The runtime that runs the server for `adapter`: Bun (the devDependency's binary, which runs the
+ * compiled dist/main.js and so has its decorator metadata) for `bun`, else this Node.
+ */
+function runtimeOf(adapter) {
+  if (adapter !== 'bun') return process.execPath;
+  const bin = readJson(join(ROOT, 'node_modules/bun/package.json')).bin.bun;
+  return join(ROOT, 'node_modules/bun', bin);
+}
 
 const isWindows = process.platform === 'win32';
 
@@ -101,7 +112,7 @@ function build() {
  * the URL it prints, and waits until it answers HTTP.
  */
 async function startServer(adapter, env = {}) {
-  const child = spawn(process.execPath, [SERVER], {
+  const child = spawn(runtimeOf(adapter), [SERVER], {
     cwd: ROOT,
     env: { ...process.env, PORT: '0', ADAPTER: adapter, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

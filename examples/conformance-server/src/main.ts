@@ -14,14 +14,16 @@ const WATCH_INTERVAL_MS = 3_000;
 /**
  * Starts the conformance server on 127.0.0.1 (port from `PORT`, default 3001; `PORT=0` picks a
  * free one) with MCP at /mcp, and prints the endpoint's URL on stderr. `ADAPTER=web` serves it
- * through the Web-standard handler behind Node's HTTP server; otherwise through the Fastify plugin.
+ * through the Web-standard handler behind Node's HTTP server; `ADAPTER=bun` through the same
+ * handler with `Bun.serve` (run this file with `bun`); otherwise through the Fastify plugin.
  * With `REDIS_URL`, the app keeps its sessions, streams and tasks in that Redis and joins its bus
  * (`@hermes-mcp/redis`), as one instance of a cluster would.
  */
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3001);
   const level = process.env.LOG_LEVEL ?? 'warn';
-  const served = process.env.ADAPTER === 'web' ? await serveWeb(port, level) : await serveFastify(port, level);
+  const adapters: Record<string, (port: number, level: string) => Promise<Served>> = { web: serveWeb, bun: serveBun };
+  const served = await (adapters[process.env.ADAPTER ?? ''] ?? serveFastify)(port, level);
   Container.get(Running).app = served.app;
 
   const watched = Container.get(Watched);
@@ -78,6 +80,32 @@ async function serveWeb(port: number, level: string): Promise<Served> {
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Bun's server, as far as this file uses it (the `Bun` global exists only when Bun runs the file). */
+declare const Bun: {
+  serve(options: { hostname: string; port: number; idleTimeout: number; fetch: (request: Request) => Promise<Response> }): {
+    port: number;
+    stop(closeActive?: boolean): Promise<void>;
+  };
+};
+
+/** The Web-standard handler served by `Bun.serve`, which runs the compiled file with its decorator metadata. */
+function serveBun(port: number, level: string): Promise<Served> {
+  if (typeof Bun === 'undefined') return Promise.reject(new Error('ADAPTER=bun needs the Bun runtime: run this file with `bun`, not `node`'));
+  const app = McpFactory.create(ConformanceServer, { logger: createLogger({ level }) });
+  const handler = createWebHandler(app, { path: '/mcp' });
+  // idleTimeout 0: Bun closes a connection idle for 10 s by default, an open SSE stream too.
+  const server = Bun.serve({ hostname: '127.0.0.1', port, idleTimeout: 0, fetch: handler });
+  return Promise.resolve({
+    adapter: 'bun',
+    app,
+    address: `http://127.0.0.1:${server.port}`,
+    close: async () => {
+      await handler.close();
+      await server.stop(true);
+    },
+  });
 }
 
 main().catch((error) => {

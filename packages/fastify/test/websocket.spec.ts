@@ -60,7 +60,7 @@ const seen = {
   big: 0,
 };
 
-/** What `count` awaits before answering: until its client saw the progress (see interop.spec.ts). */
+/** What `count` awaits before answering: until its client saw the progress (see packages/core/test/http/interop.spec.ts). */
 let beforeCountAnswers: () => Promise<void> = () => Promise.resolve();
 
 function sleep(ms: number, signal: AbortSignal): Promise<void> {

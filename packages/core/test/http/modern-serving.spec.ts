@@ -1,17 +1,16 @@
 /**
- * MCP 2026-07-28 requests through the plugin, driven with raw `fetch`: the `Mcp-Name` and
+ * MCP 2026-07-28 requests through each HTTP adapter, driven with raw `fetch`: the `Mcp-Name` and
  * `Mcp-Param-*` headers are checked against the body, `handlerTimeout` holds as it does for
- * sessions, and closing the Fastify app ends listen streams and in-flight requests instead of
+ * sessions, and closing the adapter ends listen streams and in-flight requests instead of
  * waiting on them forever.
  */
 import 'reflect-metadata';
-import type { AddressInfo } from 'node:net';
 import { IsString } from 'class-validator';
-import Fastify, { FastifyInstance } from 'fastify';
-import { McpAppOptions, McpContext, McpHeader, McpServer, Tool, createLogger } from '@hermes-mcp/core';
-import { hermesMcp } from '@hermes-mcp/fastify';
-import { SseReader } from '../../../test-support/sse-reader';
-import { untilAborted } from '../../../test-support/e2e';
+import { McpAppOptions, McpContext, McpHeader, McpServer, Tool } from '@hermes-mcp/core';
+import { SseReader } from '../../../../test-support/sse-reader';
+import { untilAborted } from '../../../../test-support/e2e';
+import { bounded } from '../../../../test-support/hardening';
+import { ADAPTERS, Adapter, Serving, serveOn } from '../../../../test-support/adapters';
 
 class RegionInput {
   @McpHeader('Region') @IsString() region!: string;
@@ -53,25 +52,22 @@ class ModernServer {
   }
 }
 
-const silent = createLogger({ level: 'silent' });
 const VERSION = '2026-07-28';
 const META = { 'io.modelcontextprotocol/protocolVersion': VERSION, 'io.modelcontextprotocol/clientCapabilities': {} };
 
 type Raw = Record<string, any>;
 
-const servers: FastifyInstance[] = [];
+const servers: Serving[] = [];
 
-/** A server on a free port; without forcing connections closed, so the plugin must end its own streams. */
-async function start(appOptions: McpAppOptions = {}): Promise<{ app: FastifyInstance; url: string }> {
-  const app = Fastify({ logger: false });
-  await app.register(hermesMcp, { server: ModernServer, path: '/mcp', appOptions: { logger: silent, ...appOptions } });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  servers.push(app);
-  return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp` };
+/** A server on `adapter`; without forcing connections closed, so the adapter must end its own streams. */
+async function start(adapter: Adapter, appOptions: McpAppOptions = {}): Promise<Serving> {
+  const serving = await serveOn(adapter, ModernServer, undefined, { appOptions, forceCloseConnections: false });
+  servers.push(serving);
+  return serving;
 }
 
 afterAll(async () => {
-  await Promise.all(servers.map((app) => app.close()));
+  await Promise.all(servers.map((serving) => serving.close()));
 });
 
 /** A modern POST with the standard headers (`Mcp-Name` from the body unless `headers` says otherwise). */
@@ -111,17 +107,10 @@ async function json(response: Response): Promise<{ status: number; body: Raw }> 
   return { status: response.status, body: (await response.json()) as Raw };
 }
 
-/** `promise`, or a rejection saying what never happened after 5 s. */
-function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`gave up waiting for ${what}`)), 5_000)));
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
-}
-
-describe('MCP 2026-07-28 over the plugin', () => {
+describe.each(ADAPTERS)('%s: MCP 2026-07-28', (adapter) => {
   describe('headers mirrored from the body (SEP-2243)', () => {
     it('accepts Mcp-Param-Region equal to the argument, literally or Base64-encoded', async () => {
-      const { url } = await start();
+      const { url } = await start(adapter);
       for (const header of ['eu-west', '=?base64?ZXUtd2VzdA==?=']) {
         const { status, body } = await json(await call(url, 1, 'tools/call', { name: 'region', arguments: { region: 'eu-west' } }, { 'mcp-param-region': header }));
         expect({ status, text: body.result?.content?.[0]?.text }).toEqual({ status: 200, text: 'region eu-west' });
@@ -133,7 +122,7 @@ describe('MCP 2026-07-28 over the plugin', () => {
       ['different', 'us-east', /Mcp-Param-Region header value 'us-east' does not match/],
       ['badly encoded', '=?base64?ZXUtd2VzdA?=', /Mcp-Param-Region header value .* is invalid/],
     ])('refuses a %s Mcp-Param-Region with 400 and -32020, echoing the id', async (_case, header, message) => {
-      const { url } = await start();
+      const { url } = await start(adapter);
       const { status, body } = await json(await call(url, 7, 'tools/call', { name: 'region', arguments: { region: 'eu-west' } }, { 'mcp-param-region': header }));
       expect(status).toBe(400);
       expect(body.id).toBe(7);
@@ -142,7 +131,7 @@ describe('MCP 2026-07-28 over the plugin', () => {
     });
 
     it('refuses a missing or different Mcp-Name with 400 and -32020; an unknown tool still gets -32602 in-band', async () => {
-      const { url } = await start();
+      const { url } = await start(adapter);
       const missing = await json(await call(url, 1, 'tools/call', { name: 'wait', arguments: {} }, { 'mcp-name': undefined }));
       expect({ status: missing.status, code: missing.body.error?.code }).toEqual({ status: 400, code: -32020 });
       const different = await json(await call(url, 2, 'tools/call', { name: 'wait', arguments: {} }, { 'mcp-name': 'region' }));
@@ -153,7 +142,7 @@ describe('MCP 2026-07-28 over the plugin', () => {
   });
 
   it('applies handlerTimeout: the handler sees its signal abort and the request gets -32001', async () => {
-    const { url } = await start({ handlerTimeout: 50 });
+    const { url } = await start(adapter, { handlerTimeout: 50 });
     const aborted = new Promise<unknown>((resolve) => (waitTool.aborted = resolve));
     const { status, body } = await json(await bounded(call(url, 4, 'tools/call', { name: 'wait', arguments: {} }), 'the timed-out answer'));
     expect(status).toBe(200);
@@ -162,7 +151,7 @@ describe('MCP 2026-07-28 over the plugin', () => {
   });
 
   it('a client that closes its response cancels the request: the tool sees its signal abort with -32001', async () => {
-    const { url } = await start();
+    const { url } = await start(adapter);
     const started = new Promise<void>((resolve) => (waitTool.started = resolve));
     const aborted = new Promise<unknown>((resolve) => (waitTool.aborted = resolve));
     const { running, abort } = abortableCall(url, 8, 'wait');
@@ -175,7 +164,7 @@ describe('MCP 2026-07-28 over the plugin', () => {
   });
 
   it('a tool that looks at its signal only after the client left still sees it aborted', async () => {
-    const { url } = await start();
+    const { url } = await start(adapter);
     const started = new Promise<void>((resolve) => (laterTool.started = resolve));
     const looked = new Promise<[boolean, unknown]>((resolve) => (laterTool.looked = (aborted, reason) => resolve([aborted, reason])));
     const { running, abort } = abortableCall(url, 10, 'later');
@@ -189,9 +178,9 @@ describe('MCP 2026-07-28 over the plugin', () => {
     expect({ status, text: answer.result?.content?.[0]?.text }).toEqual({ status: 200, text: 'looked' });
   });
 
-  it('closing the app ends an open listen stream with its result at once, and answers a request still running after the grace period with -32010 (HTTP 503)', async () => {
-    const closing = await start({ shutdownGracePeriod: 200 });
-    servers.splice(servers.indexOf(closing.app), 1);
+  it('closing the adapter ends an open listen stream with its result at once, and answers a request still running after the grace period with -32010 (HTTP 503)', async () => {
+    const closing = await start(adapter, { shutdownGracePeriod: 200 });
+    servers.splice(servers.indexOf(closing), 1);
     const listen = await call(closing.url, 42, 'subscriptions/listen', { notifications: { toolsListChanged: true } });
     expect(listen.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const events = new SseReader(listen.body!);
@@ -203,7 +192,7 @@ describe('MCP 2026-07-28 over the plugin', () => {
     const running = call(closing.url, 5, 'tools/call', { name: 'wait', arguments: {} });
     await bounded(started, 'the tool to start');
 
-    await bounded(closing.app.close(), 'app.close() while a listen stream and a request are open');
+    await bounded(closing.close(), 'closing while a listen stream and a request are open');
     await bounded(aborted, 'the running tool to see its signal abort');
     const result = await bounded(events.next(), 'the listen result');
     expect(JSON.parse(result!.data)).toMatchObject({ id: 42, result: { resultType: 'complete', _meta: { 'io.modelcontextprotocol/subscriptionId': 42 } } });

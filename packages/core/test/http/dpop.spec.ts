@@ -13,9 +13,9 @@ import 'reflect-metadata';
 import { createHash, randomUUID } from 'node:crypto';
 import { HttpEndpointOptions, McpServer, Tool, introspectionVerifier, jwtVerifier } from '@hermes-mcp/core';
 import type { DpopOptions } from '@hermes-mcp/core';
-import { ACCEPT_BOTH, MODERN, MODERN_META, rpc } from '../../../test-support/hardening';
-import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../test-support/oidc/authorization-server';
-import { Adapter, Serving, serveOn } from '../../../test-support/adapters';
+import { ACCEPT_BOTH, MODERN, MODERN_META, rpc } from '../../../../test-support/hardening';
+import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../../test-support/oidc/authorization-server';
+import { ADAPTERS, Serving, serveOn } from '../../../../test-support/adapters';
 
 type Jose = typeof import('jose');
 let jose: Jose;
@@ -112,7 +112,7 @@ async function expectServed(response: Response): Promise<void> {
   expect(text).toContain('the secret notes');
 }
 
-describe.each<Adapter>(['fastify', 'web'])('DPoP on %s', (adapter) => {
+describe.each(ADAPTERS)('DPoP on %s', (adapter) => {
   let jwtServer: Serving;
   let introspected: Serving;
   let required: Serving;

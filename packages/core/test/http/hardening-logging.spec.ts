@@ -8,19 +8,17 @@
  * logged with its message.
  *
  * Transports: Streamable HTTP sessions (SDK v1 client), the 2024-11-05 HTTP+SSE transport (SDK v1
- * SSE client), stateless 2026-07-28 over HTTP (raw fetch), and stdio in a spawned process, legacy
- * and modern.
+ * SSE client), stateless 2026-07-28 over HTTP (raw fetch) — on each HTTP adapter, on Fastify
+ * through Fastify's own logger — and stdio in a spawned process, legacy and modern.
  */
 import 'reflect-metadata';
-import type { AddressInfo } from 'node:net';
-import Fastify, { FastifyInstance } from 'fastify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { hermesMcp } from '@hermes-mcp/fastify';
-import { HardeningServer, LOG_LEVELS } from '../../../test-support/fixtures/src/hardening.server';
-import { LogLine, MODERN, MODERN_META, PINO_LEVELS, capturingLogger, logLinesOf, messagesOf, modernPost, spawnStdioFixture } from '../../../test-support/hardening';
-import { eventually } from '../../../test-support/e2e';
+import { HardeningServer, LOG_LEVELS } from '../../../../test-support/fixtures/src/hardening.server';
+import { LogLine, MODERN, MODERN_META, PINO_LEVELS, capturingLogger, logLinesOf, messagesOf, modernPost, spawnStdioFixture } from '../../../../test-support/hardening';
+import { eventually } from '../../../../test-support/e2e';
+import { ADAPTERS, Serving, serveOn } from '../../../../test-support/adapters';
 
 type Raw = Record<string, unknown>;
 
@@ -77,23 +75,21 @@ function expectFailureLogged(lines: LogLine[], extra: Raw): void {
   expect(logged[0]).toMatchObject({ tool: 'fail', ...extra });
 }
 
-describe.each(['info', 'trace'])('ctx.log with a pino logger at %s', (level) => {
-  let app: FastifyInstance<any, any, any, any>;
+describe.each(ADAPTERS.flatMap((adapter) => ['info', 'trace'].map((level) => [adapter, level] as const)))('%s: ctx.log with a pino logger at %s', (adapter, level) => {
+  let serving: Serving;
   let base: string;
   let lines: LogLine[];
 
   beforeAll(async () => {
     const captured = capturingLogger(level);
     lines = captured.lines;
-    // The plugin's sessions log through Fastify's logger (the app's logger defaults to it too).
-    app = Fastify({ loggerInstance: captured.logger });
-    await app.register(hermesMcp, { server: HardeningServer, path: '/mcp' });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`;
+    // On Fastify the plugin's sessions log through Fastify's logger (the app's logger defaults to it too).
+    serving = await serveOn(adapter, HardeningServer, undefined, { logger: captured.logger, throughFastifyLogger: true });
+    base = serving.url;
   });
 
   afterAll(async () => {
-    await app.close();
+    await serving.close();
   });
 
   beforeEach(() => {

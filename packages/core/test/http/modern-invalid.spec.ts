@@ -1,7 +1,6 @@
 import 'reflect-metadata';
-import Fastify, { FastifyInstance } from 'fastify';
-import { McpServer, Tool, createLogger } from '@hermes-mcp/core';
-import { hermesMcp } from '@hermes-mcp/fastify';
+import { McpServer, Tool } from '@hermes-mcp/core';
+import { ADAPTERS, Serving, serveOn } from '../../../../test-support/adapters';
 
 @McpServer({ name: 'tiny', version: '1.0.0' })
 class Tiny {
@@ -12,19 +11,16 @@ class Tiny {
 
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {} };
 
-describe('malformed JSON-RPC meant for MCP 2026-07-28', () => {
-  let fastify: FastifyInstance;
-  let url: string;
+describe.each(ADAPTERS)('%s: malformed JSON-RPC meant for MCP 2026-07-28', (adapter) => {
+  let server: Serving;
 
   beforeAll(async () => {
-    fastify = Fastify({ logger: false });
-    await fastify.register(hermesMcp, { server: Tiny, appOptions: { logger: createLogger({ level: 'silent' }) } });
-    url = `${await fastify.listen({ host: '127.0.0.1', port: 0 })}/mcp`;
+    server = await serveOn(adapter, Tiny);
   });
-  afterAll(() => fastify.close());
+  afterAll(() => server.close());
 
   const post = (body: unknown) =>
-    fetch(url, {
+    fetch(server.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28' },
       body: JSON.stringify(body),

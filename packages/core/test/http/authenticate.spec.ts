@@ -6,16 +6,13 @@
  * a 500 and is logged. Also `ToolError.details`, sent as `structuredContent`.
  */
 import 'reflect-metadata';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { IsString } from 'class-validator';
-import Fastify from 'fastify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { AuthInfo, HttpEndpointOptions, HttpError, HttpRequest, McpContext, McpServer, Middleware, Tool, ToolError, Use, createWebHandler, toNodeListener } from '@hermes-mcp/core';
-import { hermesMcp } from '@hermes-mcp/fastify';
-import { ACCEPT_BOTH, capturingLogger, messagesOf, modernPost, rpc } from '../../../test-support/hardening';
+import { AuthInfo, HttpEndpointOptions, HttpError, HttpRequest, McpContext, McpServer, Middleware, Tool, ToolError, Use } from '@hermes-mcp/core';
+import { ADAPTERS, Serving, serveOn } from '../../../../test-support/adapters';
+import { ACCEPT_BOTH, capturingLogger, messagesOf, modernPost, rpc } from '../../../../test-support/hardening';
 
 class NoteInput {
   @IsString() text!: string;
@@ -57,38 +54,11 @@ const authenticate: NonNullable<HttpEndpointOptions['authenticate']> = async (re
   throw new HttpError(401, 'Unauthorized: unknown token', { 'www-authenticate': 'Bearer error="invalid_token"' });
 };
 
-interface Running {
-  url: string;
-  close(): Promise<void>;
-}
-
 const { logger, lines } = capturingLogger('error');
 
-const adapters: Record<string, () => Promise<Running>> = {
-  async fastify() {
-    const app = Fastify({ logger: false });
-    await app.register(hermesMcp, { server: WhoAmI, path: '/mcp', authenticate, appOptions: { logger } });
-    await app.listen({ host: '127.0.0.1', port: 0 });
-    return { url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp`, close: () => app.close() };
-  },
-  async web() {
-    const handler = createWebHandler(WhoAmI, { path: '/mcp', authenticate, appOptions: { logger } });
-    const server: Server = createServer(toNodeListener(handler));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    return {
-      url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`,
-      close: async () => {
-        await handler.close();
-        server.closeAllConnections();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
-      },
-    };
-  },
-};
-
-describe.each(Object.keys(adapters))('authenticate on the %s adapter', (adapter) => {
-  let running: Running;
-  beforeAll(async () => (running = await adapters[adapter]()));
+describe.each(ADAPTERS)('authenticate on the %s adapter', (adapter) => {
+  let running: Serving;
+  beforeAll(async () => (running = await serveOn(adapter, WhoAmI, () => ({ authenticate }), { logger })));
   afterAll(() => running.close());
 
   it('gives handlers ctx.auth over Streamable HTTP, per request, and nothing to anonymous callers', async () => {

@@ -12,9 +12,9 @@ import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
 import { WebSocket, WebSocketServer } from 'ws';
 import { HttpEndpointOptions, McpContext, McpFactory, McpServer, Tool, WebSocketTransport, createLogger, jwtVerifier } from '@hermes-mcp/core';
-import { ACCEPT_BOTH, MODERN_META, messagesOf, modernPost, rpc } from '../../../test-support/hardening';
-import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../test-support/oidc/authorization-server';
-import { Serving, serveOn } from '../../../test-support/adapters';
+import { ACCEPT_BOTH, MODERN_META, messagesOf, modernPost, rpc } from '../../../../test-support/hardening';
+import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../../test-support/oidc/authorization-server';
+import { ADAPTERS, Adapter, Serving, serveOn } from '../../../../test-support/adapters';
 
 @McpServer({ name: 'expiry', version: '1.0.0' })
 class ExpiryServer {
@@ -61,10 +61,10 @@ function options(url: string): HttpEndpointOptions {
   return { path: '/mcp', auth: { resource: url, authorizationServers: [as.issuer], verifier: jwtVerifier({ issuer: as.issuer, audience: url, clockToleranceSec: 0 }) } };
 }
 
-const adapters: Record<string, () => Promise<Serving>> = {
-  fastify: async () => warmedUp(await serveOn('fastify', ExpiryServer, options)),
-  web: async () => warmedUp(await serveOn('web', ExpiryServer, options)),
-};
+/** The expiry server on `adapter`, warmed up. */
+async function serveExpiry(adapter: Adapter): Promise<Serving> {
+  return warmedUp(await serveOn(adapter, ExpiryServer, options));
+}
 
 /**
  * One request with a long-lived token, so that the verifier has fetched the issuer's keys before
@@ -123,10 +123,10 @@ function listen(url: string, token: string, id: number): Promise<Response> {
   );
 }
 
-describe.each(Object.keys(adapters))('streams end when their token expires (%s)', (adapter) => {
+describe.each(ADAPTERS)('streams end when their token expires (%s)', (adapter) => {
   let running: Serving;
   beforeAll(async () => {
-    running = await adapters[adapter]();
+    running = await serveExpiry(adapter);
   });
   afterAll(() => running?.close());
 
@@ -181,9 +181,10 @@ describe.each(Object.keys(adapters))('streams end when their token expires (%s)'
   });
 });
 
+// WebSocket is the Fastify plugin's (@fastify/websocket): the Web handler has no WebSocket route.
 describe('a WebSocket ends when its token expires (fastify)', () => {
   it('answers the requests in flight with -32014 and closes with 4401; upgrading again needs a fresh token', async () => {
-    const running = await adapters.fastify();
+    const running = await serveExpiry('fastify');
     try {
       const { token, expiresAt } = await shortToken(running.url);
       const wsUrl = `${running.url.replace('http', 'ws')}/ws`;

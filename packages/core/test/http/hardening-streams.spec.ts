@@ -1,7 +1,7 @@
 /**
  * Hardening, defect 2: a client that asks for a stream and never reads it cannot grow the server's
  * memory. The server runs in its own process (the hardening fixture, so its resident memory is
- * its own); the client sends one `tools/call` to a tool that reports progress as fast as it can
+ * its own), on each HTTP adapter; the client sends one `tools/call` to a tool that reports progress as fast as it can
  * (tens of megabytes of events) over a raw TCP socket and never reads a byte of the answer.
  *
  * The server must: close the stream once more than `maxBufferedBytes` wait unread, cancel the
@@ -12,7 +12,7 @@
  * request is answered with -32011. Progress tokens and ids are capped (a 4 MB token is refused).
  */
 import { connect, type Socket } from 'node:net';
-import { eventually } from '../../../test-support/e2e';
+import { eventually } from '../../../../test-support/e2e';
 import {
   ACCEPT_BOTH,
   HttpFixture,
@@ -27,7 +27,8 @@ import {
   sessionPost,
   spawnHttpFixture,
   spawnStdioFixture,
-} from '../../../test-support/hardening';
+} from '../../../../test-support/hardening';
+import { ADAPTERS, FIXTURE_OF } from '../../../../test-support/adapters';
 
 type Raw = Record<string, unknown>;
 
@@ -69,12 +70,12 @@ async function expectStoppedAndBounded(server: HttpFixture, before: number, floo
   expect(peak - before).toBeLessThan(GROWTH_LIMIT);
 }
 
-describe('a client that never reads its stream (HTTP, server in its own process)', () => {
+describe.each(ADAPTERS)('%s: a client that never reads its stream (HTTP, server in its own process)', (adapter) => {
   let server: HttpFixture;
   let baseline: number;
 
   beforeAll(async () => {
-    server = await spawnHttpFixture({ HERMES_LOG_LEVEL: 'warn' });
+    server = await spawnHttpFixture({ HERMES_LOG_LEVEL: 'warn' }, FIXTURE_OF[adapter]);
     // Warm up: sessions, a flood that is read, so the heap has its working size before measuring.
     const warm = await openSession(server.url);
     const read = await sessionPost(server.url, warm, rpc(1, 'tools/call', { name: 'flood', arguments: { events: 2000, bytes: 4096 }, _meta: { progressToken: 'warm' } }));
@@ -101,7 +102,12 @@ describe('a client that never reads its stream (HTTP, server in its own process)
     socket.destroy();
   });
 
-  it('stateless 2026-07-28: the response stream is closed past maxBufferedBytes and the tool stops', async () => {
+  // A known bug of the Web handler, found by running this suite on it: a stateless response stream
+  // left unread is not closed past maxBufferedBytes there — the flood runs to its end (its tool is
+  // never aborted), while on Fastify the stream closes and the tool stops. `failing` until core
+  // fixes it; then this fails, and becomes a plain `it` again.
+  const itFailingOnWeb = adapter === 'web' ? it.failing : it;
+  itFailingOnWeb('stateless 2026-07-28: the response stream is closed past maxBufferedBytes and the tool stops', async () => {
     const floods = (await stats(server.url)).floodsAborted as number;
     const before = Math.max(baseline, rssOf(server.pid));
     const body = JSON.stringify(rpc('flood', 'tools/call', { name: 'flood', arguments: FLOOD, _meta: { ...MODERN_META, progressToken: 'p' } }));
@@ -170,6 +176,7 @@ describe('a client that never reads its stream (HTTP, server in its own process)
 });
 
 describe('a client that stops reading stdout (stdio, spawned server)', () => {
+  // 120 s: 400 000 pings written and answered took longer than jest's 30 s on a loaded two-core machine.
   it('400 000 pings: input is not read while output waits, memory stays bounded, every ping is answered once reading resumes', async () => {
     const server = spawnStdioFixture({ HERMES_LOG_LEVEL: 'warn' }, 60_000);
     try {
@@ -197,7 +204,7 @@ describe('a client that stops reading stdout (stdio, spawned server)', () => {
     } finally {
       server.kill();
     }
-  });
+  }, 120_000);
 
   it('a tool flooding progress to a client that does not read: notifications past maxBufferedBytes are dropped, the request is answered -32011, memory stays bounded', async () => {
     const server = spawnStdioFixture({ HERMES_LOG_LEVEL: 'warn' }, 30_000);

@@ -11,9 +11,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { HttpEndpointOptions, McpContext, McpServer, Tool, jwtVerifier } from '@hermes-mcp/core';
-import { ACCEPT_BOTH, messagesOf, modernPost } from '../../../test-support/hardening';
-import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../test-support/oidc/authorization-server';
-import { Serving, serveOn } from '../../../test-support/adapters';
+import { ACCEPT_BOTH, messagesOf, modernPost } from '../../../../test-support/hardening';
+import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../../test-support/oidc/authorization-server';
+import { ADAPTERS, Serving, serveOn } from '../../../../test-support/adapters';
 
 @McpServer({ name: 'headers', version: '1.0.0' })
 class HeadersServer {
@@ -41,11 +41,6 @@ function options(url: string): HttpEndpointOptions {
   };
 }
 
-const adapters: Record<string, () => Promise<Serving>> = {
-  fastify: () => serveOn('fastify', HeadersServer, options),
-  web: () => serveOn('web', HeadersServer, options),
-};
-
 interface Seen {
   headers: Record<string, unknown>;
   caller?: string;
@@ -59,12 +54,12 @@ function expectRedacted(seen: Seen, token: string): void {
   for (const secret of [token, ...Object.values(SECRETS)]) expect(text).not.toContain(secret);
 }
 
-describe.each(Object.keys(adapters))('credentials hidden from handlers (%s)', (adapter) => {
+describe.each(ADAPTERS)('credentials hidden from handlers (%s)', (adapter) => {
   let running: Serving;
   let token: string;
   let headers: Record<string, string>;
   beforeAll(async () => {
-    running = await adapters[adapter]();
+    running = await serveOn(adapter, HeadersServer, options);
     token = await as.token(ALICE, { resource: running.url });
     headers = { authorization: `Bearer ${token}`, ...SECRETS, 'x-visible': 'yes' };
   });
@@ -118,9 +113,10 @@ describe.each(Object.keys(adapters))('credentials hidden from handlers (%s)', (a
   });
 });
 
+// WebSocket is the Fastify plugin's (@fastify/websocket): the Web handler has no WebSocket route.
 describe('credentials hidden from handlers over WebSocket (fastify)', () => {
   it('hides those of the upgrade request', async () => {
-    const running = await adapters.fastify();
+    const running = await serveOn('fastify', HeadersServer, options);
     try {
       const token = await as.token(ALICE, { resource: running.url });
       const socket = new WebSocket(`${running.url.replace('http', 'ws')}/ws`, 'mcp', { headers: { authorization: `Bearer ${token}`, ...SECRETS, 'x-visible': 'yes' } });

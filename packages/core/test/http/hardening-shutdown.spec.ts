@@ -1,24 +1,23 @@
 /**
  * Hardening, defect 3: graceful shutdown loses nothing. With 50 requests in flight on every HTTP
  * transport (Streamable HTTP sessions answering with SSE and with JSON, the 2024-11-05 HTTP+SSE
- * transport, stateless 2026-07-28), closing the Fastify app lets them finish within the grace
+ * transport, stateless 2026-07-28), closing the adapter (each HTTP adapter, in process and as a
+ * spawned process on SIGTERM) lets them finish within the grace
  * period; those that run past it are answered with -32010 (never a 404 that would tell the client
  * to re-initialize); new requests meanwhile are refused with -32010. The same on stdio (stdin
  * closed, SIGTERM) in a spawned process, and through `McpApp.close()`.
  */
 import 'reflect-metadata';
-import type { AddressInfo } from 'node:net';
-import Fastify, { FastifyInstance } from 'fastify';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { McpError as SdkMcpError } from '@modelcontextprotocol/sdk/types.js';
 import { McpFactory, createLogger } from '@hermes-mcp/core';
 import { InMemoryTransport, Peer } from '@hermes-mcp/protocol';
-import { hermesMcp } from '@hermes-mcp/fastify';
-import { HardeningServer, observed } from '../../../test-support/fixtures/src/hardening.server';
-import { FIXTURE, bounded, messagesOf, modernPost, openSession, rpc, sessionPost, spawnHttpFixture, spawnStdioFixture } from '../../../test-support/hardening';
-import { eventually } from '../../../test-support/e2e';
+import { HardeningServer, observed } from '../../../../test-support/fixtures/src/hardening.server';
+import { bounded, messagesOf, modernPost, openSession, rpc, sessionPost, spawnHttpFixture, spawnStdioFixture } from '../../../../test-support/hardening';
+import { eventually } from '../../../../test-support/e2e';
+import { ADAPTERS, Adapter, FIXTURE_OF, Serving, serveOn } from '../../../../test-support/adapters';
 
 type Raw = Record<string, unknown>;
 
@@ -27,12 +26,9 @@ const silent = createLogger({ level: 'silent' });
 /** How a request in flight ended, as its client saw it. */
 type Outcome = { kind: 'result'; text: string } | { kind: 'error'; code: number; message: string } | { kind: 'lost'; detail: string };
 
-async function start(gracePeriod: number): Promise<{ app: FastifyInstance; url: string }> {
-  // return503OnClosing off: requests that arrive while closing reach the plugin, which refuses them in JSON-RPC.
-  const app = Fastify({ logger: false, return503OnClosing: false });
-  await app.register(hermesMcp, { server: HardeningServer, path: '/mcp', appOptions: { logger: silent }, shutdownGracePeriod: gracePeriod });
-  await app.listen({ host: '127.0.0.1', port: 0 });
-  return { app, url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/mcp` };
+/** The hardening server on `adapter`, connections left to the adapter to end (the harness turns Fastify's 503 while closing off). */
+function start(adapter: Adapter, gracePeriod: number): Promise<Serving> {
+  return serveOn(adapter, HardeningServer, () => ({ shutdownGracePeriod: gracePeriod }), { forceCloseConnections: false });
 }
 
 /** What an SDK call ended with. */
@@ -87,13 +83,13 @@ async function fiftyInFlight(url: string, ms: number): Promise<{ outcomes: Array
   return { outcomes, clients, busySession: sessionId };
 }
 
-describe('closing the Fastify app with 50 requests in flight', () => {
+describe.each(ADAPTERS)('closing the %s adapter with 50 requests in flight', (adapter) => {
   it('lets them finish within the grace period: all 50 answered with their results, none lost', async () => {
-    const { app, url } = await start(5_000);
+    const { close, url } = await start(adapter, 5_000);
     const started = { slow: observed.slowStarted, floods: observed.floods };
     const { outcomes, clients } = await fiftyInFlight(url, 600);
     await eventually('all 50 to be running', () => observed.slowStarted - started.slow === 35 && observed.floods - started.floods === 15);
-    await bounded(app.close(), 'app.close()');
+    await bounded(close(), 'closing');
     const seen = await bounded(Promise.all(outcomes), 'every answer');
     expect(seen.filter((o) => o.kind !== 'result')).toEqual([]);
     expect(seen.filter((o) => o.kind === 'result' && /^(slept 600|sent 12)$/.test(o.text))).toHaveLength(50);
@@ -101,12 +97,12 @@ describe('closing the Fastify app with 50 requests in flight', () => {
   });
 
   it('answers those still running after the grace period with -32010 (no 404, none lost), and refuses new requests meanwhile', async () => {
-    const { app, url } = await start(400);
+    const { close, url } = await start(adapter, 400);
     const idleSession = await openSession(url);
     const started = { slow: observed.slowStarted, floods: observed.floods };
     const { outcomes, clients, busySession } = await fiftyInFlight(url, 30_000);
     await eventually('all 50 to be running', () => observed.slowStarted - started.slow === 35 && observed.floods - started.floods === 15);
-    const closed = app.close();
+    const closed = close();
     // During the grace period: no new session, no new request on a session, no new stateless request.
     const initialize = await sessionPost(
       url,
@@ -126,7 +122,7 @@ describe('closing the Fastify app with 50 requests in flight', () => {
     expect(stateless.status).toBe(503);
     expect(await stateless.json()).toMatchObject({ id: 'late-modern', error: { code: -32010 } });
 
-    await bounded(closed, 'app.close()');
+    await bounded(closed, 'closing');
     const seen = await bounded(Promise.all(outcomes), 'every answer');
     expect(seen.filter((o) => o.kind === 'lost')).toEqual([]);
     expect(seen.filter((o) => o.kind === 'error' && o.code === -32010 && /grace period/.test(o.message))).toHaveLength(50);
@@ -134,9 +130,9 @@ describe('closing the Fastify app with 50 requests in flight', () => {
   });
 });
 
-describe('the Web-standard handler on Node (spawned process): SIGTERM, then `await handler.close(); process.exit(0)`', () => {
+describe.each(ADAPTERS)('%s in a spawned process: SIGTERM, then close (`app.close()`, `await handler.close()`) and `process.exit(0)`', (adapter) => {
   it('with 50 requests past the grace period: every one is answered -32010 before the process exits, JSON answers included', async () => {
-    const server = await spawnHttpFixture({ HERMES_LOG_LEVEL: 'warn', HARDENING_GRACE_MS: '400' }, FIXTURE.web);
+    const server = await spawnHttpFixture({ HERMES_LOG_LEVEL: 'warn', HARDENING_GRACE_MS: '400' }, FIXTURE_OF[adapter]);
     try {
       const counters = async () => {
         const [answer] = await messagesOf(await modernPost(server.url, 'stats', 'tools/call', { name: 'stats', arguments: {} }));

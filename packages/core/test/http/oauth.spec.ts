@@ -28,9 +28,9 @@ import {
   jwtVerifier,
 } from '@hermes-mcp/core';
 import { McpClient, StreamableHttpClientTransport, WebSocketClientTransport, WebSocketConstructor, unwrap } from '@hermes-mcp/client';
-import { ACCEPT_BOTH, MODERN_META, PINO_LEVELS, capturingLogger, modernPost, rpc } from '../../../test-support/hardening';
-import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../test-support/oidc/authorization-server';
-import { Serving, serveOn } from '../../../test-support/adapters';
+import { ACCEPT_BOTH, MODERN_META, PINO_LEVELS, capturingLogger, modernPost, rpc } from '../../../../test-support/hardening';
+import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../../test-support/oidc/authorization-server';
+import { ADAPTERS, Adapter, Serving, serveOn } from '../../../../test-support/adapters';
 
 @RequireScopes('notes:read')
 class NoteTools {
@@ -84,10 +84,10 @@ function authOptions(resource: string): ResourceServerOptions {
 
 const silent = createLogger({ level: 'silent' });
 
-const adapters: Record<string, (options?: (resource: string) => ResourceServerOptions, logger?: Logger) => Promise<Serving>> = {
-  fastify: (options = authOptions, logger = silent) => serveOn('fastify', NotesServer, (url) => ({ auth: options(url) }), logger),
-  web: (options = authOptions, logger = silent) => serveOn('web', NotesServer, (url) => ({ auth: options(url) }), logger),
-};
+/** The notes server on `adapter`, with the `auth` option `options` gives for its URL. */
+function serveNotes(adapter: Adapter, options: (resource: string) => ResourceServerOptions = authOptions, logger: Logger = silent): Promise<Serving> {
+  return serveOn(adapter, NotesServer, (url) => ({ auth: options(url) }), { logger });
+}
 
 /** The parameters of a `WWW-Authenticate: Bearer …` header. */
 function challenge(response: Response): Record<string, string> {
@@ -112,10 +112,10 @@ function bearer(token: string): Record<string, string> {
   return { authorization: `Bearer ${token}` };
 }
 
-describe.each(Object.keys(adapters))('the auth option (%s)', (adapter) => {
+describe.each(ADAPTERS)('the auth option (%s)', (adapter) => {
   let server: Serving;
   beforeAll(async () => {
-    server = await adapters[adapter]();
+    server = await serveNotes(adapter);
   });
   afterAll(async () => {
     await server?.close();
@@ -283,10 +283,11 @@ describe.each(Object.keys(adapters))('the auth option (%s)', (adapter) => {
   });
 });
 
+// WebSocket is the Fastify plugin's (@fastify/websocket): the Web handler has no WebSocket route.
 describe('the auth option over WebSocket (fastify)', () => {
   let server: Serving;
   beforeAll(async () => {
-    server = await adapters.fastify();
+    server = await serveNotes('fastify');
   });
   afterAll(async () => {
     await server?.close();
@@ -327,11 +328,11 @@ describe('the auth option over WebSocket (fastify)', () => {
   });
 });
 
-describe('key rotation', () => {
+describe.each(ADAPTERS)('key rotation (%s)', (adapter) => {
   it('takes tokens signed with the issuer’s new key once it publishes it (the JWKS fetched again for an unknown kid)', async () => {
     const first = await startAuthorizationServer({ clients: CLIENTS });
     const port = Number(new URL(first.issuer).port);
-    const server = await adapters.fastify((resource) => ({
+    const server = await serveNotes(adapter, (resource) => ({
       resource,
       authorizationServers: [first.issuer],
       verifier: jwtVerifier({ issuer: first.issuer, audience: resource, jwksCooldownMs: 0 }),
@@ -356,7 +357,7 @@ describe('key rotation', () => {
   });
 });
 
-describe('opaque tokens, verified by introspection (RFC 7662)', () => {
+describe.each(ADAPTERS)('opaque tokens, verified by introspection (RFC 7662) (%s)', (adapter) => {
   let opaque: AuthorizationServer;
   let server: Serving;
   let introspections = 0;
@@ -367,7 +368,7 @@ describe('opaque tokens, verified by introspection (RFC 7662)', () => {
       introspections++;
       return fetch(input, init);
     };
-    server = await adapters.fastify((resource) => introspecting(resource, { issuer: opaque.issuer, fetch: counting }), log.logger);
+    server = await serveNotes(adapter, (resource) => introspecting(resource, { issuer: opaque.issuer, fetch: counting }), log.logger);
   });
   afterAll(async () => {
     await server?.close();
@@ -421,7 +422,7 @@ describe('opaque tokens, verified by introspection (RFC 7662)', () => {
   });
 
   it('takes a token without an audience only when told to (requireAudience: false), still refusing one for another audience', async () => {
-    const lenient = await adapters.fastify((resource) => introspecting(resource, { requireAudience: false }));
+    const lenient = await serveNotes(adapter, (resource) => introspecting(resource, { requireAudience: false }));
     try {
       const unrelated = await opaque.token(BOB, { scope: 'notes:read' });
       expect((await post(lenient.url, initializeBody(), bearer(unrelated))).status).toBe(200);

@@ -18,7 +18,8 @@ import 'reflect-metadata';
 import { connect } from 'node:net';
 import { InvalidTokenError, McpServer, Tool, createLogger, createWebHandler } from '@hermes-mcp/core';
 import type { HttpEndpointOptions } from '@hermes-mcp/core';
-import { Adapter, Serving, serveOn } from '../../../test-support/adapters';
+import { ADAPTERS, Adapter, Serving, serveOn } from '../../../../test-support/adapters';
+import { RawAnswer, parseAnswer } from '../../../../test-support/raw-http';
 
 @McpServer({ name: 'parity', version: '1.0.0' })
 class ParityServer {
@@ -29,13 +30,6 @@ class ParityServer {
 }
 
 const silent = createLogger({ level: 'silent' });
-
-/** What a raw answer is made of, as far as the two adapters must agree. */
-interface Answer {
-  status: number;
-  headers: Record<string, string>;
-  body: string;
-}
 
 const running: Serving[] = [];
 
@@ -50,41 +44,24 @@ afterAll(async () => {
 });
 
 /** Sends `head` (a request line and headers, no blank line) and `body` on a new connection; reads the whole answer. */
-function raw(port: number, head: string, body = ''): Promise<Answer> {
+function raw(port: number, head: string, body = ''): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
     const socket = connect(port, '127.0.0.1');
     const chunks: Buffer[] = [];
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
     socket.on('error', reject);
     socket.on('close', () => {
-      const text = Buffer.concat(chunks).toString('utf8');
-      const end = text.indexOf('\r\n\r\n');
-      if (end === -1) return reject(new Error(`no answer to ${head.split('\r\n')[0]}: ${JSON.stringify(text)}`));
-      const [statusLine, ...lines] = text.slice(0, end).split('\r\n');
-      const headers: Record<string, string> = {};
-      for (const line of lines) headers[line.slice(0, line.indexOf(':')).toLowerCase()] = line.slice(line.indexOf(':') + 1).trim();
-      let rest = text.slice(end + 4);
-      if (headers['transfer-encoding'] === 'chunked') rest = unchunk(rest);
-      resolve({ status: Number(statusLine.split(' ')[1]), headers, body: rest });
+      const answer = parseAnswer(Buffer.concat(chunks));
+      if (!answer) return reject(new Error(`no answer to ${head.split('\r\n')[0]}: ${JSON.stringify(Buffer.concat(chunks).toString('utf8'))}`));
+      resolve(answer);
     });
     const length = body === '' ? '' : `content-length: ${Buffer.byteLength(body)}\r\n`;
     socket.end(`${head}\r\nconnection: close\r\n${length}\r\n${body}`);
   });
 }
 
-function unchunk(text: string): string {
-  let out = '';
-  for (let at = 0; ;) {
-    const nl = text.indexOf('\r\n', at);
-    const size = parseInt(text.slice(at, nl), 16);
-    if (!(size > 0)) return out;
-    out += text.slice(nl + 2, nl + 2 + size);
-    at = nl + 2 + size + 2;
-  }
-}
-
 /** What must be the same on both adapters: status, the headers that carry meaning, the JSON-RPC error. */
-function essence(answer: Answer): Record<string, unknown> {
+function essence(answer: RawAnswer): Record<string, unknown> {
   let error: unknown;
   if (answer.body !== '') error = (JSON.parse(answer.body) as { error?: unknown }).error;
   const mediaType = answer.headers['content-type']?.split(';')[0];
@@ -95,7 +72,7 @@ function essence(answer: Answer): Record<string, unknown> {
 const HOST = 'host: 127.0.0.1';
 const ACCEPT_BOTH = 'accept: application/json, text/event-stream';
 
-describe.each<Adapter>(['fastify', 'web'])('%s: nothing a client sends throws out of a listener', (adapter) => {
+describe.each(ADAPTERS)('%s: nothing a client sends throws out of a listener', (adapter) => {
   let port: number;
 
   beforeAll(async () => {
@@ -117,6 +94,7 @@ describe.each<Adapter>(['fastify', 'web'])('%s: nothing a client sends throws ou
   });
 });
 
+// WebSocket is the Fastify plugin's (@fastify/websocket): the Web handler has no WebSocket route.
 describe('fastify: hostile WebSocket upgrades are answered, and the server goes on serving', () => {
   let port: number;
 
@@ -194,7 +172,7 @@ describe('both adapters answer every method the same way, from core', () => {
   });
 });
 
-describe.each<Adapter>(['fastify', 'web'])('%s: the protected-resource metadata answers a CORS preflight', (adapter) => {
+describe.each(ADAPTERS)('%s: the protected-resource metadata answers a CORS preflight', (adapter) => {
   let port: number;
   const path = '/.well-known/oauth-protected-resource/mcp';
 
@@ -242,7 +220,7 @@ describe.each<Adapter>(['fastify', 'web'])('%s: the protected-resource metadata 
   });
 });
 
-describe.each<Adapter>(['fastify', 'web'])('%s: a body that trickles in is cut at bodyTimeout (Fastify has no request timeout by default)', (adapter) => {
+describe.each(ADAPTERS)('%s: a body that trickles in is cut at bodyTimeout (Fastify has no request timeout by default)', (adapter) => {
   let port: number;
 
   beforeAll(async () => {
