@@ -76,6 +76,8 @@ export interface RevisionFeatures {
   urlElicitation: boolean;
   /** `tools` in `sampling/createMessage`. */
   samplingTools: boolean;
+  /** SSE priming events: a stream opens with an event id and empty data, so it can be resumed from its start. */
+  primingEvents: boolean;
   /** The revision's schema dialect for tool input schemas. */
   schemaDialect: 'draft-07' | '2020-12';
 }
@@ -96,6 +98,7 @@ const row = (version: ProtocolVersion, since: number): RevisionFeatures => ({
   icons: since >= 3,
   urlElicitation: since >= 3,
   samplingTools: since >= 3,
+  primingEvents: since >= 3,
   schemaDialect: since >= 3 ? '2020-12' : 'draft-07',
 });
 
