@@ -30,9 +30,13 @@ describe('the HTTP refusal catalog', () => {
 
   it('has a message for every row that says what to do, not only what went wrong', () => {
     // A row's message names an option, a header, a method or what to send, or tells the client to retry.
-    const advice = /\((allowedHosts|allowedOrigins|\w+ option|bodyLimit|bodyTimeout|max\w+|Content-Type|Sec-WebSocket-Protocol)|first|retry|try again|use |send|POST|GET|Accept header/;
+    const advice =
+      /\((allowedHosts|allowedOrigins|\w+ option|bodyLimit|bodyTimeout|max\w+|Content-Type|Sec-WebSocket-Protocol)|option|allowed:|served at|first|retry|try again|use |send|POST|GET|Accept header/;
     // The Host/Origin check's problem names the option to change (origin.ts).
-    const samples: Partial<Record<string, unknown[]>> = { FORBIDDEN_ORIGIN: ['the Origin "https://evil.example" is not allowed (allowedOrigins)'] };
+    const samples: Partial<Record<string, unknown[]>> = {
+      FORBIDDEN_ORIGIN: ['the Origin "https://evil.example" is not allowed (allowedOrigins)'],
+      UNSUPPORTED_VERSION_HEADER: ['1999-01-01', ['2025-11-25']],
+    };
     for (const [name, refusal] of Object.entries(HTTP_REFUSALS)) {
       const message = (refusal.message as (...args: unknown[]) => string)(...(samples[name] ?? ['x', 'y', 'z']));
       expect([name, advice.test(message)]).toEqual([name, true]);

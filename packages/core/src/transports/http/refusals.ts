@@ -51,7 +51,7 @@ export const HTTP_REFUSALS = Object.freeze({
   UNKNOWN_LAST_EVENT_ID: refusal(
     400,
     INVALID,
-    (id: string) => `Bad Request: Last-Event-ID "${id}" is unknown here (evicted, or from another session); open a new stream without it`,
+    (id: string) => `Bad Request: Last-Event-ID "${id}" is unknown here (evicted, or from another session); open a new stream with a GET without it`,
   ),
   /** 400: `initialize` inside a batch. */
   INITIALIZE_IN_BATCH: refusal(400, INVALID, () => 'Invalid request: "initialize" must not be part of a batch; send it alone'),
@@ -84,7 +84,7 @@ export const HTTP_REFUSALS = Object.freeze({
   /** 405: a method the route does not serve (the answer carries `Allow`). */
   METHOD_NOT_ALLOWED: refusal(405, INVALID, (method: string, path: string, allowed: string) => `Method Not Allowed: ${method} ${path} (allowed: ${allowed})`),
   /** 405: a method the Fetch API cannot hold (`CONNECT`, `TRACE`, `TRACK`), to a Node listener without an endpoint. */
-  UNREPRESENTABLE_METHOD: refusal(405, INVALID, (method: string) => `Method Not Allowed: ${method} (the Fetch API cannot hold it)`),
+  UNREPRESENTABLE_METHOD: refusal(405, INVALID, (method: string) => `Method Not Allowed: ${method} (the Fetch API cannot hold it); use GET, POST or DELETE`),
   /** 406: a POST whose Accept lacks one of the two media types of Streamable HTTP. */
   NOT_ACCEPTABLE_POST: refusal(406, INVALID, () => 'Not Acceptable: the Accept header must list both application/json and text/event-stream'),
   /** 406: a stream request whose Accept lacks `text/event-stream`. */
@@ -116,7 +116,11 @@ export const HTTP_REFUSALS = Object.freeze({
     (max: number) => `Too Many Requests: this client holds its maximum of ${max} sessions (maxSessionsPerClient); end one with DELETE first`,
   ),
   /** 500: the `authenticate` hook threw something other than an `HttpError`. */
-  AUTHENTICATION_FAILED: refusal(500, ErrorCode.InternalError, () => 'Internal error: the request could not be authenticated'),
+  AUTHENTICATION_FAILED: refusal(
+    500,
+    ErrorCode.InternalError,
+    () => 'Internal error: the request could not be authenticated (the authenticate hook failed; the server log says why); retry, or tell its operator',
+  ),
   /** 500: the server failed; the cause is logged, never sent. */
   INTERNAL_ERROR: refusal(500, ErrorCode.InternalError, () => 'Internal error: the server failed to answer (its log says why); retry, or tell its operator'),
   /** 503: the server is shutting down. */
