@@ -26,3 +26,4 @@ export type { HttpSession } from './transports/http/sessions';
 export { MCP_SUBPROTOCOL, WS_CLOSE } from './transports/websocket';
 export type { WebSocketLike } from './transports/websocket';
 export type { AuthInfo } from './engine/context';
+export { parseJson } from '@hermes-mcp/protocol';
