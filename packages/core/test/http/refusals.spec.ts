@@ -4,7 +4,7 @@
  * HTTP server on 127.0.0.1, driven by raw fetch.
  */
 import 'reflect-metadata';
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -76,21 +76,5 @@ describe('the HTTP refusal catalog', () => {
       await handler.close();
       await new Promise((resolve) => server.close(resolve));
     }
-  });
-});
-
-describe('protocol revisions over HTTP', () => {
-  /** Every .ts file under `dir`. */
-  function sources(dir: string): string[] {
-    return readdirSync(dir).flatMap((name) => {
-      const path = join(dir, name);
-      return statSync(path).isDirectory() ? sources(path) : path.endsWith('.ts') ? [path] : [];
-    });
-  }
-
-  it('are never ordered by comparing version strings in core (revisions.ts has the flags: REVISIONS[version].primingEvents)', () => {
-    const compared = /\b\w*[vV]ersion\w*\s*[<>]=?\s*'\d{4}-\d{2}-\d{2}'|'\d{4}-\d{2}-\d{2}'\s*[<>]=?\s*\w*[vV]ersion/;
-    const found = sources(join(__dirname, '../../src')).filter((file) => compared.test(readFileSync(file, 'utf8')));
-    expect(found).toEqual([]);
   });
 });
