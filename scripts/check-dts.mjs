@@ -11,6 +11,7 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const ENTRIES = {
   '@hermes-mcp/protocol': 'packages/protocol/dist/index.d.ts',
   '@hermes-mcp/core': 'packages/core/dist/index.d.ts',
+  '@hermes-mcp/core/adapter': 'packages/core/dist/adapter.d.ts',
   '@hermes-mcp/core/internal': 'packages/core/dist/internal.d.ts',
   '@hermes-mcp/fastify': 'packages/fastify/dist/index.d.ts',
   '@hermes-mcp/testing': 'packages/testing/dist/index.d.ts',

@@ -1,14 +1,11 @@
 /**
- * @hermes-mcp/core/internal — what adapters and other Hermes packages build on, not what
- * applications use: the HTTP endpoint every HTTP adapter shares and the pieces it answers through,
- * the engine's types and the method table. No stability promise beyond the packages of this
- * repository, which move together.
+ * @hermes-mcp/core/internal — what the other Hermes packages build on, not what applications or
+ * adapters use: the engine's types, the method table and the output accounting. No stability
+ * promise beyond the packages of this repository, which move together. Adapters build on
+ * `@hermes-mcp/core/adapter` instead, which is covered by semver.
  */
-export { HttpEndpoint, HTTP_DEFAULTS, bodyTimedOut, principalOf, sendError } from './transports/http/endpoint';
-export { Deadlines } from './transports/http/deadlines';
-export type { HttpResponse, HttpStream } from './transports/http/exchange';
-export { NodeHttpResponse, NodeHttpStream, streamNodeResponse } from './transports/http/node';
 export { DEFAULT_MAX_BUFFERED_BYTES } from './transports/http/sse';
+export { principalOf } from './transports/http/sessions';
 export type { OutputLimits } from './transports/backpressure';
 export type { ClientView, Unread } from './transports/unread';
 export { allMethods, methodSpec } from './engine/methods';

@@ -2,8 +2,7 @@
  * A Fastify request and its reply as core's HTTP endpoint reads and answers them.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import type { HttpRequest } from '@hermes-mcp/core';
-import { HttpResponse, HttpStream, streamNodeResponse } from '@hermes-mcp/core/internal';
+import { HttpRequest, HttpResponse, HttpStream, streamNodeResponse } from '@hermes-mcp/core/adapter';
 
 /** Parsed bodies whose text could spell a key that is refused (see `parseJson`'s `suspect`). */
 export const suspectBodies = new WeakSet<object>();

@@ -13,8 +13,8 @@
  */
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
-import { Constructor, HttpEndpointOptions, HttpRequest, McpApp, McpAppOptions, McpFactory, McpHandler } from '@hermes-mcp/core';
-import { Deadlines, HttpEndpoint, HttpResponse, NodeHttpResponse, bodyTimedOut, sendError } from '@hermes-mcp/core/internal';
+import { Constructor, McpApp, McpAppOptions, McpFactory, McpHandler } from '@hermes-mcp/core';
+import { Deadlines, HTTP_REFUSALS, HttpEndpoint, HttpEndpointOptions, HttpRequest, HttpResponse, NodeHttpResponse, refuse, sendError } from '@hermes-mcp/core/adapter';
 import { ErrorCode, McpError, parseJson } from '@hermes-mcp/protocol';
 import { FastifyExchange, suspectBodies } from './exchange';
 import { WebSocketOptions, serveWebSocket } from './websocket-route';
@@ -55,7 +55,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
     const request = reply.request;
     if (reply.sent || request.raw.destroyed) return;
     reply.hijack();
-    bodyTimedOut(new NodeHttpResponse(reply.raw), deadlines.timeoutMs);
+    refuse(new NodeHttpResponse(reply.raw), HTTP_REFUSALS.REQUEST_TIMEOUT, undefined, deadlines.timeoutMs);
     reply.raw.once('finish', () => request.raw.socket.destroy());
   };
   const deadlines = new Deadlines<FastifyReply>(endpoint.settings.bodyTimeout, bodyTooSlow);
@@ -89,22 +89,22 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       if (error instanceof McpError) return sendError(response, 400, error.code, error.message);
       switch (error.code) {
         case 'FST_ERR_CTP_BODY_TOO_LARGE':
-          return sendError(response, 413, ErrorCode.InvalidRequest, `Payload Too Large: the body exceeds ${bodyLimit} bytes (bodyLimit)`);
+          return refuse(response, HTTP_REFUSALS.PAYLOAD_TOO_LARGE, undefined, bodyLimit);
         case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-          return sendError(response, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
+          return refuse(response, HTTP_REFUSALS.UNSUPPORTED_MEDIA_TYPE, undefined);
         case 'FST_ERR_CTP_EMPTY_JSON_BODY':
-          return sendError(response, 400, ErrorCode.InvalidRequest, 'Bad Request: the body is empty');
+          return refuse(response, HTTP_REFUSALS.BODY_EMPTY, undefined);
         case 'FST_ERR_CTP_INVALID_JSON_BODY':
-          return sendError(response, 400, ErrorCode.ParseError, `Parse error: ${error.message}`);
+          return refuse(response, HTTP_REFUSALS.PARSE_ERROR, undefined, error.message);
       }
       if (error instanceof SyntaxError || (error.statusCode === 400 && /JSON/i.test(error.message))) {
-        return sendError(response, 400, ErrorCode.ParseError, `Parse error: ${error.message}`);
+        return refuse(response, HTTP_REFUSALS.PARSE_ERROR, undefined, error.message);
       }
       if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) {
         return sendError(response, error.statusCode, ErrorCode.InvalidRequest, error.message);
       }
       request.log.error({ err: error }, 'MCP endpoint failed');
-      return sendError(response, 500, ErrorCode.InternalError, 'Internal error');
+      return refuse(response, HTTP_REFUSALS.INTERNAL_ERROR, undefined);
     });
     // JSON bodies are parsed by the protocol's parser: the client learns why a body was refused
     // (Fastify's own parser says only "not valid JSON", even for a refused "__proto__" key).
@@ -161,23 +161,7 @@ async function plugin(fastify: FastifyInstance, options: HermesMcpOptions): Prom
       }
     });
     if (options.websocket) {
-      await serveWebSocket(scope, {
-        path,
-        option: options.websocket,
-        bodyLimit,
-        maxBufferedBytes: endpoint.settings.maxBufferedBytes,
-        limits: endpoint.limits,
-        output: (client) => endpoint.outputOf(client),
-        redactHeaders: endpoint.hiddenHeaders,
-        clientKey: clientKey ?? ((request) => request.ip),
-        admit: (reply, client) => endpoint.admit(new FastifyExchange(reply.request, reply), client),
-        authenticate: (reply) => {
-          const exchange = new FastifyExchange(reply.request, reply);
-          return endpoint.authenticateRequest(exchange, exchange);
-        },
-        openSession: (client, makeTransport, principal) => endpoint.openSession(client, makeTransport, principal),
-        closing: () => endpoint.isClosing,
-      });
+      await serveWebSocket(scope, endpoint, options.websocket);
     }
   });
 

@@ -4,19 +4,15 @@
  * stream. Served through `@fastify/websocket`, an optional peer dependency loaded only when the
  * `websocket` option is on.
  *
- * Everything that can be refused is refused before the upgrade, as an HTTP answer with a JSON-RPC
- * error body: the Host/Origin check (403, the plugin's hook), no `mcp` subprotocol (400), the
- * session limits (429, 503) and shutting down (503). A plain GET without an upgrade gets 426.
- *
- * Each socket is a session: one engine connection (`initialize`, or 2026-07-28 requests that carry
- * their protocol version), counted toward `maxSessions` and `maxSessionsPerClient`, ended after
- * `sessionIdleTimeout` with no frame from the client (a message or a ping), drained like the
- * others when Fastify closes (then closed with 1001).
+ * What MCP says about the socket is core's, as for every adapter (`@hermes-mcp/core/adapter`):
+ * `HttpEndpoint.admitWebSocket` refuses before the upgrade what cannot become a session (403, 400
+ * without the `mcp` subprotocol, 401, 429, 503), `refuseNotUpgraded` answers a plain GET (426), and
+ * `acceptWebSocket` makes the socket a session. This file registers the route and hands the
+ * request and the socket over.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { AuthInfo, HermesError, HttpSession, MCP_SUBPROTOCOL, WS_CLOSE, WebSocketLike, WebSocketTransport } from '@hermes-mcp/core';
-import { ClientView, OutputLimits, principalOf, sendError } from '@hermes-mcp/core/internal';
-import { ErrorCode } from '@hermes-mcp/protocol';
+import { HermesError } from '@hermes-mcp/core';
+import { AcceptedWebSocket, HTTP_REFUSALS, HttpEndpoint, MCP_SUBPROTOCOL, WS_CLOSE, WebSocketAdmission, refuse } from '@hermes-mcp/core/adapter';
 import { FastifyExchange } from './exchange';
 
 /** The plugin's `websocket` option, when it is an object. */
@@ -30,40 +26,8 @@ export interface WebSocketOptions {
   maxPayload?: number;
 }
 
-/** What the plugin lends its WebSocket endpoint. @internal */
-export interface WebSocketServing {
-  /** The MCP endpoint's path (`/mcp`). */
-  path: string;
-  /** The `websocket` option. */
-  option: true | WebSocketOptions;
-  /** The plugin's `bodyLimit`: the default `maxPayload`. */
-  bodyLimit: number;
-  maxBufferedBytes: number;
-  /** The limits on what goes out to a client (the endpoint's). */
-  limits: OutputLimits;
-  /** One client's unread output over all its connections (the endpoint's count). */
-  output(client: string): ClientView;
-  /** The plugin's `redactHeaders`: upgrade headers handlers do not see, besides credentials. */
-  redactHeaders?: readonly string[];
-  clientKey(request: FastifyRequest): string;
-  /** Whether a new session may open for `client`; answers 503 or 429 on `reply` when not. */
-  admit(reply: FastifyReply, client: string): boolean;
-  /** Who is upgrading (the endpoint's `auth`/`authenticate`): undefined if anonymous, `false` once refused (answered on `reply`). */
-  authenticate(reply: FastifyReply): Promise<AuthInfo | undefined | false>;
-  /** Opens a session (an engine connection kept by the plugin) over the transport made for its id, for `principal`. */
-  openSession(client: string, makeTransport: (id: string) => WebSocketTransport, principal: string | undefined): Promise<HttpSession>;
-  /** True once the Fastify app began closing. */
-  closing(): boolean;
-}
-
-/** Who each upgrade request is, between its authentication and its socket. */
-const authenticated = new WeakMap<FastifyRequest, AuthInfo>();
-
-/** A `ws` socket as the route sees it: the transport's part, the negotiated subprotocol, pings. */
-type AcceptedSocket = WebSocketLike & {
-  readonly protocol: string;
-  on(event: 'ping', listener: () => void): unknown;
-};
+/** What each upgrade request was admitted as, between its admission and its socket. */
+const admitted = new WeakMap<FastifyRequest, WebSocketAdmission>();
 
 /** `@fastify/websocket`'s plugin, as much of its shape as is used here. */
 type FastifyWebsocketPlugin = Parameters<FastifyInstance['register']>[0];
@@ -95,32 +59,16 @@ export function websocketPath(path: string, option: true | WebSocketOptions): st
   return path === '/' ? '/ws' : `${path}/ws`;
 }
 
-/** Answers an upgrade request (or a plain GET) with an HTTP error and a JSON-RPC error body. */
-function refuse(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
-  sendError(new FastifyExchange(reply.request, reply), status, code, message);
-  return reply;
-}
-
-/** The subprotocols a request offers (`Sec-WebSocket-Protocol`, comma-separated). */
-function offeredProtocols(request: FastifyRequest): string[] {
-  const value = request.headers['sec-websocket-protocol'];
-  if (value === undefined) return [];
-  return (Array.isArray(value) ? value.join(',') : value)
-    .split(',')
-    .map((p) => p.trim())
-    .filter((p) => p !== '');
-}
-
 /**
  * Mounts the WebSocket endpoint in `scope` (the plugin's routes context, so its Origin check and
  * error handler apply). Registers `@fastify/websocket` there unless the app already did (then its
  * `ws` server, and its `maxPayload`, are used).
  * @internal
  */
-export async function serveWebSocket(scope: FastifyInstance, serving: WebSocketServing): Promise<void> {
+export async function serveWebSocket(scope: FastifyInstance, endpoint: HttpEndpoint, option: true | WebSocketOptions): Promise<void> {
   const fastifyWebsocket = loadFastifyWebsocket();
-  const url = websocketPath(serving.path, serving.option);
-  const maxPayload = (serving.option === true ? undefined : serving.option.maxPayload) ?? serving.bodyLimit;
+  const url = websocketPath(endpoint.path, option);
+  const maxPayload = (option === true ? undefined : option.maxPayload) ?? endpoint.settings.bodyLimit;
   await scope.register(async (ws) => {
     // The app registered @fastify/websocket itself (at its root, before hermesMcp): a second one
     // would answer every upgrade twice. Its server is used as it is.
@@ -140,85 +88,34 @@ export async function serveWebSocket(scope: FastifyInstance, serving: WebSocketS
       } as Record<string, unknown>);
     }
 
-    /** Refuses, as HTTP, an upgrade that cannot become a session. */
+    /** Refuses, as HTTP, an upgrade that cannot become a session (core decides). */
     function beforeUpgrade(request: FastifyRequest, reply: FastifyReply, done: () => void): void {
       if (!(request as { ws?: boolean }).ws) return done();
-      const offered = offeredProtocols(request);
-      if (!offered.includes(MCP_SUBPROTOCOL)) {
-        const got = offered.length === 0 ? 'none' : `"${offered.join(', ')}"`;
-        refuse(reply, 400, ErrorCode.InvalidRequest, `Bad Request: MCP over WebSocket needs the subprotocol "mcp" (Sec-WebSocket-Protocol: mcp); offered: ${got}`);
-        return;
-      }
-      if (!serving.admit(reply, serving.clientKey(request))) return;
-      // Authenticated like every other route, before the upgrade: a refusal is an HTTP answer (401 …).
-      serving.authenticate(reply).then(
-        (auth) => {
-          if (auth === false) return;
-          if (auth !== undefined) authenticated.set(request, auth);
+      const exchange = new FastifyExchange(request, reply);
+      endpoint.admitWebSocket(exchange, exchange).then(
+        (admission) => {
+          if (admission === undefined) return;
+          admitted.set(request, admission);
           done();
         },
         (error: unknown) => {
-          request.log.error({ err: error }, 'could not authenticate a WebSocket upgrade');
-          refuse(reply, 500, ErrorCode.InternalError, 'Internal error');
+          request.log.error({ err: error }, 'could not admit a WebSocket upgrade');
+          if (!reply.sent) refuse(exchange, HTTP_REFUSALS.INTERNAL_ERROR, undefined);
         },
       );
     }
 
-    function notUpgraded(_request: FastifyRequest, reply: FastifyReply): FastifyReply {
-      reply.header('upgrade', 'websocket');
-      return refuse(
-        reply,
-        426,
-        ErrorCode.InvalidRequest,
-        `Upgrade Required: ${url} serves MCP over WebSocket (subprotocol "mcp"); use a WebSocket client, or POST ${serving.path} for Streamable HTTP`,
-      );
+    function notUpgraded(request: FastifyRequest, reply: FastifyReply): FastifyReply {
+      endpoint.refuseNotUpgraded(new FastifyExchange(request, reply), url);
+      return reply;
     }
 
-    async function accept(socket: AcceptedSocket, request: FastifyRequest): Promise<void> {
-      // A shared `ws` server may have picked another of the offered subprotocols.
-      if (socket.protocol !== MCP_SUBPROTOCOL) return socket.close(WS_CLOSE.protocolError, 'MCP over WebSocket needs the subprotocol "mcp"');
-      if (serving.closing()) return socket.close(WS_CLOSE.goingAway, 'server shutting down');
+    async function accept(socket: AcceptedWebSocket, request: FastifyRequest): Promise<void> {
+      const admission = admitted.get(request);
+      if (admission === undefined) return socket.close(WS_CLOSE.internalError, 'Internal error');
       // The app's own preClose closes every socket of its server at once: these drain instead.
       if (shared) (ws as unknown as { websocketServer: { clients?: Set<unknown> } }).websocketServer.clients?.delete(socket);
-      const auth = authenticated.get(request);
-      const info = auth === undefined ? { headers: request.headers, ip: request.ip, url: request.url } : { headers: request.headers, ip: request.ip, url: request.url, auth };
-      const client = serving.clientKey(request);
-      // What the socket holds unsent counts toward its client's unread output, with its other connections.
-      const output = serving.output(client);
-      output.track(
-        {
-          get bufferedBytes() {
-            return socket.bufferedAmount;
-          },
-        },
-        (listener) => socket.on('close', listener),
-      );
-      let session: HttpSession;
-      try {
-        session = await serving.openSession(
-          client,
-          (sessionId) =>
-            new WebSocketTransport(socket, {
-              sessionId,
-              info,
-              maxMessageBytes: maxPayload,
-              maxBufferedBytes: serving.maxBufferedBytes,
-              maxUnreadBytes: serving.limits.maxUnreadBytes,
-              maxResultBytes: serving.limits.maxResultBytes,
-              unread: () => output.unread(),
-              goingAway: () => serving.closing(),
-              redactHeaders: serving.redactHeaders,
-            }),
-          principalOf(auth),
-        );
-      } catch (error) {
-        request.log.error({ err: error }, 'could not open an MCP session on a WebSocket');
-        return socket.close(WS_CLOSE.internalError, 'Internal error');
-      }
-      // Any frame from the client restarts the session's idle clock.
-      const touch = () => session.touch();
-      socket.on('message', touch);
-      socket.on('ping', touch);
+      await endpoint.acceptWebSocket(socket, admission, maxPayload);
     }
 
     /**

@@ -76,6 +76,8 @@ export interface RevisionFeatures {
   urlElicitation: boolean;
   /** `tools` in `sampling/createMessage`. */
   samplingTools: boolean;
+  /** SSE priming events: a stream opens with an event id and empty data, so it can be resumed from its start. */
+  primingEvents: boolean;
 }
 
 const row = (version: ProtocolVersion, since: number): RevisionFeatures => ({
@@ -94,6 +96,7 @@ const row = (version: ProtocolVersion, since: number): RevisionFeatures => ({
   icons: since >= 3,
   urlElicitation: since >= 3,
   samplingTools: since >= 3,
+  primingEvents: since >= 3,
 });
 
 /** Feature flags per revision. */

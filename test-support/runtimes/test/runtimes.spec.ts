@@ -4,9 +4,12 @@
  * esbuild bundle. Each serves the decorated notes server (../notes.server.ts) on 127.0.0.1, driven
  * by @hermes-mcp/client in both eras: 2025-11-25 (initialize, a session, its GET stream) and
  * 2026-07-28 (stateless, `subscriptions/listen`); a resource update raised by one request reaches
- * the stream opened by another, and a client that leaves its stream leaves no error behind.
+ * the stream opened by another, and a client that leaves its stream leaves no error behind. Under
+ * Bun and Deno the same server also speaks MCP over WebSocket through the runtime's own WebSocket
+ * server, built on `@hermes-mcp/core/adapter` only (../websocket.ts, ../bun.ts, ../deno.ts).
  */
-import { McpClient, StreamableHttpClientTransport } from '@hermes-mcp/client';
+import { WebSocket } from 'ws';
+import { McpClient, StreamableHttpClientTransport, WebSocketClientTransport } from '@hermes-mcp/client';
 import { eventually } from '../../e2e';
 import { Served, bun, deno, workerd } from './runtimes';
 
@@ -122,5 +125,63 @@ describe.each([
     } finally {
       await client.close();
     }
+  });
+});
+
+/** What a WebSocket upgrade refused before the upgrade got: its status and body. */
+function refusedUpgrade(url: string, protocols: string[]): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(url, protocols);
+    socket.once('open', () => reject(new Error('the upgrade was accepted')));
+    socket.once('unexpected-response', (_request, response) => {
+      let body = '';
+      response.setEncoding('utf8').on('data', (chunk: string) => (body += chunk));
+      response.once('end', () => resolve({ status: response.statusCode ?? 0, body }));
+    });
+    socket.once('error', (error) => reject(error));
+  });
+}
+
+describe.each([
+  ['Bun', bun],
+  ['Deno', deno],
+])('MCP over WebSocket under %s, through @hermes-mcp/core/adapter', (_name, start) => {
+  let served: Served;
+  let wsUrl: string;
+
+  beforeAll(async () => {
+    served = await start();
+    wsUrl = `${served.url.replace(/^http/, 'ws')}/ws`;
+  });
+
+  afterAll(async () => {
+    await served?.stop();
+  });
+
+  it.each(['2025-11-25', '2026-07-28'] as const)('serves %s to our client: tools/list, a validated call, a call', async (protocolVersion) => {
+    const client = new McpClient(new WebSocketClientTransport({ url: wsUrl, WebSocket: WebSocket as never }), { protocolVersion });
+    await client.connect();
+    try {
+      expect(client.protocolVersion).toBe(protocolVersion);
+      expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['add_note', 'open_streams']);
+      expect((await client.callTool('add_note', { text: '' })).isError).toBe(true);
+      expect(textOf(await client.callTool('add_note', { text: `over WebSocket, ${protocolVersion}` }))).toMatch(/note\(s\)$/);
+      expect(JSON.stringify((await client.readResource(NOTES)).contents)).toContain(`over WebSocket, ${protocolVersion}`);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('refuses an upgrade without the mcp subprotocol with 400, before upgrading, and a plain GET with 426', async () => {
+    const refused = await refusedUpgrade(wsUrl, ['graphql-ws']);
+    expect(refused.status).toBe(400);
+    expect(JSON.parse(refused.body)).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32600, message: 'Bad Request: MCP over WebSocket needs the subprotocol "mcp" (Sec-WebSocket-Protocol: mcp); offered: "graphql-ws"' },
+    });
+    const plain = await fetch(`${served.url}/ws`);
+    expect(plain.status).toBe(426);
+    expect(plain.headers.get('upgrade')).toBe('websocket');
+    expect(((await plain.json()) as { error: { message: string } }).error.message).toMatch(/^Upgrade Required: \/mcp\/ws serves MCP over WebSocket/);
   });
 });

@@ -80,7 +80,7 @@ export function deno(): Promise<Served> {
   writeFileSync(path.join(dir, 'package.json'), '{ "private": true }\n');
   writeFileSync(path.join(dir, 'deno.json'), JSON.stringify({ compilerOptions: { experimentalDecorators: true, emitDecoratorMetadata: true } }));
   symlinkSync(path.join(ROOT, 'node_modules'), path.join(dir, 'node_modules'), 'dir');
-  for (const file of ['notes.server.ts', 'deno.ts']) copyFileSync(path.join(HERE, file), path.join(dir, file));
+  for (const file of ['notes.server.ts', 'websocket.ts', 'deno.ts']) copyFileSync(path.join(HERE, file), path.join(dir, file));
   return serve(path.join(BIN, 'deno'), ['run', '--allow-net', '--allow-env', '--allow-read', '--allow-sys', 'deno.ts'], {
     cwd: dir,
     port: listeningLine,

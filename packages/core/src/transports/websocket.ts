@@ -1,7 +1,9 @@
 /**
  * MCP over WebSocket: one JSON-RPC message (or a batch array) per text frame, the `mcp`
- * subprotocol, as the official SDK's `WebSocketClientTransport` speaks it. The plugin serves it at
- * `{path}/ws` (see `websocket-route.ts`); this file is the transport over one accepted socket.
+ * subprotocol, as the official SDK's `WebSocketClientTransport` speaks it. The endpoint admits an
+ * upgrade and makes its socket a session (`HttpEndpoint.admitWebSocket`, `acceptWebSocket`), for
+ * any adapter (the Fastify plugin serves it at `{path}/ws`); this file is the transport over one
+ * accepted socket.
  *
  * Frames are parsed by the protocol's parser, so a frame that is not JSON-RPC is answered (-32700,
  * -32600) and the socket stays usable. A binary frame closes the socket with 1003 (MCP messages

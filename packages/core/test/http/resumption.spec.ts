@@ -326,7 +326,7 @@ describe.each(ADAPTERS.flatMap((adapter) => EVENT_STORES.map(([name, makeEventSt
           const response = await get({ ...headers, 'last-event-id': id });
           expect(response.status).toBe(400);
           expect(((await response.json()) as { error: { message: string } }).error.message).toBe(
-            `Bad Request: Last-Event-ID "${id}" is unknown here (evicted, or from another session)`,
+            `Bad Request: Last-Event-ID "${id}" is unknown here (evicted, or from another session); open a new stream with a GET without it`,
           );
         }
         const other = await session('2025-11-25');

@@ -1,208 +1,51 @@
 /**
  * MCP over HTTP, whatever the HTTP server: one endpoint that answers every route of the
- * transports, for every adapter (the Fastify plugin, the Web-standard handler).
+ * transports, for every adapter (the Fastify plugin, the Web-standard handler, a Bun or Deno
+ * server through `@hermes-mcp/core/adapter`).
  *
  * - `POST {path}`, `GET {path}`, `DELETE {path}`: Streamable HTTP. MCP 2025-03-26 … 2025-11-25
  *   with sessions, JSON or SSE answers and resumable streams; MCP 2026-07-28 stateless, one POST
  *   per request, decided per POST by the one era rule (era.ts).
  * - `GET {path}/sse` + `POST {path}/messages?sessionId=…`: the HTTP+SSE transport of 2024-11-05.
+ * - A WebSocket upgrade on the adapter's route ({@link HttpEndpoint.admitWebSocket}, then
+ *   {@link HttpEndpoint.acceptWebSocket}): one session per socket.
  *
- * An adapter parses the JSON body with the protocol's `parseJson`, checks its size, and hands
- * core an {@link HttpRequest} and an {@link HttpResponse}; everything else — the Host/Origin
- * check, media types, the era, headers, sessions and their limits, status codes, shutdown — is here.
+ * This file is the routes and their content negotiation. Every route admits a request the same way
+ * ({@link HttpEndpoint.admitRequest}); sessions, their limits and the cluster glue are
+ * {@link SessionHost}'s (session-host.ts); every refusal is a row of the catalog (refusals.ts);
+ * the options and defaults are in options.ts.
  */
-import { randomBytes } from 'node:crypto';
-import {
-  ErrorCode,
-  JsonRpcMessage,
-  JsonRpcRequest,
-  McpError,
-  ParsedFrame,
-  RequestId,
-  TransportInfo,
-  classifyValue,
-  errorResponse,
-  LEGACY_PROTOCOL_VERSIONS,
-  isThenable,
-  serialize,
-} from '@hermes-mcp/protocol';
+import { ErrorCode, McpError, REVISIONS, TransportInfo, classifyValue, errorResponse, isProtocolVersion, isThenable, serialize } from '@hermes-mcp/protocol';
 import type { AuthInfo } from '../../context/mcp-context';
-import type { Connection, ConnectionOptions } from '../../engine/connection';
-import { decideEra } from '../../engine/era';
 import { HermesError } from '../../errors';
 import type { ServedApp } from '../../bootstrap/served-app';
 import type { Logger } from '../../logger';
-import { ResourceServer, ResourceServerOptions } from '../../auth/resource-server';
+import { ResourceServer } from '../../auth/resource-server';
+import { OutputLimits } from '../backpressure';
+import { ClientOutput } from '../unread';
+import { MCP_SUBPROTOCOL, WS_CLOSE, WebSocketLike, WebSocketTransport } from '../websocket';
 import { accepts, headerOf, isJsonContentType } from './accept';
-import { HttpError } from './http-error';
-export { HttpError } from './http-error';
-import { DEFAULT_EVENT_STORE_BYTES, EventStore, InMemoryEventStore } from '../../stores/event-store';
 import type { HttpRequest, HttpResponse } from './exchange';
 import { HeadersRecord, validateHeaderDeclarations } from '../../engine/modern-headers';
+import { HttpError } from './http-error';
 import { serveModern } from './modern-http';
-import { OriginPolicy, checkOrigin } from './origin';
+import { HTTP_DEFAULTS, HttpEndpointOptions, HttpSettings } from './options';
+import { checkOrigin } from './origin';
+import { eraOfPost, insufficientScopeOf, isError, requestsOf, sessionIdOf } from './post-frame';
 import { hiddenHeaderNames, redactHeaders } from './redact';
-import { InMemorySessionStore, SessionRecord, SessionStore } from '../../stores/session-store';
-import type { Cluster, SessionMessage } from '../../stores/cluster';
-import { HttpSession, IdleSessions, LiveSession } from './sessions';
-import { DEFAULT_MAX_BUFFERED_BYTES, SseConnection } from './sse';
-import { DEFAULT_MAX_UNREAD_BYTES, OutputLimits } from '../backpressure';
-import { ClientOutput, ClientView } from '../unread';
+import { HTTP_REFUSALS, refuse, sendError } from './refusals';
+import { SessionHost } from './session-host';
+import { HttpSession, principalOf } from './sessions';
+import { SseConnection } from './sse';
 import { HttpSseTransport } from './sse-2024';
-import { Expected, StreamableHttpTransport } from './streamable';
+import type { StreamableHttpTransport } from './streamable';
+export { HttpError } from './http-error';
+export type { HttpEndpointOptions } from './options';
+export type { HttpSession } from './sessions';
 
-/** Options of an {@link HttpEndpoint}: what MCP over HTTP lets an operator tune. */
-export interface HttpEndpointOptions extends OriginPolicy {
-  /** Where the MCP endpoint is mounted (default `/mcp`). */
-  path?: string;
-  /** A session with no request for this many milliseconds is ended (default 30 minutes). */
-  sessionIdleTimeout?: number;
-  /**
-   * Most sessions at once (default 10 000). At the limit, a new session replaces the one idle
-   * longest (that has no request in flight); only when every session is busy does it get 503.
-   */
-  maxSessions?: number;
-  /**
-   * Most sessions one client may hold at once (default 1 000); one more gets 429. Clients are told
-   * apart by {@link clientKey}.
-   */
-  maxSessionsPerClient?: number;
-  /**
-   * Which client a request comes from, for `maxSessionsPerClient` (default: its `ip`, as the
-   * adapter trusts it). Return a user or tenant id to count per account instead.
-   */
-  clientKey?: (request: HttpRequest) => string;
-  /**
-   * Most bytes one SSE stream may hold unread before it is closed (default 4 MiB). A request's
-   * stream that falls that far behind ends and its request is cancelled (answered with -32011
-   * for a client that resumes); the session stays. A 2024-11-05 HTTP+SSE session has one stream,
-   * so it ends.
-   */
-  maxBufferedBytes?: number;
-  /**
-   * Most bytes one client (by {@link clientKey}) may leave unread over all its connections — the
-   * answers still being written, its SSE streams, its WebSockets (default 64 MiB, and at least the
-   * app's `maxResultBytes`). An answer that would pass it is replaced by -32011 (ClientTooSlow);
-   * a notification is dropped and its request answered with -32011. The sessions stay.
-   */
-  maxUnreadBytes?: number;
-  /**
-   * On close, how long requests in flight may take to finish before they are answered with
-   * -32010, in milliseconds (default: the app's `shutdownGracePeriod`, 5 000).
-   */
-  shutdownGracePeriod?: number;
-  /** Largest request body in bytes; larger gets 413 (default 4 MiB). Enforced by the adapter. */
-  bodyLimit?: number;
-  /**
-   * Most milliseconds a POST's body may take to arrive once its headers did (default 60 000; 0:
-   * no limit). Past it: 408 and the connection is closed, so a client that sends a byte a second
-   * cannot hold a request for ever. Enforced by the adapter.
-   */
-  bodyTimeout?: number;
-  /** Milliseconds a client waits before reconnecting a closed SSE stream (`retry`, default 1000). */
-  retryMs?: number;
-  /** Events kept per session for resumption by the default event store (default 1000). */
-  eventStoreLimit?: number;
-  /**
-   * Characters of JSON the default event store keeps per session for resumption (default 16 MiB;
-   * the newest event is kept whatever its size). Past it the oldest events go, and a resumption
-   * from before them gets 400.
-   */
-  eventStoreBytes?: number;
-  /**
-   * The event store of a new Streamable HTTP session, where its SSE events are kept for
-   * resumption (default: an {@link InMemoryEventStore} of `eventStoreLimit` events).
-   */
-  eventStore?: (sessionId: string) => EventStore;
-  /**
-   * Where the records of Streamable HTTP sessions are kept (default: an
-   * {@link InMemorySessionStore}); records expire `sessionIdleTimeout` after their session's last use. With a store shared by
-   * several instances, a request for a session this instance does not serve takes it up from its
-   * record. Sessions of the 2024-11-05 HTTP+SSE transport and WebSocket live with their connection
-   * and are not kept there.
-   */
-  sessionStore?: SessionStore;
-  /** Serve the 2024-11-05 HTTP+SSE transport at `{path}/sse` and `{path}/messages` (default true). */
-  legacySse?: boolean;
-  /**
-   * Who is calling, checked on every request of every route before anything else but the
-   * Host/Origin check. Return the caller's {@link AuthInfo} (handlers see it as `ctx.auth`), or
-   * undefined for an anonymous caller; throw an {@link HttpError} to refuse the request with its
-   * status and headers (401 with `WWW-Authenticate`, say). Any other error answers 500.
-   */
-  authenticate?: (request: HttpRequest) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
-  /**
-   * This server as an OAuth 2.1 resource server: every request needs a bearer token the
-   * `verifier` accepts (401 otherwise, with the challenge that tells a client where to sign in),
-   * `ctx.auth` is what it verified, components with `scopes` are hidden from callers without them
-   * and refused with 403 (step-up), a legacy session serves only the principal that opened it, and
-   * the protected-resource metadata is served at `/.well-known/oauth-protected-resource{path}`.
-   * Instead of `authenticate`. See docs/auth.md.
-   */
-  auth?: ResourceServerOptions;
-  /**
-   * Request headers handlers must not read, besides those that always carry credentials
-   * (`authorization`, `proxy-authorization`, `cookie`): in `ctx.transport.headers` their value is
-   * `[redacted]`, on every transport (Streamable HTTP, HTTP+SSE, the WebSocket upgrade). Name
-   * your own credential headers here (`x-api-key`, say); the `authenticate` hook still sees them.
-   */
-  redactHeaders?: string[];
-}
+/** What {@link HttpEndpoint.admitRequest} gives back for a refused request (already answered). */
+export const REFUSED: unique symbol = Symbol('refused');
 
-/** What {@link HttpEndpoint.authenticate} gives back for a refused request. */
-const REFUSED = Symbol('refused');
-/** A session that could not be taken up here (the limits): the request that asked was answered. */
-const REFUSED_SESSION = Symbol('refused session');
-
-/**
- * The options of a Streamable HTTP session's transport. `onDropped` is a method, not a closure per
- * session: the transport calls it on these options, so the session id comes from `this`.
- */
-class SessionTransportOptions {
-  constructor(
-    readonly sessionId: string,
-    /** The session's events, kept for resumption (the in-memory store allocates nothing before the first). */
-    readonly eventStore: EventStore,
-    readonly retryMs: number,
-    readonly maxBufferedBytes: number,
-    private readonly log: Logger,
-    /** The limits on what goes out to the session's client. */
-    readonly limits: OutputLimits,
-    /** The session's client, whose unread output counts over all its connections. */
-    readonly client: ClientView,
-    /** The cluster instance's id, when there is a cluster: its stream ids are its own. */
-    readonly streamPrefix?: string,
-  ) {}
-
-  /** Logs a message that had no stream to go to. */
-  onDropped(message: JsonRpcMessage | JsonRpcMessage[]): void {
-    this.log.debug({ sessionId: this.sessionId, message }, 'no stream for a message; dropped');
-  }
-
-  /** Logs a failed event store call. */
-  onStoreError(error: unknown): void {
-    this.log.warn({ sessionId: this.sessionId, err: error }, 'the event store failed; resuming this stream may fail');
-  }
-}
-
-const MINUTE = 60_000;
-/** The defaults of {@link HttpEndpointOptions}. */
-export const HTTP_DEFAULTS = Object.freeze({
-  path: '/mcp',
-  sessionIdleTimeout: 30 * MINUTE,
-  maxSessions: 10_000,
-  maxSessionsPerClient: 1_000,
-  bodyLimit: 4 * 1024 * 1024,
-  bodyTimeout: 60_000,
-  retryMs: 1000,
-  eventStoreLimit: 1000,
-  eventStoreBytes: DEFAULT_EVENT_STORE_BYTES,
-  maxBufferedBytes: DEFAULT_MAX_BUFFERED_BYTES,
-  maxUnreadBytes: DEFAULT_MAX_UNREAD_BYTES,
-});
-const SUPPORTED_HEADER_VERSIONS: readonly string[] = LEGACY_PROTOCOL_VERSIONS;
-/** The shape of the session ids this endpoint makes (`randomBytes(24)` in base64url). */
-const SESSION_ID = /^[A-Za-z0-9_-]{32}$/;
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
 const NO_HEADERS: Readonly<Record<string, string>> = Object.freeze({});
 /** What each route serves (its `Allow` header). */
@@ -216,99 +59,37 @@ const ANY_ORIGIN: Readonly<Record<string, string>> = Object.freeze({ 'access-con
 /** A list of header names (`Access-Control-Request-Headers`), and nothing else. */
 const HEADER_LIST = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+(\s*,\s*[!#$%&'*+.^_`|~0-9A-Za-z-]+)*$/;
 
-/** 405, with the methods the route serves. */
-function methodNotAllowed(response: HttpResponse, method: string, path: string, allowed: string, headers: Readonly<Record<string, string>> = NO_HEADERS): void {
-  const error = McpError.invalidRequest(`Method Not Allowed: ${method} ${path} (allowed: ${allowed})`);
-  response.send(405, { ...JSON_HEADERS, ...headers, allow: allowed }, serialize(errorResponse(undefined, error)));
-}
-
-/** Answers with a JSON-RPC error: with the request's id when it is known, without one otherwise (HTTP-level errors). */
-export function sendError(response: HttpResponse, status: number, code: number, message: string, data?: unknown, id?: RequestId): void {
-  response.send(status, JSON_HEADERS, serialize(errorResponse(id, new McpError(code, message, data))));
-}
-
-/** 408: the body did not arrive within `bodyTimeout`. For adapters. */
-export function bodyTimedOut(response: HttpResponse, timeoutMs: number): void {
-  const error = McpError.invalidRequest(`Request Timeout: the body did not arrive within ${timeoutMs} ms (bodyTimeout)`);
-  // The rest of the body is not waited for: the connection closes after the answer.
-  response.send(408, { ...JSON_HEADERS, connection: 'close' }, serialize(errorResponse(undefined, error)));
-}
-
-/** 415: the body is not declared `application/json`. */
-function unsupportedMediaType(response: HttpResponse): void {
-  sendError(response, 415, ErrorCode.InvalidRequest, 'Unsupported Media Type: the body must be application/json');
-}
-
-/** What a frame needs answered (request ids, batch members without one), and whether it is an `initialize`. */
-function requestsOf(frame: ParsedFrame): Expected & { initialize: boolean; invalid?: string } {
-  if (frame.kind === 'single') {
-    const m = frame.message;
-    if (m.kind === 'request') return { ids: [m.message.id], anonymous: 0, initialize: m.message.method === 'initialize' };
-    if (m.kind === 'invalid' && m.id !== null && !m.noReply) return { ids: [m.id], anonymous: 0, initialize: false };
-    return { ids: [], anonymous: 0, initialize: false };
-  }
-  if (frame.kind === 'batch') {
-    const ids: RequestId[] = [];
-    let anonymous = 0;
-    for (const m of frame.messages) {
-      if (m.kind === 'request') {
-        if (m.message.method === 'initialize') return { ids: [], anonymous: 0, initialize: false, invalid: '"initialize" must not be part of a batch' };
-        ids.push(m.message.id);
-      } else if (m.kind === 'invalid' && !m.noReply) {
-        // Answered with its own id when it had a readable one, with id null otherwise.
-        if (m.id !== null) ids.push(m.id);
-        else anonymous++;
-      }
-    }
-    return { ids, anonymous, initialize: false };
-  }
-  return { ids: [], anonymous: 0, initialize: false };
-}
-
-/** Which era a POST belongs to: decided by the body and the version header, before any session. */
-type PostEra = { kind: 'legacy' } | { kind: 'modern'; request: JsonRpcRequest } | { kind: 'modern-notification' } | { kind: 'refuse'; error: McpError; id?: RequestId };
-
-function eraOfPost(request: HttpRequest, frame: ParsedFrame): PostEra {
-  const header = headerOf(request.headers, 'mcp-protocol-version');
-  if (frame.kind === 'batch') {
-    const claimed = frame.messages.some((m) => (m.kind === 'request' || m.kind === 'notification') && decideEra(m.message.method, m.message.params, {}) === 'modern');
-    if (claimed) return { kind: 'refuse', error: McpError.invalidRequest('JSON-RPC batches may not contain requests for protocol revision 2026-07-28 or later') };
-    return { kind: 'legacy' };
-  }
-  if (frame.kind !== 'single') return { kind: 'legacy' };
-  const m = frame.message;
-  if (m.kind === 'request' || m.kind === 'notification') {
-    const era = decideEra(m.message.method, m.message.params, { header });
-    if (era instanceof McpError) return { kind: 'refuse', error: era, id: m.kind === 'request' ? m.message.id : undefined };
-    if (era === 'legacy') return { kind: 'legacy' };
-    return m.kind === 'request' ? { kind: 'modern', request: m.message } : { kind: 'modern-notification' };
-  }
-  // Not JSON-RPC, but meant for the modern era: answer with what is wrong (and its id), not with a session error.
-  if (m.kind === 'invalid' && decideEra('', (request.body as { params?: unknown } | null)?.params, { header }) === 'modern') {
-    // A malformed response is never answered with its id: the client would take it for our answer.
-    return { kind: 'refuse', error: m.error, id: m.noReply ? undefined : (m.id ?? undefined) };
-  }
-  return { kind: 'legacy' };
+/** What an upgrade request was admitted as ({@link HttpEndpoint.admitWebSocket}), for {@link HttpEndpoint.acceptWebSocket}. */
+export interface WebSocketAdmission {
+  /** The upgrade request. */
+  readonly request: HttpRequest;
+  /** Its client (`clientKey`). */
+  readonly client: string;
+  /** Its caller, when the endpoint authenticates and the caller is not anonymous. */
+  readonly auth?: AuthInfo;
 }
 
 /**
- * Who a session belongs to: the issuer and subject of its caller (or the OAuth client, for a token
- * with no subject); undefined for anonymous callers. For adapters (`@hermes-mcp/core/internal`).
+ * A server-side WebSocket as {@link HttpEndpoint.acceptWebSocket} takes it: the transport's part
+ * ({@link WebSocketLike}), the subprotocol the server agreed to, and its pings (a runtime without
+ * ping events never calls that listener).
  */
-export function principalOf(auth: AuthInfo | undefined): string | undefined {
-  if (auth === undefined) return undefined;
-  // Space separates: neither an issuer URL nor the subject's marker holds one.
-  return auth.subject !== undefined ? `${auth.issuer ?? ''} sub:${auth.subject}` : `${auth.issuer ?? ''} client:${auth.clientId ?? ''}`;
+export interface AcceptedWebSocket extends WebSocketLike {
+  /** The subprotocol agreed on in the handshake (`mcp`). */
+  readonly protocol: string;
+  on(event: 'message', listener: (data: Buffer | ArrayBuffer | Buffer[], isBinary: boolean) => void): unknown;
+  on(event: 'close', listener: () => void): unknown;
+  on(event: 'ping', listener: () => void): unknown;
 }
 
-/** The -32012 error a single response carries, as an McpError; undefined for anything else. */
-function insufficientScopeOf(message: JsonRpcMessage | JsonRpcMessage[]): McpError | undefined {
-  if (Array.isArray(message) || !('error' in message) || message.error.code !== ErrorCode.InsufficientScope) return undefined;
-  return McpError.fromObject(message.error);
-}
-
-function isError(message: JsonRpcMessage | JsonRpcMessage[]): boolean {
-  return !Array.isArray(message) && 'error' in message;
+/** The subprotocols a request offers (`Sec-WebSocket-Protocol`, comma-separated). */
+function offeredProtocols(headers: HeadersRecord): string[] {
+  const value = headers['sec-websocket-protocol'];
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value.join(',') : value)
+    .split(',')
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
 }
 
 /** Serves one MCP app over HTTP, for any adapter. */
@@ -316,40 +97,20 @@ export class HttpEndpoint {
   /** The path the endpoint is mounted at, without a trailing slash. */
   readonly path: string;
   /** The settings in force (the options over {@link HTTP_DEFAULTS}). */
-  readonly settings: Required<Pick<HttpEndpointOptions, keyof typeof HTTP_DEFAULTS>>;
-  private readonly store: SessionStore;
-  /** The cluster this instance belongs to (the app's), if any. */
-  private readonly cluster?: Cluster;
-  /** The sessions this process serves. */
-  private readonly sessions: IdleSessions;
-  /** Sessions being taken up from their records, so that concurrent requests take each up once. */
-  private readonly restoring = new Map<string, Promise<HttpSession | typeof REFUSED_SESSION | undefined>>();
+  readonly settings: HttpSettings;
+  /** The limits on what goes out to a client. */
+  readonly limits: OutputLimits;
+  /** The OAuth resource server of the `auth` option. */
+  readonly resourceServer?: ResourceServer;
+  /** The request headers handlers do not see (see {@link HttpEndpointOptions.redactHeaders}). */
+  readonly hiddenHeaders: readonly string[];
+  /** The sessions served here, their limits, and the cluster glue. */
+  private readonly host: SessionHost;
   private readonly log: Logger;
   private readonly clientKey: (request: HttpRequest) => string;
   private readonly gracePeriod: number;
   /** What each client was sent and has not taken, over all its connections. */
   private readonly output = new ClientOutput();
-  /** The limits on what goes out to a client. */
-  readonly limits: OutputLimits;
-  /** Clients told about once that they reached `maxSessionsPerClient` (bounded: cleared when it grows large). */
-  private readonly capped = new Set<string>();
-  /** True once closing began: no new sessions or streams. */
-  private closing = false;
-  /** One function for every connection: the session is found again by its id. */
-  private readonly connectionClosed = (connection: Connection): void => {
-    this.sessions.connectionClosed(connection);
-    // A session of a cluster joined the bus (see join, joinSse): it leaves it.
-    const transport = connection.transport;
-    if (this.cluster && (transport instanceof StreamableHttpTransport || transport instanceof HttpSseTransport)) this.settle(this.cluster.bus.leave(transport.sessionId));
-  };
-  /** Reports a session store call not waited for that failed. */
-  private readonly storeFailed = (error: unknown): void => this.log.warn({ err: error }, 'the session store failed');
-  /** Reports an ended session whose events could not be forgotten. */
-  private readonly eventsKept = (error: unknown): void => this.log.warn({ err: error }, "the stores failed: an ended session's events stay in the event store until they expire");
-  /** The OAuth resource server of the `auth` option. */
-  readonly resourceServer?: ResourceServer;
-  /** The request headers handlers do not see (see {@link HttpEndpointOptions.redactHeaders}). */
-  readonly hiddenHeaders: readonly string[];
   /** Who is calling: the `authenticate` option, or the resource server's bearer check. */
   private readonly authenticator?: (request: HttpRequest) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
 
@@ -379,12 +140,7 @@ export class HttpEndpoint {
         throw new HermesError('HERMES_INVALID_OPTIONS', `${tool.owner}: the x-mcp-header declarations of "${tool.name}" are invalid: ${problems.join('; ')}`);
       }
     }
-    this.cluster = app.cluster;
-    this.store = options.sessionStore ?? this.cluster?.sessionStore ?? new InMemorySessionStore();
     this.log = app.logger.child({ mcp: this.path });
-    // In a cluster, a session evicted here to make room may live on elsewhere: its record and events stay.
-    const evicted = this.cluster ? () => undefined : (session: LiveSession) => this.evicted(session);
-    this.sessions = new IdleSessions(settings.sessionIdleTimeout, this.log, evicted, (session) => this.expired(session));
     this.clientKey = options.clientKey ?? ((request: HttpRequest) => request.ip ?? 'unknown');
     this.gracePeriod = options.shutdownGracePeriod ?? app.engine.gracePeriod;
     if (options.redactHeaders !== undefined && (!Array.isArray(options.redactHeaders) || !options.redactHeaders.every((name) => typeof name === 'string' && name !== ''))) {
@@ -394,10 +150,20 @@ export class HttpEndpoint {
     if (options.auth && options.authenticate)
       throw new HermesError('HERMES_INVALID_OPTIONS', 'Give `auth` (an OAuth resource server) or `authenticate` (your own check), not both.');
     if (options.auth) {
-      const server = new ResourceServer(options.auth, this.cluster?.replayStore);
+      const server = new ResourceServer(options.auth, app.cluster?.replayStore);
       this.resourceServer = server;
       this.authenticator = (request) => server.authenticate(request);
     } else this.authenticator = options.authenticate;
+    this.host = new SessionHost({
+      app,
+      settings,
+      log: this.log,
+      output: this.output,
+      limits: this.limits,
+      clientKey: this.clientKey,
+      eventStore: options.eventStore,
+      sessionStore: options.sessionStore,
+    });
   }
 
   /** The `WWW-Authenticate` of a 403 for missing scopes (with the `auth` option); nothing for other errors. */
@@ -412,7 +178,7 @@ export class HttpEndpoint {
    * `auth` option, public (no token, any origin). Adapters route its path ({@link ResourceServer.metadataPath}).
    */
   serveResourceMetadata(response: HttpResponse): void {
-    if (!this.resourceServer) return sendError(response, 404, ErrorCode.InvalidRequest, 'Not Found: this server has no OAuth metadata');
+    if (!this.resourceServer) return refuse(response, HTTP_REFUSALS.NO_RESOURCE_METADATA, undefined);
     response.send(200, { ...JSON_HEADERS, ...ANY_ORIGIN, 'cache-control': 'max-age=3600' }, JSON.stringify(this.resourceServer.metadata));
   }
 
@@ -428,25 +194,12 @@ export class HttpEndpoint {
 
   /** True once {@link close} began: no new sessions or streams. */
   get isClosing(): boolean {
-    return this.closing;
-  }
-
-  /**
-   * One client's unread output, over all its connections: for adapters with transports of their
-   * own (WebSocket), which count their sockets there and ask it before an answer goes out.
-   */
-  outputOf(client: string): ClientView {
-    return this.output.of(client);
-  }
-
-  /** Which client a request comes from (`clientKey`, default its `ip`). */
-  clientOf(request: HttpRequest): string {
-    return this.clientKey(request);
+    return this.host.closing;
   }
 
   /** The sessions this process serves. */
   get sessionCount(): number {
-    return this.sessions.size;
+    return this.host.size;
   }
 
   /**
@@ -460,16 +213,21 @@ export class HttpEndpoint {
     if (this.refuseOrigin(request, response)) return;
     const route =
       pathname === this.path ? 'mcp' : this.servesSse && pathname === `${this.path}/sse` ? 'sse' : this.servesSse && pathname === `${this.path}/messages` ? 'messages' : undefined;
-    if (route === undefined) return sendError(response, 404, ErrorCode.InvalidRequest, `Not Found: MCP is served at ${this.path}`);
+    if (route === undefined) return refuse(response, HTTP_REFUSALS.NOT_FOUND, undefined, this.path);
     const allowed = ALLOWED_METHODS[route];
     // OPTIONS says what the route serves (RFC 9110); CORS, if wanted, is the app's (its own middleware answers first).
     if (request.method === 'OPTIONS') return response.send(204, { allow: allowed.join(', ') });
-    if (!allowed.includes(request.method)) return methodNotAllowed(response, request.method, pathname, allowed.join(', '));
+    if (!allowed.includes(request.method)) return this.methodNotAllowed(response, request.method, pathname, allowed.join(', '));
     if (route === 'sse') return this.openSse(request, response);
     if (route === 'messages') return this.postMessage(request, response);
     if (request.method === 'POST') return this.post(request, response);
     if (request.method === 'GET') return this.get(request, response);
     return this.delete(request, response);
+  }
+
+  /** 405, with the methods the route serves. */
+  private methodNotAllowed(response: HttpResponse, method: string, path: string, allowed: string, headers?: Readonly<Record<string, string>>): void {
+    refuse(response, HTTP_REFUSALS.METHOD_NOT_ALLOWED, headers === undefined ? { allow: allowed } : { ...headers, allow: allowed }, method, path, allowed);
   }
 
   /**
@@ -479,7 +237,7 @@ export class HttpEndpoint {
    */
   private metadataRoute(request: HttpRequest, response: HttpResponse): void {
     if (request.method === 'GET') return this.serveResourceMetadata(response);
-    if (request.method !== 'OPTIONS') return methodNotAllowed(response, request.method, this.resourceServer!.metadataPath, 'GET, OPTIONS', ANY_ORIGIN);
+    if (request.method !== 'OPTIONS') return this.methodNotAllowed(response, request.method, this.resourceServer!.metadataPath, 'GET, OPTIONS', ANY_ORIGIN);
     const asked = headerOf(request.headers, 'access-control-request-headers');
     response.send(204, {
       ...ANY_ORIGIN,
@@ -492,14 +250,17 @@ export class HttpEndpoint {
   }
 
   /**
-   * The authentication every route runs, for an adapter's own route (the WebSocket upgrade): the
-   * caller, undefined for an anonymous one (or without `auth`/`authenticate`), or `false` once the
-   * request was refused (answered: 401, 403 or 500).
+   * The admission every route runs once its request is well-formed: who is calling (`auth` or
+   * `authenticate`), then, for a request that opens a session (`opening`: its client), the session
+   * limits. Returns the caller (undefined when anonymous, or without authentication) or
+   * {@link REFUSED} once the request was answered (401, 403, 429, 503, 500). Without an
+   * authenticator and without `opening` it returns at once, with no promise. The Host/Origin check
+   * comes before it, where the request enters ({@link handle}, or an adapter's first hook), since
+   * it precedes reading the body.
    */
-  async authenticateRequest(request: HttpRequest, response: HttpResponse): Promise<AuthInfo | undefined | false> {
-    if (!this.authenticator) return undefined;
-    const auth = await this.authenticate(request, response);
-    return auth === REFUSED ? false : auth;
+  admitRequest(request: HttpRequest, response: HttpResponse, opening?: string): AuthInfo | undefined | typeof REFUSED | Promise<AuthInfo | undefined | typeof REFUSED> {
+    if (!this.authenticator) return opening === undefined || this.host.admit(response, opening) ? undefined : REFUSED;
+    return this.authenticate(request, response, opening);
   }
 
   /** The Host/Origin check (DNS rebinding): answers 403 and returns true when the request is refused. */
@@ -516,16 +277,17 @@ export class HttpEndpoint {
 
   /** Answers 403 for an {@link originProblem}. */
   forbid(response: HttpResponse, problem: string): void {
-    sendError(response, 403, ErrorCode.InvalidRequest, `Forbidden: ${problem}`);
+    refuse(response, HTTP_REFUSALS.FORBIDDEN_ORIGIN, undefined, problem);
   }
 
   /** `POST {path}`: a message, a batch (2025-03-26), or a modern request. */
   async post(request: HttpRequest, response: HttpResponse): Promise<void> {
-    if (!isJsonContentType(headerOf(request.headers, 'content-type'))) return unsupportedMediaType(response);
+    if (!isJsonContentType(headerOf(request.headers, 'content-type'))) return refuse(response, HTTP_REFUSALS.UNSUPPORTED_MEDIA_TYPE, undefined);
     if (!accepts(request.headers, 'application/json', 'application/*') || !accepts(request.headers, 'text/event-stream', 'text/*')) {
-      return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list both application/json and text/event-stream');
+      return refuse(response, HTTP_REFUSALS.NOT_ACCEPTABLE_POST, undefined);
     }
-    const auth = this.authenticator ? await this.authenticate(request, response) : undefined;
+    const admitted = this.admitRequest(request, response);
+    const auth = isThenable(admitted) ? await admitted : admitted;
     if (auth === REFUSED) return;
     const frame = classifyValue(request.body, request.bodySuspect === true);
     if (frame.kind === 'invalid') return sendError(response, 400, frame.error.code, frame.error.message);
@@ -561,33 +323,26 @@ export class HttpEndpoint {
       return sendError(response, 400, error.code, error.message, error.data);
     }
     const expected = requestsOf(frame);
-    if (expected.invalid) return sendError(response, 400, ErrorCode.InvalidRequest, `Invalid request: ${expected.invalid}`);
+    if (expected.initializeInBatch) return refuse(response, HTTP_REFUSALS.INITIALIZE_IN_BATCH, undefined);
     // An initialize that names a session belongs to that session (which refuses a second one).
     const initialize = expected.initialize && sessionId === undefined;
     let session: HttpSession | undefined;
     if (initialize) {
       const client = this.clientKey(request);
-      if (!this.admit(response, client)) return;
-      session = await this.openStreamable(client, undefined, principalOf(auth));
+      if (!this.host.admit(response, client)) return;
+      session = await this.host.openStreamable(client, undefined, principalOf(auth));
     } else {
-      const found = this.sessionOf(request, response, auth);
+      const found = this.host.find(request, response, auth);
       session = isThenable(found) ? await found : found;
       if (!session) return;
     }
-    if (frame.kind === 'batch' && !session.connection.acceptBatch()) {
-      // The engine refuses it with an error that has no id, so no exchange would ever be answered.
-      return sendError(
-        response,
-        400,
-        ErrorCode.InvalidRequest,
-        'Invalid request: JSON-RPC batches are not supported by the negotiated protocol revision (only 2025-03-26 has them)',
-      );
-    }
+    // The engine refuses it with an error that has no id, so no exchange would ever be answered.
+    if (frame.kind === 'batch' && !session.connection.acceptBatch()) return refuse(response, HTTP_REFUSALS.BATCH_NOT_SUPPORTED, undefined);
     const transport = session.transport as StreamableHttpTransport;
     const exchange = transport.receive(frame, expected, this.requestInfo(request, session.id, auth), this.priming(session));
     if (!exchange) return response.send(202, NO_HEADERS);
     const decision = await exchange.decision;
-    if (decision.kind === 'closed') return sendError(response, 404, ErrorCode.InvalidRequest, 'Session ended before the request was answered');
+    if (decision.kind === 'closed') return refuse(response, HTTP_REFUSALS.SESSION_ENDED, undefined);
     const sessionHeader: Record<string, string> = initialize ? { 'mcp-session-id': session.id } : {};
     if (decision.kind === 'sse') return exchange.respond(response, sessionHeader);
     if (initialize && isError(decision.message)) {
@@ -608,12 +363,11 @@ export class HttpEndpoint {
 
   /** `GET {path}`: the session's standalone SSE stream, or a stream resumed with `Last-Event-ID`. */
   async get(request: HttpRequest, response: HttpResponse): Promise<void> {
-    if (!accepts(request.headers, 'text/event-stream', 'text/*')) {
-      return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
-    }
-    const auth = this.authenticator ? await this.authenticate(request, response) : undefined;
+    if (!accepts(request.headers, 'text/event-stream', 'text/*')) return refuse(response, HTTP_REFUSALS.NOT_ACCEPTABLE_STREAM, undefined);
+    const admitted = this.admitRequest(request, response);
+    const auth = isThenable(admitted) ? await admitted : admitted;
     if (auth === REFUSED) return;
-    const found = this.sessionOf(request, response, auth);
+    const found = this.host.find(request, response, auth);
     const session = isThenable(found) ? await found : found;
     if (!session) return;
     const transport = session.transport as StreamableHttpTransport;
@@ -624,86 +378,64 @@ export class HttpEndpoint {
         resumed = await transport.resume(response, lastEventId);
       } catch (error) {
         this.log.warn({ sessionId: session.id, err: error }, 'the event store failed to replay a stream');
-        return sendError(response, 503, ErrorCode.InternalError, 'Service Unavailable: the event store could not replay the stream; retry later');
+        return refuse(response, HTTP_REFUSALS.EVENT_STORE_FAILED, undefined);
       }
-      if (!resumed) return sendError(response, 400, ErrorCode.InvalidRequest, `Bad Request: Last-Event-ID "${lastEventId}" is unknown here (evicted, or from another session)`);
+      if (!resumed) return refuse(response, HTTP_REFUSALS.UNKNOWN_LAST_EVENT_ID, undefined, lastEventId);
       // Open no longer than its token: the client resumes it with a fresh one.
       resumed.endAtExpiry(auth?.expiresAt);
-      if (transport.hasStandaloneStream) this.holdStandalone(session);
+      if (transport.hasStandaloneStream) this.host.holdStandalone(session);
       return;
     }
-    if (this.closing) return sendError(response, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
-    if (transport.hasStandaloneStream) {
-      return sendError(response, 409, ErrorCode.InvalidRequest, 'Conflict: this session already has a GET stream open');
-    }
+    if (this.host.closing) return refuse(response, HTTP_REFUSALS.SHUTTING_DOWN, undefined);
+    if (transport.hasStandaloneStream) return refuse(response, HTTP_REFUSALS.STREAM_CONFLICT, undefined);
     transport.openStandalone(response, this.priming(session)).endAtExpiry(auth?.expiresAt);
-    this.holdStandalone(session);
-  }
-
-  /** In a cluster, the other instances serving the session stop writing its GET stream: this one holds it now. */
-  private holdStandalone(session: HttpSession): void {
-    if (this.cluster) this.settle(this.cluster.bus.publish(session.id, { kind: 'stream' }));
+    this.host.holdStandalone(session);
   }
 
   /** `DELETE {path}`: ends the session. */
   async delete(request: HttpRequest, response: HttpResponse): Promise<void> {
-    const auth = this.authenticator ? await this.authenticate(request, response) : undefined;
+    const admitted = this.admitRequest(request, response);
+    const auth = isThenable(admitted) ? await admitted : admitted;
     if (auth === REFUSED) return;
-    const session = await this.sessionOf(request, response, auth);
+    const session = await this.host.find(request, response, auth);
     if (!session) return;
-    await Promise.all([this.end(session), this.store.delete(session.id), this.cluster?.bus.publish(session.id, { kind: 'ended' })]);
+    await this.host.endEverywhere(session);
     response.send(200, NO_HEADERS);
   }
 
   /** `GET {path}/sse`: opens a 2024-11-05 HTTP+SSE session; its first event names where to POST. */
   async openSse(request: HttpRequest, response: HttpResponse): Promise<void> {
-    if (!accepts(request.headers, 'text/event-stream', 'text/*'))
-      return sendError(response, 406, ErrorCode.InvalidRequest, 'Not Acceptable: the Accept header must list text/event-stream');
-    const auth = this.authenticator ? await this.authenticate(request, response) : undefined;
-    if (auth === REFUSED) return;
+    if (!accepts(request.headers, 'text/event-stream', 'text/*')) return refuse(response, HTTP_REFUSALS.NOT_ACCEPTABLE_STREAM, undefined);
     const client = this.clientKey(request);
-    if (!this.admit(response, client)) return;
+    const auth = await this.admitRequest(request, response, client);
+    if (auth === REFUSED) return;
     // The stream is the session: it ends when the token it was opened with expires.
     const connection = SseConnection.open(response, {}, this.settings.maxBufferedBytes).endAtExpiry(auth?.expiresAt);
     const view = this.output.of(client);
     view.track(connection, (listener) => connection.onClose(listener));
-    const session = await this.openSession(client, (id) => new HttpSseTransport(id, connection, this.limits, view), principalOf(auth));
+    const session = await this.host.open(client, (id) => new HttpSseTransport(id, connection, this.limits, view), principalOf(auth));
     // In a cluster, the POSTs of this session reach whichever instance: they come here over the bus.
-    if (this.cluster && !session.connection.isClosed) await this.joinSse(this.cluster, session);
+    await this.host.joinSse(session);
     connection.write(`${this.path}/messages?sessionId=${encodeURIComponent(session.id)}`, undefined, 'endpoint');
-  }
-
-  /** Receives the messages of an HTTP+SSE session POSTed to other instances of the cluster. */
-  private async joinSse(cluster: Cluster, session: HttpSession): Promise<void> {
-    await this.joinBus(cluster, session.id, (message) => {
-      if (message.kind !== 'post' || principalOf(message.auth) !== session.principal) return;
-      session.touch();
-      const info: TransportInfo = message.auth ? { kind: 'http+sse', sessionId: session.id, auth: message.auth } : { kind: 'http+sse', sessionId: session.id };
-      session.transport.onframe?.(classifyValue(message.body, false), info);
-    });
   }
 
   /** `POST {path}/messages?sessionId=…`: a message of a 2024-11-05 HTTP+SSE session. */
   async postMessage(request: HttpRequest, response: HttpResponse): Promise<void> {
     // First, as for every POST (an adapter's body parser may have refused it already).
-    if (!isJsonContentType(headerOf(request.headers, 'content-type'))) return unsupportedMediaType(response);
-    const auth = this.authenticator ? await this.authenticate(request, response) : undefined;
+    if (!isJsonContentType(headerOf(request.headers, 'content-type'))) return refuse(response, HTTP_REFUSALS.UNSUPPORTED_MEDIA_TYPE, undefined);
+    const admitted = this.admitRequest(request, response);
+    const auth = isThenable(admitted) ? await admitted : admitted;
     if (auth === REFUSED) return;
     const id = sessionIdOf(request.url);
-    const session = id ? this.sessions.get(id) : undefined;
-    if (!session && id && this.cluster) {
+    const session = id ? this.host.get(id) : undefined;
+    if (!session && id) {
       // Held by another instance, perhaps: handed to it over the bus (none received it: unknown).
-      let received: number;
-      try {
-        received = await this.cluster.bus.publish(id, auth === undefined ? { kind: 'post', body: request.body } : { kind: 'post', body: request.body, auth });
-      } catch (error) {
-        this.log.warn({ sessionId: id, err: error }, 'the cluster bus failed to hand a message over');
-        return sendError(response, 503, ErrorCode.InternalError, 'Service Unavailable: the message could not be handed to the instance holding the session; retry later');
-      }
-      if (received > 0) return response.send(202, NO_HEADERS, 'Accepted');
+      const received = await this.host.handOver(id, request.body, auth, response);
+      if (received === undefined) return;
+      if (received) return response.send(202, NO_HEADERS, 'Accepted');
     }
     if (!session || !(session.transport instanceof HttpSseTransport) || session.principal !== principalOf(auth)) {
-      return sendError(response, 404, ErrorCode.InvalidRequest, 'Session not found: open a stream with GET {path}/sse first');
+      return refuse(response, HTTP_REFUSALS.SSE_SESSION_NOT_FOUND, undefined, this.path);
     }
     session.touch();
     session.transport.onframe?.(classifyValue(request.body, request.bodySuspect === true), this.requestInfo(request, session.id, auth));
@@ -711,176 +443,89 @@ export class HttpEndpoint {
   }
 
   /**
+   * A WebSocket upgrade, before the adapter upgrades: everything that can be refused is refused
+   * here as an HTTP answer with a JSON-RPC error body — the Host/Origin check (403), no `mcp`
+   * subprotocol (400), the caller (401, 403), the session limits (429, 503) and shutting down
+   * (503). Returns what {@link acceptWebSocket} takes once the socket is open, or undefined once
+   * the request was answered. A request that is no upgrade at all gets {@link refuseNotUpgraded}.
+   */
+  async admitWebSocket(request: HttpRequest, response: HttpResponse): Promise<WebSocketAdmission | undefined> {
+    if (this.refuseOrigin(request, response)) return undefined;
+    const offered = offeredProtocols(request.headers);
+    if (!offered.includes(MCP_SUBPROTOCOL)) {
+      refuse(response, HTTP_REFUSALS.WEBSOCKET_SUBPROTOCOL, undefined, offered.length === 0 ? 'none' : `"${offered.join(', ')}"`);
+      return undefined;
+    }
+    const client = this.clientKey(request);
+    const auth = await this.admitRequest(request, response, client);
+    if (auth === REFUSED) return undefined;
+    return auth === undefined ? { request, client } : { request, client, auth };
+  }
+
+  /** 426 for a request to the WebSocket route that asks no upgrade (`url`: that route). */
+  refuseNotUpgraded(response: HttpResponse, url: string): void {
+    refuse(response, HTTP_REFUSALS.UPGRADE_REQUIRED, undefined, url, this.path);
+  }
+
+  /**
+   * A socket upgraded after {@link admitWebSocket}: it becomes a session — one engine connection,
+   * counted toward `maxSessions` and `maxSessionsPerClient`, ended after `sessionIdleTimeout` with
+   * no frame from the client (a message or a ping), drained on {@link close} (then closed with
+   * 1001). What the socket holds unsent counts toward its client's unread output. A socket whose
+   * subprotocol is not `mcp` closes with 1002; one accepted while shutting down with 1001.
+   * `maxMessageBytes`: the largest frame (default `bodyLimit`). Resolves to the session, or
+   * undefined when the socket was closed instead.
+   */
+  async acceptWebSocket(socket: AcceptedWebSocket, admission: WebSocketAdmission, maxMessageBytes = this.settings.bodyLimit): Promise<HttpSession | undefined> {
+    // A shared server may have picked another of the offered subprotocols.
+    if (socket.protocol !== MCP_SUBPROTOCOL) return void socket.close(WS_CLOSE.protocolError, 'MCP over WebSocket needs the subprotocol "mcp"');
+    if (this.host.closing) return void socket.close(WS_CLOSE.goingAway, 'server shutting down');
+    const { request, client, auth } = admission;
+    const info = auth === undefined ? { headers: request.headers, ip: request.ip, url: request.url } : { headers: request.headers, ip: request.ip, url: request.url, auth };
+    const output = this.output.of(client);
+    output.track(
+      {
+        get bufferedBytes() {
+          return socket.bufferedAmount;
+        },
+      },
+      (listener) => socket.on('close', listener),
+    );
+    let session: HttpSession;
+    try {
+      session = await this.host.open(
+        client,
+        (sessionId) =>
+          new WebSocketTransport(socket, {
+            sessionId,
+            info,
+            maxMessageBytes,
+            maxBufferedBytes: this.settings.maxBufferedBytes,
+            maxUnreadBytes: this.limits.maxUnreadBytes,
+            maxResultBytes: this.limits.maxResultBytes,
+            unread: () => output.unread(),
+            goingAway: () => this.host.closing,
+            redactHeaders: this.hiddenHeaders,
+          }),
+        principalOf(auth),
+      );
+    } catch (error) {
+      this.log.error({ err: error }, 'could not open an MCP session on a WebSocket');
+      return void socket.close(WS_CLOSE.internalError, 'Internal error');
+    }
+    // Any frame from the client restarts the session's idle clock.
+    const touch = () => session.touch();
+    socket.on('message', touch);
+    socket.on('ping', touch);
+    return session;
+  }
+
+  /**
    * Shuts down gracefully: no new sessions or streams (503, -32010); modern requests and listen
    * streams end; requests in flight get the grace period, then every session closes.
    */
   async close(): Promise<void> {
-    this.closing = true;
-    await Promise.all([this.app.engine.drainStateless(this.gracePeriod), ...[...this.sessions.values()].map((s) => s.drain(this.gracePeriod))]);
-  }
-
-  /**
-   * Whether a new session may open for this request's client; answers 503 (shutting down, or
-   * full of busy sessions) or 429 (this client holds its maximum) when not. At `maxSessions`, the
-   * session idle longest makes room. Public for adapters with transports of their own (WebSocket).
-   */
-  admit(response: HttpResponse, client: string): boolean {
-    if (this.closing) {
-      sendError(response, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
-      return false;
-    }
-    const { maxSessions, maxSessionsPerClient } = this.settings;
-    if (this.sessions.heldBy(client) >= maxSessionsPerClient) {
-      // Once per client, for the operator: behind a proxy every client may look like one.
-      if (!this.capped.has(client)) {
-        if (this.capped.size >= 1024) this.capped.clear();
-        this.capped.add(client);
-        this.log.warn(
-          { client, maxSessionsPerClient },
-          "a client reached maxSessionsPerClient; behind a proxy, set your server's trust of proxies (Fastify's trustProxy) or clientKey so clients are told apart",
-        );
-      }
-      sendError(
-        response,
-        429,
-        ErrorCode.InvalidRequest,
-        `Too Many Requests: this client holds its maximum of ${maxSessionsPerClient} sessions (maxSessionsPerClient); end one with DELETE first`,
-      );
-      return false;
-    }
-    if (this.sessions.size >= maxSessions && !this.sessions.evictIdlest()) {
-      sendError(response, 503, ErrorCode.InternalError, `Service Unavailable: this server holds its maximum of ${maxSessions} sessions (maxSessions), all busy; try again later`);
-      return false;
-    }
-    return true;
-  }
-
-  /**
-   * Opens a session for `client` over the transport made for its new id: an engine connection,
-   * kept with the others (idle expiry, limits, graceful close). Public for adapters with
-   * transports of their own (WebSocket); call {@link admit} first.
-   */
-  async openSession(client: string, makeTransport: (id: string) => HttpSession['transport'], principal?: string): Promise<HttpSession> {
-    const id = randomBytes(24).toString('base64url');
-    return this.startSession(id, client, makeTransport(id), {}, principal);
-  }
-
-  /** Opens a Streamable HTTP session: a new one (`initialize`), or one taken up from its record. */
-  private async openStreamable(client: string, restore?: SessionRecord, principal = restore?.principal, joined = false): Promise<HttpSession> {
-    const id = restore?.id ?? randomBytes(24).toString('base64url');
-    const { eventStoreLimit, eventStoreBytes, retryMs, maxBufferedBytes } = this.settings;
-    const cluster = this.cluster;
-    const events = this.options.eventStore ?? (cluster && ((sessionId: string) => cluster.eventStore(sessionId)));
-    const transport = new StreamableHttpTransport(
-      new SessionTransportOptions(
-        id,
-        events ? events(id) : new InMemoryEventStore(eventStoreLimit, eventStoreBytes),
-        retryMs,
-        maxBufferedBytes,
-        this.log,
-        this.limits,
-        this.output.of(client),
-        cluster?.bus.instanceId,
-      ),
-    );
-    const session = await this.startSession(
-      id,
-      client,
-      transport,
-      { sessionStore: this.store, sessionIdleMs: this.settings.sessionIdleTimeout, restore, principal, bus: cluster?.bus },
-      principal,
-    );
-    // Joined before the session serves anything here (a session taken up joined before its record was read).
-    if (cluster && !joined && !session.connection.isClosed) await this.joinBus(cluster, id, this.receiverOf(session));
-    return session;
-  }
-
-  /**
-   * What a Streamable HTTP session does with the other instances' messages for it: answers to
-   * requests made here and record changes go to its connection, the GET stream moving elsewhere
-   * releases this one's, the session's end closes it. Its channel is left when the session ends
-   * here ({@link connectionClosed}).
-   */
-  private receiverOf(session: HttpSession): (message: SessionMessage) => void {
-    const transport = session.transport as StreamableHttpTransport;
-    const connection = session.connection;
-    return (message) => {
-      if (message.kind === 'stream') transport.releaseStandalone();
-      else if (message.kind === 'ended') this.end(session).catch(this.eventsKept);
-      else connection.clusterMessage(message);
-    };
-  }
-
-  /**
-   * Ends a session for good (`DELETE`, here or on another instance): its copy here closes, then its
-   * events are forgotten — every stream the event store holds for it, whoever wrote them. Each
-   * instance that held the session clears after closing its copy, so nothing it was still storing
-   * outlives the session.
-   */
-  private async end(session: HttpSession): Promise<void> {
-    await session.close();
-    const events = (session.transport as StreamableHttpTransport).eventStore;
-    await events.clear?.();
-  }
-
-  /**
-   * A session evicted to make room, without a cluster: it ends, its record and its events go (the
-   * copy closes right after this, and stores nothing more).
-   */
-  private evicted(session: LiveSession): void {
-    this.settle(this.store.delete(session.id));
-    const events = session.transport instanceof StreamableHttpTransport ? session.transport.eventStore : undefined;
-    if (events?.clear === undefined) return;
-    const clear = async () => events.clear?.();
-    clear().catch(this.eventsKept);
-  }
-
-  /**
-   * A session idled out here: once the session store has no record of it either, no process can
-   * serve it again, and its events are forgotten. In a cluster each instance's copy idles out on
-   * its own clock; the record expires with the last use anywhere, so the instance that served the
-   * last request finds it gone (and the others find it kept, and leave the streams alone). The
-   * store is asked a moment later: the record's expiry may lag this copy's by the time its last
-   * touch took to reach the store.
-   */
-  private expired(session: LiveSession): void {
-    const transport = session.transport;
-    const events = transport instanceof StreamableHttpTransport ? transport.eventStore : undefined;
-    if (events?.clear === undefined) return;
-    const id = session.id;
-    const check = async () => {
-      if ((await this.store.get(id)) !== undefined) {
-        this.log.debug({ sessionId: id }, 'session expired here, its record lives on (another instance serves it): its events stay');
-        return;
-      }
-      await events.clear?.();
-      this.log.debug({ sessionId: id }, 'session expired everywhere: its events were forgotten');
-    };
-    setTimeout(() => void check().catch(this.eventsKept), Math.min(this.settings.sessionIdleTimeout, 1_000)).unref();
-  }
-
-  /** Joins a session's bus channel; a bus that fails is logged, and the session serves what it can here. */
-  private async joinBus(cluster: Cluster, sessionId: string, receive: (message: SessionMessage) => void): Promise<void> {
-    try {
-      await cluster.bus.join(sessionId, receive);
-    } catch (error) {
-      this.log.warn({ sessionId, err: error }, 'the cluster bus failed: messages other instances publish for this session do not reach it here until the bus is back');
-    }
-  }
-
-  private async startSession(
-    id: string,
-    client: string,
-    transport: HttpSession['transport'],
-    options: Pick<ConnectionOptions, 'sessionStore' | 'sessionIdleMs' | 'restore' | 'principal' | 'bus'>,
-    principal: string | undefined,
-  ): Promise<HttpSession> {
-    // The session's child logger (bound to its id) is made when the session first logs.
-    const connection = await this.app.connect(transport, { ...options, sessionId: id, logger: this.log, loggerBindings: { sessionId: id }, onclose: this.connectionClosed });
-    const session = new LiveSession(id, transport, connection, this.sessions, client, principal);
-    // Closed while connecting (a legacy SSE stream cut at once): nothing to keep.
-    if (!connection.isClosed) this.sessions.add(session);
-    return session;
+    await Promise.all([this.host.drain(this.gracePeriod), this.app.engine.drainStateless(this.gracePeriod)]);
   }
 
   /** What the handlers of a request see of its transport (a new object each: a request's own); credentials hidden. */
@@ -893,12 +538,14 @@ export class HttpEndpoint {
   }
 
   /**
-   * Runs the `authenticate` hook: the caller's identity, undefined for an anonymous one, or
-   * {@link REFUSED} once the request was answered (the hook's {@link HttpError}, or 500).
+   * {@link admitRequest} with an authenticator: the caller's identity, undefined for an anonymous
+   * one, or {@link REFUSED} once the request was answered (the hook's {@link HttpError}, 500, or
+   * the session limits for an `opening` request).
    */
-  private async authenticate(request: HttpRequest, response: HttpResponse): Promise<AuthInfo | undefined | typeof REFUSED> {
+  private async authenticate(request: HttpRequest, response: HttpResponse, opening: string | undefined): Promise<AuthInfo | undefined | typeof REFUSED> {
+    let auth: AuthInfo | undefined;
     try {
-      return await this.authenticator!(request);
+      auth = await this.authenticator!(request);
     } catch (error) {
       if (error instanceof HttpError) {
         // A refusal is the client's business (no token, a bad one), not the server's failure.
@@ -906,127 +553,16 @@ export class HttpEndpoint {
         response.send(error.status, { ...error.headers, ...JSON_HEADERS }, serialize(errorResponse(undefined, new McpError(error.code, error.message))));
       } else {
         this.log.error({ err: error }, 'the authenticate hook failed');
-        sendError(response, 500, ErrorCode.InternalError, 'Internal error: the request could not be authenticated');
+        refuse(response, HTTP_REFUSALS.AUTHENTICATION_FAILED, undefined);
       }
       return REFUSED;
     }
+    return opening === undefined || this.host.admit(response, opening) ? auth : REFUSED;
   }
 
-  /**
-   * The session named by the request's header: 400 without one, 404 for an unknown one. A session
-   * this process does not serve is taken up from its record in the session store, if it has one.
-   */
-  private sessionOf(request: HttpRequest, response: HttpResponse, auth: AuthInfo | undefined): HttpSession | undefined | Promise<HttpSession | undefined> {
-    const id = headerOf(request.headers, 'mcp-session-id');
-    if (!id) {
-      sendError(response, 400, ErrorCode.InvalidRequest, 'Bad Request: the Mcp-Session-Id header is required (send "initialize" first to get one)');
-      return undefined;
-    }
-    const version = headerOf(request.headers, 'mcp-protocol-version');
-    if (version !== undefined && !SUPPORTED_HEADER_VERSIONS.includes(version)) {
-      sendError(response, 400, ErrorCode.InvalidRequest, `Bad Request: unsupported MCP-Protocol-Version "${version}" (supported: ${SUPPORTED_HEADER_VERSIONS.join(', ')})`);
-      return undefined;
-    }
-    const session = this.sessions.get(id);
-    // A session serves the principal that opened it only; to anyone else it does not exist.
-    if (session && session.principal !== principalOf(auth)) return this.sessionNotFound(response);
-    if (session && session.transport instanceof StreamableHttpTransport) {
-      session.touch();
-      this.touchRecord(session);
-      return session;
-    }
-    // Not an id this endpoint makes (24 random bytes, base64url): no store or bus is asked about it.
-    if (session || this.closing || !SESSION_ID.test(id)) return this.sessionNotFound(response);
-    return this.takeUp(id, request, response, principalOf(auth));
-  }
-
-  /**
-   * Pushes back the expiry of a session's record, at most once per tenth of the idle timeout (and
-   * per 10 s): a networked store then costs a busy session one command every few seconds, not one
-   * per request; the record may expire that much before the last request. The live session's own
-   * idle clock is exact.
-   */
-  private touchRecord(session: LiveSession): void {
-    const idle = this.settings.sessionIdleTimeout;
-    if (session.lastUsed - session.storeTouched < Math.min(idle / 10, 10_000)) return;
-    session.storeTouched = session.lastUsed;
-    this.settle(this.store.touch(session.id, idle));
-  }
-
-  /** Takes up a session this process does not serve from its record (once, however many requests ask). */
-  private async takeUp(id: string, request: HttpRequest, response: HttpResponse, principal: string | undefined): Promise<HttpSession | undefined> {
-    let pending = this.restoring.get(id);
-    const own = pending === undefined;
-    if (!pending) {
-      pending = (async () => {
-        // In a cluster, the session's channel is joined before its record is read: a change
-        // published meanwhile waits here and is applied after it (changes are idempotent).
-        const cluster = this.cluster;
-        const early: SessionMessage[] = [];
-        let deliver: (message: SessionMessage) => void = (message) => void early.push(message);
-        if (cluster) await this.joinBus(cluster, id, (message) => deliver(message));
-        let session: HttpSession | undefined;
-        try {
-          const record = await this.store.get(id);
-          if (!record || this.closing) return undefined;
-          const client = this.clientKey(request);
-          // The limits hold for sessions taken up as for new ones (the answer, if refused, goes to this request).
-          if (!this.admit(response, client)) return REFUSED_SESSION;
-          session = await this.openStreamable(client, record, undefined, true);
-        } finally {
-          if (cluster && (!session || session.connection.isClosed)) this.settle(cluster.bus.leave(id));
-        }
-        if (cluster) {
-          deliver = this.receiverOf(session);
-          for (const message of early.splice(0)) deliver(message);
-        }
-        this.log.debug({ sessionId: id }, 'session taken up from the session store');
-        session.touch();
-        this.touchRecord(session as LiveSession);
-        return session;
-      })().finally(() => this.restoring.delete(id));
-      this.restoring.set(id, pending);
-    }
-    let session: HttpSession | typeof REFUSED_SESSION | undefined;
-    try {
-      session = await pending;
-    } catch (error) {
-      this.log.warn({ sessionId: id, err: error }, 'the session store failed to find a session');
-      sendError(response, 503, ErrorCode.InternalError, 'Service Unavailable: the session store could not be read; retry later');
-      return undefined;
-    }
-    if (session === REFUSED_SESSION) {
-      // The request that asked first got the refusal (429 or 503); the others wait with it.
-      if (!own) sendError(response, 503, ErrorCode.InternalError, 'Service Unavailable: the session could not be taken up here; try again later');
-      return undefined;
-    }
-    if (!session || session.principal !== principal) return this.sessionNotFound(response);
-    session.touch();
-    return session;
-  }
-
-  private sessionNotFound(response: HttpResponse): undefined {
-    // While shutting down, a session that ended for it is not "not found": the client should go
-    // elsewhere or come back later, not re-initialize here.
-    if (this.closing) sendError(response, 503, ErrorCode.ServerShuttingDown, 'Service Unavailable: the server is shutting down');
-    else sendError(response, 404, ErrorCode.InvalidRequest, 'Session not found: it expired or was ended; send "initialize" to start a new one');
-    return undefined;
-  }
-
-  /** A store call not waited for: its failure is logged, never unhandled. */
-  private settle(pending: unknown): void {
-    if (pending !== undefined && isThenable(pending)) pending.then(undefined, this.storeFailed);
-  }
-
+  /** Whether the session's streams open with a priming event: its revision says (revisions.ts; version strings are not compared). */
   private priming(session: HttpSession): boolean {
     const version = session.connection.sessionInfo?.protocolVersion;
-    return version !== undefined && version >= '2025-11-25';
+    return isProtocolVersion(version) && REVISIONS[version].primingEvents;
   }
-}
-
-/** The `sessionId` query parameter of a URL. */
-function sessionIdOf(url: string): string | undefined {
-  const query = url.indexOf('?');
-  if (query === -1) return undefined;
-  return new URLSearchParams(url.slice(query + 1)).get('sessionId') ?? undefined;
 }

@@ -4,8 +4,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
-import { ErrorCode } from '@hermes-mcp/protocol';
-import { type HttpEndpoint, sendError } from './endpoint';
+import type { HttpEndpoint } from './endpoint';
+import { HTTP_REFUSALS, refuse } from './refusals';
 import type { HttpRequest, HttpResponse, HttpStream } from './exchange';
 
 /** An {@link HttpStream} over a Node response whose head was written. */
@@ -175,12 +175,11 @@ function unrepresentable(req: IncomingMessage, res: ServerResponse, endpoint: Ht
   const response = new NodeHttpResponse(res);
   if (endpoint) {
     const request: HttpRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ip: req.socket.remoteAddress, native: req };
-    endpoint.handle(request, response).catch(() => sendError(response, 500, ErrorCode.InternalError, 'Internal error'));
+    endpoint.handle(request, response).catch(() => refuse(response, HTTP_REFUSALS.INTERNAL_ERROR, undefined));
     return;
   }
-  const forbidden = FORBIDDEN_METHODS.has((req.method ?? '').toUpperCase());
-  const reason = error instanceof Error ? error.message : String(error);
-  sendError(response, forbidden ? 405 : 400, ErrorCode.InvalidRequest, forbidden ? `Method Not Allowed: ${req.method}` : `Bad Request: ${reason}`);
+  if (FORBIDDEN_METHODS.has((req.method ?? '').toUpperCase())) return refuse(response, HTTP_REFUSALS.UNREPRESENTABLE_METHOD, undefined, req.method ?? '');
+  refuse(response, HTTP_REFUSALS.UNREPRESENTABLE_REQUEST, undefined, error instanceof Error ? error.message : String(error));
 }
 
 /** Writes a `Response` to a Node response, waiting for `drain` when the client is behind. */

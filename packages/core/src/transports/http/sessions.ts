@@ -6,16 +6,17 @@
  */
 import type { Connection } from '../../engine/connection';
 import { MAX_TIMER_DELAY } from '@hermes-mcp/protocol';
+import type { AuthInfo } from '../../context/mcp-context';
+import type { WebSocketTransport } from '../websocket';
 import type { HttpSseTransport } from './sse-2024';
 import type { StreamableHttpTransport } from './streamable';
-import type { WebSocketTransport } from '../websocket';
 
 /** A live session: its transport and its engine connection. */
 export interface HttpSession {
   readonly id: string;
   readonly transport: StreamableHttpTransport | HttpSseTransport | WebSocketTransport;
   readonly connection: Connection;
-  /** Who opened it (`principalOf` in endpoint.ts); undefined for anonymous callers. */
+  /** Who opened it (see {@link principalOf}); undefined for anonymous callers. */
   readonly principal?: string;
   /** The client that opened it (`clientKey`): its limits count the session's output. */
   readonly client: string;
@@ -28,6 +29,16 @@ export interface HttpSession {
    * `gracePeriod` ms to finish (then -32010), then streams close.
    */
   drain(gracePeriod: number): Promise<void>;
+}
+
+/**
+ * Who a session belongs to: the issuer and subject of its caller (or the OAuth client, for a token
+ * with no subject); undefined for anonymous callers.
+ */
+export function principalOf(auth: AuthInfo | undefined): string | undefined {
+  if (auth === undefined) return undefined;
+  // Space separates: neither an issuer URL nor the subject's marker holds one.
+  return auth.subject !== undefined ? `${auth.issuer ?? ''} sub:${auth.subject}` : `${auth.issuer ?? ''} client:${auth.clientId ?? ''}`;
 }
 
 /**

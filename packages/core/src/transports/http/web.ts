@@ -5,11 +5,12 @@
  * turns a `Request` into an {@link HttpRequest} (reading the body within `bodyLimit`) and answers
  * through a `Response`, streamed with a `ReadableStream` for SSE.
  */
-import { ErrorCode, parseJson } from '@hermes-mcp/protocol';
+import { parseJson } from '@hermes-mcp/protocol';
 import type { Constructor } from '../../container';
 import { McpApp, McpAppOptions, McpFactory } from '../../bootstrap/factory';
 import type { McpHandler } from '../../engine/mcp-handler';
-import { HttpEndpoint, HttpEndpointOptions, bodyTimedOut, sendError } from './endpoint';
+import { HttpEndpoint, HttpEndpointOptions } from './endpoint';
+import { HTTP_REFUSALS, refuse, sendError } from './refusals';
 import { Deadlines } from './deadlines';
 import type { HttpRequest, HttpResponse, HttpStream } from './exchange';
 import { isJsonContentType } from './accept';
@@ -80,7 +81,7 @@ export function createWebHandler(server: Constructor | McpHandler | McpApp, opti
     };
     endpoint.handle(http, response).catch((error: unknown) => {
       app.logger.error({ err: error }, 'MCP endpoint failed');
-      if (!response.started) sendError(response, 500, ErrorCode.InternalError, 'Internal error');
+      if (!response.started) refuse(response, HTTP_REFUSALS.INTERNAL_ERROR, undefined);
     });
     return response.response;
   };
@@ -205,7 +206,7 @@ async function readBody(
   deadlines: Deadlines<BodyRead>,
   response: HttpResponse,
 ): Promise<{ body: unknown; suspect: boolean } | undefined> {
-  const tooLarge = () => sendError(response, 413, ErrorCode.InvalidRequest, `Payload Too Large: the body exceeds ${limit} bytes (bodyLimit)`);
+  const tooLarge = () => refuse(response, HTTP_REFUSALS.PAYLOAD_TOO_LARGE, undefined, limit);
   const declared = Number(headers['content-length']);
   if (declared > limit) return void tooLarge();
   if (!isJsonContentType(headers['content-type']) || !request.body) {
@@ -221,7 +222,7 @@ async function readBody(
   try {
     for (;;) {
       const { done, value } = (await reader.read()) as { done: true; value?: undefined } | { done: false; value: Uint8Array };
-      if (read.late) return void bodyTimedOut(response, deadlines.timeoutMs);
+      if (read.late) return void refuse(response, HTTP_REFUSALS.REQUEST_TIMEOUT, undefined, deadlines.timeoutMs);
       if (done) break;
       size += value.byteLength;
       if (size > limit) {
@@ -234,7 +235,7 @@ async function readBody(
     deadlines.delete(read);
   }
   const text = new TextDecoder().decode(chunks.length === 1 ? chunks[0] : concat(chunks, size));
-  if (text === '') return void sendError(response, 400, ErrorCode.InvalidRequest, 'Bad Request: the body is empty');
+  if (text === '') return void refuse(response, HTTP_REFUSALS.BODY_EMPTY, undefined);
   const parsed = parseJson(text);
   if (!parsed.ok) return void sendError(response, 400, parsed.error.code, parsed.error.message);
   return { body: parsed.value, suspect: parsed.suspect };
