@@ -72,12 +72,10 @@ export function rawRequest(port: number, method: string, headers: Record<string,
 
 /**
  * The refusals every server answers alike, whatever it serves: `endpoint()` is the server under
- * test (read once its `beforeAll` has run). `knownBugs` names the tests that fail on it for a bug
- * its caller names: they run as `it.failing`, so they say so once the bug is fixed.
+ * test (read once its `beforeAll` has run).
  */
-export function describeRefusals(endpoint: () => Endpoint, knownBugs: readonly string[] = []): void {
+export function describeRefusals(endpoint: () => Endpoint): void {
   let server: Endpoint;
-  const it = (title: string, fn: () => Promise<void>): void => (knownBugs.includes(title) ? test.failing : test)(title, fn);
 
   beforeAll(() => {
     server = endpoint();

@@ -15,17 +15,12 @@ import {
   ConnectionClosedError,
   CreateMessageRequestParams,
   ErrorCode,
-  HeaderParam,
   TASKS_EXTENSION,
-  encodeHeaderValue,
-  headerParamsOf,
-  validateHeaderDeclarations,
   GetPromptResult,
   Implementation,
   JsonRpcNotification,
   JsonRpcRequest,
   LATEST_LEGACY_VERSION,
-  LOGGING_LEVELS,
   LoggingLevel,
   McpError,
   META_KEYS,
@@ -41,13 +36,17 @@ import {
   ServerCapabilities,
   Tool,
   Transport,
-  isLegacyProtocolVersion,
   isModernProtocolVersion,
   isRecord,
 } from '@hermes-mcp/protocol';
 import { declaresCapability, mcpMethod } from '@hermes-mcp/protocol';
-import type { McpMethod, McpMethodName } from '@hermes-mcp/protocol';
+import type { McpMethod } from '@hermes-mcp/protocol';
 import type { CallOptions, ClientLogger, ElicitationRequest, ListenFilter, ListPage, Listing, LogMessage, McpClientOptions } from './client-api';
+import { listenStream } from './listen';
+import { LIST_CHANGED, NOT_IN_ERA, answeredLegacy, checkLogLevel, checked, isSessionExpired } from './client-rules';
+import { listing } from './paging';
+import { waitForTask } from './task-wait';
+import { ToolHeaders } from './tool-headers';
 
 // The API's types are written in client-api.ts; they are McpClient's, so they are exported with it.
 export { ToolCallError, unwrap } from './client-api';
@@ -57,79 +56,6 @@ const CLIENT_VERSION = '0.1.0';
 /** The options of a call that has none (one object for all of them). */
 const NO_OPTIONS: CallOptions & RequestOptions = Object.freeze({});
 
-/**
- * The result of `method` (its row of the method table) if it has the field the row requires; an `McpError` (-32603) saying
- * what is missing otherwise — a malformed answer fails where it is read, not deep in the caller.
- */
-function checked(method: string, row: McpMethod | undefined, result: Record<string, unknown>): Record<string, unknown> {
-  const shape = row?.result;
-  if (!shape || result.resultType === 'task' || result.resultType === 'input_required') return result;
-  const value = result[shape.field];
-  const ok = shape.is === 'array' ? Array.isArray(value) : shape.is === 'object' ? isRecord(value) : typeof value === 'string';
-  if (ok) return result;
-  throw new McpError(
-    ErrorCode.InternalError,
-    `Invalid response to ${method}: "${shape.field}" must be ${shape.is === 'array' ? 'an array' : `a${shape.is === 'object' ? 'n object' : ' string'}`}`,
-    { method },
-  );
-}
-
-/** True for the error of a request whose session the server forgot (HTTP 404). */
-function isSessionExpired(error: unknown): boolean {
-  return error instanceof ConnectionClosedError && (error.data as { sessionExpired?: unknown } | undefined)?.sessionExpired === true;
-}
-
-/**
- * True when `error`, what came of `server/discover`, says the server speaks no 2026-07-28 and
- * `initialize` is next (the spec's backward compatibility, on stdio and HTTP alike): any error the
- * server answered, whatever its code (fastmcp 4 over HTTP sends -32000, the SDK v1 -32601, others
- * -32602), an HTTP error status the transport turned into one, or no answer in time. Not the errors only a
- * 2026-07-28 server sends (-32020, -32021, and -32022 that names no earlier revision): the server
- * is modern and `initialize` would not help. Not a local error either (a `ConnectionClosedError`,
- * an `OAuthError`): `initialize` would meet it too.
- */
-function answeredLegacy(error: unknown): boolean {
-  if (!(error instanceof McpError)) return false;
-  if (error.code === ErrorCode.HeaderMismatch || error.code === ErrorCode.MissingRequiredClientCapability) return false;
-  if (error.code !== ErrorCode.UnsupportedProtocolVersion) return true;
-  const supported = (error.data as { supported?: unknown } | undefined)?.supported;
-  return !Array.isArray(supported) || supported.some((version) => typeof version === 'string' && isLegacyProtocolVersion(version));
-}
-
-/**
- * Methods an era does not have, and what to use there instead: refused here, unsent (a server
- * would answer a bare -32601).
- */
-const NOT_IN_ERA: Readonly<Record<'legacy' | 'modern', Readonly<Record<string, string>>>> = {
-  legacy: {
-    'subscriptions/listen': 'list changes come by themselves (onListChanged), and resource updates after subscribe(uri) (onResourceUpdated)',
-  },
-  modern: {
-    'logging/setLevel': "the level goes in each request's _meta: call setLogLevel(level), or give the logLevel option",
-    'resources/subscribe': 'watch the resource with listen({ resourceSubscriptions: [uri] }); its updates reach onResourceUpdated too',
-    'resources/unsubscribe': 'end the listen() loop watching the resource (break out of it, or abort its signal)',
-  },
-} satisfies Record<'legacy' | 'modern', { readonly [M in McpMethodName]?: string }>;
-
-/** Throws a `RangeError` unless `level` is one of MCP's log levels. */
-function checkLogLevel(level: unknown, where: string): void {
-  if (!(LOGGING_LEVELS as readonly unknown[]).includes(level))
-    throw new RangeError(`${where}: ${JSON.stringify(level)} is no MCP log level; use one of ${LOGGING_LEVELS.join(', ')}`);
-}
-
-/** Every item of `items`, in an array. */
-async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
-  const all: T[] = [];
-  for await (const item of items) all.push(item);
-  return all;
-}
-
-/** The list each list_changed notification is about. */
-const LIST_CHANGED: Readonly<Record<string, 'tools' | 'resources' | 'prompts'>> = {
-  'notifications/tools/list_changed': 'tools',
-  'notifications/resources/list_changed': 'resources',
-  'notifications/prompts/list_changed': 'prompts',
-} satisfies { readonly [M in McpMethodName]?: 'tools' | 'resources' | 'prompts' };
 const MODERN_NEWEST = MODERN_PROTOCOL_VERSIONS[MODERN_PROTOCOL_VERSIONS.length - 1];
 const consoleLogger: ClientLogger = { error: (message, error) => console.error(message, error) };
 
@@ -153,7 +79,7 @@ export class McpClient {
    * The `x-mcp-header` declarations of the tools listed so far (2026-07-28), by tool name: a call
    * mirrors those arguments into `Mcp-Param-*` headers.
    */
-  private readonly toolHeaders = new Map<string, HeaderParam[]>();
+  private readonly toolHeaders = new ToolHeaders();
   private readonly cache?: ResponseCache;
   /** Tells this client's private cache entries from other clients' in a shared store. */
   private readonly cacheId = randomUUID();
@@ -329,7 +255,7 @@ export class McpClient {
   callTool(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<CallToolResult> {
     // A legacy session has no tasks and no header mirroring: the request as it is (no promise more).
     if (this.era === 'legacy') return this.request('tools/call', { name, arguments: args }, options) as Promise<unknown> as Promise<CallToolResult>;
-    if (this.toolHeaders.has(name)) return this.callToolOnce(name, args, options);
+    if (this.toolHeaders.knows(name)) return this.callToolOnce(name, args, options);
     return this.callToolListingFirst(name, args, options);
   }
 
@@ -340,13 +266,13 @@ export class McpClient {
     } catch (error) {
       if (!(error instanceof McpError) || error.code !== ErrorCode.HeaderMismatch) throw error;
       await this.listAllTools();
-      if (!this.toolHeaders.has(name)) throw error;
+      if (!this.toolHeaders.knows(name)) throw error;
       return this.callToolOnce(name, args, options);
     }
   }
 
   private async callToolOnce(name: string, args: Record<string, unknown>, options: CallOptions | undefined): Promise<CallToolResult> {
-    const headers = this.paramHeaders(name, args);
+    const headers = this.toolHeaders.of(name, args);
     const result = await this.request('tools/call', { name, arguments: args }, headers ? { ...options, headers } : options);
     // A tool that ran as a task answered with its handle: follow it to its result.
     return (result.resultType === 'task' ? await this.waitForTask(String(result.taskId), options) : result) as unknown as CallToolResult;
@@ -360,7 +286,7 @@ export class McpClient {
    */
   async startTask(name: string, args: Record<string, unknown> = {}, options?: CallOptions): Promise<Record<string, unknown>> {
     if (!this.options.tasks) throw new McpError(ErrorCode.InvalidRequest, 'startTask needs the tasks extension: create the client with { tasks: true }');
-    return this.request('tools/call', { name, arguments: args }, { ...options, headers: this.paramHeaders(name, args) });
+    return this.request('tools/call', { name, arguments: args }, { ...options, headers: this.toolHeaders.of(name, args) });
   }
 
   /** A task as the server keeps it (`tasks/get`). */
@@ -379,81 +305,17 @@ export class McpClient {
    * the tool's result; rejects with the task's error when it failed, or -32001 when it was
    * cancelled. Aborting `signal` cancels the task.
    */
-  async waitForTask(taskId: string, options: CallOptions = {}): Promise<Record<string, unknown>> {
-    const signal = options.signal;
-    const answered = new Set<string>();
-    for (;;) {
-      if (signal?.aborted) {
-        await this.cancelTask(taskId).catch(() => undefined);
-        throw new McpError(ErrorCode.RequestTimeout, 'Task cancelled by the client', { taskId });
-      }
-      const task = await this.getTask(taskId, { timeout: options.timeout });
-      switch (task.status) {
-        case 'completed':
-          return isRecord(task.result) ? task.result : {};
-        case 'failed': {
-          const error = isRecord(task.error) ? task.error : {};
-          throw new McpError(typeof error.code === 'number' ? error.code : ErrorCode.InternalError, typeof error.message === 'string' ? error.message : 'The task failed', {
-            taskId,
-            ...(error.data !== undefined && { data: error.data }),
-          });
-        }
-        case 'cancelled':
-          throw new McpError(ErrorCode.RequestTimeout, 'The task was cancelled', { taskId });
-        case 'input_required': {
-          const questions = isRecord(task.inputRequests) ? (task.inputRequests as Record<string, { method: string; params?: Record<string, unknown> }>) : {};
-          const inputResponses: Record<string, unknown> = {};
-          for (const [key, question] of Object.entries(questions)) {
-            if (answered.has(key)) continue;
-            inputResponses[key] = await this.ask(question.method, question.params ?? {});
-            answered.add(key);
-          }
-          if (Object.keys(inputResponses).length > 0) {
-            await this.request('tasks/update', { taskId, inputResponses });
-            continue;
-          }
-        }
-      }
-      const interval = typeof task.pollIntervalMs === 'number' && task.pollIntervalMs >= 0 ? task.pollIntervalMs : 1000;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, interval);
-        signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-      });
-    }
-  }
-
-  /** The `Mcp-Param-*` headers of a call to `name` (2026-07-28), from the tool's declarations. */
-  private paramHeaders(name: string, args: Record<string, unknown>): Record<string, string> | undefined {
-    const declarations = this.toolHeaders.get(name);
-    if (!declarations || declarations.length === 0) return undefined;
-    const headers: Record<string, string> = {};
-    for (const { path, header } of declarations) {
-      let value: unknown = args;
-      for (const key of path) value = isRecord(value) && Object.hasOwn(value, key) ? value[key] : undefined;
-      const encoded = encodeHeaderValue(value);
-      if (encoded !== undefined) headers[`mcp-param-${header.toLowerCase()}`] = encoded;
-    }
-    return headers;
-  }
-
-  /**
-   * The tools of a 2026-07-28 list page the client keeps: a tool whose `x-mcp-header` declarations
-   * are invalid is left out (the spec has clients reject it) and reported; the others' declarations
-   * are remembered for their calls.
-   */
-  private keepTools(tools: Tool[]): Tool[] {
-    if (this.era !== 'modern') return tools;
-    return tools.filter((tool) => {
-      const schema = isRecord(tool.inputSchema) ? tool.inputSchema : {};
-      const problems = validateHeaderDeclarations(schema);
-      if (problems.length > 0) {
-        this.logger.error(`the tool "${String(tool.name)}" is left out: its x-mcp-header declarations are invalid`, problems);
-        this.toolHeaders.delete(tool.name);
-        return false;
-      }
-      this.toolHeaders.set(tool.name, headerParamsOf(schema));
-      return true;
-    });
+  waitForTask(taskId: string, options: CallOptions = {}): Promise<Record<string, unknown>> {
+    return waitForTask(
+      {
+        getTask: (id, callOptions) => this.getTask(id, callOptions),
+        cancelTask: (id) => this.cancelTask(id),
+        ask: (method, params) => this.ask(method, params),
+        update: (params) => this.request('tasks/update', params),
+      },
+      taskId,
+      options,
+    );
   }
 
   /** Lists one page of resources: `resources` (also as `items`) and `nextCursor`. */
@@ -565,61 +427,7 @@ export class McpClient {
    */
   async *listen(filter: ListenFilter, options: { signal?: AbortSignal } = {}): AsyncGenerator<JsonRpcNotification> {
     this.refuseOutOfEra('subscriptions/listen');
-    const queue: JsonRpcNotification[] = [];
-    let wake: (() => void) | undefined;
-    let ended = false;
-    let failure: Error | undefined;
-    const controller = new AbortController();
-    const stop = () => controller.abort(new McpError(ErrorCode.RequestTimeout, 'Listening ended by the client'));
-    options.signal?.addEventListener('abort', stop, { once: true });
-    let id: RequestId | undefined;
-    /** True once the server acknowledged the listen under way: a token that expires after that is renewed once. */
-    let acknowledged = false;
-    const subscribe = (): void => {
-      acknowledged = false;
-      void this.request(
-        'subscriptions/listen',
-        { notifications: filter },
-        {
-          signal: controller.signal,
-          timeout: Infinity,
-          onId: (sent) => {
-            if (id !== undefined) this.listens.delete(id);
-            id = sent;
-            this.listens.set(sent, (notification) => {
-              if (notification.method === 'notifications/subscriptions/acknowledged') acknowledged = true;
-              queue.push(notification);
-              wake?.();
-            });
-          },
-        },
-      )
-        .then(
-          () => (ended = true),
-          (error: unknown) => {
-            // The token the stream was opened with expired (-32014): listened to again, the
-            // transport's auth gets a fresh one. Once an acknowledgement came, so never in a loop.
-            if (error instanceof McpError && error.code === ErrorCode.TokenExpired && acknowledged && !controller.signal.aborted) return subscribe();
-            ended = true;
-            if (!controller.signal.aborted) failure = error instanceof Error ? error : new Error(String(error));
-          },
-        )
-        .finally(() => wake?.());
-    };
-    subscribe();
-    try {
-      for (;;) {
-        while (queue.length > 0) yield queue.shift()!;
-        if (ended) break;
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-      }
-      if (failure !== undefined) throw failure;
-    } finally {
-      options.signal?.removeEventListener('abort', stop);
-      if (!ended) stop();
-      if (id !== undefined) this.listens.delete(id);
-    }
+    yield* listenStream((params, callOptions) => this.request('subscriptions/listen', params, callOptions), this.listens, filter, options);
   }
 
   /**
@@ -792,7 +600,7 @@ export class McpClient {
   private async page<T, K extends string>(method: string, key: K, cursor: string | undefined, options?: CallOptions): Promise<ListPage<T, K>> {
     const result = await this.request(method, cursor === undefined ? {} : { cursor }, options);
     const listed = Array.isArray(result[key]) ? (result[key] as T[]) : [];
-    const items = method === 'tools/list' ? (this.keepTools(listed as Tool[]) as T[]) : listed;
+    const items = method === 'tools/list' ? (this.era === 'modern' ? (this.toolHeaders.keep(listed as Tool[], this.logger) as T[]) : listed) : listed;
     const page = { [key]: items, items } as ListPage<T, K>;
     if (typeof result.nextCursor === 'string') page.nextCursor = result.nextCursor;
     return page;
@@ -800,25 +608,7 @@ export class McpClient {
 
   /** Every item of a list, awaitable to an array and iterable (each iteration walks the list anew). */
   private all<T>(method: string, key: string, options?: CallOptions): Listing<T> {
-    const walk = () => this.walk<T>(method, key, options);
-    let collected: Promise<T[]> | undefined;
-    return {
-      [Symbol.asyncIterator]: () => walk(),
-      then: (onfulfilled, onrejected) => (collected ??= collect(walk())).then(onfulfilled, onrejected),
-    };
-  }
-
-  /** Every item of a list, page after page; stops at a cursor seen before (a server that loops). */
-  private async *walk<T>(method: string, key: string, options?: CallOptions): AsyncGenerator<T> {
-    const seen = new Set<string>();
-    let cursor: string | undefined;
-    do {
-      const page = await this.page<T, string>(method, key, cursor, options);
-      yield* page.items;
-      cursor = page.nextCursor;
-      if (cursor !== undefined && seen.has(cursor)) throw new McpError(ErrorCode.InternalError, `${method}: the server sent the cursor "${cursor}" twice`);
-      if (cursor !== undefined) seen.add(cursor);
-    } while (cursor !== undefined);
+    return listing<T>(method, (cursor) => this.page<T, string>(method, key, cursor, options));
   }
 
   /** The 2026-07-28 envelope: revision, client info and capabilities, log level. */

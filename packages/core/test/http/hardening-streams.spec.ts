@@ -102,12 +102,7 @@ describe.each(ADAPTERS)('%s: a client that never reads its stream (HTTP, server 
     socket.destroy();
   });
 
-  // A known bug of the Web handler, found by running this suite on it: a stateless response stream
-  // left unread is not closed past maxBufferedBytes there — the flood runs to its end (its tool is
-  // never aborted), while on Fastify the stream closes and the tool stops. `failing` until core
-  // fixes it; then this fails, and becomes a plain `it` again.
-  const itFailingOnWeb = adapter === 'web' ? it.failing : it;
-  itFailingOnWeb('stateless 2026-07-28: the response stream is closed past maxBufferedBytes and the tool stops', async () => {
+  it('stateless 2026-07-28: the response stream is closed past maxBufferedBytes and the tool stops', async () => {
     const floods = (await stats(server.url)).floodsAborted as number;
     const before = Math.max(baseline, rssOf(server.pid));
     const body = JSON.stringify(rpc('flood', 'tools/call', { name: 'flood', arguments: FLOOD, _meta: { ...MODERN_META, progressToken: 'p' } }));

@@ -209,10 +209,12 @@ async function readBody(
   const tooLarge = () => refuse(response, HTTP_REFUSALS.PAYLOAD_TOO_LARGE, undefined, limit);
   const declared = Number(headers['content-length']);
   if (declared > limit) return void tooLarge();
-  if (!isJsonContentType(headers['content-type']) || !request.body) {
+  if (!isJsonContentType(headers['content-type'])) {
     await request.body?.cancel();
     return NO_BODY;
   }
+  // Bun gives an empty body as none at all.
+  if (!request.body) return void refuse(response, HTTP_REFUSALS.BODY_EMPTY, undefined);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -338,7 +340,10 @@ class WebResponse implements HttpResponse {
 /** The streamed body of a {@link WebResponse}: what is enqueued and not yet read counts as buffered. */
 class WebStream implements HttpStream {
   readonly readable: ReadableStream<Uint8Array>;
-  /** True once the client stopped reading (the `Response` body was cancelled). */
+  /**
+   * True once nothing more reaches the client: it stopped reading (the `Response` body was
+   * cancelled), or the stream was cut for it.
+   */
   cancelled = false;
   private controller!: ReadableStreamDefaultController<Uint8Array>;
   private endedNormally = false;
@@ -382,6 +387,8 @@ class WebStream implements HttpStream {
 
   destroy(): void {
     if (this.ended) return;
+    // Cut as a client that left would cut it: the response is aborted, and so is what writes to it.
+    this.cancelled = true;
     this.controller.error(new Error('the client left too much of the stream unread'));
     this.close();
   }
