@@ -62,12 +62,23 @@ const NPM = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 /** The hermes-mcp command of the workspace's @hermes-mcp/client, as a project's devDependency gives it. */
 const HERMES = path.join(REPO, 'packages/client/dist/cli.js');
 
-describe('the loop of a new project (hermes-mcp dev, inspect; i33-dev brings the two commands)', () => {
+/**
+ * The environment of a project's npm scripts with `hermes-mcp` on PATH, as the project's
+ * devDependency puts it in node_modules/.bin. The workspace's own bin link cannot stand in: npm
+ * links a bin only if its file exists when it installs, and a fresh clone builds dist/ after.
+ */
+function withHermesOnPath(): NodeJS.ProcessEnv {
+  const bin = scratch('bin');
+  writeFileSync(path.join(bin, 'hermes-mcp'), `#!/bin/sh\nexec "${process.execPath}" "${HERMES}" "$@"\n`, { mode: 0o755 });
+  return { ...process.env, PATH: `${bin}${path.delimiter}${process.env.PATH ?? ''}` };
+}
+
+describe('the loop of a new project (hermes-mcp dev, inspect)', () => {
   it('npm run dev serves src/main.ts on stdio, never built', async () => {
     const project = path.join(scratch('dev'), 'greeter');
     expect(cli([project], REPO).status).toBe(0);
     // --silent: npm would print its own lines on stdout, which is the protocol here.
-    const transport = new StdioClientTransport({ command: NPM, args: ['run', '--silent', 'dev'], cwd: project, stderr: 'pipe' });
+    const transport = new StdioClientTransport({ command: NPM, args: ['run', '--silent', 'dev'], cwd: project, stderr: 'pipe', env: withHermesOnPath() as Record<string, string> });
     let stderr = '';
     transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const client = new Client({ name: 'dev-spec', version: '1.0.0' });
@@ -85,7 +96,7 @@ describe('the loop of a new project (hermes-mcp dev, inspect; i33-dev brings the
   it('npm run --silent inspect writes the manifest its schema-snapshot test compares, and a changed schema fails that test', () => {
     const project = path.join(scratch('inspect'), 'greeter');
     expect(cli([project], REPO).status).toBe(0);
-    const manifest = spawnSync(NPM, ['run', '--silent', 'inspect'], { cwd: project, encoding: 'utf8' });
+    const manifest = spawnSync(NPM, ['run', '--silent', 'inspect'], { cwd: project, encoding: 'utf8', env: withHermesOnPath() });
     expect({ status: manifest.status, stderr: manifest.stderr }).toMatchObject({ status: 0 });
     writeFileSync(path.join(project, 'test/manifest.json'), manifest.stdout);
     const jest = (env: Record<string, string>) =>
