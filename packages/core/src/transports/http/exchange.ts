@@ -61,3 +61,16 @@ export interface HttpStream {
   /** Runs `listener` once when the stream closes, from either side (at once if it did). */
   onClose(listener: () => void): void;
 }
+
+/**
+ * Where a listener that turns a Node request into a Fetch `Request` (`toNodeListener`) leaves the
+ * Node response, so that the Web handler counts what that response still holds for the client as
+ * unread — the bytes a stream's reader handed on leave the stream's queue, not the server. For the
+ * Hermes packages.
+ */
+export const NODE_RESPONSE: unique symbol = Symbol.for('hermes-mcp.node-response');
+
+/** What {@link NODE_RESPONSE} gives: the Node response's bytes not yet taken by the socket. */
+export interface NodeOutput {
+  readonly writableLength: number;
+}

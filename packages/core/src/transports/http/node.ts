@@ -6,6 +6,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { HttpEndpoint } from './endpoint';
 import { HTTP_REFUSALS, refuse } from './refusals';
+import { NODE_RESPONSE } from './exchange';
 import type { HttpRequest, HttpResponse, HttpStream } from './exchange';
 
 /** An {@link HttpStream} over a Node response whose head was written. */
@@ -138,6 +139,8 @@ export function toNodeListener(handler: (request: Request) => Promise<Response>)
     res.once('close', () => {
       if (!res.writableFinished) controller.abort();
     });
+    // What this response holds for the client counts as unread on the handler's side too.
+    Object.defineProperty(request, NODE_RESPONSE, { value: res });
     handler(request)
       .then((response) => write(response, res, controller.signal))
       .catch(() => {

@@ -12,7 +12,8 @@ import type { McpHandler } from '../../engine/mcp-handler';
 import { HttpEndpoint, HttpEndpointOptions } from './endpoint';
 import { HTTP_REFUSALS, refuse, sendError } from './refusals';
 import { Deadlines } from './deadlines';
-import type { HttpRequest, HttpResponse, HttpStream } from './exchange';
+import { NODE_RESPONSE } from './exchange';
+import type { HttpRequest, HttpResponse, HttpStream, NodeOutput } from './exchange';
 import { isJsonContentType } from './accept';
 import { HermesError } from '../../errors';
 
@@ -64,7 +65,7 @@ export function createWebHandler(server: Constructor | McpHandler | McpApp, opti
     throw new HermesError('HERMES_INVALID_OPTIONS', `\`heartbeatMs\` must be a number of milliseconds, 0 or more (0: no heartbeat); got ${String(heartbeatMs)}.`);
   }
   const handler = async (request: Request): Promise<Response> => {
-    const response = new WebResponse(request.signal, bodies, heartbeatMs);
+    const response = new WebResponse(request.signal, bodies, heartbeatMs, (request as { [NODE_RESPONSE]?: NodeOutput })[NODE_RESPONSE]);
     const url = new URL(request.url);
     const headers: Record<string, string> = {};
     request.headers.forEach((value, name) => (headers[name] = value));
@@ -282,6 +283,8 @@ class WebResponse implements HttpResponse {
     private readonly signal: AbortSignal,
     private readonly bodies: Bodies,
     private readonly heartbeatMs: number,
+    /** The Node response behind the `Response`, under `toNodeListener`: what it holds is unread too. */
+    private readonly behind?: NodeOutput,
   ) {
     this.response = new Promise((resolve) => (this.resolve = resolve));
     signal.addEventListener('abort', () => this.finish(), { once: true });
@@ -310,7 +313,7 @@ class WebResponse implements HttpResponse {
       done.end();
       return done;
     }
-    const stream = new WebStream(() => this.finish(), this.heartbeatMs);
+    const stream = new WebStream(() => this.finish(), this.heartbeatMs, this.behind);
     this.body = stream;
     this.resolve(new Response(stream.readable, { status: 200, headers }));
     return stream;
@@ -352,6 +355,8 @@ class WebStream implements HttpStream {
   constructor(
     private readonly onOver: () => void,
     heartbeatMs: number,
+    /** The Node response the stream is piped to, if any: what it holds is unread too. */
+    private readonly behind?: NodeOutput,
   ) {
     // Made while the request that opened the stream is being handled: a worker's timer then
     // belongs to that request, which it keeps from being taken for hung.
@@ -409,7 +414,7 @@ class WebStream implements HttpStream {
   }
 
   get bufferedBytes(): number {
-    return this.ended ? 0 : -(this.controller.desiredSize ?? 0);
+    return this.ended ? 0 : -(this.controller.desiredSize ?? 0) + (this.behind?.writableLength ?? 0);
   }
 
   get closed(): boolean {
