@@ -1,5 +1,6 @@
 /** autocannon, reduced to what the bench records of one timed run. */
 import autocannon from 'autocannon';
+import { withCpu } from './cpu';
 import type { RequestTemplate } from './mcp';
 
 /** One timed run against one server. */
@@ -14,13 +15,26 @@ export interface HttpRun {
   /** Answers that were not 2xx, and connection errors or timeouts: a run with any is not valid. */
   non2xx: number;
   errors: number;
+  /** The server's CPU µs per completed request (bench/src/cpu.ts); absent where it cannot be read. */
+  cpuUs?: number;
 }
 
 /** How long a run lasts: seconds, or a number of requests. */
 export type Extent = { seconds: number } | { requests: number };
 
-/** Replays `template` (a fresh id, and its `fresh` headers, in every request) over `connections` connections. */
-export async function load(url: string, template: RequestTemplate, connections: number, extent: Extent): Promise<HttpRun> {
+/**
+ * Replays `template` (a fresh id, and its `fresh` headers, in every request) over `connections`
+ * connections; with the server's `pid`, also what the server spent per request.
+ */
+export function load(url: string, template: RequestTemplate, connections: number, extent: Extent, pid?: number): Promise<HttpRun> {
+  return withCpu(
+    pid,
+    () => replay(url, template, connections, extent),
+    (run) => run.total,
+  );
+}
+
+async function replay(url: string, template: RequestTemplate, connections: number, extent: Extent): Promise<HttpRun> {
   const fresh = template.fresh;
   const result = await autocannon({
     url,

@@ -28,8 +28,10 @@ export interface CallRuns {
   configs: Array<{ key: string; label: string }>;
   pipelinedCalls: number;
   sequentialMs: number;
-  sequential: Record<string, Array<{ callsPerSec: number; medianUs: number }>>;
+  sequential: Record<string, Array<{ callsPerSec: number; medianUs: number; cpuUs?: number }>>;
   pipelined: Record<string, number[]>;
+  /** The server's CPU µs per call over each round's pipelined bursts (absent where it cannot be read). */
+  pipelinedCpuUs?: Record<string, number[]>;
 }
 
 /** Everything one run measured (sections that did not run are absent). */
@@ -123,6 +125,22 @@ function sameRun(own: HttpRun[], other: HttpRun[], field: 'rps' | 'p99' = 'rps')
 }
 
 /**
+ * The limit's server CPU per call over a row's, round by round: 1 costs what the limit costs, 0.8
+ * costs 1.25 × as much. NaN where CPU could not be read.
+ */
+function cpuShare(own: ReadonlyArray<{ cpuUs?: number }>, limit: ReadonlyArray<{ cpuUs?: number }>): number {
+  return median(
+    ratios(
+      limit.map((r) => r.cpuUs ?? NaN),
+      own.map((r) => r.cpuUs ?? NaN),
+    ),
+  );
+}
+
+/** The median server CPU per call of a row's runs. */
+const cpuOf = (runs: ReadonlyArray<{ cpuUs?: number }>) => median(runs.map((r) => r.cpuUs ?? NaN));
+
+/**
  * What a feature costs: its row over the same request without it, and the least that may be
  * (authentication against no authentication, proof of possession against a bearer token).
  */
@@ -141,6 +159,7 @@ function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[])
       const invalid = own.some((r) => r.non2xx || r.errors) ? ' ⚠ errors' : '';
       const rpsRatio = sameRun(own, bare);
       const p99Ratio = sameRun(own, bare, 'p99');
+      const cpuRatio = cpuShare(own, bare);
       rows.push([
         String(c),
         label + invalid,
@@ -149,6 +168,8 @@ function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[])
         ms(median(own.map((r) => r.p50))),
         ms(median(own.map((r) => r.p99))),
         key === 'bare' ? '1' : fixed(p99Ratio),
+        fixed(cpuOf(own), 1),
+        key === 'bare' ? '1' : fixed(cpuRatio),
       ]);
       const uninstrumented = OTEL_ROWS[key];
       if (uninstrumented && runs[uninstrumented]) {
@@ -170,101 +191,101 @@ function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[])
       }
       if (HERMES_HTTP.includes(key)) {
         targets.push({ what: `HTTP tools/call ≥ 0.6 × bare, ${label}, ${c} connections`, measured: `${fixed(rpsRatio)} ×`, holds: rpsRatio >= 0.6 });
+        targets.push({
+          what: `server CPU per HTTP tools/call ≤ 1.25 × bare's (≥ 0.8 × by CPU), ${label}, ${c} connections`,
+          measured: `${fixed(cpuRatio)} × (${fixed(cpuOf(own), 1)} µs vs ${fixed(cpuOf(bare), 1)} µs)`,
+          holds: cpuRatio >= 0.8,
+        });
         if (c === 100) targets.push({ what: `p99 ≤ 2 × bare's, ${label}, 100 connections`, measured: `${fixed(p99Ratio)} ×`, holds: p99Ratio <= 2 });
       }
     }
   }
   return [
-    `### HTTP \`tools/call\` of \`add(2, 3)\` (${http.seconds} s per run; latencies in whole ms, as autocannon records them)`,
+    `### HTTP \`tools/call\` of \`add(2, 3)\` (${http.seconds} s per run; latencies in whole ms, as autocannon records them; server CPU from /proc, every thread, over the timed run)`,
     '',
-    table(['conns', 'configuration', 'req/s', '× bare', 'p50 ms', 'p99 ms', 'p99 × bare'], rows),
+    table(['conns', 'configuration', 'req/s', '× bare', 'p50 ms', 'p99 ms', 'p99 × bare', 'server CPU µs/call', 'bare CPU ÷ own'], rows),
     '',
     `![req/s per configuration](${CHART})`,
   ].join('\n');
 }
 
-function stdioSection(stdio: NonNullable<BenchResults['stdio']>, targets: Target[]): string {
-  const echoSeq = stdio.sequential.echo.map((r) => r.callsPerSec);
-  const echoPipe = stdio.pipelined.echo;
-  const rows = stdio.configs.map(({ key, label }) => {
-    const seq = stdio.sequential[key];
+/**
+ * The rows of a one-connection section (stdio, WebSocket): each server's sequential and pipelined
+ * calls per second, its server CPU per call over the pipelined bursts, and each against the echo
+ * limit's in the same round; `what` names the section's targets.
+ */
+function callRows(runs: CallRuns, what: string, echo: string, targets: Target[]): string[][] {
+  const echoSeq = runs.sequential.echo.map((r) => r.callsPerSec);
+  const echoPipe = runs.pipelined.echo;
+  const cpu = runs.pipelinedCpuUs ?? {};
+  const byCpu = (key: string) => cpuShare(cpuRuns(cpu[key]), cpuRuns(cpu.echo));
+  return runs.configs.map(({ key, label }) => {
+    const seq = runs.sequential[key];
     const seqRatio = median(
       ratios(
         seq.map((r) => r.callsPerSec),
         echoSeq,
       ),
     );
-    const pipeRatio = median(ratios(stdio.pipelined[key], echoPipe));
+    const pipeRatio = median(ratios(runs.pipelined[key], echoPipe));
     if (key === 'hermes') {
-      targets.push({ what: 'stdio pipelined ≥ 0.5 × echo', measured: `${fixed(pipeRatio)} ×`, holds: pipeRatio >= 0.5 });
-      targets.push({ what: 'stdio sequential ≥ 0.8 × echo', measured: `${fixed(seqRatio)} ×`, holds: seqRatio >= 0.8 });
-    }
-    if (key === 'hermes-dev' && stdio.sequential.hermes) {
-      // One extra hop: a plain line-forwarding proxy measures 1.35–1.6 × on these machines.
-      const hop = median(
-        ratios(
-          seq.map((r) => r.medianUs),
-          stdio.sequential.hermes.map((r) => r.medianUs),
-        ),
-      );
-      const pipe = stdio.sequential['hermes-pipe'];
-      const bare = pipe
-        ? ` (a bare pipe: ${fixed(
-            median(
-              ratios(
-                pipe.map((r) => r.medianUs),
-                stdio.sequential.hermes.map((r) => r.medianUs),
-              ),
-            ),
-          )} ×)`
-        : '';
-      targets.push({ what: 'stdio round trip through `hermes-mcp dev` ≤ 1.6 × direct (Hermes, sequential)', measured: `${fixed(hop)} ×${bare}`, holds: hop <= 1.6 });
+      targets.push({ what: `${what} pipelined ≥ 0.5 × ${echo}`, measured: `${fixed(pipeRatio)} ×`, holds: pipeRatio >= 0.5 });
+      targets.push({ what: `${what} sequential ≥ 0.8 × ${echo}`, measured: `${fixed(seqRatio)} ×`, holds: seqRatio >= 0.8 });
     }
     return [
       label,
       int(median(seq.map((r) => r.callsPerSec))),
       int(median(seq.map((r) => r.medianUs))),
       key === 'echo' ? '1' : fixed(seqRatio),
-      int(median(stdio.pipelined[key])),
+      int(median(runs.pipelined[key])),
       key === 'echo' ? '1' : fixed(pipeRatio),
+      fixed(cpuOf(cpuRuns(cpu[key])), 1),
+      key === 'echo' ? '1' : fixed(byCpu(key)),
     ];
   });
+}
+
+/** A list of CPU figures as runs (what cpuShare and cpuOf read). */
+const cpuRuns = (values: number[] | undefined) => (values ?? []).map((cpuUs) => ({ cpuUs }));
+
+const CALL_COLUMNS = ['server', 'sequential calls/s', 'round trip µs (median)', '× echo', 'pipelined calls/s', '× echo', 'server CPU µs/call (pipelined)', 'echo CPU ÷ own'];
+
+function stdioSection(stdio: NonNullable<BenchResults['stdio']>, targets: Target[]): string {
+  const rows = callRows(stdio, 'stdio', 'echo', targets);
+  const seq = stdio.sequential['hermes-dev'];
+  if (seq && stdio.sequential.hermes) {
+    // One extra hop: a plain line-forwarding proxy measures 1.35–1.6 × on these machines.
+    const hop = median(
+      ratios(
+        seq.map((r) => r.medianUs),
+        stdio.sequential.hermes.map((r) => r.medianUs),
+      ),
+    );
+    const pipe = stdio.sequential['hermes-pipe'];
+    const bare = pipe
+      ? ` (a bare pipe: ${fixed(
+          median(
+            ratios(
+              pipe.map((r) => r.medianUs),
+              stdio.sequential.hermes.map((r) => r.medianUs),
+            ),
+          ),
+        )} ×)`
+      : '';
+    targets.push({ what: 'stdio round trip through `hermes-mcp dev` ≤ 1.6 × direct (Hermes, sequential)', measured: `${fixed(hop)} ×${bare}`, holds: hop <= 1.6 });
+  }
   return [
     `### stdio (sequential: ${fixed(stdio.sequentialMs / 1000, 1)} s of one call at a time; pipelined: ${int(stdio.pipelinedCalls)} calls written at once, median of 3 bursts a round)`,
     '',
-    table(['server', 'sequential calls/s', 'round trip µs (median)', '× echo', 'pipelined calls/s', '× echo'], rows),
+    table(CALL_COLUMNS, rows),
   ].join('\n');
 }
 
 function websocketSection(ws: NonNullable<BenchResults['websocket']>, targets: Target[]): string {
-  const echoSeq = ws.sequential.echo.map((r) => r.callsPerSec);
-  const echoPipe = ws.pipelined.echo;
-  const rows = ws.configs.map(({ key, label }) => {
-    const seq = ws.sequential[key];
-    const seqRatio = median(
-      ratios(
-        seq.map((r) => r.callsPerSec),
-        echoSeq,
-      ),
-    );
-    const pipeRatio = median(ratios(ws.pipelined[key], echoPipe));
-    if (key === 'hermes') {
-      targets.push({ what: 'WebSocket tools/call pipelined ≥ 0.5 × bare ws echo', measured: `${fixed(pipeRatio)} ×`, holds: pipeRatio >= 0.5 });
-      targets.push({ what: 'WebSocket tools/call sequential ≥ 0.8 × bare ws echo', measured: `${fixed(seqRatio)} ×`, holds: seqRatio >= 0.8 });
-    }
-    return [
-      label,
-      int(median(seq.map((r) => r.callsPerSec))),
-      int(median(seq.map((r) => r.medianUs))),
-      key === 'echo' ? '1' : fixed(seqRatio),
-      int(median(ws.pipelined[key])),
-      key === 'echo' ? '1' : fixed(pipeRatio),
-    ];
-  });
   return [
     `### WebSocket tools/call (one socket; sequential: ${fixed(ws.sequentialMs / 1000, 1)} s of one call at a time; pipelined: ${int(ws.pipelinedCalls)} frames sent at once, median of 3 bursts a round)`,
     '',
-    table(['server', 'sequential calls/s', 'round trip µs (median)', '× echo', 'pipelined calls/s', '× echo'], rows),
+    table(CALL_COLUMNS, callRows(ws, 'WebSocket tools/call', 'bare ws echo', targets)),
   ].join('\n');
 }
 

@@ -22,6 +22,7 @@ import { performance } from 'node:perf_hooks';
 import { HttpServerProcess, profileInto, startHttp, startStdio, stop, stopAll, stopAllOnExit } from './children';
 import { BENCH_RESOURCE, BenchAuthorization, benchAuthorization } from './auth';
 import { BenchClient, CLIENT_CONFIGS, STDIO_SERVER, pipelined, sequential } from './clients';
+import { withCpu } from './cpu';
 import { HttpRun, load } from './http-load';
 import { Expectation, MODERN_HEADERS, MODERN_META, PLAIN_HEADERS, PROGRESS_META, RequestTemplate, addCall, checkAnswer, listCall, openSession } from './mcp';
 import { BenchResults, MachineInfo, writeReport } from './report';
@@ -230,7 +231,7 @@ async function benchHttp(options: Options): Promise<BenchResults['http']> {
     for (const connections of CONNECTIONS) {
       for (const { config, server, template } of prepared) {
         config.beforeRun?.(options.seconds);
-        const run = await load(server.url, template, connections, { seconds: options.seconds });
+        const run = await load(server.url, template, connections, { seconds: options.seconds }, server.process.pid);
         runs[connections][config.key].push(run);
         log(`round ${round}  c=${String(connections).padEnd(3)}  ${config.label.padEnd(34)} ${describeRun(run)}`);
       }
@@ -373,6 +374,13 @@ const STDIO_CONFIGS = [
 /** Pipelined bursts per configuration and round; the round's figure is their median. */
 const BURSTS_PER_ROUND = 3;
 
+/** The round's pipelined bursts over one connection, calls per second each. */
+async function burstsOf(client: { pipelined(count: number): Promise<{ callsPerSec: number }> }, calls: number): Promise<{ bursts: number[] }> {
+  const bursts: number[] = [];
+  for (let i = 0; i < BURSTS_PER_ROUND; i++) bursts.push((await client.pipelined(calls)).callsPerSec);
+  return { bursts };
+}
+
 async function benchStdio(options: Options): Promise<BenchResults['stdio']> {
   log('\n== stdio ==');
   const clients: Array<{ key: string; label: string; client: StdioClient; server: ReturnType<typeof startStdio> }> = [];
@@ -387,30 +395,40 @@ async function benchStdio(options: Options): Promise<BenchResults['stdio']> {
     await client.pipelined(2_000);
     await client.sequential(300);
   }
-  const sequential: Record<string, Array<{ callsPerSec: number; medianUs: number }>> = {};
+  const sequential: Record<string, Array<{ callsPerSec: number; medianUs: number; cpuUs?: number }>> = {};
   const pipelined: Record<string, number[]> = {};
+  const pipelinedCpuUs: Record<string, number[]> = {};
   for (const { key } of clients) {
     sequential[key] = [];
     pipelined[key] = [];
   }
   const sequentialMs = Math.max(500, (options.seconds * 1000 * 2) / 3);
   for (let round = 1; round <= options.rounds; round++) {
-    for (const { key, label, client } of clients) {
-      const seq = await client.sequential(sequentialMs);
+    for (const { key, label, client, server } of clients) {
+      const pid = server.process.pid;
+      const seq = await withCpu(
+        pid,
+        () => client.sequential(sequentialMs),
+        (r) => r.calls,
+      );
       // A burst lasts 40–150 ms, which one pause of a shared VM can take a third of: the round's
       // figure is the median of a few bursts.
-      const bursts: number[] = [];
-      for (let i = 0; i < BURSTS_PER_ROUND; i++) bursts.push((await client.pipelined(options.pipelined)).callsPerSec);
+      const { bursts, cpuUs } = await withCpu(
+        pid,
+        () => burstsOf(client, options.pipelined),
+        () => BURSTS_PER_ROUND * options.pipelined,
+      );
       const pipe = median(bursts);
       sequential[key].push(seq);
       pipelined[key].push(pipe);
+      if (cpuUs !== undefined) (pipelinedCpuUs[key] ??= []).push(cpuUs);
       log(
         `round ${round}  ${label.padEnd(32)} sequential ${Math.round(seq.callsPerSec).toString().padStart(6)} calls/s (median ${seq.medianUs.toFixed(0)} µs)   pipelined ${Math.round(pipe).toString().padStart(6)} calls/s (bursts ${bursts.map((b) => Math.round(b / 1000)).join(', ')} k)`,
       );
     }
   }
   await Promise.all(clients.map((c) => stop(c.server)));
-  return { configs: STDIO_CONFIGS.map(({ key, label }) => ({ key, label })), pipelinedCalls: options.pipelined, sequentialMs, sequential, pipelined };
+  return { configs: STDIO_CONFIGS.map(({ key, label }) => ({ key, label })), pipelinedCalls: options.pipelined, sequentialMs, sequential, pipelined, pipelinedCpuUs };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -437,21 +455,31 @@ async function benchWebsocket(options: Options): Promise<BenchResults['websocket
     await client.pipelined(2_000);
     await client.sequential(300);
   }
-  const sequential: Record<string, Array<{ callsPerSec: number; medianUs: number }>> = {};
+  const sequential: Record<string, Array<{ callsPerSec: number; medianUs: number; cpuUs?: number }>> = {};
   const pipelined: Record<string, number[]> = {};
+  const pipelinedCpuUs: Record<string, number[]> = {};
   for (const { key } of clients) {
     sequential[key] = [];
     pipelined[key] = [];
   }
   const sequentialMs = Math.max(500, (options.seconds * 1000 * 2) / 3);
   for (let round = 1; round <= options.rounds; round++) {
-    for (const { key, label, client } of clients) {
-      const seq = await client.sequential(sequentialMs);
-      const bursts: number[] = [];
-      for (let i = 0; i < BURSTS_PER_ROUND; i++) bursts.push((await client.pipelined(options.pipelined)).callsPerSec);
+    for (const { key, label, client, server } of clients) {
+      const pid = server.process.pid;
+      const seq = await withCpu(
+        pid,
+        () => client.sequential(sequentialMs),
+        (r) => r.calls,
+      );
+      const { bursts, cpuUs } = await withCpu(
+        pid,
+        () => burstsOf(client, options.pipelined),
+        () => BURSTS_PER_ROUND * options.pipelined,
+      );
       const pipe = median(bursts);
       sequential[key].push(seq);
       pipelined[key].push(pipe);
+      if (cpuUs !== undefined) (pipelinedCpuUs[key] ??= []).push(cpuUs);
       log(
         `round ${round}  ${label.padEnd(42)} sequential ${Math.round(seq.callsPerSec).toString().padStart(6)} calls/s (median ${seq.medianUs.toFixed(0)} µs)   pipelined ${Math.round(pipe).toString().padStart(6)} calls/s (bursts ${bursts.map((b) => Math.round(b / 1000)).join(', ')} k)`,
       );
@@ -459,7 +487,7 @@ async function benchWebsocket(options: Options): Promise<BenchResults['websocket
   }
   for (const { client } of clients) client.close();
   await Promise.all(clients.map((c) => stop(c.server)));
-  return { configs: WEBSOCKET_CONFIGS.map(({ key, label }) => ({ key, label })), pipelinedCalls: options.pipelined, sequentialMs, sequential, pipelined };
+  return { configs: WEBSOCKET_CONFIGS.map(({ key, label }) => ({ key, label })), pipelinedCalls: options.pipelined, sequentialMs, sequential, pipelined, pipelinedCpuUs };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -623,11 +651,11 @@ async function benchBootstrap(options: Options): Promise<BenchResults['bootstrap
   await load(bare.url, bareTemplate, 10, { seconds: Math.min(1, options.seconds) });
   const list: NonNullable<BenchResults['bootstrap']>['list'] = { ours: [], bare: [] };
   for (let round = 1; round <= options.rounds; round++) {
-    for (const [key, url, tpl] of [
-      ['ours', ours.url, template],
-      ['bare', bare.url, bareTemplate],
+    for (const [key, server, tpl] of [
+      ['ours', ours, template],
+      ['bare', bare, bareTemplate],
     ] as const) {
-      const run = await load(url, tpl, 10, { seconds: options.seconds });
+      const run = await load(server.url, tpl, 10, { seconds: options.seconds }, server.process.pid);
       list[key].push(run);
       log(`round ${round}  tools/list ${key === 'ours' ? 'Hermes, legacy session' : 'bare Fastify, pre-built body'}`.padEnd(62) + describeRun(run));
     }

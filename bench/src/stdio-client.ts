@@ -87,8 +87,8 @@ export class StdioClient {
     if (text !== '5') throw new Error(`${this.server.name}: expected "5", got ${JSON.stringify(call)}`);
   }
 
-  /** Calls `add` one after another for `durationMs`; returns calls per second and the median round trip (µs). */
-  async sequential(durationMs: number): Promise<{ callsPerSec: number; medianUs: number }> {
+  /** Calls `add` one after another for `durationMs`; returns calls per second, the median round trip (µs) and the calls made. */
+  async sequential(durationMs: number): Promise<{ callsPerSec: number; medianUs: number; calls: number }> {
     const times: number[] = [];
     const start = performance.now();
     let now = start;
@@ -102,7 +102,7 @@ export class StdioClient {
       now = after;
     }
     times.sort((a, b) => a - b);
-    return { callsPerSec: times.length / ((now - start) / 1000), medianUs: times[times.length >> 1] * 1000 };
+    return { callsPerSec: times.length / ((now - start) / 1000), medianUs: times[times.length >> 1] * 1000, calls: times.length };
   }
 
   /** Writes `count` calls at once and waits for `count` answer lines; returns calls per second. */

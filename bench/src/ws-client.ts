@@ -77,8 +77,8 @@ export class WsClient {
     checkAdd(this.name, call);
   }
 
-  /** Calls `add` one after another for `durationMs`; returns calls per second and the median round trip (µs). */
-  async sequential(durationMs: number): Promise<{ callsPerSec: number; medianUs: number }> {
+  /** Calls `add` one after another for `durationMs`; returns calls per second, the median round trip (µs) and the calls made. */
+  async sequential(durationMs: number): Promise<{ callsPerSec: number; medianUs: number; calls: number }> {
     const times: number[] = [];
     const start = performance.now();
     let now = start;
@@ -91,7 +91,7 @@ export class WsClient {
       now = after;
     }
     times.sort((a, b) => a - b);
-    return { callsPerSec: times.length / ((now - start) / 1000), medianUs: times[times.length >> 1] * 1000 };
+    return { callsPerSec: times.length / ((now - start) / 1000), medianUs: times[times.length >> 1] * 1000, calls: times.length };
   }
 
   /** Sends `count` calls at once and waits for `count` answer frames; returns calls per second. */
