@@ -22,6 +22,7 @@ import { performance } from 'node:perf_hooks';
 import { HttpServerProcess, profileInto, startHttp, startStdio, stop, stopAll, stopAllOnExit } from './children';
 import { BENCH_RESOURCE, BenchAuthorization, benchAuthorization } from './auth';
 import { BenchClient, CLIENT_CONFIGS, STDIO_SERVER, pipelined, sequential } from './clients';
+import { COLD_CONFIGS, coldStart } from './cold-start';
 import { withCpu } from './cpu';
 import { HttpRun, load } from './http-load';
 import { Expectation, MODERN_HEADERS, MODERN_META, PLAIN_HEADERS, PROGRESS_META, RequestTemplate, addCall, checkAnswer, listCall, openSession } from './mcp';
@@ -661,7 +662,15 @@ async function benchBootstrap(options: Options): Promise<BenchResults['bootstrap
     }
   }
   await Promise.all([stop(ours), stop(bare)]);
-  return { tools: 1000, starts, firstListMs, bodyBytes, list };
+  const cold: NonNullable<BenchResults['bootstrap']>['cold'] = {};
+  for (let round = 1; round <= options.rounds; round++) {
+    for (const { key, label, server } of COLD_CONFIGS) {
+      const start = await coldStart(server);
+      (cold[key] ??= []).push(start);
+      log(`round ${round}  cold start, ${label}`.padEnd(62) + `${start.wallMs.toFixed(0)} ms wall, ${start.cpuMs.toFixed(0)} ms CPU`);
+    }
+  }
+  return { tools: 1000, starts, firstListMs, bodyBytes, list, cold };
 }
 
 // ---------------------------------------------------------------------------------------------
