@@ -29,6 +29,7 @@ export const ERROR_CATALOG = {
   HERMES_SKILL_TOO_LARGE: 'A skill has more files than `limits.files` or more bytes than `limits.bytes` (the skill is not served).',
   HERMES_SKILL_DUPLICATE: 'Two skills have the same URI.',
   HERMES_SKILL_CHANGED: 'A skill file changed on disk since the skills were loaded; its reads fail (-32603) until `app.skills.reload()`.',
+  HERMES_APP_INVALID: "An MCP App is declared wrong: a tool's ui.resourceUri names no @AppResource, or ui or @AppResource settings are malformed.",
   HERMES_REDIS_UNAVAILABLE: 'Redis (the cluster of @hermes-mcp/redis) could not be reached, or did not answer in time.',
 } as const;
 
