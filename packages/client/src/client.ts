@@ -33,6 +33,7 @@ import {
   Resource,
   ResourceTemplate,
   ServerCapabilities,
+  Skill,
   Tool,
   Transport,
   isModernProtocolVersion,
@@ -44,6 +45,8 @@ import type { CallOptions, ClientLogger, ElicitationRequest, ListenFilter, ListP
 import { listenStream } from './listen';
 import { LIST_CHANGED, NOT_IN_ERA, answeredLegacy, checkLogLevel, checked, explainClosed, isSessionExpired, otherVersion } from './client-rules';
 import { listing } from './paging';
+import { declaresSkills, getSkill, listAllSkills, listSkills, loadSkill, readSkillDirectory } from './skills';
+import type { GotSkill, LoadedSkill, SkillListOptions, SkillsPage } from './skills';
 import { waitForTask } from './task-wait';
 import { ToolHeaders } from './tool-headers';
 
@@ -349,6 +352,36 @@ export class McpClient {
   /** The official SDK's `Client.unsubscribeResource({ uri })`: {@link unsubscribe}. */
   unsubscribeResource(params: { uri: string }): Promise<void> {
     return this.unsubscribe(params.uri);
+  }
+
+  /** True when the server declared the Skills extension (SEP-2640): {@link listSkills} and the rest may be called. */
+  get supportsSkills(): boolean {
+    return declaresSkills(this.serverCapabilities);
+  }
+
+  /** One page of skills (`skills/list`: `skills`, also `items`, and `nextCursor`), each entry checked (`skipInvalid`); reads no skill file. */
+  listSkills(cursor?: string, options?: SkillListOptions): Promise<SkillsPage> {
+    return listSkills(this, cursor, options);
+  }
+
+  /** Every skill, following cursors: `await` it for an array, or `for await` it (a {@link Listing}). */
+  listAllSkills(options?: SkillListOptions): Listing<Skill> {
+    return listAllSkills(this, options);
+  }
+
+  /** One skill by its SKILL.md URI, listed or not (`skills/get`); its entry checked. Reads no skill file. */
+  getSkill(uri: string, options?: CallOptions): Promise<GotSkill> {
+    return getSkill(this, uri, options);
+  }
+
+  /** Reads a skill's SKILL.md, verified against `skill` (else a `SkillVerificationError`): a {@link LoadedSkill}, which reads its listed files. */
+  loadSkill(skill: Skill, options?: CallOptions): Promise<LoadedSkill> {
+    return loadSkill(this, skill, options);
+  }
+
+  /** The direct children of a skill directory (`resources/directory/read`, every page; the server must declare `directoryRead`). */
+  readSkillDirectory(uri: string, options?: CallOptions): Listing<Resource> {
+    return readSkillDirectory(this, uri, options);
   }
 
   /** Lists one page of prompts: `prompts` (also as `items`) and `nextCursor`. */

@@ -9,6 +9,8 @@
  */
 export { McpClient, ToolCallError, unwrap } from './client';
 export type { CallOptions, ClientLogger, ElicitationAnswer, ElicitationRequest, ListenFilter, Listing, ListPage, LogMessage, McpClientOptions } from './client';
+export { SkillVerificationError } from './skills';
+export type { GotSkill, InvalidSkillEntry, LoadedSkill, SkillFile, SkillListOptions, SkillsPage, SkillVerificationReason } from './skills';
 export { InMemoryResponseCache } from './cache';
 export type { CachedResponse, ResponseCache } from './cache';
 export type { ClientRequestTrace } from './diagnostics';
