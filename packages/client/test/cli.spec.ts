@@ -15,7 +15,7 @@ import { hermesMcp } from '@hermes-mcp/fastify';
 import { createMcpHandler, McpServer as V2Server } from '@modelcontextprotocol/server';
 import { splitCommandLine } from '../src/cli';
 import { SkillsExtension, memorySkillFiles } from '@modelcontextprotocol/server/ext/skills';
-import { serveFetch } from './fixtures/http-servers';
+import { closeServers, serveFetch } from './fixtures/http-servers';
 import { entryOf, skillsServer } from './fixtures/skills-server';
 
 const root = path.join(__dirname, '../../..');
@@ -359,8 +359,7 @@ describe('hermes-mcp and skills (the Skills extension, SEP-2640)', () => {
       expect(unlisted.stderr).toContain('skill://pdf-processing/secrets.md failed verification (unlisted)');
       expect(served.reads()).toEqual([uri, uri]);
     } finally {
-      served.server.closeAllConnections();
-      await new Promise<void>((resolve) => served.server.close(() => resolve()));
+      await closeServers([served.server]);
     }
   });
 });

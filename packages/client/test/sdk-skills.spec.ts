@@ -7,7 +7,7 @@ import type { Server } from 'node:http';
 import { createMcpHandler, McpServer as V2Server, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { SkillsExtension, memorySkillFiles } from '@modelcontextprotocol/server/ext/skills';
 import { McpClient, McpError, StreamableHttpClientTransport } from '@hermes-mcp/client';
-import { serveFetch } from './fixtures/http-servers';
+import { closeServers, serveFetch } from './fixtures/http-servers';
 
 const SKILL_MD = '---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nmetadata:\n  version: "2.1.0"\n---\n\nRead references/FORMS.md first.\n';
 const FORMS_MD = '# Forms\n\nFill every field.\n';
@@ -18,10 +18,7 @@ const servers: Server[] = [];
 const clients: McpClient[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  await closeServers(servers);
 });
 
 /** The SDK's skills server over the files of `record` (changed later by the test), and a client of it. */

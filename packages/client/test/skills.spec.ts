@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import type { Server } from 'node:http';
 import { McpClient, McpError, SkillVerificationError, StreamableHttpClientTransport } from '@hermes-mcp/client';
 import type { Skill } from '@hermes-mcp/protocol';
+import { closeServers } from './fixtures/http-servers';
 import { SkillsEra, SkillsServer, digestOf, entryOf, skillsServer } from './fixtures/skills-server';
 
 const SKILL = 'skill://acme/pdf-processing/SKILL.md';
@@ -24,10 +25,7 @@ const servers: Server[] = [];
 const clients: McpClient[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  await closeServers(servers);
 });
 
 /** The honest skill: SKILL.md, FORMS.md and a binary file, its entry listing all three. */
