@@ -16,11 +16,17 @@
 //    authorization extensions (DPoP, the JWT-bearer grants) included, with no expected failures.
 //    `CONFORMANCE_SIDES=server` or `=client`
 //    runs one side.
-// 5. Exits 0 when every run exited 0; otherwise with the first failing run's code.
+// 5. The Skills extension (SEP-2640), which no requirement set includes: its 3 server scenarios on
+//    every adapter and its 4 client scenarios, each at 2026-07-28 and at 2025-11-25, one run per
+//    scenario and revision (SKILLS). The suite exits 0 on a SKIPPED check, so each run's
+//    checks.json is read too: every sep-2640-* check must be SUCCESS (save those the suite skips
+//    by design at 2025-11-25, SKILLS.skipped) — a skipped check is a path not exercised.
+// 6. Exits 0 when every run exited 0; otherwise with the first failing run's code.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { connect, createServer as createNetServer } from 'node:net';
 import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -43,6 +49,20 @@ const RUNS = [
   { label: '2025-11-25', args: ['--requirements', '2025-11-25'] },
   { label: '2026-07-28', args: ['--requirements', '2026-07-28'] },
 ];
+
+/**
+ * The Skills extension's scenarios (SEP-2640). Extension scenarios belong to no requirement set
+ * and run with `--scenario`; `--spec-version` picks the wire (2026-07-28: stateless; 2025-11-25:
+ * an initialized session, where Hermes offers skills as the SDK's "backport") and `--force` lets
+ * an extension scenario run at a given revision. `skipped`: the checks the suite itself SKIPs at a
+ * revision (the cache fields are 2026-07-28's), the only ones the audit lets be other than SUCCESS.
+ */
+const SKILLS = {
+  server: ['sep-2640-skills-directory', 'sep-2640-skills-enumeration', 'sep-2640-skills-manifest'],
+  client: ['sep-2640-client-no-prefetch', 'sep-2640-client-verify-digest', 'sep-2640-client-verify-size', 'sep-2640-client-verify-frontmatter'],
+  revisions: ['2026-07-28', '2025-11-25'],
+  skipped: { '2025-11-25': ['sep-2640-skills-list-cache-attributes', 'sep-2640-skills-get-cache-attributes'] },
+};
 
 /** The HTTP adapters the server runs on, one server each (`ADAPTER` of the conformance server). */
 const ADAPTERS = (process.env.CONFORMANCE_ADAPTERS ?? 'fastify,web,redis,bun').split(',').filter(Boolean);
@@ -219,6 +239,37 @@ function runClientSuite(node, entry, args) {
   return spawnSuite(node, [entry, 'client', '--command', command, ...args]);
 }
 
+/**
+ * One Skills scenario at one revision (`side`: `server`, run by `runSide(args)` against the
+ * server; `client`), its checks.json audited: exit code 1 when the suite failed or any sep-2640-*
+ * check is not SUCCESS (bar SKILLS.skipped), with each such check named.
+ */
+async function runSkills(scenario, revision, runSide) {
+  const dir = mkdtempSync(join(tmpdir(), 'hermes-conformance-'));
+  try {
+    const code = await runSide(['--scenario', scenario, '--spec-version', revision, '--force', '-o', dir]);
+    const checks = checksIn(dir).filter((check) => check.id.startsWith('sep-2640-'));
+    const excused = SKILLS.skipped[revision] ?? [];
+    const bad = checks.filter((check) => check.status !== 'SUCCESS' && !(check.status === 'SKIPPED' && excused.includes(check.id)));
+    const passed = checks.filter((check) => check.status === 'SUCCESS').length;
+    log(
+      `${scenario} at ${revision}: ${passed}/${checks.length} sep-2640 checks SUCCESS${checks.length > passed ? ` (${checks.length - passed - bad.length} skipped by the suite at this revision)` : ''}`,
+    );
+    for (const check of bad) log(`  ${check.status}: ${check.id}${check.errorMessage ? ` — ${check.errorMessage}` : ''}`);
+    if (checks.length === 0) log(`  no sep-2640 check was written (${dir})`);
+    return code !== 0 ? code : bad.length > 0 || checks.length === 0 ? 1 : 0;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Every check of the checks.json files the suite wrote below `dir` (`-o`: one folder per scenario). */
+function checksIn(dir) {
+  return readdirSync(dir, { recursive: true })
+    .filter((file) => file.endsWith('checks.json'))
+    .flatMap((file) => readJson(join(dir, file)));
+}
+
 function spawnSuite(node, args) {
   return new Promise((resolve, reject) => {
     const suite = spawn(node, args, { cwd: ROOT, stdio: 'inherit' });
@@ -249,6 +300,13 @@ async function main() {
         log(`running ${SUITE.name}@${SUITE.version} against ${url} (${adapter}): ${label}`);
         results.push({ label: `${adapter}: ${label}`, code: await runSuite(node, entry, url, args) });
       }
+      for (const scenario of extra.length === 0 ? SKILLS.server : []) {
+        for (const revision of SKILLS.revisions) {
+          log(`running ${SUITE.name}@${SUITE.version} against ${url} (${adapter}): ${scenario} at ${revision}`);
+          const code = await runSkills(scenario, revision, (args) => runSuite(node, entry, url, args));
+          results.push({ label: `${adapter}: ${scenario} ${revision}`, code });
+        }
+      }
     } finally {
       process.off('SIGINT', stop);
       process.off('SIGTERM', stop);
@@ -262,6 +320,13 @@ async function main() {
   for (const { label, args } of SIDES.includes('client') && extra.length === 0 ? clientRuns : []) {
     log(`running ${SUITE.name}@${SUITE.version} client scenarios against @hermes-mcp/client: ${label}`);
     results.push({ label: `client: ${label}`, code: await runClientSuite(node, entry, args) });
+  }
+  for (const scenario of SIDES.includes('client') && extra.length === 0 ? SKILLS.client : []) {
+    for (const revision of SKILLS.revisions) {
+      log(`running ${SUITE.name}@${SUITE.version} client scenario ${scenario} at ${revision} against @hermes-mcp/client`);
+      const code = await runSkills(scenario, revision, (args) => runClientSuite(node, entry, args));
+      results.push({ label: `client: ${scenario} ${revision}`, code });
+    }
   }
   for (const { label, code } of results) log(`${code === 0 ? 'passed' : 'FAILED'}: ${label} (exit ${code})`);
   return results.find((r) => r.code !== 0)?.code ?? 0;

@@ -6,7 +6,7 @@
  * each scenario expects of a client with @hermes-mcp/client, and exits 0 (1 with the error on
  * stderr when something failed).
  */
-import { ElicitationAnswer, ElicitationRequest, McpClient, OAuthClient, OAuthClientOptions, StreamableHttpClientTransport } from '@hermes-mcp/client';
+import { ElicitationAnswer, ElicitationRequest, McpClient, OAuthClient, OAuthClientOptions, SkillVerificationError, StreamableHttpClientTransport } from '@hermes-mcp/client';
 
 const url = process.argv[process.argv.length - 1];
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
@@ -115,6 +115,25 @@ async function run(client: McpClient): Promise<void> {
       }
       return;
     }
+    case 'sep-2640-client-no-prefetch':
+      // A host lists skills and reads none of their files until one is loaded (SEP-2640).
+      await client.listAllSkills();
+      return;
+    case 'sep-2640-client-verify-digest':
+    case 'sep-2640-client-verify-size':
+    case 'sep-2640-client-verify-frontmatter':
+      // Load each skill (SKILL.md read and verified), then read its files: a skill that fails
+      // verification is not loaded, so nothing more of it is read.
+      for (const skill of await client.listAllSkills()) {
+        try {
+          const loaded = await client.loadSkill(skill);
+          for (const file of loaded.files) await loaded.read(file);
+        } catch (error) {
+          if (!(error instanceof SkillVerificationError)) throw error;
+          process.stderr.write(`skill refused (${error.reason}): ${error.message}\n`);
+        }
+      }
+      return;
     default:
       // The auth/* scenarios: signed in (by the transport's OAuthClient), list the tools and call one.
       if (scenario.startsWith('auth/')) {

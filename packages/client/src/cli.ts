@@ -11,6 +11,7 @@
  *   hermes-mcp call add a=2 b=3 --stdio "node dist/main.js"
  *   hermes-mcp install cursor dist/main.js --env API_KEY=…
  *   hermes-mcp read notes://today --url http://127.0.0.1:3000/mcp/sse --sse
+ *   hermes-mcp skill-read skill://pdf-processing/SKILL.md --file references/FORMS.md --url http://127.0.0.1:3000/mcp
  */
 import { ArgumentError, Assignment, coerceArguments, parseAssignments } from './cli/arguments';
 import { installMain } from './cli/install';
@@ -37,13 +38,19 @@ commands:
   read <uri>
   prompt <name> [--args <json>]
   ping                      ping (in 2026-07-28, which has no ping: server/discover)
+  skills                    every skills/list entry (all pages; the Skills extension, SEP-2640)
+  skill <SKILL.md URI>      skills/get
+  skill-read <SKILL.md URI> [--file <path or URI>]
+                            SKILL.md (or, once it verified, the skill's file --file names) read
+                            and verified against the skill's entry: size, digest, frontmatter
+  skill-dir <directory URI> resources/directory/read (all pages)
   install <host> <entry> | uninstall <host> <name>
                             add or remove the server in Claude Desktop, Claude Code, Cursor, VS Code
                             or Gemini CLI (hermes-mcp install --help)
 
 On a terminal, the server's questions (elicitation) are asked there and progress is shown on
-stderr. Exit codes: 0 done, 1 an error from the server or a tool result with isError, 2 a command
-line that cannot be read.
+stderr. Exit codes: 0 done, 1 an error from the server, a tool result with isError or a skill file
+that failed verification, 2 a command line that cannot be read.
 
 options:
   --stdio "<command line>"  spawn the server and talk over its stdin and stdout
@@ -56,8 +63,8 @@ options:
 /** A command line that cannot be read: exit 2 with the usage. */
 class UsageError extends Error {}
 
-/** Each command: the operand it needs (its description), and whether it takes `--args`. */
-const COMMANDS: Readonly<Record<string, { operand?: string; args?: 'json' | 'strings'; assignments?: true }>> = {
+/** Each command: the operand it needs (its description), and whether it takes `--args` (or `--file`). */
+const COMMANDS: Readonly<Record<string, { operand?: string; args?: 'json' | 'strings'; assignments?: true; file?: true }>> = {
   info: {},
   tools: {},
   resources: {},
@@ -67,6 +74,10 @@ const COMMANDS: Readonly<Record<string, { operand?: string; args?: 'json' | 'str
   read: { operand: 'URI' },
   prompt: { operand: 'prompt name', args: 'strings' },
   ping: {},
+  skills: {},
+  skill: { operand: 'SKILL.md URI' },
+  'skill-read': { operand: 'SKILL.md URI', file: true },
+  'skill-dir': { operand: 'directory URI' },
 };
 
 /** Where the server is: a command line to spawn, or a URL. */
@@ -82,6 +93,8 @@ interface Invocation {
   args: Record<string, unknown>;
   /** `key=value` words of `call`, typed once the tool's schema is known. */
   assignments: Assignment[];
+  /** `--file` of `skill-read`: the skill's file to read, relative to its root or a URI. */
+  file?: string;
   server: ServerAddress;
   protocolVersion?: McpClientOptions['protocolVersion'];
   timeout?: number;
@@ -90,7 +103,7 @@ interface Invocation {
 function parse(argv: string[]): Invocation {
   const flags = new Map<string, string[]>();
   const positional: string[] = [];
-  const valued = new Set(['--stdio', '--url', '--header', '--protocol', '--timeout', '--args']);
+  const valued = new Set(['--stdio', '--url', '--header', '--protocol', '--timeout', '--args', '--file']);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--sse' || arg === '--help' || arg === '-h') flags.set(arg, ['']);
@@ -111,6 +124,7 @@ function parse(argv: string[]): Invocation {
   const assignments = spec.assignments ? readAssignments(positional.splice(0)) : [];
   if (positional.length > 0) throw new UsageError(`${command} takes ${spec.operand === undefined ? 'no operand' : `one ${spec.operand}`}, not also "${positional.join(' ')}"`);
   if (flags.has('--args') && spec.args === undefined) throw new UsageError(`${command} takes no --args (call and prompt do)`);
+  if (flags.has('--file') && spec.file === undefined) throw new UsageError(`${command} takes no --file (skill-read does)`);
   const protocolVersion = flags.get('--protocol')?.[0];
   if (protocolVersion !== undefined && protocolVersion !== 'auto' && !isProtocolVersion(protocolVersion))
     throw new UsageError(`--protocol ${protocolVersion} is not a revision: auto, ${PROTOCOL_VERSIONS.join(', ')}`);
@@ -122,6 +136,7 @@ function parse(argv: string[]): Invocation {
     args: argsOf(flags.get('--args')?.[0], spec.args),
     assignments,
     server: serverOf(flags),
+    ...(flags.has('--file') && { file: flags.get('--file')![0] }),
     ...(protocolVersion !== undefined && { protocolVersion: protocolVersion }),
     ...(timeout !== undefined && { timeout: Number(timeout) }),
   };
@@ -241,7 +256,25 @@ async function callArguments(client: McpClient, tool: string, args: Record<strin
   return coerceArguments(assignments, found.inputSchema, args);
 }
 
-async function run({ command, operand, args, assignments }: Invocation, client: McpClient, options: CallOptions): Promise<unknown> {
+/**
+ * `skill-read`: the skill's entry (`skills/get`), its SKILL.md loaded (read and verified), then
+ * the file `--file` names, verified against the same entry; printed as text, or base64 when the
+ * server sent bytes that are not text.
+ */
+async function readSkill(client: McpClient, uri: string, file: string | undefined, options: CallOptions): Promise<Record<string, unknown>> {
+  const { skill } = await client.getSkill(uri, options);
+  const loaded = await client.loadSkill(skill, options);
+  const read = file === undefined ? loaded.manifest : await loaded.read(file, options);
+  return {
+    uri: read.uri,
+    ...(read.mimeType !== undefined && { mimeType: read.mimeType }),
+    verified: read.verified,
+    ...(read.text !== undefined ? { text: read.text } : { base64: Buffer.from(read.bytes).toString('base64') }),
+    ...(read.frontmatter !== undefined && { frontmatter: read.frontmatter }),
+  };
+}
+
+async function run({ command, operand, args, assignments, file }: Invocation, client: McpClient, options: CallOptions): Promise<unknown> {
   switch (command) {
     case 'info':
       return {
@@ -271,6 +304,14 @@ async function run({ command, operand, args, assignments }: Invocation, client: 
       await client.ping(options);
       return { ok: true, protocolVersion: client.protocolVersion, ms: Math.round((performance.now() - started) * 10) / 10 };
     }
+    case 'skills':
+      return collect(client.listAllSkills(options));
+    case 'skill':
+      return (await client.getSkill(operand!, options)).skill;
+    case 'skill-read':
+      return readSkill(client, operand!, file, options);
+    case 'skill-dir':
+      return client.readSkillDirectory(operand!, options);
     default:
       throw new Error(`no such command: ${command}`); // parse() lets none through
   }

@@ -126,7 +126,7 @@ export interface CallOptions {
   timeout?: number;
   /** Extra `_meta` for the request. */
   meta?: Record<string, unknown>;
-  /** `false`: ask the server even when the cache holds a fresh answer (2026-07-28). */
+  /** `false`: ask the server even when the cache holds a fresh answer, which its answer then replaces (2026-07-28). */
   cache?: boolean;
   /** Extra HTTP headers for the request (HTTP transports). */
   headers?: Readonly<Record<string, string>>;

@@ -1,7 +1,7 @@
 /**
  * What McpClient decides by rule, not by state: whether an answer has the field its method's row
- * requires, what an error says about the server's era or session, the methods an era lacks, log
- * levels, and which list a list_changed notification is about.
+ * requires, what an error says about the server's era, revisions or session (or a stdio server's
+ * exit), the methods an era lacks, log levels, and which list a list_changed notification is about.
  */
 import {
   APP_MIME_TYPE,
@@ -9,12 +9,13 @@ import {
   ConnectionClosedError,
   ErrorCode,
   LOGGING_LEVELS,
+  MODERN_PROTOCOL_VERSIONS,
   McpError,
   TASKS_EXTENSION,
   isLegacyProtocolVersion,
   isRecord,
 } from '@hermes-mcp/protocol';
-import type { ClientCapabilities, McpMethod, McpMethodName } from '@hermes-mcp/protocol';
+import type { ClientCapabilities, McpMethod, McpMethodName, Transport } from '@hermes-mcp/protocol';
 import type { McpClientOptions } from './client-api';
 
 /**
@@ -73,6 +74,28 @@ export function answeredLegacy(error: unknown): boolean {
   if (error.code !== ErrorCode.UnsupportedProtocolVersion) return true;
   const supported = (error.data as { supported?: unknown } | undefined)?.supported;
   return !Array.isArray(supported) || supported.some((version) => typeof version === 'string' && isLegacyProtocolVersion(version));
+}
+
+/**
+ * For a -32022 (unsupported protocol version) answer: the newest 2026-era revision both sides
+ * speak, from the error's `data.supported`; undefined for any other error.
+ */
+export function otherVersion(error: unknown, asked: string): string | undefined {
+  if (!(error instanceof McpError) || error.code !== ErrorCode.UnsupportedProtocolVersion) return undefined;
+  const supported = (error.data as { supported?: unknown } | undefined)?.supported;
+  if (!Array.isArray(supported)) return undefined;
+  const both = MODERN_PROTOCOL_VERSIONS.filter((v) => supported.includes(v));
+  // The same revision again is a retry the server asked for (it may have refused the first try only).
+  return both.length > 0 ? both[both.length - 1] : supported.includes(asked) ? asked : undefined;
+}
+
+/** A connection that closed because a stdio server exited says how it exited; any other error is `error`. */
+export function explainClosed(error: unknown, transport: Transport): unknown {
+  if (!(error instanceof ConnectionClosedError)) return error;
+  const status = (transport as { status?: () => { exit?: { code: number | null; signal: string | null } } }).status?.();
+  if (!status?.exit) return error;
+  const how = status.exit.signal ?? `code ${status.exit.code}`;
+  return new ConnectionClosedError(`Connection closed: the server exited with ${how}`, { exit: status.exit });
 }
 
 /**

@@ -5,8 +5,7 @@
  * answered by the same handlers whether they come as requests (legacy sessions) or as the input
  * requests of a 2026-07-28 round, which the client answers and retries by itself.
  */
-import { randomUUID } from 'node:crypto';
-import { InMemoryResponseCache, ResponseCache } from './cache';
+import { ClientResponseCache, InMemoryResponseCache } from './cache';
 import { ClientRequestTrace, clientRequestChannel } from './diagnostics';
 import { DEFAULT_MAX_INBOUND_REQUESTS, limitOption } from './limits';
 import {
@@ -33,6 +32,7 @@ import {
   Resource,
   ResourceTemplate,
   ServerCapabilities,
+  Skill,
   Tool,
   Transport,
   isModernProtocolVersion,
@@ -42,8 +42,10 @@ import { declaresCapability, mcpMethod } from '@hermes-mcp/protocol';
 import type { McpMethod } from '@hermes-mcp/protocol';
 import type { CallOptions, ClientLogger, ElicitationRequest, ListenFilter, ListPage, Listing, LogMessage, McpClientOptions } from './client-api';
 import { listenStream } from './listen';
-import { LIST_CHANGED, NOT_IN_ERA, answeredLegacy, checkLogLevel, checked, declaredCapabilities, isSessionExpired } from './client-rules';
+import { LIST_CHANGED, NOT_IN_ERA, answeredLegacy, checkLogLevel, checked, declaredCapabilities, explainClosed, isSessionExpired, otherVersion } from './client-rules';
 import { listing } from './paging';
+import { declaresSkills, getSkill, listAllSkills, listSkills, loadSkill, readSkillDirectory } from './skills';
+import type { GotSkill, LoadedSkill, SkillListOptions, SkillsPage } from './skills';
 import { waitForTask } from './task-wait';
 import { ToolHeaders } from './tool-headers';
 
@@ -79,11 +81,7 @@ export class McpClient {
    * mirrors those arguments into `Mcp-Param-*` headers.
    */
   private readonly toolHeaders = new ToolHeaders();
-  private readonly cache?: ResponseCache;
-  /** Tells this client's private cache entries from other clients' in a shared store. */
-  private readonly cacheId = randomUUID();
-  /** Bumped by each list_changed: cached pages of that list are not read again. */
-  private readonly listGenerations = { tools: 0, resources: 0, prompts: 0 };
+  private readonly cache?: ClientResponseCache;
   /** The URIs subscribed to (legacy sessions), subscribed again in a new session. */
   private readonly subscriptions = new Set<string>();
   /** A new session being started (the server forgot the old one), shared by the requests that found out. */
@@ -102,7 +100,7 @@ export class McpClient {
     if (options.logLevel !== undefined) checkLogLevel(options.logLevel, 'the logLevel option');
     this.logLevel = options.logLevel;
     this.logger = options.logger ?? consoleLogger;
-    this.cache = options.responseCache === false ? undefined : (options.responseCache ?? new InMemoryResponseCache());
+    this.cache = options.responseCache === false ? undefined : new ClientResponseCache(options.responseCache ?? new InMemoryResponseCache());
     this.peer = new Peer(
       transport,
       {
@@ -153,7 +151,7 @@ export class McpClient {
         let asked: string = version;
         const discover = () => this.traced('server/discover', {}, (meta) => this.peer.request('server/discover', { _meta: { ...this.envelope(asked), ...meta } }));
         const discovered = await discover().catch((error: unknown) => {
-          const other = this.otherVersion(error, asked);
+          const other = otherVersion(error, asked);
           if (other === undefined) throw error;
           asked = other;
           return discover();
@@ -165,19 +163,6 @@ export class McpClient {
       }
     }
     await this.initialize(wanted === 'auto' ? LATEST_LEGACY_VERSION : wanted);
-  }
-
-  /**
-   * For a -32022 (unsupported protocol version) answer: the newest 2026-era revision both sides
-   * speak, from the error's `data.supported`; undefined for any other error.
-   */
-  private otherVersion(error: unknown, asked: string): string | undefined {
-    if (!(error instanceof McpError) || error.code !== ErrorCode.UnsupportedProtocolVersion) return undefined;
-    const supported = (error.data as { supported?: unknown } | undefined)?.supported;
-    if (!Array.isArray(supported)) return undefined;
-    const both = MODERN_PROTOCOL_VERSIONS.filter((v) => supported.includes(v));
-    // The same revision again is a retry the server asked for (it may have refused the first try only).
-    return both.length > 0 ? both[both.length - 1] : supported.includes(asked) ? asked : undefined;
   }
 
   /** Tells a transport that sends the revision in a header (HTTP) which one was negotiated. */
@@ -361,6 +346,36 @@ export class McpClient {
     return this.unsubscribe(params.uri);
   }
 
+  /** True when the server declared the Skills extension (SEP-2640): {@link listSkills} and the rest may be called. */
+  get supportsSkills(): boolean {
+    return declaresSkills(this.serverCapabilities);
+  }
+
+  /** One page of skills (`skills/list`: `skills`, also `items`, and `nextCursor`), each entry checked (`skipInvalid`); reads no skill file. */
+  listSkills(cursor?: string, options?: SkillListOptions): Promise<SkillsPage> {
+    return listSkills(this, cursor, options);
+  }
+
+  /** Every skill, following cursors: `await` it for an array, or `for await` it (a {@link Listing}). */
+  listAllSkills(options?: SkillListOptions): Listing<Skill> {
+    return listAllSkills(this, options);
+  }
+
+  /** One skill by its SKILL.md URI, listed or not (`skills/get`); its entry checked. Reads no skill file. */
+  getSkill(uri: string, options?: CallOptions): Promise<GotSkill> {
+    return getSkill(this, uri, options);
+  }
+
+  /** Reads a skill's SKILL.md, verified against `skill` (else a `SkillVerificationError`): a {@link LoadedSkill}, which reads its listed files. */
+  loadSkill(skill: Skill, options?: CallOptions): Promise<LoadedSkill> {
+    return loadSkill(this, skill, options);
+  }
+
+  /** The direct children of a skill directory (`resources/directory/read`, every page; the server must declare `directoryRead`). */
+  readSkillDirectory(uri: string, options?: CallOptions): Listing<Resource> {
+    return readSkillDirectory(this, uri, options);
+  }
+
   /** Lists one page of prompts: `prompts` (also as `items`) and `nextCursor`. */
   async listPrompts(cursor?: string, options?: CallOptions): Promise<ListPage<Prompt, 'prompts'>> {
     return this.page('prompts/list', 'prompts', cursor, options);
@@ -504,14 +519,13 @@ export class McpClient {
 
   /** A 2026-07-28 request: from the cache, or sent (once more at another revision if asked), its input rounds answered. */
   private async requestModern(method: string, row: McpMethod | undefined, params: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
-    const cacheKey = this.cache && options.cache !== false && row?.cacheable === true ? this.cacheKey(method, params) : undefined;
-    if (cacheKey !== undefined) {
-      const cached = (await this.cache!.get(`private\u0000${this.cacheId}\u0000${cacheKey}`)) ?? (await this.cache!.get(`public\u0000${cacheKey}`));
-      if (cached && cached.expiresAt > Date.now()) return cached.result;
-    }
+    // `cache: false` asks the server, and its answer replaces the one kept.
+    const cacheKey = this.cache && row?.cacheable === true ? this.cache.key(this.serverInfo, this.protocolVersion, method, params) : undefined;
+    const cached = cacheKey !== undefined && options.cache !== false ? await this.cache!.get(cacheKey) : undefined;
+    if (cached) return cached;
     // 2026-07-28: a server that turns the revision down names those it speaks: once, speak one of them.
     let result = await this.send(method, params, options).catch((error: unknown) => {
-      const other = this.otherVersion(error, this.protocolVersion!);
+      const other = otherVersion(error, this.protocolVersion!);
       if (other === undefined) throw error;
       this.protocolVersion = other;
       this.negotiated(other);
@@ -529,10 +543,7 @@ export class McpClient {
       result = await this.send(method, retry, options);
     }
     checked(method, row, result);
-    if (cacheKey !== undefined && typeof result.ttlMs === 'number' && result.ttlMs > 0) {
-      const key = result.cacheScope === 'public' ? `public\u0000${cacheKey}` : `private\u0000${this.cacheId}\u0000${cacheKey}`;
-      await this.cache!.set(key, { result, expiresAt: Date.now() + result.ttlMs });
-    }
+    if (cacheKey !== undefined) await this.cache!.keep(cacheKey, result);
     return result;
   }
 
@@ -551,14 +562,6 @@ export class McpClient {
             onid: options.onId,
           },
     );
-  }
-
-  /** The cache key of a request: the server, the revision, the method, its params, and its list's generation. */
-  private cacheKey(method: string, params: Record<string, unknown>): string {
-    const list = method.startsWith('tools/') ? 'tools' : method.startsWith('prompts/') ? 'prompts' : method.startsWith('resources/') ? 'resources' : undefined;
-    const generation = list ? this.listGenerations[list] : 0;
-    const { _meta: _ignored, ...rest } = params;
-    return `${this.serverInfo?.name ?? ''}@${this.serverInfo?.version ?? ''}\u0000${this.protocolVersion}\u0000${method}\u0000${generation}\u0000${JSON.stringify(rest)}`;
   }
 
   /** Sends a notification (e.g. `notifications/roots/list_changed`). */
@@ -642,25 +645,16 @@ export class McpClient {
     const params = notification.params ?? {};
     // A list changed: its cached pages are not read again (whichever way the news came).
     const changed = LIST_CHANGED[notification.method];
-    if (changed) this.listGenerations[changed]++;
+    if (changed) this.cache?.listChanged(changed);
     // A notification of a 2026-07-28 listen stream goes to its iterator, and on to the callbacks
     // as a legacy session's does: one code path for both eras.
     const subscription = isRecord(params._meta) ? (params._meta[META_KEYS.subscriptionId] as RequestId | undefined) : undefined;
     if (subscription !== undefined) this.listens.get(subscription)?.(notification);
     if (onNotification) this.guarded('onNotification', onNotification)(notification);
-    switch (notification.method) {
-      case 'notifications/message':
-        if (onLog) this.guarded('onLog', onLog)(params as unknown as LogMessage);
-        break;
-      case 'notifications/tools/list_changed':
-      case 'notifications/resources/list_changed':
-      case 'notifications/prompts/list_changed':
-        if (onListChanged) this.guarded('onListChanged', onListChanged)(notification.method.split('/')[1] as 'tools' | 'resources' | 'prompts');
-        break;
-      case 'notifications/resources/updated':
-        if (onResourceUpdated && typeof params.uri === 'string') this.guarded('onResourceUpdated', onResourceUpdated)(params.uri);
-        break;
-    }
+    if (changed && onListChanged) this.guarded('onListChanged', onListChanged)(changed);
+    if (notification.method === 'notifications/message' && onLog) this.guarded('onLog', onLog)(params as unknown as LogMessage);
+    if (notification.method === 'notifications/resources/updated' && onResourceUpdated && typeof params.uri === 'string')
+      this.guarded('onResourceUpdated', onResourceUpdated)(params.uri);
   }
 
   /** `callback`, with what it throws reported rather than breaking the client. */
@@ -675,12 +669,8 @@ export class McpClient {
     };
   }
 
-  /** A connection that closed because a stdio server exited says how it exited. */
+  /** `error`, saying how a stdio server exited when that closed the connection. */
   private explain(error: unknown): unknown {
-    if (!(error instanceof ConnectionClosedError)) return error;
-    const status = (this.transport as { status?: () => { exit?: { code: number | null; signal: string | null } } }).status?.();
-    if (!status?.exit) return error;
-    const how = status.exit.signal ?? `code ${status.exit.code}`;
-    return new ConnectionClosedError(`Connection closed: the server exited with ${how}`, { exit: status.exit });
+    return explainClosed(error, this.transport);
   }
 }

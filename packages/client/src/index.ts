@@ -12,6 +12,8 @@ export type { CallOptions, ClientLogger, ElicitationAnswer, ElicitationRequest, 
 export { AppHost, allowAttribute, appOf, cspFor, modelTools, readAppView } from './apps';
 export type { AppHostOptions, AppToolInfo, AppView } from './apps';
 export type { AppCsp, AppPermissions, AppVisibility } from '@hermes-mcp/protocol';
+export { SkillVerificationError } from './skills';
+export type { GotSkill, InvalidSkillEntry, LoadedSkill, SkillFile, SkillListOptions, SkillsPage, SkillVerificationReason } from './skills';
 export { InMemoryResponseCache } from './cache';
 export type { CachedResponse, ResponseCache } from './cache';
 export type { ClientRequestTrace } from './diagnostics';

@@ -1,6 +1,6 @@
 /**
  * The response cache (MCP 2026-07-28): a cacheable result is answered again from the cache for its
- * ttlMs; `cache: false` asks anyway; a list change (heard on a listen stream) makes the list's
+ * ttlMs; `cache: false` asks anyway, and keeps the answer; a list change (heard on a listen stream) makes the list's
  * cached pages stale; `public` entries are shared through a shared store, `private` ones never.
  */
 import 'reflect-metadata';
@@ -52,6 +52,17 @@ it('answers a list again from the cache for its ttlMs; cache: false asks anyway'
   expect(await client.listTools()).toEqual(first);
   expect(server.lists()).toBe(1);
   await client.listTools(undefined, { cache: false });
+  expect(server.lists()).toBe(2);
+});
+
+it('keeps the answer cache: false asked for: the next call is answered with it, not with the older one', async () => {
+  const server = await serve({ ttlMs: 60_000, cacheScope: 'private' });
+  const client = await server.connect();
+  await client.listTools();
+  // A change the client does not hear of (no listen stream): only asking again shows it.
+  server.app.addTool({ name: 'two', description: 'added' }, () => 2);
+  expect((await client.listTools(undefined, { cache: false })).items.map((t) => t.name)).toEqual(['one', 'two']);
+  expect((await client.listTools()).items.map((t) => t.name)).toEqual(['one', 'two']);
   expect(server.lists()).toBe(2);
 });
 

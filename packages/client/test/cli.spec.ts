@@ -14,7 +14,9 @@ import { McpServer, Tool, createLogger } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { createMcpHandler, McpServer as V2Server } from '@modelcontextprotocol/server';
 import { splitCommandLine } from '../src/cli';
-import { serveFetch } from './fixtures/http-servers';
+import { SkillsExtension, memorySkillFiles } from '@modelcontextprotocol/server/ext/skills';
+import { closeServers, serveFetch } from './fixtures/http-servers';
+import { entryOf, skillsServer } from './fixtures/skills-server';
 
 const root = path.join(__dirname, '../../..');
 const cli = path.join(root, 'packages/client/dist/cli.js');
@@ -230,6 +232,8 @@ describe('hermes-mcp over stdio', () => {
       ['call', 'x', '--args', '[1]', '--stdio', everything],
       ['frobnicate', '--stdio', 'node'],
       ['tools', '--bogus'],
+      ['skills', '--file', 'x', '--stdio', everything],
+      ['skill-read', '--stdio', everything],
     ]) {
       const { code, stderr } = run(...args);
       expect({ args, code }).toEqual({ args, code: 2 });
@@ -286,6 +290,76 @@ describe('hermes-mcp and the official SDK v2 server (createMcpHandler, MCP 2026-
     } finally {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+});
+
+describe('hermes-mcp and skills (the Skills extension, SEP-2640)', () => {
+  const SKILL_MD = '---\nname: pdf-processing\ndescription: Extract PDF text\n---\nRead references/FORMS.md.\n';
+
+  it('lists, gets and reads skills of the official SDK v2 server, each file verified, and reads a skill directory', async () => {
+    const catalog = await SkillsExtension.load(
+      memorySkillFiles({ 'pdf-processing/SKILL.md': SKILL_MD, 'pdf-processing/references/FORMS.md': 'Fields.\n', 'pdf-processing/logo.png': new Uint8Array([0x89, 0xff]) }),
+    );
+    const { server, origin } = await serveFetch(
+      createMcpHandler(() => {
+        const v2 = new V2Server({ name: 'sdk-v2-skills', version: '2.0.0' });
+        catalog.attach(v2);
+        return v2;
+      }),
+    );
+    const uri = 'skill://pdf-processing/SKILL.md';
+    try {
+      const skills = await runAsync('skills', '--url', `${origin}/mcp`);
+      expect(skills.code).toBe(0);
+      expect((JSON.parse(skills.stdout) as Array<{ uri: string }>).map((skill) => skill.uri)).toEqual([uri]);
+      const skill = await runAsync('skill', uri, '--url', `${origin}/mcp`);
+      expect(JSON.parse(skill.stdout)).toMatchObject({ uri, frontmatter: { name: 'pdf-processing', description: 'Extract PDF text' } });
+      const manifest = await runAsync('skill-read', uri, '--url', `${origin}/mcp`, '--protocol', '2025-11-25');
+      expect({ code: manifest.code, stderr: manifest.stderr }).toEqual({ code: 0, stderr: '' });
+      expect(JSON.parse(manifest.stdout)).toEqual({
+        uri,
+        mimeType: 'text/markdown',
+        verified: true,
+        text: SKILL_MD,
+        frontmatter: { name: 'pdf-processing', description: 'Extract PDF text' },
+      });
+      const forms = await runAsync('skill-read', uri, '--file', 'references/FORMS.md', '--url', `${origin}/mcp`);
+      expect(JSON.parse(forms.stdout)).toEqual({ uri: 'skill://pdf-processing/references/FORMS.md', mimeType: 'text/markdown', verified: true, text: 'Fields.\n' });
+      const logo = await runAsync('skill-read', uri, '--file', 'logo.png', '--url', `${origin}/mcp`);
+      expect(JSON.parse(logo.stdout)).toEqual({ uri: 'skill://pdf-processing/logo.png', mimeType: 'image/png', verified: true, base64: 'if8=' });
+      const dir = await runAsync('skill-dir', 'skill://pdf-processing', '--url', `${origin}/mcp`);
+      expect((JSON.parse(dir.stdout) as Array<{ uri: string; mimeType: string }>).map((child) => [child.uri, child.mimeType])).toEqual([
+        [uri, 'text/markdown'],
+        ['skill://pdf-processing/logo.png', 'image/png'],
+        ['skill://pdf-processing/references', 'inode/directory'],
+      ]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('exits 1 for a file that fails verification, saying why, and for one the entry does not list, unsent', async () => {
+    const uri = 'skill://pdf-processing/SKILL.md';
+    const tampered = `${SKILL_MD}and more\n`;
+    const served = await skillsServer('2026-07-28', {
+      skills: [entryOf(uri, { name: 'pdf-processing', description: 'Extract PDF text' }, { [uri]: SKILL_MD })],
+      files: new Map([[uri, tampered]]),
+    });
+    try {
+      const sized = await runAsync('skill-read', uri, '--url', served.url);
+      expect({ code: sized.code, stdout: sized.stdout }).toEqual({ code: 1, stdout: '' });
+      expect(sized.stderr).toBe(
+        `hermes-mcp: ${uri} failed verification (size): ${Buffer.byteLength(tampered)} bytes; the entry lists ${Buffer.byteLength(SKILL_MD)} (SKILL_VERIFICATION)\n`,
+      );
+      served.data.files.set(uri, SKILL_MD);
+      const unlisted = await runAsync('skill-read', uri, '--file', 'secrets.md', '--url', served.url);
+      expect(unlisted.code).toBe(1);
+      expect(unlisted.stderr).toContain('skill://pdf-processing/secrets.md failed verification (unlisted)');
+      expect(served.reads()).toEqual([uri, uri]);
+    } finally {
+      await closeServers([served.server]);
     }
   });
 });
