@@ -280,6 +280,22 @@ describe('what an app resource handler returns', () => {
     expect(app.registry!.tool('show')!.descriptor._meta).toEqual({ ui: { resourceUri: 'ui://later/view.html' }, 'ui/resourceUri': 'ui://later/view.html' });
   });
 
+  it('declares both extensions for a server with skills and an app', () => {
+    @McpServer({ name: 'both', version: '1.0.0', skills: { folders: [path.join(__dirname, '../../../examples/conformance-server/skills')], directoryRead: true } })
+    class Both {
+      @AppResource({ uri: 'ui://both/view.html' }) view() {
+        return HTML;
+      }
+      @Tool({ ui: { resourceUri: 'ui://both/view.html' } }) show() {
+        return 'shown';
+      }
+    }
+    expect(McpFactory.create(Both, { logger: silent }).handler.capabilities.extensions).toEqual({
+      [APPS_EXTENSION]: {},
+      'io.modelcontextprotocol/skills': { directoryRead: true },
+    });
+  });
+
   it('declares no extension for a server without apps', async () => {
     @McpServer({ name: 'no-apps', version: '1.0.0' })
     class NoApps {

@@ -100,11 +100,15 @@ export class DecoratedServerHandler implements McpHandler, ServerOwner {
       tools: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       prompts: { listChanged: true },
-      ...(servesApps(registry) && { extensions: { [APPS_EXTENSION]: {} } }),
     };
-    // Declared whenever the option is set, even with no skill: an empty listing is allowed.
+    // Skills are declared whenever the option is set, even with no skill (an empty listing is allowed).
     const skills = registry.skills;
-    if (skills) this.capabilities.extensions = { [SKILLS_EXTENSION]: skills.directoryRead ? { directoryRead: true } : {} };
+    const apps = servesApps(registry);
+    if (skills || apps)
+      this.capabilities.extensions = {
+        ...(skills && { [SKILLS_EXTENSION]: skills.directoryRead ? { directoryRead: true } : {} }),
+        ...(apps && { [APPS_EXTENSION]: {} }),
+      };
     this.instructions = options.instructions;
   }
 
