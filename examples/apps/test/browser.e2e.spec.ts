@@ -1,0 +1,104 @@
+/**
+ * The counter's MCP App in a real browser (headless Chromium, test-support/browser.ts): the demo host
+ * page renders the view of `show` with the official AppBridge, in a sandbox proxy on another origin
+ * under the view's Content-Security-Policy; a click in the view calls `increment` through the host
+ * and our server, and the view shows the new count. Once per era of the host's client.
+ */
+import 'reflect-metadata';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, ConsoleMessage, FrameLocator, Page, Response } from 'playwright-core';
+import type { RequestTrace } from '@hermes-mcp/protocol';
+import { describeInChromium, launchChromium } from '../../../test-support/browser';
+import { Demo, startDemo } from '../src/demo';
+import { webAssets } from '../src/web';
+
+/** Screenshots for a human to look at; git-ignored, left in the clone by CI. */
+const ARTIFACTS = join(__dirname, '../../../test-artifacts/apps');
+/** A bound on each wait in the browser, far above what it takes. */
+const WAIT = { timeout: 20_000 };
+
+describeInChromium('the counter app in Chromium', () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    // Chromium starts while esbuild bundles the view and the host pages.
+    [browser] = await Promise.all([launchChromium(), webAssets()]);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  describe.each([
+    ['2025-11-25', 'legacy'],
+    ['2026-07-28', 'modern'],
+  ] as const)('a host whose client speaks %s', (protocolVersion, era) => {
+    // The server's side of every tools/call: the start event of the hermes-mcp:request TracingChannel.
+    const START = 'tracing:hermes-mcp:request:start';
+    const toolCalls: RequestTrace[] = [];
+    const record = (trace: unknown) => void ((trace as RequestTrace).method === 'tools/call' && toolCalls.push(trace as RequestTrace));
+    const consoleLines: ConsoleMessage[] = [];
+    let sandboxPage: Promise<Response>;
+    let demo: Demo;
+    let page: Page;
+    let view: FrameLocator;
+
+    beforeAll(async () => {
+      subscribe(START, record);
+      demo = await startDemo({ protocolVersion });
+      page = await browser.newPage();
+      page.on('console', (line) => consoleLines.push(line));
+      sandboxPage = page.waitForResponse((response) => response.url().startsWith(demo.sandboxUrl), WAIT);
+      await page.goto(demo.hostUrl);
+      view = page.frameLocator('iframe#app').frameLocator('iframe');
+    }, 60_000);
+    afterAll(async () => {
+      unsubscribe(START, record);
+      await page?.close();
+      await demo?.close();
+    });
+
+    const calledTools = () => toolCalls.map((trace) => [trace.params.name, trace.era, trace.protocolVersion]);
+
+    it('renders the view with the result of the tool that opened it', async () => {
+      // Count: 0 is the `show` result, sent to the view by AppBridge once the view initialized.
+      await view.locator('#count', { hasText: 'Count: 0' }).waitFor(WAIT);
+      expect(calledTools()).toEqual([['show', era, protocolVersion]]);
+    });
+
+    it('a click in the view calls the app-only tool through the host and our server, and the view shows its result', async () => {
+      await view.locator('button#increment').click(WAIT);
+      await view.locator('#count', { hasText: 'Count: 1' }).waitFor(WAIT);
+      expect(demo.counter.value).toBe(1);
+      expect(calledTools()).toEqual([
+        ['show', era, protocolVersion],
+        ['increment', era, protocolVersion],
+      ]);
+      expect(toolCalls[1].params.arguments).toEqual({ by: 1 });
+    });
+
+    it('the host refuses a model-only tool to the view: the server never sees the call', async () => {
+      await view.locator('button#model-only').click(WAIT);
+      await view.locator('#status', { hasText: 'Refused:' }).waitFor(WAIT);
+      expect(await view.locator('#status').textContent()).toMatch(/show_secret is not callable from an app/);
+      expect(calledTools().map(([name]) => name)).toEqual(['show', 'increment']);
+    });
+
+    it("the view runs under its resource's Content-Security-Policy, sent by the sandbox proxy", async () => {
+      const response = await sandboxPage;
+      expect(response.headers()['content-security-policy']).toContain("connect-src 'none'");
+      await view.locator('button#fetch').click(WAIT);
+      await view.locator('#status', { hasText: 'Blocked by CSP (connect-src): https://example.com/' }).waitFor(WAIT);
+    });
+
+    it('leaves a screenshot of the page in test-artifacts/', async () => {
+      const path = join(ARTIFACTS, `counter-${protocolVersion}.png`);
+      await page.screenshot({ path, fullPage: true });
+      const png = readFileSync(path);
+      expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+      expect(png.length).toBeGreaterThan(1024);
+      expect(consoleLines.filter((line) => line.type() === 'error' && !/Content Security Policy/.test(line.text()))).toEqual([]);
+    });
+  });
+});
