@@ -74,6 +74,12 @@ export interface McpClientOptions {
    */
   tasks?: boolean;
   /**
+   * Declare MCP Apps (`io.modelcontextprotocol/ui` with `mimeTypes: ['text/html;profile=mcp-app']`),
+   * in both eras: this client is a host that renders apps' views, so servers may offer their UI
+   * (see `AppHost`). Added to `capabilities` when those are given.
+   */
+  apps?: boolean;
+  /**
    * Asks for log messages at this level and above (`logging/setLevel`, or the envelope's level);
    * {@link McpClient.setLogLevel} changes it later.
    */

@@ -3,8 +3,38 @@
  * requires, what an error says about the server's era or session, the methods an era lacks, log
  * levels, and which list a list_changed notification is about.
  */
-import { ConnectionClosedError, ErrorCode, LOGGING_LEVELS, McpError, isLegacyProtocolVersion, isRecord } from '@hermes-mcp/protocol';
-import type { McpMethod, McpMethodName } from '@hermes-mcp/protocol';
+import {
+  APP_MIME_TYPE,
+  APPS_EXTENSION,
+  ConnectionClosedError,
+  ErrorCode,
+  LOGGING_LEVELS,
+  McpError,
+  TASKS_EXTENSION,
+  isLegacyProtocolVersion,
+  isRecord,
+} from '@hermes-mcp/protocol';
+import type { ClientCapabilities, McpMethod, McpMethodName } from '@hermes-mcp/protocol';
+import type { McpClientOptions } from './client-api';
+
+/**
+ * The capabilities a client declares: `capabilities` as given, else what its handlers make true;
+ * plus the extensions its options turn on (`tasks`, `apps`), beside any the capabilities name.
+ */
+export function declaredCapabilities(options: McpClientOptions): ClientCapabilities {
+  const capabilities: ClientCapabilities = options.capabilities ?? {
+    ...(options.onElicitation && { elicitation: { form: {}, url: {} } }),
+    ...(options.onSampling && { sampling: {} }),
+    ...(options.onRoots && { roots: { listChanged: true } }),
+  };
+  if (!options.tasks && !options.apps) return capabilities;
+  const extensions = {
+    ...(isRecord(capabilities.extensions) ? capabilities.extensions : {}),
+    ...(options.tasks && { [TASKS_EXTENSION]: {} }),
+    ...(options.apps && { [APPS_EXTENSION]: { mimeTypes: [APP_MIME_TYPE] } }),
+  };
+  return { ...capabilities, extensions };
+}
 
 /**
  * The result of `method` (its row of the method table) if it has the field the row requires; an `McpError` (-32603) saying

@@ -15,7 +15,6 @@ import {
   ConnectionClosedError,
   CreateMessageRequestParams,
   ErrorCode,
-  TASKS_EXTENSION,
   GetPromptResult,
   Implementation,
   JsonRpcNotification,
@@ -43,7 +42,7 @@ import { declaresCapability, mcpMethod } from '@hermes-mcp/protocol';
 import type { McpMethod } from '@hermes-mcp/protocol';
 import type { CallOptions, ClientLogger, ElicitationRequest, ListenFilter, ListPage, Listing, LogMessage, McpClientOptions } from './client-api';
 import { listenStream } from './listen';
-import { LIST_CHANGED, NOT_IN_ERA, answeredLegacy, checkLogLevel, checked, isSessionExpired } from './client-rules';
+import { LIST_CHANGED, NOT_IN_ERA, answeredLegacy, checkLogLevel, checked, declaredCapabilities, isSessionExpired } from './client-rules';
 import { listing } from './paging';
 import { waitForTask } from './task-wait';
 import { ToolHeaders } from './tool-headers';
@@ -98,14 +97,7 @@ export class McpClient {
     readonly transport: Transport,
     private readonly options: McpClientOptions = {},
   ) {
-    const capabilities: ClientCapabilities = options.capabilities ?? {
-      ...(options.onElicitation && { elicitation: { form: {}, url: {} } }),
-      ...(options.onSampling && { sampling: {} }),
-      ...(options.onRoots && { roots: { listChanged: true } }),
-    };
-    this.capabilities = options.tasks
-      ? { ...capabilities, extensions: { ...(isRecord(capabilities.extensions) ? capabilities.extensions : {}), [TASKS_EXTENSION]: {} } }
-      : capabilities;
+    this.capabilities = declaredCapabilities(options);
     this.clientInfo = options.clientInfo ?? { name: 'hermes-mcp-client', version: CLIENT_VERSION };
     if (options.logLevel !== undefined) checkLogLevel(options.logLevel, 'the logLevel option');
     this.logLevel = options.logLevel;

@@ -23,6 +23,7 @@ export const ERROR_CATALOG = {
   HERMES_MISSING_PEER: 'An optional peer dependency that an enabled feature needs is not installed.',
   HERMES_PROMPT_ARGUMENT_TYPE: 'A prompt argument takes no string (e.g. @IsInt() without @Type(() => Number)); MCP prompt arguments are strings.',
   HERMES_DATE_WITHOUT_TYPE: 'An input class has @IsDate() (@MinDate, @MaxDate) without @Type(() => Date): JSON has no dates, so no input could pass.',
+  HERMES_APP_INVALID: "An MCP App is declared wrong: a tool's ui.resourceUri names no @AppResource, or ui or @AppResource settings are malformed.",
   HERMES_REDIS_UNAVAILABLE: 'Redis (the cluster of @hermes-mcp/redis) could not be reached, or did not answer in time.',
 } as const;
 

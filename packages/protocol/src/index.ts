@@ -52,6 +52,34 @@ export type { Era, LegacyProtocolVersion, ModernProtocolVersion, ProtocolVersion
 export { MCP_METHODS, declaresCapability, mcpMethod } from './methods';
 export type { McpMethod, McpMethodName, MethodTraits, SpanTarget } from './methods';
 export * from './types';
+export {
+  APPS_EXTENSION,
+  APP_MIME_TYPE,
+  APP_RESOURCE_URI_META_KEY,
+  DIRECTORY_MIME_TYPE,
+  SKILLS_EXTENSION,
+  SKILL_DIGEST_PATTERN,
+  SKILL_LIMITS,
+  SKILL_MD_MIME_TYPE,
+  SKILL_NAME_MAX,
+  SKILL_NAME_PATTERN,
+} from './extensions';
+export {
+  canonicalUri,
+  compareUris,
+  encodeSegment,
+  frontmatterDifferences,
+  isSkillDigest,
+  isSkillName,
+  isWithin,
+  lastSegmentOf,
+  resolveSkillRef,
+  skillFileKey,
+  skillRootUri,
+  skillUri,
+  splitFrontmatter,
+  validateSkillEntry,
+} from './skills';
 export type { SendOptions, Transport, TransportInfo } from './transport';
 export { TRACE_CHANNELS } from './trace';
 export type { ClientRequestTrace, NotificationEvent, RequestTrace, ServerRequestTrace, SessionEvent } from './trace';
@@ -64,3 +92,5 @@ export type { DecodedHeader, HeaderParam, HeaderParamType } from './mcp-headers'
 export type { Awaitable } from './awaitable';
 export { JWS_ALGORITHMS, accessTokenHash, base64urlJson, jwkThumbprint, parseBase64urlJson, signJws } from './jws';
 export type { JwsAlgorithm } from './jws';
+export { APPS_EXTENSION, APP_MIME_TYPE, APP_RESOURCE_URI_META_KEY } from './apps-pending';
+export type { AppResourceMeta, AppToolMeta, AppsClientCapability } from './apps-pending';

@@ -8,6 +8,7 @@
  */
 import { LEGACY_PROTOCOL_VERSIONS, MODERN_PROTOCOL_VERSIONS, PROTOCOL_VERSIONS, REVISIONS } from './revisions';
 import type { ProtocolVersion } from './revisions';
+import { SKILLS_EXTENSION } from './extensions';
 
 /** The attribute an OpenTelemetry span names its target with, and the params field it is read from. */
 export interface SpanTarget {
@@ -36,8 +37,12 @@ export interface MethodTraits {
   readonly rounds?: boolean;
   /** The `params` field the `Mcp-Name` header mirrors (MCP 2026-07-28 over HTTP). */
   readonly nameField?: 'name' | 'uri' | 'taskId';
-  /** Modern: the extension that defines it (not in the revision's schema), which a request must declare. */
-  readonly extension?: 'tasks';
+  /**
+   * The extension that defines it (not in the revision's schema). `tasks`: a modern request must
+   * declare it. `skills` (SEP-2640): declared by the server alone (its capability is the row's
+   * {@link capability}), offered on 2025-11-25 and 2026-07-28; the client declares nothing.
+   */
+  readonly extension?: 'tasks' | 'skills';
   /**
    * The server capability a client's request needs, as a path into `ServerCapabilities`
    * (`['resources', 'subscribe']`); see {@link declaresCapability}.
@@ -70,6 +75,9 @@ const notification = (revisions: readonly ProtocolVersion[], traits: Omit<Method
 });
 const list = (field: string) => ({ field, is: 'array' }) as const;
 const uriTarget: SpanTarget = { attribute: 'mcp.resource.uri', field: 'uri' };
+/** Skills: the SDK's "2025-11-25 backport" and 2026-07-28, where `capabilities.extensions` is negotiated. */
+const SKILLS = ['2025-11-25', ...MODERN] as const;
+const SKILLS_CAPABILITY = ['extensions', SKILLS_EXTENSION] as const;
 
 const TABLE = {
   initialize: request(LEGACY, { beforeInitialize: true, result: { field: 'protocolVersion', is: 'string' } }),
@@ -105,6 +113,16 @@ const TABLE = {
     capability: ['prompts'],
     result: list('messages'),
     span: { attribute: 'gen_ai.prompt.name', field: 'name' },
+  }),
+  // The Skills extension: no `nameField` (the conformance suite sends no Mcp-Name for them).
+  'skills/list': request(SKILLS, { extension: 'skills', cacheable: true, capability: SKILLS_CAPABILITY, result: list('skills') }),
+  'skills/get': request(SKILLS, { extension: 'skills', cacheable: true, capability: SKILLS_CAPABILITY, result: { field: 'skill', is: 'object' }, span: uriTarget }),
+  'resources/directory/read': request(SKILLS, {
+    extension: 'skills',
+    cacheable: true,
+    capability: [...SKILLS_CAPABILITY, 'directoryRead'],
+    result: list('resources'),
+    span: uriTarget,
   }),
   'completion/complete': request(ALL, { capability: ['completions'], result: { field: 'completion', is: 'object' } }),
 

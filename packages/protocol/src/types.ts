@@ -330,3 +330,99 @@ export interface CreateMessageResult {
 
 /** What the user did with an elicitation (`elicitation/create`, 2025-06-18). */
 export type ElicitAction = 'accept' | 'decline' | 'cancel';
+
+/** One file of a skill, as its entry lists it (SEP-2640): what a host verifies the bytes it reads against. */
+export interface SkillResource {
+  /** The file's URI, inside the skill's directory (or the SKILL.md itself). */
+  uri: string;
+  /** `sha256:` and 64 lowercase hex digits: the SHA-256 of the raw bytes served. */
+  digest: string;
+  /** The byte length of those same bytes. */
+  size: number;
+  [key: string]: unknown;
+}
+
+/** A SKILL.md's frontmatter, as parsed from its YAML: `name` and `description`, and every other field it has. */
+export interface SkillFrontmatter {
+  name: string;
+  description: string;
+  [key: string]: unknown;
+}
+
+/** A skill, as `skills/list` and `skills/get` give it (SEP-2640 §Skill Entries). */
+export interface Skill {
+  /** The URI of its SKILL.md; its last directory segment is `frontmatter.name`. */
+  uri: string;
+  /** The SKILL.md frontmatter, identical in content to the file's. */
+  frontmatter: SkillFrontmatter;
+  /** Every file of the skill, SKILL.md included, or `"dynamic"` for generated content (no digests). */
+  resources: SkillResource[] | 'dynamic';
+  _meta?: Meta;
+  [key: string]: unknown;
+}
+
+/** Result of `skills/list`: a page of skills (2026-07-28 adds `ttlMs`/`cacheScope`). */
+export interface ListSkillsResult extends Paginated {
+  skills: Skill[];
+}
+
+/** Result of `skills/get` (no cursor). */
+export interface GetSkillResult {
+  skill: Skill;
+  _meta?: Meta;
+  [key: string]: unknown;
+}
+
+/** Result of `resources/directory/read`: the direct children of a directory resource (a directory child has `mimeType: "inode/directory"`). */
+export interface ReadResourceDirectoryResult extends Paginated {
+  resources: Resource[];
+}
+
+/** The server's declaration of the Skills extension: `{}`, or with `directoryRead` when it serves `resources/directory/read`. */
+export interface SkillsCapability {
+  directoryRead?: boolean;
+  [key: string]: unknown;
+}
+
+/** Who may see and call a tool of an MCP App: the agent (`model`), the app's view (`app`). */
+export type AppVisibility = 'model' | 'app';
+
+/** A tool's `_meta.ui` (MCP Apps): the UI resource it renders in, and who may call it (default both). */
+export interface AppToolMeta {
+  /** A `ui://…` resource of type `text/html;profile=mcp-app`. */
+  resourceUri?: string;
+  visibility?: AppVisibility[];
+  [key: string]: unknown;
+}
+
+/** The domains a view may reach, which the host turns into its Content-Security-Policy; none declared: none allowed. */
+export interface AppCsp {
+  connectDomains?: string[];
+  resourceDomains?: string[];
+  frameDomains?: string[];
+  baseUriDomains?: string[];
+}
+
+/** The browser permissions a view asks for (the iframe's `allow` attribute). */
+export interface AppPermissions {
+  camera?: object;
+  microphone?: object;
+  geolocation?: object;
+  clipboardWrite?: object;
+}
+
+/** A UI resource's `_meta.ui` (MCP Apps), on its list entry and its content (the content's wins). */
+export interface AppResourceMeta {
+  csp?: AppCsp;
+  permissions?: AppPermissions;
+  /** A dedicated sandbox origin, in the host's format. */
+  domain?: string;
+  prefersBorder?: boolean;
+  [key: string]: unknown;
+}
+
+/** A host's declaration of the MCP Apps extension: the UI MIME types it renders. */
+export interface AppsClientCapability {
+  mimeTypes: string[];
+  [key: string]: unknown;
+}

@@ -6,7 +6,7 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import * as ts from 'typescript';
-import { MCP_METHODS, MODERN_PROTOCOL_VERSIONS, PROTOCOL_VERSIONS, REVISIONS, declaresCapability, mcpMethod, type ProtocolVersion } from '@hermes-mcp/protocol';
+import { MCP_METHODS, MODERN_PROTOCOL_VERSIONS, PROTOCOL_VERSIONS, REVISIONS, SKILLS_EXTENSION, declaresCapability, mcpMethod, type ProtocolVersion } from '@hermes-mcp/protocol';
 
 const ROOT = path.resolve(__dirname, '../../..');
 
@@ -49,9 +49,12 @@ describe('the method table', () => {
     },
   );
 
-  it("gives each method the revisions whose schema has it (a modern revision's extension methods: that revision)", () => {
+  it("gives each method the revisions whose schema has it (a modern revision's extension methods: that revision; skills: 2025-11-25 and 2026-07-28)", () => {
     for (const row of MCP_METHODS.values()) {
-      const expected = PROTOCOL_VERSIONS.filter((version) => SCHEMAS.get(version)!.has(row.name) || (row.extension !== undefined && REVISIONS[version].era === 'modern'));
+      const expected = PROTOCOL_VERSIONS.filter(
+        (version) =>
+          SCHEMAS.get(version)!.has(row.name) || (row.extension !== undefined && REVISIONS[version].era === 'modern') || (row.extension === 'skills' && version === '2025-11-25'),
+      );
       expect({ method: row.name, revisions: row.revisions }).toEqual({ method: row.name, revisions: expected });
       expect({ method: row.name, legacy: row.legacy, modern: row.modern }).toEqual({
         method: row.name,
@@ -75,7 +78,7 @@ describe('the method table', () => {
   it('names as result field one that every revision having the method requires of its result', () => {
     let checked = 0;
     for (const row of MCP_METHODS.values()) {
-      if (!row.result) continue;
+      if (!row.result || row.extension === 'skills') continue;
       for (const version of row.revisions) {
         const definition = SCHEMAS.get(version)!.get(row.name)!;
         const result = definitions(version)[definition.replace(/Request$/, 'Result')];
@@ -84,6 +87,30 @@ describe('the method table', () => {
       }
     }
     expect(checked).toBeGreaterThan(30);
+  });
+
+  it('has the Skills methods (SEP-2640) in no official schema: server-declared, cacheable, no Mcp-Name, behind the extension capability', () => {
+    const skills = [...MCP_METHODS.values()].filter((row) => row.extension === 'skills');
+    expect(skills.map((row) => row.name).sort()).toEqual(['resources/directory/read', 'skills/get', 'skills/list']);
+    for (const row of skills) {
+      for (const version of PROTOCOL_VERSIONS)
+        expect({ method: row.name, version, inSchema: SCHEMAS.get(version)!.has(row.name) }).toEqual({ method: row.name, version, inSchema: false });
+      expect({ method: row.name, revisions: row.revisions, cacheable: row.cacheable, nameField: row.nameField, capability: row.capability?.slice(0, 2) }).toEqual({
+        method: row.name,
+        revisions: ['2025-11-25', '2026-07-28'],
+        cacheable: true,
+        nameField: undefined,
+        capability: ['extensions', SKILLS_EXTENSION],
+      });
+    }
+    expect(mcpMethod('resources/directory/read')!.capability).toEqual(['extensions', SKILLS_EXTENSION, 'directoryRead']);
+    expect(mcpMethod('skills/list')!.result).toEqual({ field: 'skills', is: 'array' });
+    expect(mcpMethod('skills/get')!.result).toEqual({ field: 'skill', is: 'object' });
+    expect(mcpMethod('resources/directory/read')!.result).toEqual({ field: 'resources', is: 'array' });
+    // The extension is declared by the server as a settings object: `{}` or `{ directoryRead: true }`.
+    expect(declaresCapability({ extensions: { [SKILLS_EXTENSION]: {} } }, mcpMethod('skills/list')!.capability!)).toBe(true);
+    expect(declaresCapability({ extensions: { [SKILLS_EXTENSION]: {} } }, mcpMethod('resources/directory/read')!.capability!)).toBe(false);
+    expect(declaresCapability({ extensions: { [SKILLS_EXTENSION]: { directoryRead: true } } }, mcpMethod('resources/directory/read')!.capability!)).toBe(true);
   });
 
   it('has Mcp-Name mirror a field of requests only', () => {

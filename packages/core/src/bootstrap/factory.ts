@@ -19,6 +19,7 @@ import type { CacheHints, PromptOptions, ResourceOptions, ToolOptions } from '..
 import { ListKind, Registry } from './registry';
 import type { ServedApp } from './served-app';
 import { register, scanServer } from './scanner';
+import { checkAppLink, toolMetaOf } from './apps';
 import type { SchemaWarning } from '../schema/schema-builder';
 import { DecoratedServerHandler } from '../engine/decorated-server';
 import { StdioTransport, StdioTransportOptions } from '../transports/stdio.transport';
@@ -285,11 +286,14 @@ export class McpApp implements ServedApp {
   ): void {
     const registry = this.decorated();
     if (typeof handler !== 'function') throw new HermesError('HERMES_INVALID_OPTIONS', `add${kind[0].toUpperCase()}${kind.slice(1)}: the handler must be a function.`);
+    const owner = `runtime ${kind} "${options.name}"`;
+    // Its view must be served already: the registry takes no tool whose ui.resourceUri leads nowhere.
+    if (kind === 'tool') checkAppLink(registry, toolMetaOf(options as ToolOptions, owner), owner);
     const warnings = register(
       registry,
       kind,
       options,
-      { owner: `runtime ${kind} "${options.name}"`, call: handler as (input: unknown, ctx: unknown) => unknown, inputClass: input },
+      { owner, call: handler as (input: unknown, ctx: unknown) => unknown, inputClass: input },
       this.options.validation?.forbidNonWhitelisted === true,
     );
     logSchemaWarnings(this.logger, warnings, this.options);

@@ -4,7 +4,7 @@
  * Shaped list arrays are built once per revision and reused until the registry changes; pages are
  * slices of them.
  */
-import type { Prompt, ProtocolVersion, Resource, ResourceTemplate, RevisionFeatures, Tool } from '@hermes-mcp/protocol';
+import type { Meta, Prompt, ProtocolVersion, Resource, ResourceTemplate, RevisionFeatures, Tool } from '@hermes-mcp/protocol';
 import type { Constructor } from '../container';
 import type { CursorCodec } from './cursor';
 import { HermesError } from '../errors';
@@ -54,6 +54,11 @@ export interface ResourceDefinition extends Invocation, Switchable {
   readonly descriptor: Resource;
   /** Caching hints of its reads (MCP 2026-07-28). */
   readonly cache?: CacheHints;
+  /**
+   * Set for an `@AppResource`: every content item it reads gets the resource's `mimeType` and this
+   * `_meta` (its `ui`, `{}` without settings) where the handler set none.
+   */
+  readonly contentMeta?: Meta;
 }
 
 /** A resolved resource template. */
@@ -203,6 +208,11 @@ export class Registry {
   /** The enabled tools, in the order they were added. */
   allTools(): ToolDefinition[] {
     return [...this.tools.values()].filter((t) => t.enabled);
+  }
+
+  /** The enabled static resources, in the order they were added. */
+  allResources(): ResourceDefinition[] {
+    return [...this.resources.values()].filter((r) => r.enabled);
   }
 
   /** The whole `tools/list` for a revision (cached until the registry changes). */

@@ -3,12 +3,13 @@
  * their instances through the container, and fills a {@link Registry} with resolved definitions.
  */
 import 'reflect-metadata';
-import type { JsonSchemaObject, Prompt, Resource, ResourceTemplate, Tool } from '@hermes-mcp/protocol';
+import type { JsonSchemaObject, Meta, Prompt, Resource, ResourceTemplate, Tool } from '@hermes-mcp/protocol';
 import { Constructor, DependencyContainer, instantiate } from '../container';
 import { McpContext } from '../context/mcp-context';
 import { HermesError } from '../errors';
 import { CTX_PARAM, HANDLERS, SERVER_OPTIONS } from '../metadata/keys';
-import type { HandlerKind, HandlerMetadata, McpServerOptions, PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
+import type { AppResourceOptions, HandlerKind, HandlerMetadata, McpServerOptions, PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
+import { appResourceOf, checkAppLink, toolMetaOf } from './apps';
 import { completersFor } from './completion';
 import { compose, middlewareOf, resolveMiddleware } from '../engine/middleware';
 import { requiredScopesOf, scopeGuard, unionOfScopes } from '../auth/scopes';
@@ -67,13 +68,13 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
     for (const meta of handlersOf(cls)) {
       const explicit = (meta.options as ToolOptions).input ?? (meta.options as ResourceOptions).params ?? (meta.options as PromptOptions).args;
       // A tool with a verbatim `inputSchema` needs no class: an unreadable parameter type gets the raw arguments.
-      const lenient = meta.kind === 'resource' || (meta.options as ToolOptions).inputSchema !== undefined;
+      const lenient = meta.kind === 'resource' || meta.kind === 'app' || (meta.options as ToolOptions).inputSchema !== undefined;
       const invocation = invocationOf(
         cls,
         instance as object,
         meta.method,
         explicit,
-        meta.kind,
+        meta.kind === 'app' ? 'appResource' : meta.kind,
         meta.kind === 'tool' ? 'input' : meta.kind === 'prompt' ? 'args' : 'params',
         lenient,
       );
@@ -86,6 +87,7 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
     }
     return instance;
   });
+  for (const tool of registry.allTools()) checkAppLink(registry, tool.descriptor._meta, tool.owner);
   return { options, instances, warnings: [...warnings.values()] };
 }
 
@@ -113,7 +115,7 @@ function handlersOf(cls: Function): HandlerMetadata[] {
 export function register(
   registry: Registry,
   kind: HandlerKind,
-  options: (ToolOptions | ResourceOptions | PromptOptions) & { name: string },
+  options: (ToolOptions | ResourceOptions | AppResourceOptions | PromptOptions) & { name: string },
   invocation: Invocation,
   closed = false,
 ): SchemaWarning[] {
@@ -133,6 +135,11 @@ export function register(
     case 'resource':
       registerResource(registry, options as ResourceOptions & { name: string }, invocation);
       return [];
+    case 'app': {
+      const app = appResourceOf(options as AppResourceOptions & { name: string }, invocation.owner);
+      registerResource(registry, app.options, invocation, app.contentMeta);
+      return [];
+    }
     case 'prompt': {
       const prompt = promptDefinition(options, invocation);
       const warnings = warningsOf(invocation.inputClass);
@@ -163,6 +170,7 @@ function toolDefinition(options: ToolOptions & { name: string }, invocation: Inv
       `${invocation.owner}: the tool name "${name}" must be 1–128 characters of A–Z, a–z, 0–9, "_", "-" or "." (set \`name\` on @Tool).`,
     );
   }
+  const meta = toolMetaOf(options, invocation.owner);
   const descriptor: Tool = {
     name,
     ...(options.title !== undefined && { title: options.title }),
@@ -176,7 +184,7 @@ function toolDefinition(options: ToolOptions & { name: string }, invocation: Inv
     ...(options.output && { outputSchema: buildObjectSchema(checkClass(options.output, invocation.owner, 'output')) }),
     ...(options.annotations && { annotations: options.annotations }),
     ...(options.icons && { icons: options.icons }),
-    ...(options._meta && { _meta: options._meta }),
+    ...(meta && { _meta: meta }),
   };
   return {
     ...invocation,
@@ -202,7 +210,7 @@ function verbatimSchema(schema: JsonSchemaObject, owner: string): JsonSchemaObje
   return structuredClone(schema);
 }
 
-function registerResource(registry: Registry, options: ResourceOptions & { name: string }, invocation: Invocation): void {
+function registerResource(registry: Registry, options: ResourceOptions & { name: string }, invocation: Invocation, contentMeta?: Meta): void {
   const owner = invocation.owner;
   if (!options || typeof options.uri !== 'string' || !options.uri) {
     throw new HermesError('HERMES_INVALID_OPTIONS', `${owner}: @Resource needs a \`uri\` (e.g. 'notes://all' or 'notes://note/{id}').`);
@@ -227,7 +235,7 @@ function registerResource(registry: Registry, options: ResourceOptions & { name:
     throw new HermesError('HERMES_INVALID_URI_TEMPLATE', `${owner}: "${options.uri}" is not an absolute URI (e.g. 'notes://all').`);
   }
   const descriptor: Resource = { uri: options.uri, ...common, ...(options.size !== undefined && { size: options.size }) };
-  registry.addResource({ ...invocation, uri: options.uri, descriptor, cache: options.cache, enabled: true });
+  registry.addResource({ ...invocation, uri: options.uri, descriptor, cache: options.cache, contentMeta, enabled: true });
 }
 
 function promptDefinition(options: PromptOptions & { name: string }, invocation: Invocation): PromptDefinition {

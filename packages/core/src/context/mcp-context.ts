@@ -10,6 +10,8 @@
  * client declared the capability, and fails with -32021 (and the capability it lacks) otherwise.
  */
 import {
+  APP_MIME_TYPE,
+  APPS_EXTENSION,
   ClientCapabilities,
   CreateMessageRequestParams,
   CreateMessageResult,
@@ -27,6 +29,7 @@ import {
   RequestOptions,
   Root,
   TransportInfo,
+  isRecord,
 } from '@hermes-mcp/protocol';
 import type { Constructor } from '../container';
 import type { Logger } from '../logger';
@@ -303,6 +306,19 @@ export class McpContext {
    */
   forListing(listing: Listing): McpContext {
     return Object.create(this, { listing: { value: listing, enumerable: true } }) as McpContext;
+  }
+
+  /**
+   * Whether the client renders MCP Apps: it declared the `io.modelcontextprotocol/ui` extension
+   * with `text/html;profile=mcp-app` among its `mimeTypes` (at `initialize`, or in a 2026-07-28
+   * request's `_meta`), and speaks 2025-06-18 or newer (before, tools carry no `_meta` to name
+   * their view). A tool linked to a view may answer the others with plain text only.
+   */
+  get appsSupported(): boolean {
+    if (!REVISIONS[this.session.protocolVersion].meta) return false;
+    const extensions = this.session.clientCapabilities.extensions;
+    const ui = isRecord(extensions) ? extensions[APPS_EXTENSION] : undefined;
+    return isRecord(ui) && Array.isArray(ui.mimeTypes) && ui.mimeTypes.includes(APP_MIME_TYPE);
   }
 
   /**

@@ -4,6 +4,7 @@
  * the revision that asked.
  */
 import {
+  APPS_EXTENSION,
   CallToolResult,
   Implementation,
   McpError,
@@ -26,6 +27,7 @@ import { compose } from './middleware';
 import { TaskStartedSignal } from './tasks';
 import { withTimeout } from './timeout';
 import { ServerOwner, methodSpec } from './methods';
+import { servesApps } from '../bootstrap/apps';
 import { shapeCallToolResult, shapeContents, shapeMessages } from '../results/shape';
 import { ValidateOptions, ValidationIssue, ValidationResult, formatIssues, validateInputAsync as validateInput, validateInputNow } from '../validation/validator';
 
@@ -94,6 +96,7 @@ export class DecoratedServerHandler implements McpHandler, ServerOwner {
       tools: { listChanged: true },
       resources: { subscribe: true, listChanged: true },
       prompts: { listChanged: true },
+      ...(servesApps(registry) && { extensions: { [APPS_EXTENSION]: {} } }),
     };
     this.instructions = options.instructions;
   }
@@ -251,7 +254,8 @@ export class DecoratedServerHandler implements McpHandler, ServerOwner {
       McpError.invalidParams(`the URI "${uri}" does not fit ${found.def.owner}:\n${formatIssues(issues)}`, { uri, ...issuesData(issues) }),
     );
     const mimeType = found.def.descriptor.mimeType;
-    const result: Record<string, unknown> & ReturnType<typeof toReadResourceResult> = toReadResourceResult(await this.run(found.def, input, ctx), uri, mimeType);
+    const contentMeta = 'contentMeta' in found.def ? found.def.contentMeta : undefined;
+    const result: Record<string, unknown> & ReturnType<typeof toReadResourceResult> = toReadResourceResult(await this.run(found.def, input, ctx), uri, mimeType, contentMeta);
     // Per-resource caching hints exist in MCP 2026-07-28 only (the engine adds the server's otherwise).
     const cache = found.def.cache;
     if (cache && features.era === 'modern') return { ...result, ...cache };

@@ -4,7 +4,7 @@
  * middleware, caching hints, task modes, completion functions — live here too, below the engine
  * that runs them, so that decorators and options depend on nothing that serves.
  */
-import type { Annotations, Icon, Implementation, JsonSchemaObject, Meta, ToolAnnotations } from '@hermes-mcp/protocol';
+import type { Annotations, AppResourceMeta, AppToolMeta, Icon, Implementation, JsonSchemaObject, Meta, ToolAnnotations } from '@hermes-mcp/protocol';
 import type { Constructor } from '../container';
 import type { McpContext, SessionInfo } from '../context/mcp-context';
 
@@ -121,6 +121,18 @@ export interface ToolOptions extends HandlerOptionsBase {
   task?: TaskSupport;
   /** `manual`: the handler first asks its questions (MRTR), then calls `ctx.runAsTask(work)`. Default `auto`. */
   taskStart?: TaskStart;
+  /**
+   * MCP Apps (2025-06-18+): the `ui://` view a host renders this tool's results in (an
+   * `@AppResource` of this server: the app refuses to start otherwise), and who may call the tool —
+   * `['model']`, `['app']` (only a view of this server; the agent does not see it) or both (the
+   * default). Published as `_meta.ui` and the older `_meta['ui/resourceUri']`. The result's
+   * `content` is still what a host without Apps shows: return text (or an object, which gives
+   * `structuredContent` for the view and its JSON as text).
+   *
+   * @example
+   * \@Tool({ description: 'Adds to the counter', ui: { resourceUri: 'ui://counter/view.html', visibility: ['app'] } })
+   */
+  ui?: AppToolMeta;
 }
 
 /** Options of `@Resource`. */
@@ -143,6 +155,16 @@ export interface ResourceOptions extends HandlerOptionsBase {
   cache?: CacheHints;
 }
 
+/**
+ * Options of `@AppResource`: a `@Resource` serving an MCP App's HTML view, whose MIME type is
+ * always `text/html;profile=mcp-app`. The security and display settings go on the listed resource
+ * and on every content item it reads as `_meta.ui`; hosts build the view's sandbox from them.
+ */
+export interface AppResourceOptions extends Omit<ResourceOptions, 'mimeType' | 'params' | 'complete' | 'size'>, AppResourceMeta {
+  /** A static `ui://` URI (`ui://counter/view.html`); tools name it in `ui.resourceUri`. */
+  uri: string;
+}
+
 /** Options of `@Prompt`. */
 export interface PromptOptions extends HandlerOptionsBase {
   /** The prompt's name; defaults to the method's name. */
@@ -153,12 +175,12 @@ export interface PromptOptions extends HandlerOptionsBase {
   complete?: Record<string, CompleteFn>;
 }
 
-/** What kind of handler a method is. @internal */
-export type HandlerKind = 'tool' | 'resource' | 'prompt';
+/** What kind of handler a method is (`app`: an `@AppResource`). @internal */
+export type HandlerKind = 'tool' | 'resource' | 'app' | 'prompt';
 
 /** One decorated method, as recorded by its decorator. @internal */
 export interface HandlerMetadata {
   kind: HandlerKind;
   method: string;
-  options: ToolOptions | ResourceOptions | PromptOptions;
+  options: ToolOptions | ResourceOptions | AppResourceOptions | PromptOptions;
 }

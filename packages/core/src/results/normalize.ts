@@ -8,7 +8,7 @@
  *   object passes through; another value → its JSON as `application/json` text.
  * - prompts: string → one user text message; messages, a content block, or a full result.
  */
-import type { CallToolResult, ContentBlock, GetPromptResult, PromptMessage, ReadResourceResult, ResourceContents } from '@hermes-mcp/protocol';
+import type { CallToolResult, ContentBlock, GetPromptResult, Meta, PromptMessage, ReadResourceResult, ResourceContents } from '@hermes-mcp/protocol';
 import { embedded, toBase64 } from './content';
 
 const CONTENT_TYPES = new Set(['text', 'image', 'audio', 'resource', 'resource_link']);
@@ -69,8 +69,25 @@ function isContents(value: unknown): value is ResourceContents {
   return isPlainRecord(value) && typeof value.uri === 'string' && (typeof value.text === 'string' || typeof value.blob === 'string');
 }
 
-/** Normalises a resource's return value for `uri`. @internal */
-export function toReadResourceResult(value: unknown, uri: string, mimeType?: string): ReadResourceResult {
+/**
+ * Normalises a resource's return value for `uri`. With `contentMeta` (an `@AppResource`'s `ui`),
+ * every content item gets the resource's `mimeType` and that `_meta` where the handler set none:
+ * what the handler returned wins, key by key. @internal
+ */
+export function toReadResourceResult(value: unknown, uri: string, mimeType?: string, contentMeta?: Meta): ReadResourceResult {
+  const result = readResult(value, uri, mimeType);
+  if (!contentMeta) return result;
+  return { ...result, contents: result.contents.map((c) => withDefaults(c, mimeType, contentMeta)) };
+}
+
+function withDefaults(contents: ResourceContents, mimeType: string | undefined, meta: Meta): ResourceContents {
+  const out: ResourceContents = { ...contents, mimeType: contents.mimeType ?? mimeType };
+  const merged = { ...meta, ...contents._meta };
+  if (Object.keys(merged).length > 0) out._meta = merged;
+  return out;
+}
+
+function readResult(value: unknown, uri: string, mimeType?: string): ReadResourceResult {
   if (isReadResult(value)) return value;
   if (isContents(value)) return { contents: [value] };
   if (Array.isArray(value) && value.length > 0 && value.every(isContents)) return { contents: value };

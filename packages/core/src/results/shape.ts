@@ -51,10 +51,13 @@ export function shapeImplementation(info: Implementation, f: RevisionFeatures): 
   return pick(info, (k) => k === 'name' || k === 'version' || (k === 'title' && f.titles));
 }
 
-/** Shapes server capabilities (`completions` arrived in 2025-03-26). */
+/**
+ * Shapes server capabilities (`completions` arrived in 2025-03-26). Extensions are declared from
+ * 2025-06-18: what they add to tools and resources travels in `_meta`, which older revisions lack.
+ */
 export function shapeCapabilities(capabilities: ServerCapabilities, f: RevisionFeatures): ServerCapabilities {
-  if (f.completions) return capabilities;
-  return pick(capabilities, (k) => k !== 'completions');
+  if (f.meta) return capabilities;
+  return pick(capabilities, (k) => (k !== 'completions' || f.completions) && k !== 'extensions');
 }
 
 /** Shapes one tool definition. */
