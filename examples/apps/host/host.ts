@@ -10,6 +10,8 @@ interface Opened {
   view: { html: string; csp?: Record<string, string[]>; permissions?: Record<string, object> };
   input: Record<string, unknown>;
   result: Parameters<AppBridge['sendToolResult']>[0];
+  /** The tools the agent may call (visibility `model`). */
+  agentTools: string[];
 }
 
 const log = (line: string) => (document.getElementById('log')!.textContent += `${line}\n`);
@@ -24,6 +26,7 @@ async function call<T>(method: string, params: unknown): Promise<T> {
 
 async function main(): Promise<void> {
   const opened = await call<Opened>('host/open', { name: 'show', arguments: {} });
+  document.getElementById('agent-tools')!.textContent = `The agent sees: ${opened.agentTools.join(', ')}`;
   const frame = document.createElement('iframe');
   frame.id = 'app';
   frame.setAttribute('sandbox', 'allow-scripts allow-same-origin');

@@ -1,11 +1,10 @@
 import { IsInt, Max, Min } from 'class-validator';
 import { Service } from 'typedi';
-import { Description, McpServer, Resource, Tool } from '@hermes-mcp/core';
+import { AppResource, Description, McpServer, Tool } from '@hermes-mcp/core';
 import { viewHtml } from './web';
 
 /** The view's URI: the tools below name it, and the host reads it to render them. */
 export const VIEW_URI = 'ui://counter/view.html';
-const APP_MIME_TYPE = 'text/html;profile=mcp-app';
 
 /** Input of `increment`. */
 export class IncrementInput {
@@ -31,35 +30,34 @@ export class Counter {
 export class CounterServer {
   constructor(private readonly counter: Counter) {}
 
-  @Resource({
+  // The view: one HTML document, served as text/html;profile=mcp-app with these settings as
+  // `_meta.ui` on the listed resource and on what it reads. It declares no domain of its own, so
+  // the host's Content-Security-Policy lets it reach no other origin.
+  @AppResource({
     uri: VIEW_URI,
     name: 'counter-view',
     description: 'The counter, with a button to add one',
-    mimeType: APP_MIME_TYPE,
-    _meta: { ui: { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true } },
+    csp: { connectDomains: [], resourceDomains: [] },
+    prefersBorder: true,
   })
-  async view() {
-    const ui = { csp: { connectDomains: [], resourceDomains: [] }, prefersBorder: true };
-    return { contents: [{ uri: VIEW_URI, mimeType: APP_MIME_TYPE, text: await viewHtml(), _meta: { ui } }] };
+  view(): Promise<string> {
+    return viewHtml();
   }
 
-  @Tool({ description: 'Shows the counter', output: CountOutput, _meta: { ui: { resourceUri: VIEW_URI }, 'ui/resourceUri': VIEW_URI } })
+  // The agent calls `show`; a host with Apps renders its result in the view.
+  @Tool({ description: 'Shows the counter', output: CountOutput, ui: { resourceUri: VIEW_URI } })
   show(): CountOutput {
     return { count: this.counter.value };
   }
 
-  @Tool({
-    description: 'Adds to the counter (called by the view)',
-    input: IncrementInput,
-    output: CountOutput,
-    _meta: { ui: { resourceUri: VIEW_URI, visibility: ['app'] }, 'ui/resourceUri': VIEW_URI },
-  })
+  // Only the view calls `increment` (its button): hosts keep it out of the agent's tool list.
+  @Tool({ description: 'Adds to the counter (called by the view)', input: IncrementInput, output: CountOutput, ui: { resourceUri: VIEW_URI, visibility: ['app'] } })
   increment(input: IncrementInput): CountOutput {
     this.counter.value += input.by;
     return { count: this.counter.value };
   }
 
-  @Tool({ name: 'show_secret', description: 'A tool for the model only: views may not call it', _meta: { ui: { visibility: ['model'] } } })
+  @Tool({ name: 'show_secret', description: 'A tool for the model only: views may not call it', ui: { visibility: ['model'] } })
   showSecret(): string {
     return 'the model may know this';
   }

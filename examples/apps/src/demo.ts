@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import Fastify from 'fastify';
-import { McpClient, McpClientOptions, StreamableHttpClientTransport } from '@hermes-mcp/client';
+import { McpClient, McpClientOptions, StreamableHttpClientTransport, cspFor } from '@hermes-mcp/client';
 import { McpFactory, createLogger, isolatedContainer } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { Counter, CounterServer } from './counter.server';
@@ -34,9 +34,14 @@ export interface Demo {
   close(): Promise<void>;
 }
 
-// TEMPORARY until cspFor lands (i30-apps): the spec's restrictive default, whatever was declared.
-const cspFor = (_csp: unknown) =>
-  "default-src 'none'; script-src 'self' 'unsafe-inline'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; media-src 'self' data:; connect-src 'none'";
+/** The `csp` a view declared, from the sandbox page's query; anything unreadable gives the restrictive default. */
+function declaredCsp(query: string | undefined): Parameters<typeof cspFor>[0] {
+  try {
+    return query === undefined ? undefined : (JSON.parse(query) as Parameters<typeof cspFor>[0]);
+  } catch {
+    return undefined;
+  }
+}
 
 /**
  * Starts the counter server at `/mcp` with the demo host page at `/`, and the sandbox proxy on a
@@ -54,7 +59,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   // header, which the view's document cannot change, and which its inner iframe inherits.
   sandbox.get<{ Querystring: { csp?: string } }>('/sandbox.html', (request, reply) =>
     reply
-      .header('content-security-policy', cspFor(JSON.parse(request.query.csp ?? '{}')))
+      .header('content-security-policy', cspFor(declaredCsp(request.query.csp)))
       .type('text/html')
       .send(assets.sandboxHtml),
   );
@@ -67,11 +72,11 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   site.get('/host.js', (_request, reply) => reply.type('text/javascript').send(assets.hostJs));
   // Known once both are listening and the client connected (routes are added before listening).
   const host: { origin?: string; channel?: HostChannel } = {};
-  site.post<{ Body: { method?: unknown; params?: unknown } }>('/host', async (request, reply) => {
+  site.post<{ Body: { method?: unknown; params?: Record<string, unknown> } }>('/host', async (request, reply) => {
     // Only the host page may drive the client: another page in the same browser may not.
     if (request.headers.origin !== host.origin || !host.channel) return reply.code(403).send({ error: { code: -32600, message: 'only the demo host page may call /host' } });
     try {
-      return { result: await host.channel(String(request.body.method), request.body.params) };
+      return { result: await host.channel(String(request.body.method), request.body.params ?? {}) };
     } catch (error) {
       const code = (error as { code?: unknown }).code;
       return { error: { code: typeof code === 'number' ? code : -32603, message: error instanceof Error ? error.message : String(error) } };
@@ -82,11 +87,12 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   const mcpUrl = `${hostOrigin}/mcp`;
   const client = new McpClient(new StreamableHttpClientTransport(mcpUrl), {
     protocolVersion: options.protocolVersion,
-    capabilities: { extensions: { 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } } },
+    // Declares the Apps extension (text/html;profile=mcp-app): this client's host renders views.
+    apps: true,
   });
   await client.connect();
   const sandboxUrl = `${sandboxOrigin}/sandbox.html`;
-  host.channel = hostChannel(client, await client.listAllTools(), sandboxUrl);
+  host.channel = await hostChannel(client, sandboxUrl);
   return {
     hostUrl: `${hostOrigin}/`,
     mcpUrl,

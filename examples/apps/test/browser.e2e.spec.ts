@@ -9,8 +9,10 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, ConsoleMessage, FrameLocator, Page, Response } from 'playwright-core';
+import { cspFor, modelTools, readAppView } from '@hermes-mcp/client';
 import type { RequestTrace } from '@hermes-mcp/protocol';
 import { describeInChromium, launchChromium } from '../../../test-support/browser';
+import { VIEW_URI } from '../src/counter.server';
 import { Demo, startDemo } from '../src/demo';
 import { webAssets } from '../src/web';
 
@@ -67,6 +69,11 @@ describeInChromium('the counter app in Chromium', () => {
       expect(calledTools()).toEqual([['show', era, protocolVersion]]);
     });
 
+    it("keeps the view's own tool out of the agent's list", async () => {
+      expect(modelTools(await demo.client.listAllTools()).map((tool) => tool.name)).toEqual(['show', 'show_secret']);
+      await page.locator('#agent-tools', { hasText: 'The agent sees: show, show_secret' }).waitFor(WAIT);
+    });
+
     it('a click in the view calls the app-only tool through the host and our server, and the view shows its result', async () => {
       await view.locator('button#increment').click(WAIT);
       await view.locator('#count', { hasText: 'Count: 1' }).waitFor(WAIT);
@@ -80,14 +87,17 @@ describeInChromium('the counter app in Chromium', () => {
 
     it('the host refuses a model-only tool to the view: the server never sees the call', async () => {
       await view.locator('button#model-only').click(WAIT);
-      await view.locator('#status', { hasText: 'Refused:' }).waitFor(WAIT);
-      expect(await view.locator('#status').textContent()).toMatch(/show_secret is not callable from an app/);
+      await view.locator('#status', { hasText: 'Refused' }).waitFor(WAIT);
+      expect(await view.locator('#status').textContent()).toMatch(/^Refused \(-32602\): .*"show_secret" is not callable from an app/);
       expect(calledTools().map(([name]) => name)).toEqual(['show', 'increment']);
     });
 
     it("the view runs under its resource's Content-Security-Policy, sent by the sandbox proxy", async () => {
-      const response = await sandboxPage;
-      expect(response.headers()['content-security-policy']).toContain("connect-src 'none'");
+      const declared = (await readAppView(demo.client, VIEW_URI)).csp;
+      expect(declared).toEqual({ connectDomains: [], resourceDomains: [] });
+      const policy = (await sandboxPage).headers()['content-security-policy'];
+      expect(policy).toBe(cspFor(declared));
+      expect(policy).toContain("connect-src 'self';");
       await view.locator('button#fetch').click(WAIT);
       await view.locator('#status', { hasText: 'Blocked by CSP (connect-src): https://example.com/' }).waitFor(WAIT);
     });
