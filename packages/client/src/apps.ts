@@ -10,12 +10,9 @@
  * channel (IPC, a WebSocket…). See docs/extensions.md.
  */
 import { APP_MIME_TYPE, APP_RESOURCE_URI_META_KEY, ErrorCode, McpError, isRecord } from '@hermes-mcp/protocol';
-import type { AppResourceMeta, CallToolResult, Resource, Tool } from '@hermes-mcp/protocol';
+import type { AppCsp, AppPermissions, AppResourceMeta, AppVisibility, CallToolResult, Resource, Tool } from '@hermes-mcp/protocol';
 import type { CallOptions } from './client-api';
 import type { McpClient } from './client';
-
-/** Who may call a tool: `model` (the agent), `app` (a view of the same server). */
-export type AppVisibility = 'model' | 'app';
 
 /** A tool's MCP Apps settings, as {@link appOf} reads them. */
 export interface AppToolInfo {
@@ -26,11 +23,19 @@ export interface AppToolInfo {
 }
 
 /** An app's view, read and checked: the HTML to load and the sandbox settings it declared. */
-export interface AppView extends AppResourceMeta {
+export interface AppView {
   /** The `ui://` URI it was read from. */
   uri: string;
   /** The HTML document (a `blob` is decoded as UTF-8). */
   html: string;
+  /** The origins it may reach: give {@link cspFor} them for its Content-Security-Policy. */
+  csp?: AppCsp;
+  /** The browser features it asks for: give {@link allowAttribute} them for the iframe's `allow`. */
+  permissions?: AppPermissions;
+  /** The dedicated sandbox origin it asks for, in the host's format. */
+  domain?: string;
+  /** Whether it wants the host's border and background. */
+  prefersBorder?: boolean;
 }
 
 const BOTH: readonly AppVisibility[] = Object.freeze(['model', 'app']);
@@ -118,7 +123,7 @@ function badView(uri: string, why: string): McpError {
  * entry that is not one source expression (a space, `;`, `,` or a quote: a smuggled directive or
  * keyword) is left out — the spec lets a host restrict further, never loosen.
  */
-export function cspFor(csp?: AppResourceMeta['csp']): string {
+export function cspFor(csp?: AppCsp): string {
   if (!isRecord(csp)) return RESTRICTIVE_CSP;
   const sources = (list: unknown): string => (Array.isArray(list) ? list.filter((d): d is string => typeof d === 'string' && CSP_SOURCE.test(d)) : []).map((d) => ` ${d}`).join('');
   const resources = sources(csp.resourceDomains);
@@ -139,9 +144,9 @@ export function cspFor(csp?: AppResourceMeta['csp']): string {
 }
 
 /** The iframe `allow` attribute for the permissions a view asked for (`camera; microphone; geolocation; clipboard-write`). */
-export function allowAttribute(permissions?: AppResourceMeta['permissions']): string {
+export function allowAttribute(permissions?: AppPermissions): string {
   if (!isRecord(permissions)) return '';
-  const features: Array<[keyof NonNullable<AppResourceMeta['permissions']>, string]> = [
+  const features: Array<[keyof AppPermissions, string]> = [
     ['camera', 'camera'],
     ['microphone', 'microphone'],
     ['geolocation', 'geolocation'],

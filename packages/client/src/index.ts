@@ -10,7 +10,8 @@
 export { McpClient, ToolCallError, unwrap } from './client';
 export type { CallOptions, ClientLogger, ElicitationAnswer, ElicitationRequest, ListenFilter, Listing, ListPage, LogMessage, McpClientOptions } from './client';
 export { AppHost, allowAttribute, appOf, cspFor, modelTools, readAppView } from './apps';
-export type { AppHostOptions, AppToolInfo, AppView, AppVisibility } from './apps';
+export type { AppHostOptions, AppToolInfo, AppView } from './apps';
+export type { AppCsp, AppPermissions, AppVisibility } from '@hermes-mcp/protocol';
 export { InMemoryResponseCache } from './cache';
 export type { CachedResponse, ResponseCache } from './cache';
 export type { ClientRequestTrace } from './diagnostics';

@@ -92,5 +92,3 @@ export type { DecodedHeader, HeaderParam, HeaderParamType } from './mcp-headers'
 export type { Awaitable } from './awaitable';
 export { JWS_ALGORITHMS, accessTokenHash, base64urlJson, jwkThumbprint, parseBase64urlJson, signJws } from './jws';
 export type { JwsAlgorithm } from './jws';
-export { APPS_EXTENSION, APP_MIME_TYPE, APP_RESOURCE_URI_META_KEY } from './apps-pending';
-export type { AppResourceMeta, AppToolMeta, AppsClientCapability } from './apps-pending';

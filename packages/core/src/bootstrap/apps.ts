@@ -5,7 +5,7 @@
  * host renders it. Visibility is the host's to enforce; the server publishes it and checks it is
  * well formed.
  */
-import { APP_MIME_TYPE, APP_RESOURCE_URI_META_KEY, AppResourceMeta, AppToolMeta, Meta, isRecord } from '@hermes-mcp/protocol';
+import { APP_MIME_TYPE, APP_RESOURCE_URI_META_KEY, AppCsp, AppPermissions, AppResourceMeta, AppToolMeta, Meta, isRecord } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
 import type { AppResourceOptions, ResourceOptions, ToolOptions } from '../metadata/options';
 import type { Registry } from './registry';
@@ -89,7 +89,7 @@ export function appResourceOf(options: AppResourceOptions & { name: string }, ow
   return { options: { ...resource, mimeType: APP_MIME_TYPE, _meta: { ...resource._meta, ui } }, contentMeta: { ui } };
 }
 
-function checkCsp(csp: unknown, owner: string): AppResourceMeta['csp'] {
+function checkCsp(csp: unknown, owner: string): AppCsp {
   if (!isRecord(csp)) throw invalid(owner, '`csp` must be an object: { connectDomains?, resourceDomains?, frameDomains?, baseUriDomains? }.');
   for (const [key, domains] of Object.entries(csp)) {
     if (!CSP_KEYS.has(key)) throw invalid(owner, `\`csp.${key}\` is not an MCP Apps CSP setting; use ${[...CSP_KEYS].join(', ')}.`);
@@ -103,7 +103,7 @@ function checkCsp(csp: unknown, owner: string): AppResourceMeta['csp'] {
   return csp;
 }
 
-function checkPermissions(permissions: unknown, owner: string): AppResourceMeta['permissions'] {
+function checkPermissions(permissions: unknown, owner: string): AppPermissions {
   if (!isRecord(permissions)) throw invalid(owner, '`permissions` must be an object: { camera?: {}, microphone?: {}, geolocation?: {}, clipboardWrite?: {} }.');
   for (const [key, value] of Object.entries(permissions)) {
     if (!PERMISSIONS.has(key)) throw invalid(owner, `\`permissions.${key}\` is not an MCP Apps permission; use ${[...PERMISSIONS].join(', ')}.`);

@@ -4,7 +4,7 @@
  * middleware, caching hints, task modes, completion functions — live here too, below the engine
  * that runs them, so that decorators and options depend on nothing that serves.
  */
-import type { Annotations, AppResourceMeta, AppToolMeta, Icon, Implementation, JsonSchemaObject, Meta, ToolAnnotations } from '@hermes-mcp/protocol';
+import type { Annotations, AppCsp, AppPermissions, AppToolMeta, Icon, Implementation, JsonSchemaObject, Meta, ToolAnnotations } from '@hermes-mcp/protocol';
 import type { Constructor } from '../container';
 import type { McpContext, SessionInfo } from '../context/mcp-context';
 
@@ -160,9 +160,21 @@ export interface ResourceOptions extends HandlerOptionsBase {
  * always `text/html;profile=mcp-app`. The security and display settings go on the listed resource
  * and on every content item it reads as `_meta.ui`; hosts build the view's sandbox from them.
  */
-export interface AppResourceOptions extends Omit<ResourceOptions, 'mimeType' | 'params' | 'complete' | 'size'>, AppResourceMeta {
+export interface AppResourceOptions extends Omit<ResourceOptions, 'mimeType' | 'params' | 'complete' | 'size'> {
   /** A static `ui://` URI (`ui://counter/view.html`); tools name it in `ui.resourceUri`. */
   uri: string;
+  /**
+   * The origins the view may reach (`connectDomains`: fetch/XHR/WebSocket; `resourceDomains`:
+   * scripts, styles, images, fonts, media; `frameDomains`: nested iframes; `baseUriDomains`), one
+   * origin an entry (`https://cdn.example.com`, `https://*.example.com`). Hosts allow nothing else.
+   */
+  csp?: AppCsp;
+  /** Browser features the view asks for (`camera`, `microphone`, `geolocation`, `clipboardWrite`: `{}` each); hosts may grant them. */
+  permissions?: AppPermissions;
+  /** A dedicated sandbox origin for the view, in the format its host documents. */
+  domain?: string;
+  /** Whether the view wants the host's border and background (omitted: the host decides). */
+  prefersBorder?: boolean;
 }
 
 /** Options of `@Prompt`. */
