@@ -1,10 +1,13 @@
 import 'reflect-metadata';
 import { startDemo } from './demo';
 
-/** `npm start`: the counter server with its demo host page, on 127.0.0.1 (port `PORT`, default 3000). */
+/**
+ * `npm start`: the counter server with its demo host page on 127.0.0.1, port `PORT` (default 3000),
+ * and the sandbox proxy on the next port (`PORT=0`: two free ones).
+ */
 async function main(): Promise<void> {
   const port = Number(process.env.PORT ?? 3000);
-  const demo = await startDemo({ port, sandboxPort: port + 1, logLevel: process.env.LOG_LEVEL ?? 'warn' });
+  const demo = await startDemo({ port, sandboxPort: port === 0 ? 0 : port + 1, logLevel: process.env.LOG_LEVEL ?? 'warn' });
   process.stderr.write(
     [
       '',
