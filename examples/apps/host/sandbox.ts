@@ -1,6 +1,6 @@
 // The sandbox proxy of a web host (MCP Apps: "Web hosts MUST use a sandbox proxy"). This page is
 // served from another origin than the host page, with the view's Content-Security-Policy as an
-// HTTP header (src/web-server.ts). It loads the view's HTML into an inner iframe, which inherits
+// HTTP header (src/demo.ts). It loads the view's HTML into an inner iframe, which inherits
 // that policy, and relays every other message between the host and the view, checking origins.
 // A trimmed port of ext-apps' examples/basic-host/src/sandbox.ts.
 export {};
@@ -23,7 +23,10 @@ interface ResourceReady {
   permissions?: Record<string, unknown>;
 }
 
-/** The iframe `allow` attribute for the permissions the view asked for (those the spec names). */
+/**
+ * The iframe `allow` attribute for the permissions the view asked for (those the spec names): ext-apps'
+ * `buildAllowAttribute`, written out because importing app-bridge would make this page 650 KB.
+ */
 function allowOf(permissions: Record<string, unknown> = {}): string {
   const features = { camera: 'camera', microphone: 'microphone', geolocation: 'geolocation', clipboardWrite: 'clipboard-write' };
   return Object.entries(features)
