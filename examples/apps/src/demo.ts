@@ -23,6 +23,8 @@ export interface DemoOptions {
 export interface Demo {
   /** The demo host page. */
   hostUrl: string;
+  /** The same view under the official host stack: the SDK v2 Client in the page, AppBridge forwarding to it. */
+  sdkHostUrl: string;
   /** The counter server's MCP endpoint (Streamable HTTP). */
   mcpUrl: string;
   /** The sandbox proxy page, on its own origin. */
@@ -70,6 +72,8 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   await site.register(hermesMcp, { server: mcp, path: '/mcp' });
   site.get('/', (_request, reply) => reply.type('text/html').send(assets.hostHtml));
   site.get('/host.js', (_request, reply) => reply.type('text/javascript').send(assets.hostJs));
+  site.get('/sdk.html', (_request, reply) => reply.type('text/html').send(assets.sdkHostHtml));
+  site.get('/sdk-host.js', (_request, reply) => reply.type('text/javascript').send(assets.sdkHostJs));
   // Known once both are listening and the client connected (routes are added before listening).
   const host: { origin?: string; channel?: HostChannel } = {};
   site.post<{ Body: { method?: unknown; params?: Record<string, unknown> } }>('/host', async (request, reply) => {
@@ -95,6 +99,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   host.channel = await hostChannel(client, sandboxUrl);
   return {
     hostUrl: `${hostOrigin}/`,
+    sdkHostUrl: `${hostOrigin}/sdk.html?sandbox=${encodeURIComponent(sandboxUrl)}`,
     mcpUrl,
     sandboxUrl,
     counter: container.get(Counter),

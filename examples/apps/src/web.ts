@@ -13,6 +13,9 @@ export interface WebAssets {
   hostJs: string;
   sandboxHtml: string;
   sandboxJs: string;
+  /** The page of the official host stack (the SDK v2 Client with AppBridge forwarding to it). */
+  sdkHostHtml: string;
+  sdkHostJs: string;
 }
 
 let assets: Promise<WebAssets> | undefined;
@@ -32,19 +35,21 @@ export async function viewHtml(): Promise<string> {
 }
 
 async function bundleAll(): Promise<WebAssets> {
-  const [viewJs, hostJs, sandboxJs, template, hostHtml, sandboxHtml] = await Promise.all([
+  const [viewJs, hostJs, sandboxJs, sdkHostJs, template, hostHtml, sandboxHtml, sdkHostHtml] = await Promise.all([
     bundle('view/counter-view.ts', 'esm'),
     bundle('host/host.ts', 'iife'),
     bundle('host/sandbox.ts', 'iife'),
+    bundle('host/sdk-host.ts', 'iife'),
     readFile(join(ROOT, 'view/view.html'), 'utf8'),
     readFile(join(ROOT, 'host/index.html'), 'utf8'),
     readFile(join(ROOT, 'host/sandbox.html'), 'utf8'),
+    readFile(join(ROOT, 'host/sdk.html'), 'utf8'),
   ]);
   // The view is one document with its script inline: hosts render the resource's text as it is.
   const script = `<script type="module">${viewJs.replace(/<\/script/gi, '<\\/script')}</script>`;
   const marker = '<!-- view.ts, bundled by src/web.ts, goes here -->';
   if (!template.includes(marker)) throw new Error(`view/view.html lacks the marker ${marker}`);
-  return { viewHtml: template.replace(marker, () => script), hostHtml, hostJs, sandboxHtml, sandboxJs };
+  return { viewHtml: template.replace(marker, () => script), hostHtml, hostJs, sandboxHtml, sandboxJs, sdkHostHtml, sdkHostJs };
 }
 
 async function bundle(entry: string, format: 'esm' | 'iife'): Promise<string> {

@@ -21,6 +21,17 @@ const ARTIFACTS = join(__dirname, '../../../test-artifacts/apps');
 /** A bound on each wait in the browser, far above what it takes. */
 const WAIT = { timeout: 20_000 };
 
+/**
+ * The server's side of every tools/call while started: the start events of the hermes-mcp:request
+ * TracingChannel, in this process (the demo's server runs here).
+ */
+function recordToolCalls(): RequestTrace[] & { start(): void; stop(): void } {
+  const name = 'tracing:hermes-mcp:request:start';
+  const calls: RequestTrace[] = [];
+  const record = (trace: unknown) => void ((trace as RequestTrace).method === 'tools/call' && calls.push(trace as RequestTrace));
+  return Object.assign(calls, { start: () => subscribe(name, record), stop: () => unsubscribe(name, record) });
+}
+
 describeInChromium('the counter app in Chromium', () => {
   let browser: Browser;
 
@@ -36,10 +47,7 @@ describeInChromium('the counter app in Chromium', () => {
     ['2025-11-25', 'legacy'],
     ['2026-07-28', 'modern'],
   ] as const)('a host whose client speaks %s', (protocolVersion, era) => {
-    // The server's side of every tools/call: the start event of the hermes-mcp:request TracingChannel.
-    const START = 'tracing:hermes-mcp:request:start';
-    const toolCalls: RequestTrace[] = [];
-    const record = (trace: unknown) => void ((trace as RequestTrace).method === 'tools/call' && toolCalls.push(trace as RequestTrace));
+    const toolCalls = recordToolCalls();
     const consoleLines: ConsoleMessage[] = [];
     let sandboxPage: Promise<Response>;
     let demo: Demo;
@@ -47,7 +55,7 @@ describeInChromium('the counter app in Chromium', () => {
     let view: FrameLocator;
 
     beforeAll(async () => {
-      subscribe(START, record);
+      toolCalls.start();
       demo = await startDemo({ protocolVersion });
       page = await browser.newPage();
       page.on('console', (line) => consoleLines.push(line));
@@ -56,7 +64,7 @@ describeInChromium('the counter app in Chromium', () => {
       view = page.frameLocator('iframe#app').frameLocator('iframe');
     }, 60_000);
     afterAll(async () => {
-      unsubscribe(START, record);
+      toolCalls.stop();
       await page?.close();
       await demo?.close();
     });
@@ -67,6 +75,8 @@ describeInChromium('the counter app in Chromium', () => {
       // Count: 0 is the `show` result, sent to the view by AppBridge once the view initialized.
       await view.locator('#count', { hasText: 'Count: 0' }).waitFor(WAIT);
       expect(calledTools()).toEqual([['show', era, protocolVersion]]);
+      // Nothing the view does by itself breaks its policy (the status line reports violations).
+      expect(await view.locator('#status').textContent()).toBe('');
     });
 
     it("keeps the view's own tool out of the agent's list", async () => {
@@ -109,6 +119,38 @@ describeInChromium('the counter app in Chromium', () => {
       expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
       expect(png.length).toBeGreaterThan(1024);
       expect(consoleLines.filter((line) => line.type() === 'error' && !/Content Security Policy/.test(line.text()))).toEqual([]);
+    });
+  });
+  describe('the official host stack: the SDK v2 Client in the page, AppBridge forwarding to it', () => {
+    const toolCalls = recordToolCalls();
+    let demo: Demo;
+    let page: Page;
+
+    beforeAll(async () => {
+      toolCalls.start();
+      demo = await startDemo();
+      page = await browser.newPage();
+      await page.goto(demo.sdkHostUrl);
+    }, 60_000);
+    afterAll(async () => {
+      toolCalls.stop();
+      await page?.close();
+      await demo?.close();
+    });
+
+    it('renders the view of our server, and a click in it calls our server', async () => {
+      const view = page.frameLocator('iframe#app').frameLocator('iframe');
+      await view.locator('#count', { hasText: 'Count: 0' }).waitFor(WAIT);
+      expect(await view.locator('#status').textContent()).toBe('');
+      await view.locator('button#increment').click(WAIT);
+      await view.locator('#count', { hasText: 'Count: 1' }).waitFor(WAIT);
+      expect(demo.counter.value).toBe(1);
+      // The SDK v2 client speaks 2025-11-25 (a session), its newest revision.
+      expect(toolCalls.map((trace) => [trace.params.name, trace.era, trace.protocolVersion])).toEqual([
+        ['show', 'legacy', '2025-11-25'],
+        ['increment', 'legacy', '2025-11-25'],
+      ]);
+      await page.screenshot({ path: join(ARTIFACTS, 'counter-sdk-host.png'), fullPage: true });
     });
   });
 });

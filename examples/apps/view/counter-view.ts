@@ -1,6 +1,7 @@
 // The counter's view: an MCP App (`App` from @modelcontextprotocol/ext-apps) rendered by the host in
 // a sandboxed iframe. It talks only to the host (postMessage); the host forwards its tool calls to
 // the server. src/web.ts bundles it into the HTML the server serves as `ui://counter/view.html`.
+import './jitless';
 import { App } from '@modelcontextprotocol/ext-apps';
 
 const countLine = document.getElementById('count')!;
