@@ -264,6 +264,22 @@ describe('what an app resource handler returns', () => {
     }
   });
 
+  it('links a tool to a view declared after it, in a component', () => {
+    class Views {
+      @AppResource({ uri: 'ui://later/view.html' }) view() {
+        return HTML;
+      }
+    }
+    @McpServer({ name: 'split', version: '1.0.0', components: [Views] })
+    class Split {
+      @Tool({ ui: { resourceUri: 'ui://later/view.html' } }) show() {
+        return 'shown';
+      }
+    }
+    const app = McpFactory.create(Split, { logger: silent });
+    expect(app.registry!.tool('show')!.descriptor._meta).toEqual({ ui: { resourceUri: 'ui://later/view.html' }, 'ui/resourceUri': 'ui://later/view.html' });
+  });
+
   it('declares no extension for a server without apps', async () => {
     @McpServer({ name: 'no-apps', version: '1.0.0' })
     class NoApps {
