@@ -12,7 +12,8 @@ export type HostChannel = (method: string, params: Record<string, unknown>) => P
  */
 export async function hostChannel(client: McpClient, sandboxUrl: string): Promise<HostChannel> {
   const tools = await client.listAllTools();
-  const host = new AppHost(client, tools);
+  // The listed resources: a view whose content carries no settings takes its listed entry's.
+  const host = new AppHost(client, tools, { resources: await client.listAllResources() });
   return async (method, params) => {
     if (method !== 'host/open') return host.handle(method, params);
     const opened = host.open(String(params.name), (params.arguments ?? {}) as Record<string, unknown>);
