@@ -72,6 +72,7 @@ export async function startDemo(options: DemoOptions = {}): Promise<Demo> {
   await site.register(hermesMcp, { server: mcp, path: '/mcp' });
   site.get('/', (_request, reply) => reply.type('text/html').send(assets.hostHtml));
   site.get('/host.js', (_request, reply) => reply.type('text/javascript').send(assets.hostJs));
+  site.get('/host.css', (_request, reply) => reply.type('text/css').send(assets.hostCss));
   site.get('/sdk.html', (_request, reply) => reply.type('text/html').send(assets.sdkHostHtml));
   site.get('/sdk-host.js', (_request, reply) => reply.type('text/javascript').send(assets.sdkHostJs));
   // Known once both are listening and the client connected (routes are added before listening).

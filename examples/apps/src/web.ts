@@ -16,6 +16,8 @@ export interface WebAssets {
   /** The page of the official host stack (the SDK v2 Client with AppBridge forwarding to it). */
   sdkHostHtml: string;
   sdkHostJs: string;
+  /** The host pages' stylesheet. */
+  hostCss: string;
 }
 
 let assets: Promise<WebAssets> | undefined;
@@ -35,7 +37,7 @@ export async function viewHtml(): Promise<string> {
 }
 
 async function bundleAll(): Promise<WebAssets> {
-  const [viewJs, hostJs, sandboxJs, sdkHostJs, template, hostHtml, sandboxHtml, sdkHostHtml] = await Promise.all([
+  const [viewJs, hostJs, sandboxJs, sdkHostJs, template, hostHtml, sandboxHtml, sdkHostHtml, hostCss] = await Promise.all([
     bundle('view/counter-view.ts', 'esm'),
     bundle('host/host.ts', 'iife'),
     bundle('host/sandbox.ts', 'iife'),
@@ -44,12 +46,13 @@ async function bundleAll(): Promise<WebAssets> {
     readFile(join(ROOT, 'host/index.html'), 'utf8'),
     readFile(join(ROOT, 'host/sandbox.html'), 'utf8'),
     readFile(join(ROOT, 'host/sdk.html'), 'utf8'),
+    readFile(join(ROOT, 'host/host.css'), 'utf8'),
   ]);
   // The view is one document with its script inline: hosts render the resource's text as it is.
   const script = `<script type="module">${viewJs.replace(/<\/script/gi, '<\\/script')}</script>`;
   const marker = '<!-- view.ts, bundled by src/web.ts, goes here -->';
   if (!template.includes(marker)) throw new Error(`view/view.html lacks the marker ${marker}`);
-  return { viewHtml: template.replace(marker, () => script), hostHtml, hostJs, sandboxHtml, sandboxJs, sdkHostHtml, sdkHostJs };
+  return { viewHtml: template.replace(marker, () => script), hostHtml, hostJs, sandboxHtml, sandboxJs, sdkHostHtml, sdkHostJs, hostCss };
 }
 
 async function bundle(entry: string, format: 'esm' | 'iife'): Promise<string> {
