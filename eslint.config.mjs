@@ -25,6 +25,11 @@ export default tseslint.config(
     },
   },
   {
+    // The browser half of the MCP Apps example (the view, the demo host page): DOM types, bundled by esbuild.
+    files: ['examples/apps/view/**/*.ts', 'examples/apps/host/**/*.ts'],
+    languageOptions: { parserOptions: { project: './examples/apps/tsconfig.browser.json' } },
+  },
+  {
     // Tests and their support read JSON from the wire all the time: `any` from JSON.parse is their
     // daily bread, and an assertion that fails is the check. The sources get the full rule set.
     files: ['**/test/**/*.ts', 'test-support/**/*.ts', 'bench/src/**/*.ts', 'packages/create-hermes-mcp/template/test/**/*.ts'],

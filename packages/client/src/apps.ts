@@ -162,6 +162,12 @@ export function allowAttribute(permissions?: AppPermissions): string {
 export interface AppHostOptions {
   /** A view's `notifications/message` (its log lines), with the params it sent. */
   onLog?: (params: Record<string, unknown>) => void;
+  /**
+   * What the server listed (`resources/list`): a view whose content item carries no `_meta.ui`
+   * takes its settings from its listed entry here, as the spec says (without it: none, and
+   * {@link cspFor} gives the restrictive default).
+   */
+  resources?: readonly Resource[];
 }
 
 /**
@@ -206,7 +212,12 @@ export class AppHost {
     const uri = appOf(tool)?.resourceUri;
     if (uri === undefined) throw new McpError(ErrorCode.InvalidParams, `the tool "${name}" has no view (no _meta.ui.resourceUri)`);
     if (!callableBy(tool, 'model')) throw new McpError(ErrorCode.InvalidParams, `the tool "${name}" is only for its view (visibility ['app']): the agent does not call it`);
-    const view = readAppView(this.client, uri, undefined, options);
+    const view = readAppView(
+      this.client,
+      uri,
+      this.options.resources?.find((r) => r.uri === uri),
+      options,
+    );
     const result = this.client.callTool(name, args, options);
     // The caller awaits one, then the other: the second's failure must not go unhandled meanwhile.
     view.catch(() => undefined);

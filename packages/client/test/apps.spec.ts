@@ -31,6 +31,16 @@ class CounterServer {
     return HTML;
   }
 
+  @Resource({ uri: 'ui://counter/listed.html', name: 'listed-view', mimeType: APP_MIME_TYPE, _meta: { ui: { csp: { connectDomains: ['https://listed.example.com'] } } } })
+  listed() {
+    return HTML;
+  }
+
+  @Tool({ description: 'Shown in a view whose settings are on its list entry only', ui: { resourceUri: 'ui://counter/listed.html' } })
+  board() {
+    return 'board';
+  }
+
   @Resource({ uri: 'notes://{id}', name: 'note' })
   note() {
     return 'a note';
@@ -220,9 +230,16 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('AppHost, %s', (protocolVer
     expect(ran).toEqual(['show']);
   });
 
+  it("takes a view's settings from its listed entry when its content item has none (given the resources)", async () => {
+    const { client, host: bare } = await host();
+    expect((await bare.open('board').view).csp).toBeUndefined();
+    const listed = new AppHost(client, await client.listAllTools(), { resources: await client.listAllResources() });
+    expect(await listed.open('board').view).toEqual({ uri: 'ui://counter/listed.html', html: HTML, csp: { connectDomains: ['https://listed.example.com'] } });
+  });
+
   it('refuses to open a tool of another server, one without a view, and one only its view may call', async () => {
     const { host: apps } = await host();
-    expect(() => apps.open('elsewhere')).toThrow('"elsewhere" is not a tool of this server (it listed show, increment, secret, plain, declared)');
+    expect(() => apps.open('elsewhere')).toThrow('"elsewhere" is not a tool of this server (it listed board, show, increment, secret, plain, declared)');
     expect(() => apps.open('plain')).toThrow('the tool "plain" has no view (no _meta.ui.resourceUri)');
     expect(() => apps.open('increment')).toThrow('the tool "increment" is only for its view (visibility [\'app\']): the agent does not call it');
     expect(ran).toEqual([]);
@@ -253,7 +270,7 @@ describe.each(['2025-11-25', '2026-07-28'] as const)('AppHost, %s', (protocolVer
     const logs: Array<Record<string, unknown>> = [];
     const { host: apps } = await host((params) => logs.push(params));
     expect(await apps.handle('resources/read', { uri: VIEW })).toMatchObject({ contents: [{ uri: VIEW, mimeType: APP_MIME_TYPE, text: HTML }] });
-    expect(await apps.handle('resources/list')).toMatchObject({ resources: [{ uri: VIEW, mimeType: APP_MIME_TYPE }] });
+    expect(await apps.handle('resources/list')).toMatchObject({ resources: [{ uri: VIEW, mimeType: APP_MIME_TYPE }, { uri: 'ui://counter/listed.html' }] });
     expect(await apps.handle('resources/templates/list', {})).toMatchObject({ resourceTemplates: [{ uriTemplate: 'notes://{id}' }] });
     expect(await apps.handle('ping')).toEqual({});
     expect(await apps.handle('notifications/message', { level: 'info', data: 'clicked' })).toEqual({});

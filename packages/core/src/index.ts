@@ -14,6 +14,8 @@ export { McpServer } from './decorators/mcp-server.decorator';
 export { Tool } from './decorators/tool.decorator';
 export { Resource } from './decorators/resource.decorator';
 export { AppResource } from './decorators/app-resource.decorator';
+export { APPS_EXTENSION, APP_MIME_TYPE } from '@hermes-mcp/protocol';
+export type { AppCsp, AppPermissions, AppToolMeta, AppVisibility } from '@hermes-mcp/protocol';
 export { Prompt } from './decorators/prompt.decorator';
 export { Ctx } from './decorators/ctx.decorator';
 export type { AppResourceOptions, McpServerOptions, PromptOptions, ResourceOptions, ToolOptions } from './metadata/options';
