@@ -172,7 +172,7 @@ export class SkillsHost {
     if (skipped.length > 0 && this.strict)
       throw new HermesError(skipped[0].problem.code, `${skipped.length} skill(s) break a rule (skills.strict): ${skipped.map(line).join('; ')}`);
     for (const skip of skipped) this.logger.warn({ code: skip.problem.code, skill: skip.origin }, `skill skipped: ${line(skip)}`);
-    if (catalog.entries.length === 0) this.logger.warn({ code: 'HERMES_SKILL_INVALID' }, 'the skills option gives no skill to serve: skills/list is empty');
+    if (catalog.entries.length === 0) this.logger.warn('the skills option gives no skill to serve: skills/list is empty');
     return catalog;
   }
 }
