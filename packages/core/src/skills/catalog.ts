@@ -3,7 +3,7 @@
  * (at bootstrap, and again on reload) from the skills the sources give, then frozen. Digests and
  * sizes are computed here and nowhere else; requests only look URIs up in its maps, so no request
  * ever names a path on disk. A skill breaking a rule is left out, with the {@link SkillProblem} that
- * says why.
+ * says why; what is served but worth a warning comes back as notes.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -111,6 +111,8 @@ interface Built {
   readonly listed: Resource;
   readonly root: string;
   readonly paths: ReadonlyArray<readonly string[]>;
+  /** What is served but should not be (reserved metadata keys), for a warning. */
+  readonly notes: string[];
 }
 
 /** Builds one skill, or throws the {@link SkillProblem} that keeps it out. */
@@ -155,7 +157,10 @@ function buildSkill(source: SourceSkill, prefix: readonly string[], limits: Reso
   const problems = validateSkillEntry(skill);
   if (problems.length > 0) throw new SkillProblem('HERMES_SKILL_INVALID', problems.join('; '));
   const listed: Resource = { uri: skill.uri, name, description: frontmatter.description as string, mimeType: SKILL_MD_MIME_TYPE, size: manifest.byteLength };
-  return { skill, files, listed, root, paths: source.files.map((file) => file.path) };
+  // Keys under `io.modelcontextprotocol/` in metadata are the protocol's: served, but warned about.
+  const reserved = Object.keys((frontmatter.metadata as Record<string, unknown> | undefined) ?? {}).filter((key) => key.startsWith('io.modelcontextprotocol/'));
+  const notes = reserved.map((key) => `${source.origin}: metadata key "${key}" is reserved for the protocol (io.modelcontextprotocol/)`);
+  return { skill, files, listed, root, paths: source.files.map((file) => file.path), notes };
 }
 
 /** Adds the directories of a skill: its root and each folder inside it, with their direct children. */
@@ -194,7 +199,11 @@ function deepFreeze<T>(value: T): T {
  * Builds the catalog of `sources` under `prefix`. A skill breaking a rule is skipped and reported;
  * two skills with one URI are an error (`HERMES_SKILL_DUPLICATE`), whatever their sources.
  */
-export function buildCatalog(sources: readonly SourceSkill[], prefix: readonly string[], limits: ResolvedLimits): { catalog: SkillCatalog; skipped: SkippedSkill[] } {
+export function buildCatalog(
+  sources: readonly SourceSkill[],
+  prefix: readonly string[],
+  limits: ResolvedLimits,
+): { catalog: SkillCatalog; skipped: SkippedSkill[]; notes: string[] } {
   const skipped: SkippedSkill[] = [];
   const built: Built[] = [];
   const origins = new Map<string, string>();
@@ -229,5 +238,5 @@ export function buildCatalog(sources: readonly SourceSkill[], prefix: readonly s
     dirs: new Map([...dirs].map(([uri, children]) => [uri, deepFreeze([...children.values()].sort((a, b) => compareUris(a.uri, b.uri)))])),
     listed: deepFreeze(built.map((one) => one.listed)),
   };
-  return { catalog, skipped };
+  return { catalog, skipped, notes: built.flatMap((one) => one.notes) };
 }

@@ -164,7 +164,8 @@ export class SkillsHost {
     }
     const fromFolders = sources.length;
     sources.push(...memorySkills(this.code));
-    const { catalog, skipped } = buildCatalog(sources, this.prefix, this.limits);
+    const { catalog, skipped, notes } = buildCatalog(sources, this.prefix, this.limits);
+    for (const note of notes) this.logger.warn({ code: 'HERMES_SKILL_INVALID' }, note);
     const line = ({ origin, problem }: (typeof skipped)[number]) => `${origin}: ${problem.message}`;
     // A skill given in code is code: its problem is a bug, never skipped.
     const inlineProblem = skipped.find((skip) => sources.findIndex((source) => source.origin === skip.origin) >= fromFolders);

@@ -221,6 +221,13 @@ describe('the skills catalog', () => {
     }
   });
 
+  it('serves a skill with a reserved metadata key (io.modelcontextprotocol/), with a warning', () => {
+    const root = folder({ 'x/SKILL.md': md('x', 'metadata:\n  io.modelcontextprotocol/owner: me\n') });
+    const { uris, lines } = create(root);
+    expect(uris).toEqual(['skill://x/SKILL.md']);
+    expect(lines.map((line) => line.msg)).toEqual([expect.stringMatching(/x: metadata key "io.modelcontextprotocol\/owner" is reserved/)]);
+  });
+
   it('warns about a root SKILL.md and a misnamed skill.md, serving neither', () => {
     const root = folder({ 'SKILL.md': md('root'), 'lower/skill.md': md('lower') });
     const { uris, lines } = create(root);
