@@ -23,6 +23,7 @@ import { checkAppLink, toolMetaOf } from './apps';
 import type { SchemaWarning } from '../schema/schema-builder';
 import { DecoratedServerHandler } from '../engine/decorated-server';
 import { SkillsHost, type SkillsReload } from '../skills/host';
+import { codeSkillsOf } from '../skills/code';
 import { StdioTransport, StdioTransportOptions } from '../transports/stdio.transport';
 import type { ValidateOptions } from '../validation/validator';
 import type { McpContext } from '../context/mcp-context';
@@ -412,10 +413,15 @@ export class McpFactory {
     const pageSize = options.pageSize ?? 100;
     if (!Number.isInteger(pageSize) || pageSize < 1) throw new HermesError('HERMES_INVALID_OPTIONS', '`pageSize` must be a positive integer.');
     const registry = new Registry(pageSize, new CursorCodec(options.cursorSecret));
-    const { options: serverOptions, warnings } = scanServer(target, options.container ?? defaultContainer(), registry, options.validation?.forbidNonWhitelisted === true);
+    const {
+      options: serverOptions,
+      warnings,
+      instances,
+    } = scanServer(target, options.container ?? defaultContainer(), registry, options.validation?.forbidNonWhitelisted === true);
     logSchemaWarnings(logger, warnings, options);
-    if (serverOptions.skills !== undefined) {
-      const skills = (registry.skills = new SkillsHost(serverOptions.skills, logger));
+    const codeSkills = codeSkillsOf([target, ...(serverOptions.components ?? [])], instances);
+    if (serverOptions.skills !== undefined || codeSkills.length > 0) {
+      const skills = (registry.skills = new SkillsHost(serverOptions.skills ?? {}, logger, codeSkills));
       skills.onListChanged = () => registry.skillsChanged();
     }
     const handler = new DecoratedServerHandler(registry, serverOptions, options.validation);

@@ -3,6 +3,8 @@ import 'reflect-metadata';
 export const SERVER_OPTIONS = 'hermes:server';
 /** @internal */
 export const HANDLERS = 'hermes:handlers';
+/** `@Skill` methods of a class. @internal */
+export const SKILL_METHODS = 'hermes:skills';
 /** @internal */
 export const CTX_PARAM = 'hermes:ctx-param';
 /** `@Description` text of a class or property. @internal */

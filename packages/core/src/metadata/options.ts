@@ -112,6 +112,18 @@ export interface SkillsOptions {
   cache?: CacheHints;
 }
 
+/** Options of `@Skill`. */
+export interface SkillOptions {
+  /** The skill path (`'reports/weekly'`): its URI is `skill://<prefix>/<path>/SKILL.md`, its last segment the frontmatter's `name`. */
+  path: string;
+}
+
+/** One `@Skill` method, as recorded by its decorator. @internal */
+export interface SkillMethodMetadata {
+  method: string;
+  options: SkillOptions;
+}
+
 /** Options shared by every handler decorator. */
 interface HandlerOptionsBase {
   /** Human-readable name (2025-06-18+). */

@@ -3,7 +3,7 @@
  * (at bootstrap, and again on reload) from the skills the sources give, then frozen. Digests and
  * sizes are computed here and nowhere else; requests only look URIs up in its maps, so no request
  * ever names a path on disk. A skill breaking a rule is left out, with the {@link SkillProblem} that
- * says why.
+ * says why; what is served but worth a warning comes back as notes.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -111,6 +111,8 @@ interface Built {
   readonly listed: Resource;
   readonly root: string;
   readonly paths: ReadonlyArray<readonly string[]>;
+  /** What is served but should not be (reserved metadata keys), for a warning. */
+  readonly notes: string[];
 }
 
 /** Builds one skill, or throws the {@link SkillProblem} that keeps it out. */
@@ -119,6 +121,10 @@ function buildSkill(source: SourceSkill, prefix: readonly string[], limits: Reso
   const segments = [...prefix, ...source.path];
   if (segments.length === 0)
     throw new SkillProblem('HERMES_SKILL_INVALID', 'a SKILL.md at the root of a skills folder has no skill path: put it in a folder named after the skill');
+  // Sizes as the source knows them before reading (a folder: lstat): a huge file is never opened.
+  for (const file of source.files) {
+    if (file.size > limits.fileBytes) throw new SkillProblem('HERMES_SKILL_UNSAFE', `"${file.path.join('/')}" is ${file.size} bytes, over limits.fileBytes (${limits.fileBytes})`);
+  }
   if (source.files.length > limits.files) throw new SkillProblem('HERMES_SKILL_TOO_LARGE', `it has ${source.files.length} files, over limits.files (${limits.files})`);
   const total = source.files.reduce((sum, file) => sum + file.size, 0);
   if (total > limits.bytes) throw new SkillProblem('HERMES_SKILL_TOO_LARGE', `its files add up to ${total} bytes, over limits.bytes (${limits.bytes})`);
@@ -134,7 +140,6 @@ function buildSkill(source: SourceSkill, prefix: readonly string[], limits: Reso
   let manifest: Uint8Array | undefined;
   const files = source.files.map((file): CatalogFile => {
     const label = file.path.join('/');
-    if (file.size > limits.fileBytes) throw new SkillProblem('HERMES_SKILL_UNSAFE', `"${label}" is ${file.size} bytes, over limits.fileBytes (${limits.fileBytes})`);
     const bytes = file.read();
     if (bytes.byteLength !== file.size) throw new SkillProblem('HERMES_SKILL_UNSAFE', `"${label}" changed size while it was read`);
     if (file.path.length === 1 && file.path[0] === 'SKILL.md') manifest = bytes;
@@ -152,7 +157,10 @@ function buildSkill(source: SourceSkill, prefix: readonly string[], limits: Reso
   const problems = validateSkillEntry(skill);
   if (problems.length > 0) throw new SkillProblem('HERMES_SKILL_INVALID', problems.join('; '));
   const listed: Resource = { uri: skill.uri, name, description: frontmatter.description as string, mimeType: SKILL_MD_MIME_TYPE, size: manifest.byteLength };
-  return { skill, files, listed, root, paths: source.files.map((file) => file.path) };
+  // Keys under `io.modelcontextprotocol/` in metadata are the protocol's: served, but warned about.
+  const reserved = Object.keys((frontmatter.metadata as Record<string, unknown> | undefined) ?? {}).filter((key) => key.startsWith('io.modelcontextprotocol/'));
+  const notes = reserved.map((key) => `${source.origin}: metadata key "${key}" is reserved for the protocol (io.modelcontextprotocol/)`);
+  return { skill, files, listed, root, paths: source.files.map((file) => file.path), notes };
 }
 
 /** Adds the directories of a skill: its root and each folder inside it, with their direct children. */
@@ -191,7 +199,11 @@ function deepFreeze<T>(value: T): T {
  * Builds the catalog of `sources` under `prefix`. A skill breaking a rule is skipped and reported;
  * two skills with one URI are an error (`HERMES_SKILL_DUPLICATE`), whatever their sources.
  */
-export function buildCatalog(sources: readonly SourceSkill[], prefix: readonly string[], limits: ResolvedLimits): { catalog: SkillCatalog; skipped: SkippedSkill[] } {
+export function buildCatalog(
+  sources: readonly SourceSkill[],
+  prefix: readonly string[],
+  limits: ResolvedLimits,
+): { catalog: SkillCatalog; skipped: SkippedSkill[]; notes: string[] } {
   const skipped: SkippedSkill[] = [];
   const built: Built[] = [];
   const origins = new Map<string, string>();
@@ -226,5 +238,5 @@ export function buildCatalog(sources: readonly SourceSkill[], prefix: readonly s
     dirs: new Map([...dirs].map(([uri, children]) => [uri, deepFreeze([...children.values()].sort((a, b) => compareUris(a.uri, b.uri)))])),
     listed: deepFreeze(built.map((one) => one.listed)),
   };
-  return { catalog, skipped };
+  return { catalog, skipped, notes: built.flatMap((one) => one.notes) };
 }

@@ -7,8 +7,9 @@
 import { ErrorCode, McpError, canonicalUri, type Resource, type ResourceContents, type Skill } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
 import type { Logger } from '../logger';
-import type { CacheHints, SkillFiles, SkillsOptions } from '../metadata/options';
+import type { CacheHints, SkillsOptions } from '../metadata/options';
 import { buildCatalog, digestOf, losslessText, resolveLimits, type ResolvedLimits, type SkillCatalog, type SourceSkill } from './catalog';
+import type { CodeSkill } from './code';
 import { folderSkills } from './folder';
 
 /** What a reload changed, by SKILL.md URI. */
@@ -30,13 +31,12 @@ function segmentsOf(text: string, what: string): string[] {
   return segments;
 }
 
-/** The skills of `skills.inline`, their files in memory. */
-function inlineSkills(inline: Readonly<Record<string, SkillFiles>>): SourceSkill[] {
-  return Object.entries(inline).map(([skillPath, files]) => {
-    const origin = `skills.inline["${skillPath}"]`;
+/** Skills given in code (`skills.inline`, `@Skill`), their files in memory. */
+function memorySkills(skills: readonly CodeSkill[]): SourceSkill[] {
+  return skills.map(({ path: skillPath, origin, files }) => {
     if (typeof files !== 'object' || files === null) throw new HermesError('HERMES_INVALID_OPTIONS', `${origin} must be an object of files (path → string or bytes).`);
     return {
-      path: segmentsOf(skillPath, 'a skills.inline path'),
+      path: segmentsOf(skillPath, `the skill path of ${origin}:`),
       origin,
       files: Object.entries(files).map(([filePath, content]) => {
         if (typeof content !== 'string' && !(content instanceof Uint8Array))
@@ -57,7 +57,7 @@ export class SkillsHost {
   /** Called when a reload changed `resources/list`. */
   onListChanged?: () => void;
   private readonly folders: Array<string | URL>;
-  private readonly inline: Readonly<Record<string, SkillFiles>>;
+  private readonly code: readonly CodeSkill[];
   private readonly prefix: string[];
   private readonly limits: ResolvedLimits;
   private readonly strict: boolean;
@@ -68,11 +68,12 @@ export class SkillsHost {
   constructor(
     option: string | URL | SkillsOptions,
     private readonly logger: Logger,
+    code: readonly CodeSkill[] = [],
   ) {
     const options: SkillsOptions = typeof option === 'string' || option instanceof URL ? { folders: [option] } : option;
     if (typeof options !== 'object' || options === null) throw new HermesError('HERMES_INVALID_OPTIONS', '`skills` takes a folder (a path or file: URL) or an object of options.');
     this.folders = options.folders === undefined ? [] : Array.isArray(options.folders) ? options.folders : [options.folders];
-    this.inline = options.inline ?? {};
+    this.code = [...Object.entries(options.inline ?? {}).map(([path, files]) => ({ path, origin: `skills.inline["${path}"]`, files })), ...code];
     this.prefix = options.prefix === undefined ? [] : segmentsOf(options.prefix, 'skills.prefix');
     this.limits = resolveLimits(options.limits);
     this.strict = options.strict === true;
@@ -162,8 +163,9 @@ export class SkillsHost {
       for (const note of notes) this.logger.warn({ code: 'HERMES_SKILL_INVALID' }, note);
     }
     const fromFolders = sources.length;
-    sources.push(...inlineSkills(this.inline));
-    const { catalog, skipped } = buildCatalog(sources, this.prefix, this.limits);
+    sources.push(...memorySkills(this.code));
+    const { catalog, skipped, notes } = buildCatalog(sources, this.prefix, this.limits);
+    for (const note of notes) this.logger.warn({ code: 'HERMES_SKILL_INVALID' }, note);
     const line = ({ origin, problem }: (typeof skipped)[number]) => `${origin}: ${problem.message}`;
     // A skill given in code is code: its problem is a bug, never skipped.
     const inlineProblem = skipped.find((skip) => sources.findIndex((source) => source.origin === skip.origin) >= fromFolders);
@@ -171,7 +173,7 @@ export class SkillsHost {
     if (skipped.length > 0 && this.strict)
       throw new HermesError(skipped[0].problem.code, `${skipped.length} skill(s) break a rule (skills.strict): ${skipped.map(line).join('; ')}`);
     for (const skip of skipped) this.logger.warn({ code: skip.problem.code, skill: skip.origin }, `skill skipped: ${line(skip)}`);
-    if (catalog.entries.length === 0) this.logger.warn({ code: 'HERMES_SKILL_INVALID' }, 'the skills option gives no skill to serve: skills/list is empty');
+    if (catalog.entries.length === 0) this.logger.warn('the skills option gives no skill to serve: skills/list is empty');
     return catalog;
   }
 }

@@ -10,7 +10,7 @@ import * as fs from 'node:fs';
 import { mkdtempSync, mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { McpFactory, McpServer, isolatedContainer, type SkillsOptions } from '@hermes-mcp/core';
+import { McpFactory, McpServer, Skill, isolatedContainer, type SkillFiles, type SkillsOptions } from '@hermes-mcp/core';
 import { capturingLogger } from '../../../../test-support/hardening';
 
 const sha = (bytes: string | Buffer) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
@@ -174,8 +174,58 @@ describe('the skills catalog', () => {
     expect(() => create(path.join(root, 'a/SKILL.md'))).toThrow(/HERMES_SKILL_FOLDER: .* is not a directory/);
     expect(() => create({ folders: root, inline: { a: { 'SKILL.md': md('a') } } })).toThrow(/HERMES_SKILL_DUPLICATE: the skill skill:\/\/a\/SKILL.md is given twice/);
     expect(() => create({ inline: { x: { 'SKILL.md': md('y') } } })).toThrow(/HERMES_SKILL_INVALID: skills.inline\["x"\]: SKILL.md name "y" must equal its folder's name "x"/);
-    expect(() => create({ inline: { '../x': { 'SKILL.md': md('x') } } })).toThrow(/HERMES_INVALID_OPTIONS: a skills.inline path "..\/x"/);
+    expect(() => create({ inline: { '../x': { 'SKILL.md': md('x') } } })).toThrow(
+      /HERMES_INVALID_OPTIONS: the skill path of skills.inline\["..\/x"\]: "..\/x" must be a relative path/,
+    );
     expect(() => create({ folders: root, limits: { files: 0 } })).toThrow(/HERMES_INVALID_OPTIONS: skills.limits.files must be a positive integer/);
+  });
+
+  it('serves @Skill methods of the server and its components (called once), declaring the extension without a skills option', async () => {
+    let calls = 0;
+    class Reports {
+      @Skill({ path: 'reports/weekly' })
+      weekly(): SkillFiles {
+        calls++;
+        return { 'SKILL.md': md('weekly'), 'templates/table.md': Buffer.from('|a|') };
+      }
+    }
+    @McpServer({ name: 'code-skills', version: '1.0.0', components: [Reports] })
+    class CodeSkills {}
+    const app = McpFactory.create(CodeSkills, { logger: capturingLogger('warn').logger, container: isolatedContainer(`skills-${++apps}`) });
+    expect(app.skills.entries.map((skill) => [skill.uri, (skill.resources as unknown[]).length])).toEqual([['skill://reports/weekly/SKILL.md', 2]]);
+    expect(calls).toBe(1);
+    await app.skills.reload();
+    expect(calls).toBe(1);
+  });
+
+  it('refuses a @Skill whose SKILL.md breaks a rule, or that returns a promise', () => {
+    class Wrong {
+      @Skill({ path: 'a/b' })
+      b(): SkillFiles {
+        return { 'SKILL.md': md('c') };
+      }
+    }
+    class Later {
+      @Skill({ path: 'later' })
+      later(): Promise<SkillFiles> {
+        return Promise.resolve({ 'SKILL.md': md('later') });
+      }
+    }
+    for (const [component, error] of [
+      [Wrong, /HERMES_SKILL_INVALID: @Skill Wrong.b: SKILL.md name "c" must equal its folder's name "b"/],
+      [Later, /HERMES_INVALID_OPTIONS: @Skill Later.later returned a promise/],
+    ] as const) {
+      @McpServer({ name: 'bad', version: '1.0.0', components: [component] })
+      class Bad {}
+      expect(() => McpFactory.create(Bad, { logger: capturingLogger('warn').logger, container: isolatedContainer(`skills-${++apps}`) })).toThrow(error);
+    }
+  });
+
+  it('serves a skill with a reserved metadata key (io.modelcontextprotocol/), with a warning', () => {
+    const root = folder({ 'x/SKILL.md': md('x', 'metadata:\n  io.modelcontextprotocol/owner: me\n') });
+    const { uris, lines } = create(root);
+    expect(uris).toEqual(['skill://x/SKILL.md']);
+    expect(lines.map((line) => line.msg)).toEqual([expect.stringMatching(/x: metadata key "io.modelcontextprotocol\/owner" is reserved/)]);
   });
 
   it('warns about a root SKILL.md and a misnamed skill.md, serving neither', () => {
