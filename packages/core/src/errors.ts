@@ -23,6 +23,12 @@ export const ERROR_CATALOG = {
   HERMES_MISSING_PEER: 'An optional peer dependency that an enabled feature needs is not installed.',
   HERMES_PROMPT_ARGUMENT_TYPE: 'A prompt argument takes no string (e.g. @IsInt() without @Type(() => Number)); MCP prompt arguments are strings.',
   HERMES_DATE_WITHOUT_TYPE: 'An input class has @IsDate() (@MinDate, @MaxDate) without @Type(() => Date): JSON has no dates, so no input could pass.',
+  HERMES_SKILL_FOLDER: 'A folder of the `skills` option does not exist or is not a directory.',
+  HERMES_SKILL_INVALID: "A skill's SKILL.md breaks a rule: its frontmatter, name, description or metadata (the skill is not served).",
+  HERMES_SKILL_UNSAFE: 'A skill folder holds a symlink, a special file, a name with no URI or a file over `limits.fileBytes` (the skill is not served).',
+  HERMES_SKILL_TOO_LARGE: 'A skill has more files than `limits.files` or more bytes than `limits.bytes` (the skill is not served).',
+  HERMES_SKILL_DUPLICATE: 'Two skills have the same URI.',
+  HERMES_SKILL_CHANGED: 'A skill file changed on disk since the skills were loaded; its reads fail (-32603) until `app.skills.reload()`.',
   HERMES_REDIS_UNAVAILABLE: 'Redis (the cluster of @hermes-mcp/redis) could not be reached, or did not answer in time.',
 } as const;
 

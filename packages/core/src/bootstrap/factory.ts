@@ -3,7 +3,7 @@
  * everything once: typedi builds the classes, the scanner fills the registry, schemas are built.
  * The app serves it (stdio by default) and changes it at runtime.
  */
-import type { JsonRpcNotification, Transport } from '@hermes-mcp/protocol';
+import type { JsonRpcNotification, Skill, Transport } from '@hermes-mcp/protocol';
 import { Constructor, DependencyContainer, defaultContainer } from '../container';
 import { CursorCodec } from './cursor';
 import { Connection, ConnectionOptions } from '../engine/connection';
@@ -21,6 +21,7 @@ import type { ServedApp } from './served-app';
 import { register, scanServer } from './scanner';
 import type { SchemaWarning } from '../schema/schema-builder';
 import { DecoratedServerHandler } from '../engine/decorated-server';
+import { SkillsHost, type SkillsReload } from '../skills/host';
 import { StdioTransport, StdioTransportOptions } from '../transports/stdio.transport';
 import type { ValidateOptions } from '../validation/validator';
 import type { McpContext } from '../context/mcp-context';
@@ -90,6 +91,14 @@ export interface McpAppOptions {
    * refused whole with -32600 (HTTP 400), none of it run.
    */
   maxBatchEntries?: number;
+}
+
+/** The skills a running app serves (`app.skills`). */
+export interface AppSkills {
+  /** The entries `skills/list` gives, in URI order (frozen). */
+  readonly entries: readonly Skill[];
+  /** Builds the skills again from their folders and inline files, and swaps them in whole; on failure the old ones stay served. */
+  reload(): Promise<SkillsReload>;
 }
 
 /** A tool, prompt or resource registered on a running app, which can be switched off or removed. */
@@ -217,6 +226,22 @@ export class McpApp implements ServedApp {
   /** The cluster this app is an instance of (`McpAppOptions.cluster`), if any. */
   get cluster(): Cluster | undefined {
     return this.options.cluster;
+  }
+
+  /**
+   * The skills of the `skills` option (SEP-2640): the entries served, and `reload()`, which builds
+   * them again from their folders (call it after changing skills on disk; clients are told when
+   * `resources/list` changed). Throws when the server has no `skills` option.
+   */
+  get skills(): AppSkills {
+    const host = this.registry?.skills;
+    if (!host) throw new HermesError('HERMES_INVALID_OPTIONS', 'this server has no skills: set the `skills` option of @McpServer.');
+    return {
+      get entries() {
+        return host.catalog.entries;
+      },
+      reload: () => host.reload(),
+    };
   }
 
   /** Tells the clients subscribed to `uri` (`resources/subscribe`) that it changed. */
@@ -385,6 +410,10 @@ export class McpFactory {
     const registry = new Registry(pageSize, new CursorCodec(options.cursorSecret));
     const { options: serverOptions, warnings } = scanServer(target, options.container ?? defaultContainer(), registry, options.validation?.forbidNonWhitelisted === true);
     logSchemaWarnings(logger, warnings, options);
+    if (serverOptions.skills !== undefined) {
+      const skills = (registry.skills = new SkillsHost(serverOptions.skills, logger));
+      skills.onListChanged = () => registry.skillsChanged();
+    }
     const handler = new DecoratedServerHandler(registry, serverOptions, options.validation);
     return new McpApp(handler, registry, { ...options, cache: options.cache ?? serverOptions.cache }, logger);
   }

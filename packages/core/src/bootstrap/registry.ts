@@ -11,6 +11,7 @@ import { HermesError } from '../errors';
 import { shapePrompt, shapeResource, shapeTool } from '../results/shape';
 import type { CacheHints, CompleteFn, Middleware, TaskStart, TaskSupport } from '../metadata/options';
 import type { UriTemplate } from './uri-template';
+import type { SkillsHost } from '../skills/host';
 
 /** How to call one handler. For the Hermes packages. */
 export interface Invocation {
@@ -108,6 +109,8 @@ export class Registry {
   private readonly lists = new Map<ProtocolVersion, Lists>();
   /** Called after every change, with the list that changed. */
   onChange?: (kind: ListKind) => void;
+  /** The skills of the `skills` option (SEP-2640), when set: their SKILL.md files join `resources/list`. */
+  skills?: SkillsHost;
 
   /**
    * @param pageSize items per page of a list result (default 100)
@@ -217,12 +220,20 @@ export class Registry {
 
   /** The whole `resources/list` for a revision. */
   listResources(f: RevisionFeatures): ShapedList<Resource> {
-    return (this.cache(f.version).resources ??= shaped(
-      'resource',
-      this.resources,
-      (r) => r.uri,
-      (r) => shapeResource(r.descriptor, f),
+    return (this.cache(f.version).resources ??= withSkills(
+      shaped(
+        'resource',
+        this.resources,
+        (r) => r.uri,
+        (r) => shapeResource(r.descriptor, f),
+      ),
+      this.skills?.catalog.listed,
     ));
+  }
+
+  /** Tells clients `resources/list` changed: the skills' listing did (a reload). */
+  skillsChanged(): void {
+    this.changed('resources');
   }
 
   /** The whole `resources/templates/list` for a revision. */
@@ -250,7 +261,7 @@ export class Registry {
    * `all` itself. Cursors are sealed with the list's kind and hold an offset into the list as the
    * caller sees it.
    */
-  page<T>(kind: ListedKind, all: readonly T[], cursor: unknown): Page<T> {
+  page<T>(kind: ListedKind | 'skill' | `dir-${string}`, all: readonly T[], cursor: unknown): Page<T> {
     const start = cursor === undefined ? 0 : this.cursors.decode(kind, cursor);
     if (start === 0 && all.length <= this.pageSize) return { items: all };
     const end = start + this.pageSize;
@@ -294,6 +305,13 @@ function shaped<D extends Switchable & { middleware?: readonly Middleware[] }, T
   }
   Object.freeze(items);
   return anyMiddleware ? { kind, items, guarded } : { kind, items };
+}
+
+/** A resources list with the skills' SKILL.md resources after the registry's own (they have no middleware: every caller sees them). */
+function withSkills(list: ShapedList<Resource>, skills: readonly Resource[] | undefined): ShapedList<Resource> {
+  if (!skills || skills.length === 0) return list;
+  const items = Object.freeze([...list.items, ...skills]);
+  return list.guarded ? { kind: list.kind, items, guarded: [...list.guarded, ...skills.map((skill) => ({ key: skill.uri }))] } : { kind: list.kind, items };
 }
 
 function duplicate(kind: string, name: string, first: string, second: string): HermesError {

@@ -7,14 +7,17 @@ import {
   CallToolResult,
   Implementation,
   McpError,
+  canonicalUri,
   declaresCapability,
   REVISIONS,
   RevisionFeatures,
+  SKILLS_EXTENSION,
   ServerCapabilities,
   isRecord,
   isThenable,
   reuseSerialized,
 } from '@hermes-mcp/protocol';
+import { createHash } from 'node:crypto';
 import { Listing, McpContext, isInputRequired } from '../context/mcp-context';
 import { HermesError, ToolError } from '../errors';
 import type { McpHandler } from './mcp-handler';
@@ -25,6 +28,7 @@ import type { Invocation, Page, Registry, ShapedList, ToolDefinition } from '../
 import { compose } from './middleware';
 import { TaskStartedSignal } from './tasks';
 import { withTimeout } from './timeout';
+import type { SkillsHost } from '../skills/host';
 import { ServerOwner, methodSpec } from './methods';
 import { shapeCallToolResult, shapeContents, shapeMessages } from '../results/shape';
 import { ValidateOptions, ValidationIssue, ValidationResult, formatIssues, validateInputAsync as validateInput, validateInputNow } from '../validation/validator';
@@ -95,6 +99,9 @@ export class DecoratedServerHandler implements McpHandler, ServerOwner {
       resources: { subscribe: true, listChanged: true },
       prompts: { listChanged: true },
     };
+    // Declared whenever the option is set, even with no skill: an empty listing is allowed.
+    const skills = registry.skills;
+    if (skills) this.capabilities.extensions = { [SKILLS_EXTENSION]: skills.directoryRead ? { directoryRead: true } : {} };
     this.instructions = options.instructions;
   }
 
@@ -110,7 +117,9 @@ export class DecoratedServerHandler implements McpHandler, ServerOwner {
   /** Answers a request through its entry of the method table (methods.ts). */
   handleRequest(ctx: McpContext): Promise<Record<string, unknown>> | Record<string, unknown> {
     const spec = methodSpec(ctx.request.method);
-    if (spec?.owner !== 'server' || (spec.capability && !declaresCapability(this.capabilities, spec.capability))) throw McpError.methodNotFound(ctx.request.method);
+    if (spec?.owner !== 'server' || !spec.revisions.includes(ctx.session.protocolVersion) || (spec.capability && !declaresCapability(this.capabilities, spec.capability))) {
+      throw McpError.methodNotFound(ctx.request.method);
+    }
     return spec.serve(this, ctx.request.params, ctx, REVISIONS[ctx.session.protocolVersion]);
   }
 
@@ -242,9 +251,50 @@ export class DecoratedServerHandler implements McpHandler, ServerOwner {
     return { content: [{ type: 'text', text: `Tool "${tool.name}" failed with an internal error.` }], isError: true };
   }
 
-  /** `resources/read`. @internal */
+  /** `skills/list`: a page of whole entries. @internal */
+  listSkills(params: Params, _ctx: McpContext, features: RevisionFeatures): Record<string, unknown> {
+    const page = this.registry.page('skill', this.skillsHost().catalog.entries, params.cursor);
+    return this.skillResult(page.nextCursor === undefined ? { skills: page.items } : { skills: page.items, nextCursor: page.nextCursor }, features);
+  }
+
+  /** `skills/get`: -32602 for a URI that is no served skill's SKILL.md, in both eras (the extension says so). @internal */
+  getSkill(params: Params, _ctx: McpContext, features: RevisionFeatures): Record<string, unknown> {
+    const uri = stringParam(params, 'uri');
+    const skill = this.skillsHost().skill(uri);
+    if (!skill) throw McpError.invalidParams(`No skill is served at ${uri}: skills/get takes the uri of a SKILL.md from skills/list`, { uri });
+    return this.skillResult({ skill }, features);
+  }
+
+  /** `resources/directory/read`: the direct children of a skill root or a folder inside one. @internal */
+  readDirectory(params: Params, _ctx: McpContext, features: RevisionFeatures): Record<string, unknown> {
+    const uri = stringParam(params, 'uri');
+    const children = this.skillsHost().directory(uri);
+    if (!children) throw McpError.invalidParams(`${uri} is not a directory resource: a skill's root or a folder inside one, with no trailing slash`, { uri });
+    // One cursor kind per directory: a cursor of one directory is refused for another.
+    const kind = `dir-${createHash('sha256')
+      .update(canonicalUri(uri) ?? uri)
+      .digest('base64url')
+      .slice(0, 16)}` as const;
+    const page = this.registry.page(kind, children, params.cursor);
+    return this.skillResult(page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor }, features);
+  }
+
+  private skillsHost(): SkillsHost {
+    // The method table refuses skills methods without the capability, which is declared only with skills.
+    return this.registry.skills!;
+  }
+
+  /** A skills result with the `skills.cache` hints, in MCP 2026-07-28 (the engine adds the server's otherwise). */
+  private skillResult(result: Record<string, unknown>, features: RevisionFeatures): Record<string, unknown> {
+    const cache = this.registry.skills?.cache;
+    return cache && features.era === 'modern' ? { ...result, ...cache } : result;
+  }
+
+  /** `resources/read`: a skill file, else a resource or template of the registry. @internal */
   async readResource(params: Params, ctx: McpContext, features: RevisionFeatures): Promise<Record<string, unknown>> {
     const uri = stringParam(params, 'uri');
+    const skillFile = this.registry.skills?.read(uri, ctx.log);
+    if (skillFile) return this.skillResult({ contents: [skillFile] }, features);
     const found = this.registry.resolveResource(uri);
     if (!found) throw McpError.resourceNotFound(uri);
     const input = await this.checkInput(found.def, found.variables, (issues) =>

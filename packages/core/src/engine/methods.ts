@@ -7,7 +7,7 @@
  * - `connection`: the state of one legacy connection (the handshake, the logging level,
  *   subscriptions) — see connection.ts;
  * - `modern`: the stateless era's own methods (discover, listen, tasks) — see modern.ts;
- * - `server`: the decorated server's registry (tools, resources, prompts, completions) — see
+ * - `server`: the decorated server's registry (tools, resources, prompts, completions, skills) — see
  *   decorated-server.ts. A hand-written {@link McpHandler} answers these itself.
  *
  * The engine dispatches by it, the modern era refuses what it lacks (-32601, HTTP 404) and caching
@@ -54,6 +54,9 @@ export interface ServerOwner {
   listPrompts(params: Params, ctx: McpContext, features: RevisionFeatures): Answer;
   getPrompt(params: Params, ctx: McpContext, features: RevisionFeatures): Answer;
   complete(params: Params, ctx: McpContext): Answer;
+  listSkills(params: Params, ctx: McpContext, features: RevisionFeatures): Answer;
+  getSkill(params: Params, ctx: McpContext, features: RevisionFeatures): Answer;
+  readDirectory(params: Params, ctx: McpContext, features: RevisionFeatures): Answer;
 }
 
 /** A method answered by a legacy connection's own state. */
@@ -100,6 +103,9 @@ const TABLE: { readonly [M in McpMethodName]?: Owned<ConnectionMethod> | Owned<M
   'prompts/list': { owner: 'server', serve: (s, params, ctx, f) => s.listPrompts(params, ctx, f) },
   'prompts/get': { owner: 'server', serve: (s, params, ctx, f) => s.getPrompt(params, ctx, f) },
   'completion/complete': { owner: 'server', serve: (s, params, ctx) => s.complete(params, ctx) },
+  'skills/list': { owner: 'server', serve: (s, params, ctx, f) => s.listSkills(params, ctx, f) },
+  'skills/get': { owner: 'server', serve: (s, params, ctx, f) => s.getSkill(params, ctx, f) },
+  'resources/directory/read': { owner: 'server', serve: (s, params, ctx, f) => s.readDirectory(params, ctx, f) },
 };
 
 /** The table as a map: a method name from a client is never looked up on an object's prototype. */

@@ -63,6 +63,53 @@ export interface McpServerOptions extends Implementation {
    * 403 with a step-up challenge). Added to each component's own `scopes`.
    */
   scopes?: string[];
+  /**
+   * Skills (SEP-2640, `io.modelcontextprotocol/skills`) this server offers: a folder of skill
+   * folders (`'./skills'`, a `URL`), or {@link SkillsOptions}. Declares the extension (on MCP
+   * 2025-11-25 and 2026-07-28), serves `skills/list`, `skills/get`, `resources/directory/read` and
+   * the skills' files through `resources/read`. See docs/extensions.md.
+   */
+  skills?: string | URL | SkillsOptions;
+}
+
+/** A skill's files given in code: path inside the skill (`SKILL.md`, `references/FORMS.md`) → content (a string is UTF-8). */
+export type SkillFiles = Readonly<Record<string, string | Uint8Array>>;
+
+/** The limits a skill must stay within to be served (a skill over one is refused, never served in part). */
+export interface SkillLimits {
+  /** Files per skill, SKILL.md included (default 512, the extension's). */
+  files?: number;
+  /** Bytes of all its files together (default 16 MiB, the extension's). */
+  bytes?: number;
+  /** Bytes of one file (default 16 MiB): checked before the file is opened. */
+  fileBytes?: number;
+  /** Bytes of SKILL.md's frontmatter block (default 64 KiB). */
+  frontmatterBytes?: number;
+}
+
+/** Options of the `skills` option of `@McpServer`. */
+export interface SkillsOptions {
+  /**
+   * Folders of skill folders: each folder below one holding a `SKILL.md` is a skill, its path
+   * relative to the root its skill path (`skill://<prefix>/<path>/SKILL.md`). A relative path
+   * resolves against the working directory: prefer `join(__dirname, '../skills')`.
+   */
+  folders?: string | URL | Array<string | URL>;
+  /** Skills given in code, by skill path (`'reports/weekly'`): their files, hashed once at bootstrap. */
+  inline?: Readonly<Record<string, SkillFiles>>;
+  /** An organisational prefix before every skill path (`'acme'` → `skill://acme/<path>/SKILL.md`). */
+  prefix?: string;
+  /** Serve `resources/directory/read` and declare `directoryRead` (default true). */
+  directoryRead?: boolean;
+  /** Per-skill limits; see {@link SkillLimits}. */
+  limits?: SkillLimits;
+  /**
+   * A folder skill that breaks a rule (frontmatter, name, limits, a symlink…) fails
+   * `McpFactory.create` (and `app.skills.reload()`) instead of being skipped with a warning.
+   */
+  strict?: boolean;
+  /** Caching hints of `skills/*`, directory reads and skill file reads (MCP 2026-07-28); default: the server's. */
+  cache?: CacheHints;
 }
 
 /** Options shared by every handler decorator. */

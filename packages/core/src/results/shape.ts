@@ -17,6 +17,7 @@ import type {
   ServerCapabilities,
   Tool,
 } from '@hermes-mcp/protocol';
+import { APPS_EXTENSION, SKILLS_EXTENSION, isRecord, mcpMethod } from '@hermes-mcp/protocol';
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
@@ -51,10 +52,26 @@ export function shapeImplementation(info: Implementation, f: RevisionFeatures): 
   return pick(info, (k) => k === 'name' || k === 'version' || (k === 'title' && f.titles));
 }
 
-/** Shapes server capabilities (`completions` arrived in 2025-03-26). */
+/** The skills extension is offered where its methods are (2025-11-25 and 2026-07-28): the declaration and the methods agree. */
+const SKILLS_REVISIONS = mcpMethod('skills/list')!.revisions;
+
+/**
+ * Shapes server capabilities: `completions` arrived in 2025-03-26; the Skills extension is declared
+ * only where its methods are served, MCP Apps only where `_meta` exists (2025-06-18); an
+ * `extensions` left empty is dropped.
+ */
 export function shapeCapabilities(capabilities: ServerCapabilities, f: RevisionFeatures): ServerCapabilities {
-  if (f.completions) return capabilities;
-  return pick(capabilities, (k) => k !== 'completions');
+  const extensions = isRecord(capabilities.extensions) ? capabilities.extensions : undefined;
+  const dropSkills = extensions !== undefined && SKILLS_EXTENSION in extensions && !SKILLS_REVISIONS.includes(f.version);
+  const dropApps = extensions !== undefined && APPS_EXTENSION in extensions && !f.meta;
+  if (f.completions && !dropSkills && !dropApps) return capabilities;
+  const out = pick(capabilities, (k) => k !== 'completions' || f.completions);
+  if (dropSkills || dropApps) {
+    const kept = pick(extensions, (k) => !(k === SKILLS_EXTENSION && dropSkills) && !(k === APPS_EXTENSION && dropApps));
+    if (Object.keys(kept).length > 0) out.extensions = kept;
+    else delete out.extensions;
+  }
+  return out;
 }
 
 /** Shapes one tool definition. */

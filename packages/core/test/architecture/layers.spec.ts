@@ -30,7 +30,7 @@ const LAYERS: { layer: string; paths: string[] }[] = [
   // What decorators record, and the decorators: they depend on nothing that runs a server.
   { layer: 'metadata', paths: ['metadata/', 'decorators/'] },
   // Input schemas and validation from the metadata; results shaped per revision; the store contracts.
-  { layer: 'schema', paths: ['schema/', 'validation/', 'results/', 'stores/'] },
+  { layer: 'schema', paths: ['schema/', 'validation/', 'results/', 'stores/', 'skills/'] },
   // The engine: eras, the method table's owners, connections, the modern era and its header rules,
   // tasks, the registry it answers from, and scopes (a guard the scanner installs).
   { layer: 'engine', paths: ['engine/', 'bootstrap/', 'auth/scopes.ts'] },
