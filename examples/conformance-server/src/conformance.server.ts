@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Service } from 'typedi';
 import { ErrorCode, McpApp, McpContext, McpError, McpServer, Prompt, RegisteredHandle, Resource, Tool, ToolError, audio, embedded, image, text } from '@hermes-mcp/core';
@@ -57,7 +58,14 @@ function replyText(reply: Awaited<ReturnType<McpContext['sample']>>): string {
  * resources and prompts its server scenarios call, by the names they call them, each doing what
  * its scenario checks.
  */
-@McpServer({ name: 'hermes-conformance-server', version: '0.1.0', description: 'Fixture server for the MCP conformance suite' })
+@McpServer({
+  name: 'hermes-conformance-server',
+  version: '0.1.0',
+  description: 'Fixture server for the MCP conformance suite',
+  // The sep-2640-* scenarios' skills: the first in URI order (acme/billing/refunds) has a subfolder
+  // for the directory scenario; the others carry extra frontmatter, a script and a binary file.
+  skills: { folders: [join(__dirname, '../skills')] },
+})
 export class ConformanceServer {
   private dynamicTool?: RegisteredHandle;
   private dynamicPrompt?: RegisteredHandle;

@@ -119,6 +119,10 @@ function buildSkill(source: SourceSkill, prefix: readonly string[], limits: Reso
   const segments = [...prefix, ...source.path];
   if (segments.length === 0)
     throw new SkillProblem('HERMES_SKILL_INVALID', 'a SKILL.md at the root of a skills folder has no skill path: put it in a folder named after the skill');
+  // Sizes as the source knows them before reading (a folder: lstat): a huge file is never opened.
+  for (const file of source.files) {
+    if (file.size > limits.fileBytes) throw new SkillProblem('HERMES_SKILL_UNSAFE', `"${file.path.join('/')}" is ${file.size} bytes, over limits.fileBytes (${limits.fileBytes})`);
+  }
   if (source.files.length > limits.files) throw new SkillProblem('HERMES_SKILL_TOO_LARGE', `it has ${source.files.length} files, over limits.files (${limits.files})`);
   const total = source.files.reduce((sum, file) => sum + file.size, 0);
   if (total > limits.bytes) throw new SkillProblem('HERMES_SKILL_TOO_LARGE', `its files add up to ${total} bytes, over limits.bytes (${limits.bytes})`);
@@ -134,7 +138,6 @@ function buildSkill(source: SourceSkill, prefix: readonly string[], limits: Reso
   let manifest: Uint8Array | undefined;
   const files = source.files.map((file): CatalogFile => {
     const label = file.path.join('/');
-    if (file.size > limits.fileBytes) throw new SkillProblem('HERMES_SKILL_UNSAFE', `"${label}" is ${file.size} bytes, over limits.fileBytes (${limits.fileBytes})`);
     const bytes = file.read();
     if (bytes.byteLength !== file.size) throw new SkillProblem('HERMES_SKILL_UNSAFE', `"${label}" changed size while it was read`);
     if (file.path.length === 1 && file.path[0] === 'SKILL.md') manifest = bytes;

@@ -43,8 +43,6 @@ function skillFiles(dir: string, limits: ResolvedLimits): SourceFile[] {
       const stats = lstatSync(file);
       if (stats.isDirectory()) walk(file, where);
       else if (!stats.isFile()) throw new SkillProblem('HERMES_SKILL_UNSAFE', `"${where.join('/')}" is ${kindOf(stats)}`);
-      else if (stats.size > limits.fileBytes)
-        throw new SkillProblem('HERMES_SKILL_UNSAFE', `"${where.join('/')}" is ${stats.size} bytes, over limits.fileBytes (${limits.fileBytes})`);
       else {
         files.push({ path: where, size: stats.size, read: () => readRegularFile(file, limits.fileBytes) });
         // Checked while walking: a folder of a million files is refused without listing them all.
