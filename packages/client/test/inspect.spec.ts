@@ -127,8 +127,9 @@ describe('hermes-mcp inspect', () => {
     try {
       cpSync(path.join(root, 'packages/client/dist'), path.join(elsewhere, 'node_modules/@hermes-mcp/client/dist'), { recursive: true });
       symlinkSync(path.join(root, 'packages/protocol'), path.join(elsewhere, 'node_modules/@hermes-mcp/protocol'), 'dir');
-      // Its other dependency, as npm installs it beside it.
+      // Its other dependencies, as npm installs them beside it (yaml: the client's own copy, its version).
       symlinkSync(path.join(root, 'node_modules/jsonc-parser'), path.join(elsewhere, 'node_modules/jsonc-parser'), 'dir');
+      symlinkSync(path.dirname(require.resolve('yaml/package.json', { paths: [path.join(root, 'packages/client')] })), path.join(elsewhere, 'node_modules/yaml'), 'dir');
       writeFileSync(path.join(elsewhere, 'main.ts'), 'export {};\n');
       const result = spawnSync(process.execPath, [path.join(elsewhere, 'node_modules/@hermes-mcp/client/dist/cli.js'), 'inspect', 'main.ts'], {
         cwd: elsewhere,

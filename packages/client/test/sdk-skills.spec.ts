@@ -1,13 +1,23 @@
 /**
- * Skills (SEP-2640) across implementations, over Streamable HTTP on 127.0.0.1: McpClient against
- * the official SDK v2 skills server (`SkillsExtension.load(memorySkillFiles(…))` attached to its
- * `McpServer`, behind `createMcpHandler`) in a legacy session and in 2026-07-28.
+ * Skills (SEP-2640) across implementations, over Streamable HTTP on 127.0.0.1, in a legacy session
+ * and in 2026-07-28: McpClient against the official SDK v2 skills server
+ * (`SkillsExtension.load(memorySkillFiles(…))` attached to its `McpServer`, behind
+ * `createMcpHandler`); the SDK v2 client (`Client` + `SkillsClient`) and McpClient against a
+ * Hermes skills server (a folder of skills) on each HTTP adapter.
  */
+import 'reflect-metadata';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { McpFactory, McpServer, createLogger, isolatedContainer } from '@hermes-mcp/core';
+import { Client as SdkClient, StreamableHTTPClientTransport as SdkHttpTransport } from '@modelcontextprotocol/client';
+import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
 import { createMcpHandler, McpServer as V2Server, type McpHttpHandler } from '@modelcontextprotocol/server';
 import { SkillsExtension, memorySkillFiles } from '@modelcontextprotocol/server/ext/skills';
 import { McpClient, McpError, StreamableHttpClientTransport } from '@hermes-mcp/client';
 import { closeServers, serveFetch } from './fixtures/http-servers';
+import { ADAPTERS, Serving, serveOn } from '../../../test-support/adapters';
 
 const SKILL_MD = '---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nmetadata:\n  version: "2.1.0"\n---\n\nRead references/FORMS.md first.\n';
 const FORMS_MD = '# Forms\n\nFill every field.\n';
@@ -15,10 +25,12 @@ const LOGO = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x0
 const GIT_MD = '---\nname: git-workflow\ndescription: Branch, commit, rebase\nlicense: Apache-2.0\n---\nUse small commits.\n';
 
 const servers: Server[] = [];
-const clients: McpClient[] = [];
+const clients: Array<{ close(): Promise<void> }> = [];
+const servings: Serving[] = [];
 afterEach(async () => {
   await Promise.all(clients.splice(0).map((client) => client.close()));
   await closeServers(servers);
+  await Promise.all(servings.splice(0).map((serving) => serving.close()));
 });
 
 /** The SDK's skills server over the files of `record` (changed later by the test), and a client of it. */
@@ -105,4 +117,79 @@ it('reads skills/list again, not from its cache, once the SDK server says its re
   })();
   expect(await heard).toBe('notifications/resources/list_changed');
   expect((await client.listAllSkills()).map((skill) => skill.frontmatter.name)).toEqual(['csv-cleaning', 'git-workflow', 'pdf-processing']);
+});
+
+/** A folder of skills on disk: `record`'s files under a temp root. */
+function skillsFolder(record: Record<string, string | Uint8Array>): string {
+  const root = mkdtempSync(path.join(tmpdir(), 'hermes-sdk-skills-'));
+  for (const [file, content] of Object.entries(record)) {
+    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+    writeFileSync(path.join(root, file), content);
+  }
+  return root;
+}
+
+let hermesApps = 0;
+
+/** A Hermes server serving {@link files} from a folder under the prefix `acme`, on `adapter`. */
+async function hermesSkills(adapter: (typeof ADAPTERS)[number]): Promise<Serving> {
+  @McpServer({ name: 'hermes-skills', version: '1.0.0', skills: { folders: [skillsFolder(files())], prefix: 'acme' } })
+  class HermesSkills {}
+  const app = McpFactory.create(HermesSkills, { logger: createLogger({ level: 'silent' }), container: isolatedContainer(`sdk-skills-${++hermesApps}`) });
+  const serving = await serveOn(adapter, app);
+  servings.push(serving);
+  return serving;
+}
+
+const ERAS = [
+  { era: '2025-11-25', mode: 'legacy' as const },
+  { era: '2026-07-28', mode: { pin: '2026-07-28' } },
+];
+
+describe.each(ADAPTERS)('a Hermes skills server (%s)', (adapter) => {
+  it.each(ERAS)('is read by the official SDK v2 client at $era: every entry valid, every file verified, its directories', async ({ era, mode }) => {
+    const serving = await hermesSkills(adapter);
+    const sdk = new SdkClient({ name: 'sdk-v2-client', version: '2.4.0' }, { versionNegotiation: { mode } });
+    clients.push(sdk);
+    await sdk.connect(new SdkHttpTransport(new URL(serving.url)));
+    expect(sdk.getNegotiatedProtocolVersion()).toBe(era);
+    const skills = new SkillsClient(sdk);
+    expect([skills.supported, skills.directoryRead]).toEqual([true, true]);
+    const listing = await skills.list();
+    expect(listing.invalid).toEqual([]);
+    expect(listing.skills.map((skill) => skill.uri)).toEqual(['skill://acme/git-workflow/SKILL.md', 'skill://acme/pdf-processing/SKILL.md']);
+    for (const skill of listing.skills) {
+      expect((await skills.get(skill.uri)).skill).toEqual(skill);
+      for (const resource of skill.resources === 'dynamic' ? [] : skill.resources) expect((await skills.read(skill, resource.uri)).verified).toBe(true);
+    }
+    const manifest = await skills.read(listing.skills[1]);
+    expect([manifest.text, manifest.frontmatter]).toEqual([
+      SKILL_MD,
+      { name: 'pdf-processing', description: 'Extract, fill, and assemble PDF documents', metadata: { version: '2.1.0' } },
+    ]);
+    expect((await skills.readDirectory('skill://acme/pdf-processing')).resources.map((child) => [child.uri, child.mimeType])).toEqual([
+      ['skill://acme/pdf-processing/SKILL.md', 'text/markdown'],
+      ['skill://acme/pdf-processing/assets', 'inode/directory'],
+      ['skill://acme/pdf-processing/references', 'inode/directory'],
+    ]);
+  });
+
+  it.each(ERAS)('is read by McpClient at $era: loaded, every listed file verified, its directories', async ({ era }) => {
+    const serving = await hermesSkills(adapter);
+    const client = new McpClient(new StreamableHttpClientTransport({ url: serving.url }), { protocolVersion: era as '2025-11-25' | '2026-07-28' });
+    clients.push(client);
+    await client.connect();
+    expect(client.protocolVersion).toBe(era);
+    const [git, pdf] = await client.listAllSkills();
+    expect(git.frontmatter).toEqual({ name: 'git-workflow', description: 'Branch, commit, rebase', license: 'Apache-2.0' });
+    const loaded = await client.loadSkill(pdf);
+    expect(loaded.manifest.text).toBe(SKILL_MD);
+    const read = await Promise.all(loaded.files.map((file) => loaded.read(file)));
+    expect(read.map((file) => [file.uri, file.verified, file.mimeType])).toEqual([
+      ['skill://acme/pdf-processing/assets/logo.png', true, 'image/png'],
+      ['skill://acme/pdf-processing/references/FORMS.md', true, 'text/markdown'],
+    ]);
+    expect(Buffer.from(read[0].bytes)).toEqual(Buffer.from(LOGO));
+    expect((await client.readSkillDirectory('skill://acme/pdf-processing/references')).map((child) => child.uri)).toEqual(['skill://acme/pdf-processing/references/FORMS.md']);
+  });
 });
