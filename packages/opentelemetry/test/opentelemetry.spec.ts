@@ -210,15 +210,17 @@ describe.each(['legacy', 'modern'] as const)('%s era', (era) => {
     expect(line).toMatchObject({ city: 'Bergen', trace_id: server.spanContext().traceId, span_id: server.spanContext().spanId, method: 'tools/call' });
   });
 
-  it('marks failures: a protocol error with its code, a tool error as tool_error', async () => {
+  it('marks failures: a tool error as tool_error; a caller\'s mistake is the client\'s error, the server records its code', async () => {
     const client = await connect(TRANSPORTS['Streamable HTTP'](era), era);
     await client.callTool('broken');
     await expect(client.callTool('missing')).rejects.toMatchObject({ code: -32602 });
     const [toolError, protocolError] = spansOf(SpanKind.SERVER, 'tools/call');
     expect(toolError.attributes).toMatchObject({ 'error.type': 'tool_error', 'gen_ai.tool.name': 'broken' });
     expect(toolError.status.code).toBe(SpanStatusCode.ERROR);
-    expect(protocolError.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602', 'gen_ai.tool.name': 'missing' });
-    expect(protocolError.status).toMatchObject({ code: SpanStatusCode.ERROR, message: expect.stringContaining('missing') });
+    // The caller's mistake: the server answered it as it should, so its span records the code alone.
+    expect(protocolError.attributes).toMatchObject({ 'rpc.response.status_code': '-32602', 'gen_ai.tool.name': 'missing' });
+    expect(protocolError.attributes['error.type']).toBeUndefined();
+    expect(protocolError.status.code).toBe(SpanStatusCode.UNSET);
     const [clientToolError, clientProtocolError] = spansOf(SpanKind.CLIENT, 'tools/call');
     expect(clientToolError.attributes['error.type']).toBe('tool_error');
     expect(clientProtocolError.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
