@@ -95,9 +95,40 @@ const SUMMARY_END = '<!-- bench:summary:end -->';
 const CHART = 'performance-http.svg';
 const HERMES_HTTP = ['legacy-json', 'legacy-sse', 'modern'];
 /** The OpenTelemetry rows, and the rows they are compared with (the same server, not instrumented). */
-const OTEL_ROWS: Record<string, string> = { 'legacy-json-otel': 'legacy-json', 'modern-otel': 'modern' };
+const OTEL_ROWS: Record<string, string> = { 'legacy-json-otel': 'legacy-json', 'legacy-json-otel-10': 'legacy-json', 'modern-otel': 'modern' };
 /** The bare route with one OpenTelemetry span: what the SDK alone costs a request this small. */
 const OTEL_FLOOR = 'bare-otel';
+/** The instrumented legacy JSON row at 10 % sampling, beside the 100 % one (issue 29's targets). */
+const OTEL_SAMPLED = 'legacy-json-otel-10';
+
+/**
+ * Issue 29's telemetry targets, in server CPU µs per `tools/call` (legacy session, JSON): Hermes'
+ * own added CPU at 100 % sampling (the instrumented row's addition less the SDK's alone, the bare
+ * route's) ≤ 5 µs; at 10 % sampling the addition ≤ 35 % of the 100 % one's; the 100 % addition ≤
+ * 1.3 × the SDK's alone.
+ */
+function telemetryTargets(runs: Record<string, HttpRun[]>, c: number, targets: Target[]): void {
+  const [plain, full, sampled, bare, floor] = ['legacy-json', 'legacy-json-otel', OTEL_SAMPLED, 'bare', OTEL_FLOOR].map((key) => cpuOf(runs[key] ?? []));
+  if (!Number.isFinite(plain) || !Number.isFinite(full)) return;
+  const added = full - plain;
+  const sdkAlone = floor - bare;
+  const us = (n: number) => `${fixed(n, 1)} µs`;
+  targets.push({ what: `Hermes' own CPU for OpenTelemetry ≤ 5 µs per call at 100 % sampling, ${c} connections`, measured: us(added - sdkAlone), holds: added - sdkAlone <= 5 });
+  if (Number.isFinite(sampled)) {
+    targets.push({
+      what: `OpenTelemetry at 10 % sampling adds ≤ 35 % of the 100 % case's CPU, ${c} connections`,
+      measured: `${us(sampled - plain)} / ${us(added)}`,
+      holds: sampled - plain <= 0.35 * added,
+    });
+  }
+  if (Number.isFinite(sdkAlone)) {
+    targets.push({
+      what: `OpenTelemetry at 100 % adds ≤ 1.3 × the SDK's own addition on the bare route, ${c} connections`,
+      measured: `${us(added)} / ${us(sdkAlone)}`,
+      holds: added <= 1.3 * sdkAlone,
+    });
+  }
+}
 
 const int = (n: number) => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '–');
 const fixed = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : '–');
@@ -192,6 +223,7 @@ function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[])
         const ratio = sameRun(own, runs[cost.baseline]);
         targets.push({ what: `HTTP tools/call ${cost.what}, legacy session, JSON, ${c} connections`, measured: `${fixed(ratio)} ×`, holds: ratio >= cost.least });
       }
+      if (key === 'legacy-json-otel') telemetryTargets(runs, c, targets);
       if (HERMES_HTTP.includes(key)) {
         targets.push({ what: `HTTP tools/call ≥ 0.6 × bare, ${label}, ${c} connections`, measured: `${fixed(rpsRatio)} ×`, holds: rpsRatio >= 0.6 });
         targets.push({

@@ -145,6 +145,8 @@ const authEnv = (cacheTtlMs: number) => () => ({ HERMES_BENCH_AUTH: JSON.stringi
 const fixed = (headers: Record<string, string>, body: string) => async () => ({ headers, body });
 /** The OpenTelemetry rows: the same server, instrumented (bench/src/servers/telemetry.ts). */
 const OTEL_ENV = () => ({ HERMES_BENCH_OTEL: '1' });
+/** The same, sampling one trace in ten (`ParentBased(TraceIdRatioBased(0.1))`). */
+const OTEL_10_ENV = () => ({ HERMES_BENCH_OTEL: '1', HERMES_BENCH_OTEL_RATIO: '0.1' });
 /** A legacy JSON row with a bearer token, the server verifying JWTs (cached for `cacheTtlMs`; 0: every request). */
 function oauthRow(key: string, label: string, cacheTtlMs: number): HttpConfig {
   return { key, label, server: 'hermes-http.server.js', prepare: legacy(addCall(), bearer), expect: { framing: 'json' }, env: authEnv(cacheTtlMs) };
@@ -185,6 +187,14 @@ const HTTP_CONFIGS: HttpConfig[] = [
     env: OTEL_ENV,
   },
   { key: 'legacy-json-otel', label: 'Hermes, legacy JSON, OpenTelemetry', server: 'hermes-http.server.js', prepare: legacy(addCall()), expect: { framing: 'json' }, env: OTEL_ENV },
+  {
+    key: 'legacy-json-otel-10',
+    label: 'Hermes, legacy JSON, OpenTelemetry, 10 % sampled',
+    server: 'hermes-http.server.js',
+    prepare: legacy(addCall()),
+    expect: { framing: 'json' },
+    env: OTEL_10_ENV,
+  },
   {
     key: 'modern-otel',
     label: 'Hermes, modern, OpenTelemetry',

@@ -1,6 +1,7 @@
 /**
  * The OpenTelemetry rows (`HERMES_BENCH_OTEL`): the SDK as an application sets it up — the
- * async-hooks context manager, W3C propagators, every span sampled and batched to an exporter that
+ * async-hooks context manager, W3C propagators, every span sampled (or, with
+ * `HERMES_BENCH_OTEL_RATIO`, `ParentBased(TraceIdRatioBased(ratio))`) and batched to an exporter that
  * drops them, durations aggregated for a reader that exports once a minute — then Hermes'
  * instrumentation. What is measured is the instrumentation's and the SDK's own cost per request;
  * the bare route's OpenTelemetry row shows the SDK's part alone (one span and one duration per request).
@@ -9,7 +10,7 @@ import { Histogram, SpanKind, context, propagation, trace } from '@opentelemetry
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { ExportResultCode, W3CTraceContextPropagator } from '@opentelemetry/core';
 import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader, PushMetricExporter } from '@opentelemetry/sdk-metrics';
-import { BatchSpanProcessor, SpanExporter, TracerProvider } from '@opentelemetry/sdk-trace';
+import { BatchSpanProcessor, ParentBasedSampler, SpanExporter, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import { instrumentOpenTelemetry } from '@hermes-mcp/opentelemetry';
 
 /**
@@ -27,7 +28,9 @@ export function benchTelemetry({ hermes = true } = {}): boolean {
   };
   context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  trace.setGlobalTracerProvider(new TracerProvider({ spanProcessors: [new BatchSpanProcessor({ exporter: drop })] }));
+  const ratio = process.env.HERMES_BENCH_OTEL_RATIO;
+  const sampler = ratio === undefined ? undefined : new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(Number(ratio)) });
+  trace.setGlobalTracerProvider(new TracerProvider({ spanProcessors: [new BatchSpanProcessor({ exporter: drop })], ...(sampler && { sampler }) }));
   const meterProvider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: dropMetrics, exportIntervalMillis: 60_000 })] });
   if (hermes) instrumentOpenTelemetry({ meterProvider });
   else bareHistogram = meterProvider.getMeter('bench').createHistogram('mcp.server.operation.duration', { unit: 's' });

@@ -6,7 +6,7 @@
  * requests of a 2026-07-28 round, which the client answers and retries by itself.
  */
 import { ClientResponseCache, InMemoryResponseCache } from './cache';
-import { ClientRequestTrace, clientRequestChannel } from './diagnostics';
+import { ClientSessionClock, chainOnId, publishClientNotification, traceAnswer, traceClientRequest } from './diagnostics';
 import { DEFAULT_MAX_INBOUND_REQUESTS, limitOption } from './limits';
 import {
   CallToolResult,
@@ -88,6 +88,8 @@ export class McpClient {
   private reinitializing?: Promise<void> = undefined;
   /** Open `subscriptions/listen` requests, by id: where the notifications tagged with it go. */
   private readonly listens = new Map<RequestId, (notification: JsonRpcNotification) => void>();
+  /** The legacy session's duration, for telemetry. */
+  private readonly sessionClock = new ClientSessionClock();
   /** The log level asked for (the option, then {@link setLogLevel}). */
   private logLevel?: LoggingLevel = undefined;
 
@@ -104,8 +106,11 @@ export class McpClient {
     this.peer = new Peer(
       transport,
       {
-        onRequest: (request) => this.answer(request),
+        onRequest: (request) => traceAnswer(this, request, () => this.answer(request)),
         onNotification: (notification) => this.received(notification),
+        onTransportClose: () => this.sessionClock.end(),
+        onNotificationReceived: (notification) => publishClientNotification(this, 'received', notification.method, notification.params),
+        onNotificationSent: (method, params) => publishClientNotification(this, 'sent', method, params),
         // Connected again after the connection was lost (a WebSocket with `reconnect`): a legacy
         // session lived in the connection, so start a new one; 2026-07-28 requests stand alone.
         onTransportReconnect: () => {
@@ -149,7 +154,10 @@ export class McpClient {
       const version = wanted === 'auto' ? MODERN_NEWEST : wanted;
       try {
         let asked: string = version;
-        const discover = () => this.traced('server/discover', {}, (meta) => this.peer.request('server/discover', { _meta: { ...this.envelope(asked), ...meta } }));
+        const discover = () => {
+          const params = { _meta: this.envelope(asked) };
+          return this.traced('server/discover', params, (meta, onid) => this.peer.request('server/discover', meta ? { _meta: { ...params._meta, ...meta } } : params, { onid }));
+        };
         const discovered = await discover().catch((error: unknown) => {
           const other = otherVersion(error, asked);
           if (other === undefined) throw error;
@@ -183,9 +191,11 @@ export class McpClient {
 
   private async initialize(version: string): Promise<void> {
     const params = { protocolVersion: version, capabilities: this.capabilities, clientInfo: this.clientInfo };
-    const result = await this.traced('initialize', params, (meta) => this.peer.request('initialize', meta ? { ...params, _meta: meta } : params)).catch((error: unknown) => {
-      throw this.explain(error);
-    });
+    const result = await this.traced('initialize', params, (meta, onid) => this.peer.request('initialize', meta ? { ...params, _meta: meta } : params, { onid })).catch(
+      (error: unknown) => {
+        throw this.explain(error);
+      },
+    );
     checked('initialize', mcpMethod('initialize'), result);
     this.era = 'legacy';
     this.protocolVersion = String(result.protocolVersion);
@@ -193,7 +203,8 @@ export class McpClient {
     this.serverInfo = result.serverInfo as Implementation;
     this.serverCapabilities = (result.capabilities ?? {}) as ServerCapabilities;
     if (typeof result.instructions === 'string') this.instructions = result.instructions;
-    await this.peer.notify('notifications/initialized');
+    this.sessionClock.start(this);
+    await this.notify('notifications/initialized');
     if (this.logLevel && this.serverCapabilities.logging) await this.send('logging/setLevel', { level: this.logLevel }, NO_OPTIONS);
   }
 
@@ -452,26 +463,14 @@ export class McpClient {
    * first; in 2026-07-28 the envelope goes in `_meta` and input rounds are answered and retried.
    */
   request(method: string, params: Record<string, unknown> = {}, options: CallOptions = NO_OPTIONS): Promise<Record<string, unknown>> {
-    return this.traced(method, params, (meta) => this.perform(method, params, meta ? { ...options, meta: { ...options.meta, ...meta } } : options));
+    return this.traced(method, params, (meta, onId) =>
+      this.perform(method, params, onId ? { ...options, ...(meta && { meta: { ...options.meta, ...meta } }), onId: chainOnId(options.onId, onId) } : options),
+    );
   }
 
-  /**
-   * Runs one request as `hermes-mcp:client:request` traces it, when anyone listens (else just runs
-   * it): `run` is given the `_meta` entries the subscribers added (a `traceparent`), if any.
-   */
-  private traced<T>(method: string, params: Record<string, unknown>, run: (meta?: Record<string, string>) => Promise<T>): Promise<T> {
-    if (!clientRequestChannel.hasSubscribers) return run();
-    const sessionId = (this.transport as { sessionId?: unknown }).sessionId;
-    const trace: ClientRequestTrace = {
-      method,
-      params,
-      era: this.era ?? (method === 'initialize' ? 'legacy' : 'modern'),
-      transport: this.transport.info,
-      meta: {},
-      ...(this.protocolVersion !== undefined && { protocolVersion: this.protocolVersion }),
-      ...(typeof sessionId === 'string' && { sessionId }),
-    };
-    return clientRequestChannel.tracePromise(() => run(Object.keys(trace.meta).length === 0 ? undefined : trace.meta), trace);
+  /** One request as `hermes-mcp:client:request` traces it ({@link traceClientRequest}). */
+  private traced<T>(method: string, params: Record<string, unknown>, run: (meta?: Record<string, string>, onid?: (id: RequestId) => void) => Promise<T>): Promise<T> {
+    return traceClientRequest(this, method, params, run);
   }
 
   /**

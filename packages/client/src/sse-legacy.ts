@@ -66,6 +66,14 @@ export class SseClientTransport implements Transport {
     this.maxBytes = messageLimit(options);
   }
 
+  /**
+   * The session's id, as the `endpoint` event's URL names it (`?sessionId=`, as servers of the
+   * HTTP+SSE transport do); undefined before it came or when it names none. Telemetry's `mcp.session.id`.
+   */
+  get sessionId(): string | undefined {
+    return this.endpoint?.searchParams.get('sessionId') ?? undefined;
+  }
+
   /** The transport's state, its last error and the URL it POSTs to. */
   status(): { state: TransportState; lastError?: Error; endpoint?: string } {
     const status: { state: TransportState; lastError?: Error; endpoint?: string } = { state: this.state };

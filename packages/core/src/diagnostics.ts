@@ -13,6 +13,8 @@
  *   (sampling, elicitation, roots; legacy sessions) ({@link ServerRequestTrace}).
  * - `hermes-mcp:notification`: a notification a server raised — progress and log messages of a
  *   request, list changes and resource updates for everyone ({@link NotificationEvent}).
+ * - `hermes-mcp:notification:received`: a notification a server received from its client
+ *   (`notifications/initialized`, `notifications/cancelled`, progress, roots list changes).
  */
 import { channel, tracingChannel } from 'node:diagnostics_channel';
 import { TRACE_CHANNELS } from '@hermes-mcp/protocol';
@@ -30,6 +32,8 @@ export const sessionClosedChannel = channel(TRACE_CHANNELS.sessionClosed);
 export const serverRequestChannel = tracingChannel<ServerRequestTrace, ServerRequestTrace>(TRACE_CHANNELS.serverRequest);
 /** Notifications a server raised. */
 export const notificationChannel = channel(TRACE_CHANNELS.notification);
+/** Notifications a server received. */
+export const notificationReceivedChannel = channel(TRACE_CHANNELS.notificationReceived);
 
 /**
  * Runs `run` as one traced request (callers check `requestChannel.hasSubscribers` first, so an
@@ -45,4 +49,9 @@ export function traceRequest<T>(trace: RequestTrace, run: (logBindings?: Record<
 /** Publishes a notification a server raised, when anyone listens. @internal */
 export function publishNotification(event: () => NotificationEvent): void {
   if (notificationChannel.hasSubscribers) notificationChannel.publish(event());
+}
+
+/** Publishes a notification a server received, when anyone listens. @internal */
+export function publishNotificationReceived(event: () => NotificationEvent): void {
+  if (notificationReceivedChannel.hasSubscribers) notificationReceivedChannel.publish(event());
 }

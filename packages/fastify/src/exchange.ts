@@ -18,6 +18,8 @@ export class FastifyExchange implements HttpRequest, HttpResponse {
   readonly url: string;
   readonly headers: FastifyRequest['headers'];
   readonly ip: string;
+  readonly remotePort: number | undefined;
+  readonly httpVersion: string;
   readonly body: unknown;
   readonly bodySuspect: boolean;
 
@@ -31,6 +33,8 @@ export class FastifyExchange implements HttpRequest, HttpResponse {
     this.url = native.url;
     this.headers = native.headers;
     this.ip = native.ip;
+    this.remotePort = native.socket.remotePort;
+    this.httpVersion = native.raw.httpVersion;
     this.body = body;
     this.bodySuspect = typeof body === 'object' && body !== null && suspectBodies.has(body);
   }

@@ -1,10 +1,11 @@
 /**
- * The OpenTelemetry semantic conventions for MCP (status: Development, in the GenAI semantic
- * conventions): span names, attributes and metric instruments, read off what the Hermes channels
- * publish. One place, so server and client spans say the same things the same way.
+ * The OpenTelemetry semantic conventions for MCP (status: Development; open-telemetry/
+ * semantic-conventions v1.41.1 `docs/gen-ai/mcp.md` and `model/mcp/*.yaml`, now in the GenAI
+ * conventions' own repository): span names, attributes and metric instruments, read off what the
+ * Hermes channels publish. One place, so server and client spans say the same things the same way.
  */
 import type { Attributes, Histogram, Meter } from '@opentelemetry/api';
-import { mcpMethod } from '@hermes-mcp/protocol';
+import { ErrorCode, mcpMethod } from '@hermes-mcp/protocol';
 import type { TransportInfo } from '@hermes-mcp/protocol';
 
 /** Attribute keys. */
@@ -21,52 +22,104 @@ export const ATTR = {
   errorType: 'error.type',
   networkTransport: 'network.transport',
   networkProtocol: 'network.protocol.name',
+  networkProtocolVersion: 'network.protocol.version',
   clientAddress: 'client.address',
+  clientPort: 'client.port',
   serverAddress: 'server.address',
   serverPort: 'server.port',
 } as const;
 
-/** The bucket boundaries the conventions advise for operation durations, in seconds. */
-const OPERATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
-/** Sessions last longer: the same, on to a day. */
-const SESSION_BUCKETS = [...OPERATION_BUCKETS, 600, 1800, 3600, 7200, 14400, 43200, 86400];
+/**
+ * The bucket boundaries the conventions give every MCP histogram, in seconds — the session
+ * durations too ("Metrics", each metric's `ExplicitBucketBoundaries`).
+ */
+export const DURATION_BUCKETS = [0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 30, 60, 120, 300];
 
 /**
- * What the conventions say of one operation that names no peer: the method, its target (tool or
- * prompt name, resource URI), the revision and the transport. `metric` receives the
- * low-cardinality ones (for histograms), `span` all of them.
+ * The JSON-RPC codes that say the caller asked wrongly — unparsable, invalid, unknown method,
+ * invalid params, unknown resource. The server that answers with one did its work: its span and
+ * duration record the code (`rpc.response.status_code`) but no `error.type` and no ERROR status;
+ * the client that receives one failed, and records both (issue 29, after the GenAI conventions'
+ * MCP text; as HTTP servers treat 4xx, docs/general/recording-errors.md "What constitutes an error").
+ */
+export const CALLER_MISTAKES: ReadonlySet<number> = new Set([
+  ErrorCode.ParseError,
+  ErrorCode.InvalidRequest,
+  ErrorCode.MethodNotFound,
+  ErrorCode.InvalidParams,
+  ErrorCode.ResourceNotFound,
+]);
+
+/**
+ * What the conventions say of one operation by its method, target, revision and transport: its
+ * span name, the low-cardinality attributes (for the span at its start and for the durations),
+ * and the one high-cardinality target, a resource URI (the span's alone). `metric` is shared
+ * between operations ({@link Describer}): never changed, copied to add to it.
  */
 export interface Described {
   /** `{mcp.method.name} {target}`, the target being the tool's or prompt's name when there is one. */
-  name: string;
-  span: Attributes;
-  metric: Attributes;
-}
-
-/** Describes one request or notification by its method and params. */
-export function describe(method: string, params: Readonly<Record<string, unknown>>, transport: TransportInfo | undefined, protocolVersion: string | undefined): Described {
-  const metric: Attributes = { [ATTR.method]: method };
-  let name = method;
-  // The method's row says what names its target (protocol/src/methods.ts); a resource URI is
-  // unbounded, so it goes on the span alone, never in its name or a metric.
-  const target = mcpMethod(method)?.span;
-  const value = target ? params[target.field] : undefined;
-  const spanOnly = target?.attribute === ATTR.resourceUri;
-  if (target && typeof value === 'string' && !spanOnly) {
-    name = `${method} ${value}`;
-    metric[target.attribute] = value;
-    if (target.operation) metric[ATTR.operationName] = target.operation;
-  }
-  if (protocolVersion !== undefined) metric[ATTR.protocolVersion] = protocolVersion;
-  if (transport) network(transport, metric);
-  const span: Attributes = { ...metric };
-  if (target && typeof value === 'string' && spanOnly) span[target.attribute] = value;
-  return { name, span, metric };
+  readonly name: string;
+  readonly metric: Readonly<Attributes>;
+  /** `mcp.resource.uri`, when the method names a resource. */
+  readonly resourceUri?: string;
 }
 
 /**
- * `network.transport` and `network.protocol.name` of a transport: stdio is a pipe; HTTP (Streamable
- * and the legacy SSE transport) and WebSocket run on TCP. An in-memory transport has neither.
+ * Describes operations, the same description made once per method, target, revision and
+ * transport: a request that is not sampled pays for a map lookup, not for building attributes.
+ * Bounded: past {@link MAX_CACHED} descriptions (tool names are the server's, but a caller may
+ * send any), new ones are built each time and not kept.
+ */
+export class Describer {
+  private readonly cache = new Map<string, Described>();
+
+  /** Describes one request or notification; `peer` adds `server.address`/`server.port` (client side). */
+  describe(method: string, params: Readonly<Record<string, unknown>>, transport: TransportInfo | undefined, protocolVersion: string | undefined, peer: boolean): Described {
+    // The method's row says what names its target (protocol/src/methods.ts); a resource URI is
+    // unbounded, so it goes on the span alone, never in its name or a metric.
+    const target = mcpMethod(method)?.span;
+    const value = target ? params[target.field] : undefined;
+    const named = target !== undefined && typeof value === 'string' && target.attribute !== ATTR.resourceUri ? value : undefined;
+    const key = `${method}\u0000${named ?? ''}\u0000${protocolVersion ?? ''}\u0000${transport?.kind ?? ''}\u0000${text(transport?.httpVersion)}\u0000${peer ? text(transport?.url) : ''}`;
+    const found = this.cache.get(key);
+    const resourceUri = target?.attribute === ATTR.resourceUri && typeof value === 'string' ? value : undefined;
+    if (found) return resourceUri === undefined ? found : { ...found, resourceUri };
+    const metric: Attributes = { [ATTR.method]: method };
+    if (named !== undefined) {
+      metric[target!.attribute] = named;
+      if (target!.operation) metric[ATTR.operationName] = target!.operation;
+    }
+    Object.assign(metric, sessionAttributes(transport, protocolVersion, peer));
+    const described: Described = { name: named === undefined ? method : `${method} ${named}`, metric };
+    if (this.cache.size < MAX_CACHED) this.cache.set(key, described);
+    return resourceUri === undefined ? described : { ...described, resourceUri };
+  }
+}
+
+/** A transport field in a cache key: its text, or nothing. */
+function text(value: unknown): string {
+  return typeof value === 'string' ? value : '';
+}
+
+/** The most descriptions a {@link Describer} keeps. */
+const MAX_CACHED = 1000;
+
+/**
+ * What a session's duration and every operation's say of where they ran: `mcp.protocol.version`,
+ * the network attributes of "Recording MCP transport", and with `peer` the server's address.
+ */
+export function sessionAttributes(transport: TransportInfo | undefined, protocolVersion: string | undefined, peer: boolean): Attributes {
+  const into: Attributes = {};
+  if (protocolVersion !== undefined) into[ATTR.protocolVersion] = protocolVersion;
+  if (transport) network(transport, into);
+  if (transport && peer) serverAddress(transport, into);
+  return into;
+}
+
+/**
+ * `network.transport`, `network.protocol.name` and `network.protocol.version` of a transport
+ * ("Recording MCP transport"): stdio is a pipe; HTTP (Streamable and the legacy SSE transport) and
+ * WebSocket run on TCP, HTTP's version as the server's adapter read it. In memory: none.
  */
 function network(transport: TransportInfo, into: Attributes): void {
   switch (transport.kind) {
@@ -75,8 +128,10 @@ function network(transport: TransportInfo, into: Attributes): void {
       return;
     case 'http':
     case 'sse':
+    case 'http+sse':
       into[ATTR.networkTransport] = 'tcp';
       into[ATTR.networkProtocol] = 'http';
+      if (typeof transport.httpVersion === 'string') into[ATTR.networkProtocolVersion] = transport.httpVersion;
       return;
     case 'websocket':
       into[ATTR.networkTransport] = 'tcp';
@@ -85,69 +140,83 @@ function network(transport: TransportInfo, into: Attributes): void {
 }
 
 /** `server.address` and `server.port` from a client transport's `url`. */
-export function serverAddress(transport: TransportInfo, into: Attributes): void {
+function serverAddress(transport: TransportInfo, into: Attributes): void {
   if (typeof transport.url !== 'string') return;
   try {
     const url = new URL(transport.url);
-    into[ATTR.serverAddress] = url.hostname;
+    into[ATTR.serverAddress] = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
     into[ATTR.serverPort] = Number(url.port) || (url.protocol === 'https:' || url.protocol === 'wss:' ? 443 : 80);
   } catch {
     // Not a URL: no address.
   }
 }
 
+/** `client.address` and `client.port` of a server transport (the adapter's `ip` and `port`). */
+export function clientAddress(transport: TransportInfo, into: Attributes): void {
+  if (typeof transport.ip !== 'string') return;
+  into[ATTR.clientAddress] = transport.ip;
+  if (typeof transport.port === 'number') into[ATTR.clientPort] = transport.port;
+}
+
 /** How an operation ended, by the conventions: nothing when it succeeded. */
 export interface Outcome {
-  /** `error.type`: the JSON-RPC code, `tool_error` for a tool result with `isError`, else the error's name. */
-  type: string;
-  /** `rpc.response.status_code`: the JSON-RPC code, when the peer answered with one. */
+  /** `error.type`, when the operation failed: the JSON-RPC code, `tool_error`, `timeout`, else the error's name. */
+  type?: string;
+  /** `rpc.response.status_code`: the JSON-RPC code, when a response carried one. */
   code?: string;
   /** The span status' description: the error's message. */
   message?: string;
 }
 
-/** The outcome of an operation that settled with `result` or `error`. */
-export function outcomeOf(result: unknown, error: unknown): Outcome | undefined {
+/**
+ * The outcome of an operation that settled with `result` or `error`, on the side that `answered`
+ * (a SERVER span: the response is its own) or that sent it (a CLIENT span: a code is a response's
+ * only when the error came from the peer, `McpError.received`; a local timeout is `timeout`).
+ */
+export function outcomeOf(result: unknown, error: unknown, answered: boolean): Outcome | undefined {
   if (error !== undefined) {
-    const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+    const fields = typeof error === 'object' && error !== null ? (error as { code?: unknown; received?: unknown }) : {};
     const message = error instanceof Error ? error.message : typeof error === 'string' ? error : 'failed';
-    if (typeof code === 'number') return { type: String(code), code: String(code), message };
+    if (typeof fields.code === 'number') {
+      const code = String(fields.code);
+      if (answered) return CALLER_MISTAKES.has(fields.code) ? { code } : { type: code, code, message };
+      if (fields.received === true) return { type: code, code, message };
+      return { type: fields.code === ErrorCode.RequestTimeout ? 'timeout' : code, message };
+    }
     return { type: error instanceof Error && error.name !== 'Error' ? error.name : '_OTHER', message };
   }
   if ((result as { isError?: unknown } | null)?.isError === true) return { type: 'tool_error' };
   return undefined;
 }
 
+/** The histograms, by their names in the conventions. */
+export type HistogramName = 'serverOperation' | 'clientOperation' | 'serverSession' | 'clientSession';
+
 /** The duration histograms, made on first use (so a meter provider registered later is used). */
 export class Instruments {
-  private made?: { serverOperation: Histogram; serverSession: Histogram; clientOperation: Histogram };
+  private made?: Record<HistogramName, Histogram>;
 
   constructor(private readonly meter: () => Meter) {}
 
-  /** `mcp.server.operation.duration` (s): a request or notification, as its receiver saw it. */
-  get serverOperation(): Histogram {
-    return this.instruments().serverOperation;
+  /** The histogram `name`: `mcp.server.operation.duration`, `mcp.client.operation.duration`, `mcp.server.session.duration`, `mcp.client.session.duration` (s). */
+  get(name: HistogramName): Histogram {
+    return (this.made ??= this.make())[name];
   }
 
-  /** `mcp.server.session.duration` (s): a session, as the server saw it. */
-  get serverSession(): Histogram {
-    return this.instruments().serverSession;
-  }
-
-  /** `mcp.client.operation.duration` (s): a request, as its sender saw it. */
-  get clientOperation(): Histogram {
-    return this.instruments().clientOperation;
-  }
-
-  private instruments(): NonNullable<Instruments['made']> {
-    if (this.made) return this.made;
+  private make(): Record<HistogramName, Histogram> {
     const meter = this.meter();
-    const histogram = (name: string, description: string, buckets: number[]) =>
-      meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: buckets } });
-    return (this.made = {
-      serverOperation: histogram('mcp.server.operation.duration', 'MCP request or notification duration as observed on the receiver.', OPERATION_BUCKETS),
-      serverSession: histogram('mcp.server.session.duration', 'The duration of the MCP session as observed on the MCP server.', SESSION_BUCKETS),
-      clientOperation: histogram('mcp.client.operation.duration', 'The duration of the MCP request as observed on the sender.', OPERATION_BUCKETS),
-    });
+    const histogram = (name: string, description: string) => meter.createHistogram(name, { unit: 's', description, advice: { explicitBucketBoundaries: DURATION_BUCKETS } });
+    return {
+      serverOperation: histogram(
+        'mcp.server.operation.duration',
+        'MCP request or notification duration as observed on the receiver from the time it was received until the result or ack is sent.',
+      ),
+      clientOperation: histogram(
+        'mcp.client.operation.duration',
+        'The duration of the MCP request or notification as observed on the sender from the time it was sent until the response or ack is received.',
+      ),
+      serverSession: histogram('mcp.server.session.duration', 'The duration of the MCP session as observed on the MCP server.'),
+      clientSession: histogram('mcp.client.session.duration', 'The duration of the MCP session as observed on the MCP client.'),
+    };
   }
 }

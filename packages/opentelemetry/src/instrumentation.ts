@@ -23,8 +23,8 @@ import {
   type Tracer,
 } from '@opentelemetry/api';
 import { TRACE_CHANNELS } from '@hermes-mcp/protocol';
-import type { ClientRequestTrace, NotificationEvent, RequestTrace, ServerRequestTrace, SessionEvent } from '@hermes-mcp/protocol';
-import { ATTR, Instruments, describe, outcomeOf, serverAddress } from './conventions';
+import type { ClientRequestTrace, NotificationEvent, RequestId, RequestTrace, ServerRequestTrace, SessionEvent, TransportInfo } from '@hermes-mcp/protocol';
+import { ATTR, Described, Describer, HistogramName, Instruments, clientAddress, outcomeOf, sessionAttributes } from './conventions';
 
 /** Options of {@link instrumentOpenTelemetry}. */
 export interface OpenTelemetryOptions {
@@ -32,13 +32,14 @@ export interface OpenTelemetryOptions {
   tracerProvider?: TracerProvider;
   /** Where the durations go; default the global meter provider. */
   meterProvider?: MeterProvider;
-  /** Trace the requests servers in this process answer (and those they send their clients); default true. */
+  /** Trace what servers in this process receive and send (requests, notifications, sessions); default true. */
   server?: boolean;
-  /** Trace the requests `@hermes-mcp/client` clients in this process make; default true. */
+  /** Trace what `@hermes-mcp/client` clients in this process send and receive; default true. */
   client?: boolean;
   /**
-   * Also a span for each notification a server raises (progress, log messages, list changes,
-   * resource updates); default false — a tool that reports progress often would make many.
+   * A span for each notification sent or received (progress, log messages, list changes, resource
+   * updates, `notifications/initialized`, …), as the conventions have it; default true. False
+   * leaves them out — a tool that reports progress often makes many.
    */
   notifications?: boolean;
 }
@@ -62,14 +63,16 @@ interface InFlight {
   span: Span;
   /** `performance.now()` when it started. */
   started: number;
-  /** Its metric attributes. */
-  metric: Attributes;
+  /** Its metric attributes (shared: copied, never changed). */
+  metric: Readonly<Attributes>;
   /** Where its duration goes. */
-  histogram: 'serverOperation' | 'clientOperation';
+  histogram: HistogramName;
+  /** True for a SERVER span (the response is its own), false for a CLIENT span. */
+  answered: boolean;
   ended?: true;
 }
 
-type Traced = { [STATE]?: InFlight; result?: unknown; error?: unknown };
+type Traced = { [STATE]?: InFlight; result?: unknown; error?: unknown; id?: RequestId; sessionId?: string };
 
 /** Reads `_meta` and HTTP headers for the propagators (a header may come as an array). */
 const carrierGetter = {
@@ -84,17 +87,20 @@ const carrierGetter = {
 
 /**
  * Traces and measures Hermes servers and clients in this process by the OpenTelemetry semantic
- * conventions for MCP:
+ * conventions for MCP (open-telemetry/semantic-conventions v1.41.1, `docs/gen-ai/mcp.md`):
  *
- * - a `SERVER` span per request a server answers, named `{mcp.method.name} {target}` (`tools/call
- *   get_weather`), its parent the trace in the request's `params._meta` (`traceparent`,
- *   `tracestate`, `baggage`), else in the HTTP request's headers, else the active context; the
- *   handler runs inside it, so its own spans are children and `ctx.log` lines carry `trace_id` and
- *   `span_id`;
- * - a `CLIENT` span per request a client makes (and per request a server sends its client), with
- *   the trace injected into the request's `params._meta`, so one trace spans both processes;
- * - the histograms `mcp.server.operation.duration`, `mcp.client.operation.duration` and
- *   `mcp.server.session.duration`.
+ * - a `SERVER` span per request or notification received — by a server from its client, by a
+ *   client from its server — named `{mcp.method.name} {target}` (`tools/call get_weather`), its
+ *   parent the trace in the message's `params._meta` (`traceparent`, `tracestate`, `baggage`), else
+ *   in the HTTP request's headers, else the active context; a request's handler runs inside it, so
+ *   its own spans are children and `ctx.log` lines carry `trace_id` and `span_id`;
+ * - a `CLIENT` span per request or notification sent — by a client, or by a server to its client —
+ *   with the request's trace injected into its `params._meta`, so one trace spans both processes;
+ * - the histograms `mcp.server.operation.duration`, `mcp.client.operation.duration` (requests),
+ *   `mcp.server.session.duration` and `mcp.client.session.duration` (legacy sessions).
+ *
+ * A request that is not sampled costs its duration (attributes cached per method and target) and
+ * the context propagation: no attributes are built for its span and no log bindings made.
  *
  * Call it once, after the OpenTelemetry SDK is set up; the trace context crosses processes with the
  * propagators the SDK registered (W3C Trace Context by default in the Node SDK).
@@ -107,28 +113,36 @@ const carrierGetter = {
 export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): OpenTelemetryInstrumentation {
   const tracer: Tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE, VERSION);
   const instruments = new Instruments(() => (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE, VERSION));
+  const describer = new Describer();
   const undo: Array<() => void> = [];
 
   const finish = (traced: Traced): void => {
     const state = traced[STATE];
     if (!state || state.ended) return;
     state.ended = true;
+    let metric: Attributes = state.metric;
     // initialize: the revision is known once answered.
     const version = (traced.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-    if (typeof version === 'string' && state.metric[ATTR.protocolVersion] === undefined) {
-      state.metric[ATTR.protocolVersion] = version;
-      state.span.setAttribute(ATTR.protocolVersion, version);
-    }
-    const outcome = outcomeOf(traced.result, traced.error);
+    if (typeof version === 'string' && metric[ATTR.protocolVersion] === undefined) metric = { ...metric, [ATTR.protocolVersion]: version };
+    const outcome = outcomeOf(traced.result, traced.error, state.answered);
     if (outcome) {
-      state.metric[ATTR.errorType] = outcome.type;
-      if (outcome.code !== undefined) state.metric[ATTR.statusCode] = outcome.code;
-      state.span.setAttributes(state.metric);
-      state.span.setStatus({ code: SpanStatusCode.ERROR, ...(outcome.message !== undefined && { message: outcome.message }) });
-      if (traced.error instanceof Error && outcome.code === undefined) state.span.recordException(traced.error);
+      metric = { ...metric };
+      if (outcome.type !== undefined) metric[ATTR.errorType] = outcome.type;
+      if (outcome.code !== undefined) metric[ATTR.statusCode] = outcome.code;
     }
-    state.span.end();
-    instruments[state.histogram].record((performance.now() - state.started) / 1000, state.metric);
+    const span = state.span;
+    if (span.isRecording()) {
+      // A client's request id is known once sent; the session's, for `initialize`, once answered.
+      if (!state.answered && traced.id !== undefined) span.setAttribute(ATTR.requestId, String(traced.id));
+      if (!state.answered && traced.sessionId !== undefined) span.setAttribute(ATTR.sessionId, traced.sessionId);
+      if (metric !== state.metric) span.setAttributes(metric);
+      if (outcome?.type !== undefined) {
+        span.setStatus({ code: SpanStatusCode.ERROR, ...(outcome.message !== undefined && { message: outcome.message }) });
+        if (traced.error instanceof Error && outcome.code === undefined) span.recordException(traced.error);
+      }
+    }
+    span.end();
+    instruments.get(state.histogram).record((performance.now() - state.started) / 1000, metric);
   };
 
   /** Subscribes `start` and the endings of a tracing channel (a synchronous throw ends at `end`). */
@@ -152,59 +166,71 @@ export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): Ope
     undo.push(() => channel(name).unsubscribe(listener));
   };
 
+  /**
+   * A `SERVER` span for a request received (by a server, `peer` false; by a client, `peer` true),
+   * the request's work run inside it.
+   */
+  const startServerSpan = (request: RequestTrace & Traced, peer: boolean): void => {
+    const described = describer.describe(request.method, request.params, request.transport, request.protocolVersion, peer);
+    const { parent, links } = receivedParent(request.params._meta, request.transport.headers);
+    const span = tracer.startSpan(described.name, { kind: SpanKind.SERVER, attributes: described.metric, links }, parent);
+    request[STATE] = { span, started: performance.now(), metric: described.metric, histogram: 'serverOperation', answered: true };
+    const inSpan = trace.setSpan(parent, span);
+    const outer = request.within;
+    request.within = outer ? (run) => context.with(inSpan, () => outer(run)) : (run) => context.with(inSpan, run);
+    // Not sampled: the context above is all it needs.
+    if (!span.isRecording()) return;
+    const attributes = spanOnly(described, request.sessionId, peer ? undefined : request.transport);
+    attributes[ATTR.requestId] = String(request.id);
+    span.setAttributes(attributes);
+    const { traceId, spanId, traceFlags } = span.spanContext();
+    request.logBindings = { ...request.logBindings, trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags.toString(16)}` };
+  };
+
+  /** A `CLIENT` span for a request sent, under the active context, its trace injected into `meta` (the request's `_meta`). */
+  const startClientSpan = (request: (ClientRequestTrace | ServerRequestTrace) & Traced, peer: boolean): void => {
+    const described = describer.describe(request.method, request.params, request.transport, request.protocolVersion, peer);
+    const parent = context.active();
+    const span = tracer.startSpan(described.name, { kind: SpanKind.CLIENT, attributes: described.metric }, parent);
+    request[STATE] = { span, started: performance.now(), metric: described.metric, histogram: 'clientOperation', answered: false };
+    propagation.inject(trace.setSpan(parent, span), request.meta);
+    if (span.isRecording()) span.setAttributes(spanOnly(described, request.sessionId, undefined));
+  };
+
+  /** A span for a notification sent (`CLIENT`) or received (`SERVER`, its parent from its `_meta`); it has no answer to wait for. */
+  const notificationSpan =
+    (peer: boolean) =>
+    (message: unknown): void => {
+      const event = message as NotificationEvent;
+      const described = describer.describe(event.method, event.params, event.transport, event.protocolVersion, peer);
+      const received = event.direction === 'received';
+      const { parent, links } = received ? receivedParent(event.params._meta, undefined) : { parent: context.active(), links: [] };
+      const span = tracer.startSpan(described.name, { kind: received ? SpanKind.SERVER : SpanKind.CLIENT, attributes: described.metric, links }, parent);
+      if (span.isRecording()) span.setAttributes(spanOnly(described, event.sessionId, received && !peer ? event.transport : undefined));
+      span.end();
+    };
+
+  /** A session's duration, when its connection is gone. */
+  const sessionDuration = (histogram: HistogramName, peer: boolean) => (message: unknown) => {
+    const session = message as SessionEvent;
+    instruments.get(histogram).record((performance.now() - session.startedAt) / 1000, sessionAttributes(session.transport, session.protocolVersion, peer));
+  };
+
   if (options.server !== false) {
-    traceChannel<RequestTrace & Traced>(TRACE_CHANNELS.request, (request) => {
-      const described = describe(request.method, request.params, request.transport, request.protocolVersion);
-      const { parent, links } = serverParent(request);
-      const attributes = described.span;
-      attributes[ATTR.requestId] = String(request.id);
-      if (request.sessionId !== undefined) attributes[ATTR.sessionId] = request.sessionId;
-      if (typeof request.transport.ip === 'string') attributes[ATTR.clientAddress] = request.transport.ip;
-      const span = tracer.startSpan(described.name, { kind: SpanKind.SERVER, attributes, links }, parent);
-      request[STATE] = { span, started: performance.now(), metric: described.metric, histogram: 'serverOperation' };
-      const inSpan = trace.setSpan(parent, span);
-      const outer = request.within;
-      request.within = outer ? (run) => context.with(inSpan, () => outer(run)) : (run) => context.with(inSpan, run);
-      const { traceId, spanId, traceFlags } = span.spanContext();
-      request.logBindings = { ...request.logBindings, trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags.toString(16)}` };
-    });
-    traceChannel<ServerRequestTrace & Traced>(TRACE_CHANNELS.serverRequest, (request) => {
-      const described = describe(request.method, request.params, request.transport, request.protocolVersion);
-      if (request.sessionId !== undefined) described.span[ATTR.sessionId] = request.sessionId;
-      startClientSpan(request, described, request.meta);
-    });
-    subscribe(TRACE_CHANNELS.sessionClosed, (message) => {
-      const session = message as SessionEvent;
-      const { metric } = describe('', {}, session.transport, session.protocolVersion);
-      delete metric[ATTR.method];
-      instruments.serverSession.record((performance.now() - session.startedAt) / 1000, metric);
-    });
-    if (options.notifications === true) {
-      subscribe(TRACE_CHANNELS.notification, (message) => {
-        const event = message as NotificationEvent;
-        const described = describe(event.method, event.params, event.transport, undefined);
-        if (event.sessionId !== undefined) described.span[ATTR.sessionId] = event.sessionId;
-        tracer.startSpan(described.name, { kind: SpanKind.PRODUCER, attributes: described.span }).end();
-      });
+    traceChannel<RequestTrace & Traced>(TRACE_CHANNELS.request, (request) => startServerSpan(request, false));
+    traceChannel<ServerRequestTrace & Traced>(TRACE_CHANNELS.serverRequest, (request) => startClientSpan(request, false));
+    subscribe(TRACE_CHANNELS.sessionClosed, sessionDuration('serverSession', false));
+    if (options.notifications !== false) {
+      subscribe(TRACE_CHANNELS.notification, notificationSpan(false));
+      subscribe(TRACE_CHANNELS.notificationReceived, notificationSpan(false));
     }
   }
 
   if (options.client !== false) {
-    traceChannel<ClientRequestTrace & Traced>(TRACE_CHANNELS.clientRequest, (request) => {
-      const described = describe(request.method, request.params, request.transport, request.protocolVersion);
-      serverAddress(request.transport, described.span);
-      serverAddress(request.transport, described.metric);
-      if (request.sessionId !== undefined) described.span[ATTR.sessionId] = request.sessionId;
-      startClientSpan(request, described, request.meta);
-    });
-  }
-
-  /** A `CLIENT` span under the active context, its trace injected into `meta` (the request's `_meta`). */
-  function startClientSpan(request: Traced, described: ReturnType<typeof describe>, meta: Record<string, string>): void {
-    const parent = context.active();
-    const span = tracer.startSpan(described.name, { kind: SpanKind.CLIENT, attributes: described.span }, parent);
-    request[STATE] = { span, started: performance.now(), metric: described.metric, histogram: 'clientOperation' };
-    propagation.inject(trace.setSpan(parent, span), meta);
+    traceChannel<ClientRequestTrace & Traced>(TRACE_CHANNELS.clientRequest, (request) => startClientSpan(request, true));
+    traceChannel<RequestTrace & Traced>(TRACE_CHANNELS.clientServerRequest, (request) => startServerSpan(request, true));
+    subscribe(TRACE_CHANNELS.clientSessionClosed, sessionDuration('clientSession', true));
+    if (options.notifications !== false) subscribe(TRACE_CHANNELS.clientNotification, notificationSpan(true));
   }
 
   let installed = true;
@@ -218,14 +244,25 @@ export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): Ope
 }
 
 /**
- * A server span's parent, by the conventions: the context in the request's `params._meta`, else in
- * the HTTP request's headers, else the active one. A parent taken from the message is linked to
- * the ambient span (an HTTP server span, say), so both stay reachable.
+ * The attributes a span has beyond its description (a sampled span's only): `mcp.session.id` (a
+ * legacy session's: none on 2026-07-28, which has no session), `mcp.resource.uri`, and on a
+ * server's span for its client, `client.address` and `client.port` from `transport`.
  */
-function serverParent(request: RequestTrace): { parent: Context; links: Link[] } {
+function spanOnly(described: Described, sessionId: string | undefined, transport: TransportInfo | undefined): Attributes {
+  const attributes: Attributes = {};
+  if (sessionId !== undefined) attributes[ATTR.sessionId] = sessionId;
+  if (described.resourceUri !== undefined) attributes[ATTR.resourceUri] = described.resourceUri;
+  if (transport) clientAddress(transport, attributes);
+  return attributes;
+}
+
+/**
+ * A received message's parent, by the conventions ("Context propagation"): the context in its
+ * `params._meta`, else in the HTTP request's headers, else the active one. A parent taken from the
+ * message is linked to the ambient span (an HTTP server span, say), so both stay reachable.
+ */
+function receivedParent(meta: unknown, headers: unknown): { parent: Context; links: Link[] } {
   const active = context.active();
-  const meta = request.params._meta;
-  const headers = request.transport.headers;
   for (const carrier of [meta, headers]) {
     if (carrier === null || typeof carrier !== 'object') continue;
     const extracted = propagation.extract(ROOT_CONTEXT, carrier as Record<string, unknown>, carrierGetter);

@@ -16,7 +16,7 @@ import WebSocket from 'ws';
 import { SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { CompositePropagator, W3CBaggagePropagator, W3CTraceContextPropagator } from '@opentelemetry/core';
-import { InMemorySpanExporter, ReadableSpan, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { InMemorySpanExporter, ParentBasedSampler, ReadableSpan, SimpleSpanProcessor, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
 import { AggregationTemporality, InMemoryMetricExporter, MeterProvider, PeriodicExportingMetricReader } from '@opentelemetry/sdk-metrics';
 import { McpApp, McpContext, McpFactory, McpServer, Prompt, Resource, Tool, ToolError, createLogger } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
@@ -210,15 +210,17 @@ describe.each(['legacy', 'modern'] as const)('%s era', (era) => {
     expect(line).toMatchObject({ city: 'Bergen', trace_id: server.spanContext().traceId, span_id: server.spanContext().spanId, method: 'tools/call' });
   });
 
-  it('marks failures: a protocol error with its code, a tool error as tool_error', async () => {
+  it("marks failures: a tool error as tool_error; a caller's mistake is the client's error, the server records its code", async () => {
     const client = await connect(TRANSPORTS['Streamable HTTP'](era), era);
     await client.callTool('broken');
     await expect(client.callTool('missing')).rejects.toMatchObject({ code: -32602 });
     const [toolError, protocolError] = spansOf(SpanKind.SERVER, 'tools/call');
     expect(toolError.attributes).toMatchObject({ 'error.type': 'tool_error', 'gen_ai.tool.name': 'broken' });
     expect(toolError.status.code).toBe(SpanStatusCode.ERROR);
-    expect(protocolError.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602', 'gen_ai.tool.name': 'missing' });
-    expect(protocolError.status).toMatchObject({ code: SpanStatusCode.ERROR, message: expect.stringContaining('missing') });
+    // The caller's mistake: the server answered it as it should, so its span records the code alone.
+    expect(protocolError.attributes).toMatchObject({ 'rpc.response.status_code': '-32602', 'gen_ai.tool.name': 'missing' });
+    expect(protocolError.attributes['error.type']).toBeUndefined();
+    expect(protocolError.status.code).toBe(SpanStatusCode.UNSET);
     const [clientToolError, clientProtocolError] = spansOf(SpanKind.CLIENT, 'tools/call');
     expect(clientToolError.attributes['error.type']).toBe('tool_error');
     expect(clientProtocolError.attributes).toMatchObject({ 'error.type': '-32602', 'rpc.response.status_code': '-32602' });
@@ -300,6 +302,24 @@ describe('parents', () => {
     await post({ jsonrpc: '2.0', id: 2, method: 'ping', params: { _meta: envelope } }, { 'mcp-method': 'ping', traceparent: `00-${traceId}-00f067aa0ba902b8-01` });
     expect(oneSpan(SpanKind.SERVER, 'tools/list').parentSpanContext).toMatchObject({ traceId, spanId: '00f067aa0ba902b7', isRemote: true });
     expect(oneSpan(SpanKind.SERVER, 'ping').parentSpanContext).toMatchObject({ traceId, spanId: '00f067aa0ba902b8' });
+  });
+});
+
+describe('not sampled', () => {
+  it('a request the sampler drops gets no log bindings and no span, yet its duration is recorded', async () => {
+    instrumentation!.uninstall();
+    const unsampled = new TracerProvider({
+      sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(0) }),
+      spanProcessors: [new SimpleSpanProcessor({ exporter: spans })],
+    });
+    instrumentation = instrumentOpenTelemetry({ tracerProvider: unsampled, meterProvider });
+    const client = await connect(TRANSPORTS['Streamable HTTP']('legacy'), 'legacy');
+    await client.callTool('forecast', { city: 'Quito' });
+    expect(spans.getFinishedSpans().filter((s) => s.attributes['mcp.method.name'] !== undefined)).toEqual([]);
+    expect(logLines.find((l) => l.msg === 'forecast asked' && l.city === 'Quito')).not.toHaveProperty('trace_id');
+    const { resourceMetrics } = await reader.collect();
+    const durations = resourceMetrics.scopeMetrics.flatMap((s) => s.metrics).find((m) => m.descriptor.name === 'mcp.server.operation.duration')!;
+    expect(durations.dataPoints.some((p) => p.attributes['gen_ai.tool.name'] === 'forecast')).toBe(true);
   });
 });
 

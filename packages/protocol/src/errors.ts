@@ -120,9 +120,18 @@ export class McpError extends Error {
     return this.data === undefined ? { code: this.code, message: this.message } : { code: this.code, message: this.message, data: this.data };
   }
 
+  /**
+   * True for an error the other side answered with ({@link fromObject}); false for one made here
+   * (a local timeout or cancellation, a refusal before sending), where it is absent. Telemetry
+   * records a response's code (`rpc.response.status_code`) only when a response came.
+   */
+  declare received?: true;
+
   /** Rebuilds an error received from a peer. */
   static fromObject(error: JsonRpcErrorObject): McpError {
-    return new McpError(error.code, error.message, error.data);
+    const rebuilt = new McpError(error.code, error.message, error.data);
+    rebuilt.received = true;
+    return rebuilt;
   }
 
   /** -32700: the bytes were not JSON. */

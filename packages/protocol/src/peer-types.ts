@@ -33,6 +33,13 @@ export interface PeerHandlers {
   onRequest(request: JsonRpcRequest, extra: InboundRequestExtra): Promise<Record<string, unknown>> | Record<string, unknown>;
   /** Receives notifications other than cancellation and progress of our own requests. */
   onNotification?(notification: JsonRpcNotification): void | Promise<void>;
+  /**
+   * Sees every notification received, before the peer acts on it — cancellations and progress,
+   * which it handles itself, included: for observers (telemetry), never to act on.
+   */
+  onNotificationReceived?(notification: JsonRpcNotification): void;
+  /** Sees every notification sent (those the peer sends itself, cancellations, included): for observers. */
+  onNotificationSent?(method: string, params: Record<string, unknown> | undefined): void;
   /** Whether a batch array is acceptable now (e.g. only on revision 2025-03-26). Default: never. */
   acceptBatch?(): boolean;
   /**

@@ -229,6 +229,7 @@ export class Peer {
   /** Sends a notification (`eventKey`: see {@link SendOptions.eventKey}). */
   notify(method: string, params?: Record<string, unknown>, relatedRequestId?: RequestId, eventKey?: string): Promise<void> {
     if (this.closed) return Promise.resolve();
+    this.handlers.onNotificationSent?.(method, params);
     return this.transport.send(notification(method, params), { relatedRequestId, eventKey });
   }
 
@@ -459,6 +460,7 @@ export class Peer {
   }
 
   private receiveNotification(note: JsonRpcNotification): void {
+    this.handlers.onNotificationReceived?.(note);
     if (note.method === 'notifications/cancelled') {
       const cancelled = cancellationOf(note.params);
       if (cancelled !== undefined && !this.abortInbound(cancelled.id, cancelled.reason)) this.handlers.onUnmatched?.(note);

@@ -22,6 +22,14 @@ export const TRACE_CHANNELS = {
   notification: 'hermes-mcp:notification',
   /** Every request a client makes, as its caller sees it ({@link ClientRequestTrace}). */
   clientRequest: 'hermes-mcp:client:request',
+  /** A notification a server received from its client ({@link NotificationEvent}). */
+  notificationReceived: 'hermes-mcp:notification:received',
+  /** A notification a client sent or received ({@link NotificationEvent}, `direction` says which). */
+  clientNotification: 'hermes-mcp:client:notification',
+  /** Every request a client answers for its server: sampling, elicitation, roots, ping ({@link RequestTrace}). */
+  clientServerRequest: 'hermes-mcp:client:server-request',
+  /** A client's connection is closed, its session over ({@link SessionEvent}). */
+  clientSessionClosed: 'hermes-mcp:client:session:closed',
 } as const;
 
 /** What a `hermes-mcp:request` subscriber is given, and what it may read when the request settles. */
@@ -65,6 +73,8 @@ export interface ServerRequestTrace {
   readonly params: Readonly<Record<string, unknown>>;
   /** The id of the client's request it is made for. */
   readonly relatedRequestId: RequestId;
+  /** Its own id, set when it is sent (`jsonrpc.request.id`). */
+  id?: RequestId;
   /** The session's id (HTTP, WebSocket), when there is one. */
   readonly sessionId?: string;
   readonly protocolVersion?: string;
@@ -80,10 +90,18 @@ export interface ServerRequestTrace {
   error?: unknown;
 }
 
-/** What `hermes-mcp:notification` publishes: a notification a server raised. */
+/**
+ * What `hermes-mcp:notification` (a notification a server raised), `hermes-mcp:notification:received`
+ * (one a server received) and `hermes-mcp:client:notification` (one a client sent or received)
+ * publish.
+ */
 export interface NotificationEvent {
   readonly method: string;
   readonly params: Readonly<Record<string, unknown>>;
+  /** `sent` by this side, or `received` from the peer; absent means `sent` (what a server raised). */
+  readonly direction?: 'sent' | 'received';
+  /** The revision of the session it goes on, when known. */
+  readonly protocolVersion?: string;
   /** The request it belongs to (progress, log messages); undefined for broadcasts. */
   readonly relatedRequestId?: RequestId;
   /** The legacy session it goes to, when it goes to one (HTTP, WebSocket). */
@@ -112,10 +130,12 @@ export interface ClientRequestTrace {
   readonly era: 'legacy' | 'modern';
   /** The revision spoken. */
   readonly protocolVersion?: string;
-  /** The session's id (Streamable HTTP, legacy era), when the server gave one. */
+  /** The session's id (Streamable HTTP, legacy era), when the server gave one — by `initialize`'s answer for that request. */
   readonly sessionId?: string;
   /** The transport's description: `kind` (`stdio`, `http`, `sse`, `websocket`, …) and, for the network ones, `url`. */
   readonly transport: TransportInfo;
+  /** The id it was sent with (`jsonrpc.request.id`), set when it is sent; a retry's replaces it. */
+  id?: RequestId;
   /**
    * Entries a `start` subscriber adds to every message's `params._meta` for this request —
    * OpenTelemetry puts `traceparent` (and `tracestate`, `baggage`) here, so the server's span joins

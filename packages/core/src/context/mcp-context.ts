@@ -13,6 +13,7 @@ import {
   APP_MIME_TYPE,
   APPS_EXTENSION,
   ClientCapabilities,
+  isModernProtocolVersion,
   CreateMessageRequestParams,
   CreateMessageResult,
   ElicitAction,
@@ -391,7 +392,15 @@ export class McpContext {
 
   /** Sends one of this request's notifications (observers are told: `hermes-mcp:notification`). */
   private send(method: string, params: Record<string, unknown>): Promise<void> {
-    publishNotification(() => ({ method, params, relatedRequestId: this.request.id, sessionId: this.transport.sessionId as string | undefined, transport: this.transport }));
+    publishNotification(() => ({
+      method,
+      params,
+      relatedRequestId: this.request.id,
+      // 2026-07-28 has no session, whatever the transport calls its connection.
+      sessionId: isModernProtocolVersion(this.session.protocolVersion) ? undefined : (this.transport.sessionId as string | undefined),
+      transport: this.transport,
+      protocolVersion: this.session.protocolVersion,
+    }));
     return this.channel.notify(this.request.id, method, params);
   }
 

@@ -4,7 +4,17 @@
  * of the method table (handshake, `logging/setLevel`, subscriptions); modern requests on the same
  * stream handed to the engine.
  */
-import { ServerRequestTrace, SessionEvent, requestChannel, serverRequestChannel, sessionClosedChannel, sessionCreatedChannel, traceRequest } from '../diagnostics';
+import {
+  ServerRequestTrace,
+  SessionEvent,
+  publishNotification,
+  publishNotificationReceived,
+  requestChannel,
+  serverRequestChannel,
+  sessionClosedChannel,
+  sessionCreatedChannel,
+  traceRequest,
+} from '../diagnostics';
 import {
   ClientCapabilities,
   ErrorCode,
@@ -28,6 +38,7 @@ import {
   isRecord,
   isThenable,
   LOGGING_LEVELS,
+  META_KEYS,
   Root,
   Transport,
   TransportInfo,
@@ -383,6 +394,24 @@ export class Connection implements PeerHandlers, RequestChannel {
     return pending;
   }
 
+  /** @internal PeerHandlers: every notification received, cancellations included, told to observers. */
+  onNotificationReceived(notification: JsonRpcNotification): void {
+    publishNotificationReceived(() => {
+      const params = notification.params ?? EMPTY;
+      // A legacy session's revision, else the one a 2026-07-28 notification names in its envelope.
+      const version = this.session?.protocolVersion ?? (isRecord(params._meta) ? params._meta[META_KEYS.protocolVersion] : undefined);
+      return {
+        method: notification.method,
+        params,
+        direction: 'received',
+        transport: this.transport.info,
+        // Only a legacy session is one (a WebSocket names its connection in either era).
+        ...(this.session && this.sessionId !== undefined && { sessionId: this.sessionId }),
+        ...(typeof version === 'string' && { protocolVersion: version }),
+      };
+    });
+  }
+
   onNotification(notification: JsonRpcNotification): void | Promise<void> {
     if (notification.method === 'notifications/initialized') {
       this.initialized = true;
@@ -405,6 +434,18 @@ export class Connection implements PeerHandlers, RequestChannel {
     else this.log.debug({ reason, ...where }, 'the client sent a malformed message');
   }
 
+  /** For the engine: a broadcast to this session, told to observers as a notification sent on it. */
+  broadcast(method: string, params: Record<string, unknown> | undefined, key: string | undefined): Promise<void> {
+    publishNotification(() => ({
+      method,
+      params: params ?? EMPTY,
+      transport: this.transport.info,
+      ...(this.sessionId !== undefined && { sessionId: this.sessionId }),
+      ...(this.session && { protocolVersion: this.session.protocolVersion }),
+    }));
+    return this.peer.notify(method, params, undefined, key);
+  }
+
   /** For the Hermes packages. RequestChannel: a notification related to a request. */
   notify(relatedRequestId: RequestId, method: string, params: Record<string, unknown>): Promise<void> {
     return this.peer.notify(method, params, relatedRequestId);
@@ -425,7 +466,7 @@ export class Connection implements PeerHandlers, RequestChannel {
     // The subscribers' start runs before the request is sent: what they put in `meta` goes with it.
     return serverRequestChannel.tracePromise(() => {
       const meta = Object.keys(trace.meta).length === 0 ? undefined : { ...(isRecord(params._meta) ? params._meta : undefined), ...trace.meta };
-      return this.peer.request(method, meta ? { ...params, _meta: meta } : params, { ...options, relatedRequestId });
+      return this.peer.request(method, meta ? { ...params, _meta: meta } : params, { ...options, relatedRequestId, onid: (id) => (trace.id = id) });
     }, trace);
   }
 

@@ -171,7 +171,6 @@ export class Engine {
 
   /** A notification raised here: published, delivered here, and told to the cluster (with its key). */
   private raise(method: string, params: Record<string, unknown> | undefined, uri?: string): void {
-    publishNotification(() => ({ method, params: params ?? {} }));
     const key = this.nextKey();
     this.deliver(method, params, uri, key);
     if (key !== undefined) this.tell({ kind: 'notify', method, ...(params && { params }), ...(uri !== undefined && { uri }), key });
@@ -191,10 +190,12 @@ export class Engine {
    * and listen streams; `key` names a broadcast of a cluster.
    */
   private deliver(method: string, params: Record<string, unknown> | undefined, uri?: string, key?: string): void {
+    // Told to observers once for the listen streams (each names its own revision), once per session.
+    if (this.modern.listenerCount > 0) publishNotification(() => ({ method, params: params ?? {} }));
     this.modern.publish(method, params);
     for (const connection of this.live) {
       if (!connection.sessionInfo || (uri !== undefined && !connection.isSubscribed(uri))) continue;
-      connection.peer.notify(method, params, undefined, key).catch((error) => this.options.logger.warn({ err: error, method }, 'could not send a notification'));
+      connection.broadcast(method, params, key).catch((error) => this.options.logger.warn({ err: error, method }, 'could not send a notification'));
     }
   }
 

@@ -84,7 +84,7 @@ export interface WebSocketTransportOptions {
   /** The session this socket is (the endpoint's id for it), in `info.sessionId`. */
   sessionId?: string;
   /** Where the socket came from, for request contexts: the upgrade request's headers (credentials hidden), ip and url. */
-  info?: { headers?: unknown; ip?: string; url?: string; auth?: AuthInfo };
+  info?: { headers?: unknown; ip?: string; port?: number; url?: string; auth?: AuthInfo };
   /**
    * The largest frame accepted, in bytes (default 4 MiB). The plugin also gives it to `ws` as
    * `maxPayload`, which refuses a larger frame before buffering it; this check covers a socket
@@ -159,14 +159,16 @@ export class WebSocketTransport implements Transport {
     this.limits = { maxResultBytes: options.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES, maxUnreadBytes: options.maxUnreadBytes ?? DEFAULT_MAX_UNREAD_BYTES };
     this.unread = options.unread ?? (() => this.socket.bufferedAmount);
     this.goingAway = options.goingAway ?? (() => false);
-    const { ip, url, auth } = options.info ?? {};
+    const { ip, port, url, auth } = options.info ?? {};
     // What handlers see of the upgrade request: never its credentials.
     const given = options.info?.headers;
     const headers = typeof given === 'object' && given !== null ? redactHeaders(given as HeadersRecord, hiddenHeaderNames(options.redactHeaders)) : given;
     this.expiresAtMs = auth?.expiresAt === undefined ? Infinity : auth.expiresAt * 1000;
     // Who upgraded (the endpoint's authentication) is the caller of every request on the socket.
     this.info = Object.freeze(
-      auth === undefined ? { kind: 'websocket', sessionId: options.sessionId, headers, ip, url } : { kind: 'websocket', sessionId: options.sessionId, headers, ip, url, auth },
+      auth === undefined
+        ? { kind: 'websocket', sessionId: options.sessionId, headers, ip, port, url }
+        : { kind: 'websocket', sessionId: options.sessionId, headers, ip, port, url, auth },
     );
   }
 

@@ -481,7 +481,8 @@ export class HttpEndpoint {
     if (socket.protocol !== MCP_SUBPROTOCOL) return void socket.close(WS_CLOSE.protocolError, 'MCP over WebSocket needs the subprotocol "mcp"');
     if (this.host.closing) return void socket.close(WS_CLOSE.goingAway, 'server shutting down');
     const { request, client, auth } = admission;
-    const info = auth === undefined ? { headers: request.headers, ip: request.ip, url: request.url } : { headers: request.headers, ip: request.ip, url: request.url, auth };
+    const { headers, ip, remotePort: port, url } = request;
+    const info = auth === undefined ? { headers, ip, port, url } : { headers, ip, port, url, auth };
     const output = this.output.of(client);
     output.track(
       {
@@ -531,10 +532,10 @@ export class HttpEndpoint {
   /** What the handlers of a request see of its transport (a new object each: a request's own); credentials hidden. */
   private requestInfo(request: HttpRequest, sessionId: string | undefined, auth: AuthInfo | undefined): TransportInfo {
     const headers = redactHeaders(request.headers, this.hiddenHeaders);
-    const { ip, url } = request;
+    const { ip, remotePort: port, httpVersion, url } = request;
     // Whole literals, one shape each: no property added to an object made without it.
-    if (sessionId === undefined) return auth === undefined ? { kind: 'http', headers, ip, url } : { kind: 'http', headers, ip, url, auth };
-    return auth === undefined ? { kind: 'http', sessionId, headers, ip, url } : { kind: 'http', sessionId, headers, ip, url, auth };
+    if (sessionId === undefined) return auth === undefined ? { kind: 'http', headers, ip, port, httpVersion, url } : { kind: 'http', headers, ip, port, httpVersion, url, auth };
+    return auth === undefined ? { kind: 'http', sessionId, headers, ip, port, httpVersion, url } : { kind: 'http', sessionId, headers, ip, port, httpVersion, url, auth };
   }
 
   /**

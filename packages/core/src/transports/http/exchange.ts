@@ -16,6 +16,10 @@ export interface HttpRequest {
   readonly headers: HeadersRecord;
   /** The client's address, as the adapter sees it (behind a proxy: as it trusts it). */
   readonly ip?: string;
+  /** The client's port (the socket's remote port), when the adapter knows it: `client.port` in telemetry. */
+  readonly remotePort?: number;
+  /** The HTTP version spoken (`1.1`, `2`), when the adapter knows it: `network.protocol.version` in telemetry. */
+  readonly httpVersion?: string;
   /** The JSON body, parsed with the protocol's `parseJson` (POST only). */
   readonly body?: unknown;
   /** `parseJson`'s `suspect`: the body's text could hold a key that changes prototypes. */

@@ -177,7 +177,15 @@ function unrepresentable(req: IncomingMessage, res: ServerResponse, endpoint: Ht
   req.resume();
   const response = new NodeHttpResponse(res);
   if (endpoint) {
-    const request: HttpRequest = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, ip: req.socket.remoteAddress, native: req };
+    const request: HttpRequest = {
+      method: req.method ?? 'GET',
+      url: req.url ?? '/',
+      headers: req.headers,
+      ip: req.socket.remoteAddress,
+      remotePort: req.socket.remotePort,
+      httpVersion: req.httpVersion,
+      native: req,
+    };
     endpoint.handle(request, response).catch(() => refuse(response, HTTP_REFUSALS.INTERNAL_ERROR, undefined));
     return;
   }
