@@ -26,7 +26,7 @@ import { COLD_CONFIGS, coldStart } from './cold-start';
 import { withCpu } from './cpu';
 import { HttpRun, load } from './http-load';
 import { Expectation, MODERN_HEADERS, MODERN_META, PLAIN_HEADERS, PROGRESS_META, RequestTemplate, addCall, checkAnswer, listCall, openSession } from './mcp';
-import { BenchResults, MachineInfo, writeReport } from './report';
+import { BenchResults, CallRuns, MachineInfo, writeReport } from './report';
 import { MEMORY_PATH } from './servers/memory';
 import { median } from './stats';
 import { StdioClient } from './stdio-client';
@@ -385,29 +385,23 @@ const STDIO_CONFIGS = [
 /** Pipelined bursts per configuration and round; the round's figure is their median. */
 const BURSTS_PER_ROUND = 3;
 
-/** The round's pipelined bursts over one connection, calls per second each. */
-async function burstsOf(client: { pipelined(count: number): Promise<{ callsPerSec: number }> }, calls: number): Promise<{ bursts: number[] }> {
-  const bursts: number[] = [];
-  for (let i = 0; i < BURSTS_PER_ROUND; i++) bursts.push((await client.pipelined(calls)).callsPerSec);
-  return { bursts };
+/** A client of the one-connection sections (stdio, WebSocket). */
+interface CallClient {
+  sequential(durationMs: number): Promise<{ callsPerSec: number; medianUs: number; calls: number }>;
+  pipelined(count: number): Promise<{ callsPerSec: number }>;
 }
 
-async function benchStdio(options: Options): Promise<BenchResults['stdio']> {
-  log('\n== stdio ==');
-  const clients: Array<{ key: string; label: string; client: StdioClient; server: ReturnType<typeof startStdio> }> = [];
-  for (const config of STDIO_CONFIGS) {
-    const server = startStdio(`stdio-${config.key}`, config.server);
-    const client = new StdioClient(server);
-    await client.handshakeAndCheck();
-    clients.push({ ...config, client, server });
-  }
-  log(`answers checked: ${clients.map((c) => c.key).join(', ')}`);
-  for (const { client } of clients) {
-    await client.pipelined(2_000);
-    await client.sequential(300);
-  }
-  const sequential: Record<string, Array<{ callsPerSec: number; medianUs: number; cpuUs?: number }>> = {};
-  const pipelined: Record<string, number[]> = {};
+/**
+ * The rounds of a one-connection section: per server, sequential calls for two thirds of a run's
+ * seconds, then pipelined bursts, with the server's CPU per call over each.
+ */
+async function callRounds(
+  clients: Array<{ key: string; label: string; client: CallClient; server: { process: { pid?: number } } }>,
+  options: Options,
+  labelWidth: number,
+): Promise<Pick<CallRuns, 'sequentialMs' | 'sequential' | 'pipelined' | 'pipelinedCpuUs'>> {
+  const sequential: CallRuns['sequential'] = {};
+  const pipelined: CallRuns['pipelined'] = {};
   const pipelinedCpuUs: Record<string, number[]> = {};
   for (const { key } of clients) {
     sequential[key] = [];
@@ -434,12 +428,37 @@ async function benchStdio(options: Options): Promise<BenchResults['stdio']> {
       pipelined[key].push(pipe);
       if (cpuUs !== undefined) (pipelinedCpuUs[key] ??= []).push(cpuUs);
       log(
-        `round ${round}  ${label.padEnd(32)} sequential ${Math.round(seq.callsPerSec).toString().padStart(6)} calls/s (median ${seq.medianUs.toFixed(0)} µs)   pipelined ${Math.round(pipe).toString().padStart(6)} calls/s (bursts ${bursts.map((b) => Math.round(b / 1000)).join(', ')} k)`,
+        `round ${round}  ${label.padEnd(labelWidth)} sequential ${Math.round(seq.callsPerSec).toString().padStart(6)} calls/s (median ${seq.medianUs.toFixed(0)} µs)   pipelined ${Math.round(pipe).toString().padStart(6)} calls/s (bursts ${bursts.map((b) => Math.round(b / 1000)).join(', ')} k)`,
       );
     }
   }
+  return { sequentialMs, sequential, pipelined, pipelinedCpuUs };
+}
+
+/** The round's pipelined bursts over one connection, calls per second each. */
+async function burstsOf(client: Pick<CallClient, 'pipelined'>, calls: number): Promise<{ bursts: number[] }> {
+  const bursts: number[] = [];
+  for (let i = 0; i < BURSTS_PER_ROUND; i++) bursts.push((await client.pipelined(calls)).callsPerSec);
+  return { bursts };
+}
+
+async function benchStdio(options: Options): Promise<BenchResults['stdio']> {
+  log('\n== stdio ==');
+  const clients: Array<{ key: string; label: string; client: StdioClient; server: ReturnType<typeof startStdio> }> = [];
+  for (const config of STDIO_CONFIGS) {
+    const server = startStdio(`stdio-${config.key}`, config.server);
+    const client = new StdioClient(server);
+    await client.handshakeAndCheck();
+    clients.push({ ...config, client, server });
+  }
+  log(`answers checked: ${clients.map((c) => c.key).join(', ')}`);
+  for (const { client } of clients) {
+    await client.pipelined(2_000);
+    await client.sequential(300);
+  }
+  const runs = await callRounds(clients, options, 32);
   await Promise.all(clients.map((c) => stop(c.server)));
-  return { configs: STDIO_CONFIGS.map(({ key, label }) => ({ key, label })), pipelinedCalls: options.pipelined, sequentialMs, sequential, pipelined, pipelinedCpuUs };
+  return { configs: STDIO_CONFIGS.map(({ key, label }) => ({ key, label })), pipelinedCalls: options.pipelined, ...runs };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -466,39 +485,10 @@ async function benchWebsocket(options: Options): Promise<BenchResults['websocket
     await client.pipelined(2_000);
     await client.sequential(300);
   }
-  const sequential: Record<string, Array<{ callsPerSec: number; medianUs: number; cpuUs?: number }>> = {};
-  const pipelined: Record<string, number[]> = {};
-  const pipelinedCpuUs: Record<string, number[]> = {};
-  for (const { key } of clients) {
-    sequential[key] = [];
-    pipelined[key] = [];
-  }
-  const sequentialMs = Math.max(500, (options.seconds * 1000 * 2) / 3);
-  for (let round = 1; round <= options.rounds; round++) {
-    for (const { key, label, client, server } of clients) {
-      const pid = server.process.pid;
-      const seq = await withCpu(
-        pid,
-        () => client.sequential(sequentialMs),
-        (r) => r.calls,
-      );
-      const { bursts, cpuUs } = await withCpu(
-        pid,
-        () => burstsOf(client, options.pipelined),
-        () => BURSTS_PER_ROUND * options.pipelined,
-      );
-      const pipe = median(bursts);
-      sequential[key].push(seq);
-      pipelined[key].push(pipe);
-      if (cpuUs !== undefined) (pipelinedCpuUs[key] ??= []).push(cpuUs);
-      log(
-        `round ${round}  ${label.padEnd(42)} sequential ${Math.round(seq.callsPerSec).toString().padStart(6)} calls/s (median ${seq.medianUs.toFixed(0)} µs)   pipelined ${Math.round(pipe).toString().padStart(6)} calls/s (bursts ${bursts.map((b) => Math.round(b / 1000)).join(', ')} k)`,
-      );
-    }
-  }
+  const runs = await callRounds(clients, options, 42);
   for (const { client } of clients) client.close();
   await Promise.all(clients.map((c) => stop(c.server)));
-  return { configs: WEBSOCKET_CONFIGS.map(({ key, label }) => ({ key, label })), pipelinedCalls: options.pipelined, sequentialMs, sequential, pipelined, pipelinedCpuUs };
+  return { configs: WEBSOCKET_CONFIGS.map(({ key, label }) => ({ key, label })), pipelinedCalls: options.pipelined, ...runs };
 }
 
 // ---------------------------------------------------------------------------------------------
