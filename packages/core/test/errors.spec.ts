@@ -25,8 +25,12 @@ describe('error catalog', () => {
 
   it('every local error class (a string code, no wire code) is documented with its code', () => {
     const { ConnectionClosedError } = require('@hermes-mcp/protocol');
+    const { SkillVerificationError } = require('@hermes-mcp/client');
     const local = [...doc.matchAll(/^\| `([A-Z_]+)` \| `(\w+Error)` \|/gm)].map((m) => [m[1], m[2]]);
-    expect(local).toEqual([[new ConnectionClosedError('x').code, ConnectionClosedError.name]]);
+    expect(local).toEqual([
+      [new ConnectionClosedError('x').code, ConnectionClosedError.name],
+      [new SkillVerificationError('size', 'skill://x/SKILL.md', 'x').code, new SkillVerificationError('size', 'skill://x/SKILL.md', 'x').name],
+    ]);
   });
 
   it('HermesError carries its code and prefixes the message with it', () => {
