@@ -19,7 +19,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { HttpServerProcess, profileInto, startHttp, startStdio, stop, stopAll, stopAllOnExit } from './children';
+import { HttpServerProcess, pinCores, profileInto, startHttp, startStdio, stop, stopAll, stopAllOnExit } from './children';
 import { BENCH_RESOURCE, BenchAuthorization, benchAuthorization } from './auth';
 import { BenchClient, CLIENT_CONFIGS, STDIO_SERVER, pipelined, sequential } from './clients';
 import { COLD_CONFIGS, coldStart } from './cold-start';
@@ -716,7 +716,7 @@ async function main(): Promise<void> {
   }
   const info = machine();
   log(`${info.cpu}, ${info.cores} cores, Node ${info.node}; load average before: ${info.loadBefore.map((l) => l.toFixed(2)).join(' ')}`);
-  log(`rounds ${options.rounds} × ${options.seconds} s; sections: ${options.sections.join(', ')}`);
+  log(`rounds ${options.rounds} × ${options.seconds} s; sections: ${options.sections.join(', ')}; ${pinCores()}`);
   const results: BenchResults = { machine: info, rounds: options.rounds };
   const started = performance.now();
   try {
