@@ -132,9 +132,11 @@ describe('the Web-standard handler with the official clients', () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(url)));
     try {
       const before = seen.slowAborted;
+      const started = seen.slowStarted;
       const controller = new AbortController();
       const call = client.callTool({ name: 'slow', arguments: { ms: 30_000 } }, undefined, { signal: controller.signal });
-      await sleep(50);
+      // Cancelled only once it runs: a cancellation of a request the server has not seen yet is ignored, as MCP says.
+      await eventually('the slow call to be running', () => seen.slowStarted === started + 1);
       controller.abort();
       await expect(call).rejects.toThrow();
       await eventually('the handler to see its signal aborted', () => seen.slowAborted === before + 1);
