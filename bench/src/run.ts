@@ -392,7 +392,7 @@ interface CallClient {
 }
 
 /**
- * The rounds of a one-connection section: per server, sequential calls for two thirds of a run's
+ * The rounds of a one-connection section, after a warm-up: per server, sequential calls for two thirds of a run's
  * seconds, then pipelined bursts, with the server's CPU per call over each.
  */
 async function callRounds(
@@ -400,6 +400,11 @@ async function callRounds(
   options: Options,
   labelWidth: number,
 ): Promise<Pick<CallRuns, 'sequentialMs' | 'sequential' | 'pipelined' | 'pipelinedCpuUs'>> {
+  log(`answers checked: ${clients.map((c) => c.key).join(', ')}`);
+  for (const { client } of clients) {
+    await client.pipelined(2_000);
+    await client.sequential(300);
+  }
   const sequential: CallRuns['sequential'] = {};
   const pipelined: CallRuns['pipelined'] = {};
   const pipelinedCpuUs: Record<string, number[]> = {};
@@ -451,11 +456,6 @@ async function benchStdio(options: Options): Promise<BenchResults['stdio']> {
     await client.handshakeAndCheck();
     clients.push({ ...config, client, server });
   }
-  log(`answers checked: ${clients.map((c) => c.key).join(', ')}`);
-  for (const { client } of clients) {
-    await client.pipelined(2_000);
-    await client.sequential(300);
-  }
   const runs = await callRounds(clients, options, 32);
   await Promise.all(clients.map((c) => stop(c.server)));
   return { configs: STDIO_CONFIGS.map(({ key, label }) => ({ key, label })), pipelinedCalls: options.pipelined, ...runs };
@@ -479,11 +479,6 @@ async function benchWebsocket(options: Options): Promise<BenchResults['websocket
     const client = await WsClient.connect(config.label, `${server.url.replace(/^http/, 'ws')}/ws`);
     await client.handshakeAndCheck();
     clients.push({ ...config, client, server });
-  }
-  log(`answers checked: ${clients.map((c) => c.key).join(', ')}`);
-  for (const { client } of clients) {
-    await client.pipelined(2_000);
-    await client.sequential(300);
   }
   const runs = await callRounds(clients, options, 42);
   for (const { client } of clients) client.close();
