@@ -55,8 +55,8 @@ export class LiveTask {
     readonly createdAt: string,
     readonly ttlMs: number,
     readonly pollIntervalMs: number,
-    /** Saves the task's new state in the store. */
-    readonly save: (task: LiveTask) => void,
+    /** Saves the task's new state in the store; settles (never rejects) once the store has it. */
+    readonly save: (task: LiveTask) => Promise<void> | void,
   ) {
     this.lastUpdatedAt = createdAt;
   }
@@ -65,11 +65,11 @@ export class LiveTask {
     return TERMINAL_STATUSES.has(this.status);
   }
 
-  /** Moves to `status` and saves. */
-  moveTo(status: TaskStatus): void {
+  /** Moves to `status` and saves: the result settles once the store has the new state. */
+  moveTo(status: TaskStatus): Promise<void> | void {
     this.status = status;
     this.lastUpdatedAt = new Date().toISOString();
-    this.save(this);
+    return this.save(this);
   }
 
   /** The task as kept and read (`tasks/get`): only the fields its status calls for. */
@@ -129,8 +129,8 @@ export class Tasks {
   clusterMessage(message: ClusterMessage & { kind: 'task' }): void {
     const task = this.live.get(message.taskId);
     if (!task) return;
-    if (message.action === 'cancel') this.stop(task);
-    else this.answer(task, message.responses);
+    if (message.action === 'cancel') void this.stop(task);
+    else void this.answer(task, message.responses);
   }
 
   /**
@@ -193,11 +193,12 @@ export class Tasks {
       this.tell({ kind: 'task', action: 'update', taskId: taskId as string, responses });
       return;
     }
-    this.answer(task, responses);
+    // Answered once the new state is kept: a tasks/get that follows, on any instance, reads it.
+    await this.answer(task, responses);
   }
 
-  /** Answers a task's outstanding questions. */
-  private answer(task: LiveTask, responses: Record<string, unknown>): void {
+  /** Answers a task's outstanding questions; settles once the task's new state is kept. */
+  private answer(task: LiveTask, responses: Record<string, unknown>): Promise<void> | void {
     let answered = 0;
     for (const [key, value] of Object.entries(responses)) {
       const question = task.outstanding.get(key);
@@ -208,14 +209,15 @@ export class Tasks {
     }
     if (task.status !== 'input_required' || answered === 0) return;
     // All answered: back to work. Some: still waiting, on the questions left only (kept so).
-    task.moveTo(task.outstanding.size === 0 ? 'working' : 'input_required');
+    return task.moveTo(task.outstanding.size === 0 ? 'working' : 'input_required');
   }
 
   /** Cancels a task (a terminal one stays as it is); one running here is aborted. */
   async cancel(taskId: unknown): Promise<void> {
     const task = this.live.get(taskId as string);
     if (task) {
-      this.stop(task);
+      // Answered once `cancelled` is kept: a tasks/get that follows, on any instance, reads it.
+      await this.stop(task);
       return;
     }
     const record = await this.get(taskId);
@@ -226,25 +228,26 @@ export class Tasks {
     this.tell({ kind: 'task', action: 'cancel', taskId: record.taskId });
   }
 
-  /** Cancels a task running here and aborts its work (a terminal one stays as it is). */
-  private stop(task: LiveTask): void {
+  /** Cancels a task running here and aborts its work (a terminal one stays as it is); settles once kept. */
+  private stop(task: LiveTask): Promise<void> | void {
     if (task.terminal) return;
     task.outstanding.clear();
-    task.moveTo('cancelled');
+    const saved = task.moveTo('cancelled');
     task.controller.abort(new McpError(-32001, 'task cancelled'));
+    return saved;
   }
 
-  /** Saves a task's new state; a store that fails is logged (the task goes on). */
-  private readonly save = (task: LiveTask): void => {
+  /** Saves a task's new state; a store that fails is logged (the task goes on). Never rejects. */
+  private readonly save = (task: LiveTask): Promise<void> | void => {
     const fail = (error: unknown) => this.log.warn({ err: error, taskId: task.taskId }, 'the task store failed to save a task');
     // Not replaced: the kept task was cancelled elsewhere (or expired), so the work here stops.
     const kept = (replaced: boolean) => {
-      if (!replaced && !task.terminal) this.stop(task);
+      if (!replaced && !task.terminal) void this.stop(task);
     };
     try {
       const saved = this.store.update(task.record());
-      if (isThenable(saved)) saved.then(kept, fail);
-      else kept(saved);
+      if (isThenable(saved)) return Promise.resolve(saved).then(kept, fail);
+      kept(saved);
     } catch (error) {
       fail(error);
     }

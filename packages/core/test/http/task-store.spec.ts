@@ -24,8 +24,8 @@ class TaskServer {
   }
 }
 
-/** Calls `f` a moment later; rejects with what it throws. */
-function later<T>(f: () => T): Promise<T> {
+/** Calls `f` `ms` later; rejects with what it throws. */
+function later<T>(f: () => T, ms = 1): Promise<T> {
   return new Promise((resolve, reject) =>
     setTimeout(() => {
       try {
@@ -33,7 +33,7 @@ function later<T>(f: () => T): Promise<T> {
       } catch (error) {
         reject(error);
       }
-    }, 1),
+    }, ms),
   );
 }
 
@@ -41,12 +41,14 @@ function later<T>(f: () => T): Promise<T> {
 class LaterTaskStore implements TaskStore {
   readonly inner = new InMemoryTaskStore();
   failing = false;
+  /** How long an update takes to land, in milliseconds (a slow network). */
+  updateMs = 1;
 
-  private run<T>(f: () => T): Promise<T> {
+  private run<T>(f: () => T, ms = 1): Promise<T> {
     return later(() => {
       if (this.failing) throw new Error('the store is down');
       return f();
-    });
+    }, ms);
   }
 
   create(task: TaskRecord): Promise<void> {
@@ -58,7 +60,7 @@ class LaterTaskStore implements TaskStore {
   }
 
   update(task: TaskRecord): Promise<boolean> {
-    return this.run(() => this.inner.update(task));
+    return this.run(() => this.inner.update(task), this.updateMs);
   }
 }
 
@@ -150,11 +152,17 @@ describe.each(ADAPTERS)('%s', (adapter) => {
       expect((await taskGet(a.url, taskId)).body.result.result).toBeUndefined();
     });
 
-    it('cancel a task where it runs: its signal aborts and it stays cancelled', async () => {
+    it('cancel a task where it runs: answered once the store keeps it cancelled, so the next read anywhere says so', async () => {
       const started = await startJob(a.url);
       const taskId = (started.body.result as Raw).taskId as string;
+      const requestId = `r${next}`;
+      store.updateMs = 60;
       await call(a.url, 'tasks/cancel', { taskId }, taskId);
-      expect(await until(b.url, taskId, 'cancelled')).toMatchObject({ taskId, status: 'cancelled' });
+      expect((await taskGet(b.url, taskId)).body.result).toMatchObject({ taskId, status: 'cancelled' });
+      expect(gates.has(requestId)).toBe(true);
+      // Its signal aborted: the work ended, and the task stays cancelled.
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect((await taskGet(b.url, taskId)).body.result).toMatchObject({ taskId, status: 'cancelled' });
     });
   });
 
