@@ -95,7 +95,7 @@ export class TaskInputs implements InputSource {
     const key = options.key && !task.outstanding.has(options.key) ? options.key : `${kind}:${task.keys++}`;
     return new Promise((resolve, reject) => {
       task.outstanding.set(key, { method, params, answer: resolve });
-      task.moveTo('input_required');
+      void task.moveTo('input_required');
       task.controller.signal.addEventListener('abort', () => reject(task.controller.signal.reason as Error), { once: true });
     });
   }
@@ -154,14 +154,14 @@ export class Tasks {
         (result) => {
           if (task.terminal) return;
           task.result = result;
-          task.moveTo('completed');
+          void task.moveTo('completed');
         },
         (error: unknown) => {
           if (task.terminal) return;
           const failure = error instanceof McpError ? error : McpError.internalError();
           task.error = failure.toJSON();
           task.statusMessage = failure.message;
-          task.moveTo('failed');
+          void task.moveTo('failed');
         },
       )
       .finally(forget);
