@@ -147,6 +147,8 @@ const fixed = (headers: Record<string, string>, body: string) => async () => ({ 
 const OTEL_ENV = () => ({ HERMES_BENCH_OTEL: '1' });
 /** The same, sampling one trace in ten (`ParentBased(TraceIdRatioBased(0.1))`). */
 const OTEL_10_ENV = () => ({ HERMES_BENCH_OTEL: '1', HERMES_BENCH_OTEL_RATIO: '0.1' });
+/** The same, sampling none (`ParentBased(TraceIdRatioBased(0))`): what an unsampled request costs the SDK. */
+const OTEL_0_ENV = () => ({ HERMES_BENCH_OTEL: '1', HERMES_BENCH_OTEL_RATIO: '0' });
 /** A legacy JSON row with a bearer token, the server verifying JWTs (cached for `cacheTtlMs`; 0: every request). */
 function oauthRow(key: string, label: string, cacheTtlMs: number): HttpConfig {
   return { key, label, server: 'hermes-http.server.js', prepare: legacy(addCall(), bearer), expect: { framing: 'json' }, env: authEnv(cacheTtlMs) };
@@ -185,6 +187,14 @@ const HTTP_CONFIGS: HttpConfig[] = [
     prepare: fixed(PLAIN_HEADERS, addCall()),
     expect: { framing: 'json' },
     env: OTEL_ENV,
+  },
+  {
+    key: 'bare-otel-0',
+    label: 'bare Fastify route, one OpenTelemetry span, never sampled',
+    server: 'bare-fastify.server.js',
+    prepare: fixed(PLAIN_HEADERS, addCall()),
+    expect: { framing: 'json' },
+    env: OTEL_0_ENV,
   },
   { key: 'legacy-json-otel', label: 'Hermes, legacy JSON, OpenTelemetry', server: 'hermes-http.server.js', prepare: legacy(addCall()), expect: { framing: 'json' }, env: OTEL_ENV },
   {

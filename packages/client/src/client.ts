@@ -37,6 +37,7 @@ import {
   Transport,
   isModernProtocolVersion,
   isRecord,
+  merge,
 } from '@hermes-mcp/protocol';
 import { declaresCapability, mcpMethod } from '@hermes-mcp/protocol';
 import type { McpMethod } from '@hermes-mcp/protocol';
@@ -261,7 +262,7 @@ export class McpClient {
 
   private async callToolOnce(name: string, args: Record<string, unknown>, options: CallOptions | undefined): Promise<CallToolResult> {
     const headers = this.toolHeaders.of(name, args);
-    const result = await this.request('tools/call', { name, arguments: args }, headers ? { ...options, headers } : options);
+    const result = await this.request('tools/call', { name, arguments: args }, headers ? merge(options, { headers }) : options);
     // A tool that ran as a task answered with its handle: follow it to its result.
     return (result.resultType === 'task' ? await this.waitForTask(String(result.taskId), options) : result) as unknown as CallToolResult;
   }
@@ -464,7 +465,7 @@ export class McpClient {
    */
   request(method: string, params: Record<string, unknown> = {}, options: CallOptions = NO_OPTIONS): Promise<Record<string, unknown>> {
     return this.traced(method, params, (meta, onId) =>
-      this.perform(method, params, onId ? { ...options, ...(meta && { meta: { ...options.meta, ...meta } }), onId: chainOnId(options.onId, onId) } : options),
+      this.perform(method, params, onId ? merge(options, meta && { meta: merge(options.meta, meta) }, { onId: chainOnId(options.onId, onId) }) : options),
     );
   }
 
@@ -619,8 +620,8 @@ export class McpClient {
   /** The params with the modern envelope (and any extra `_meta`) where they belong. */
   private withMeta(params: Record<string, unknown>, extra?: Record<string, unknown>): Record<string, unknown> {
     const own = isRecord(params._meta) ? params._meta : undefined;
-    if (this.era === 'legacy') return extra ? { ...params, _meta: { ...own, ...extra } } : params;
-    return { ...params, _meta: { ...this.envelope(this.protocolVersion!), ...own, ...extra } };
+    if (this.era === 'legacy') return extra ? merge(params, { _meta: merge(own, extra) }) : params;
+    return merge(params, { _meta: merge(this.envelope(this.protocolVersion!), own, extra) });
   }
 
   /** A server→client request (legacy sessions). */

@@ -22,6 +22,7 @@ import {
   mcpMethod,
   parseFrame,
   serialize,
+  merge,
 } from '@hermes-mcp/protocol';
 import { AnswersInFlight, messageLimit, messageTooLarge } from './limits';
 import { FetchLike, FetchResponse, readText, transportFetch } from './node-fetch';
@@ -55,6 +56,9 @@ export interface StreamableHttpClientOptions {
    */
   maxMessageBytes?: number;
 }
+
+/** The content headers of every POST (the caller's own headers come first, these win). */
+const POST_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
 /** Talks to an MCP server over HTTP. */
 export class StreamableHttpClientTransport implements Transport {
@@ -120,7 +124,7 @@ export class StreamableHttpClientTransport implements Transport {
   async send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
     if (this.closed) throw new ConnectionClosedError('Connection closed');
     const single = Array.isArray(message) ? undefined : (message as { id?: RequestId; method?: string; params?: Record<string, unknown> });
-    const headers = this.headers({ ...options?.headers, 'content-type': 'application/json', accept: 'application/json, text/event-stream' });
+    const headers = this.headers(merge(options?.headers, POST_HEADERS));
     const meta = isRecord(single?.params?._meta) ? single.params._meta : undefined;
     const modernVersion = meta?.[META_KEYS.protocolVersion];
     if (typeof modernVersion === 'string') headers['mcp-protocol-version'] = modernVersion;
@@ -220,7 +224,7 @@ export class StreamableHttpClientTransport implements Transport {
 
   /** The headers of every request: the options', the session's and the revision's. */
   private headers(own: Record<string, string>): Record<string, string> {
-    const headers: Record<string, string> = { ...this.options.headers, ...own };
+    const headers: Record<string, string> = merge(this.options.headers, own);
     if (this.sessionId !== undefined) headers['mcp-session-id'] = this.sessionId;
     if (this.protocolVersion !== undefined && headers['mcp-protocol-version'] === undefined) headers['mcp-protocol-version'] = this.protocolVersion;
     return headers;

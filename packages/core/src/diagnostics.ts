@@ -41,9 +41,17 @@ export const notificationReceivedChannel = channel(TRACE_CHANNELS.notificationRe
  * given the log bindings it set. @internal
  */
 export function traceRequest<T>(trace: RequestTrace, run: (logBindings?: Record<string, unknown>) => T | Promise<T>): Promise<T> {
-  // tracePromise wants a promise: an async wrapper gives a synchronous answer one. The subscribers'
-  // start ran before it is called, so `within` and `logBindings` are set by then.
-  return requestChannel.tracePromise(async () => (trace.within ? trace.within(() => run(trace.logBindings)) : run(trace.logBindings)), trace);
+  // tracePromise wants a promise (Node 20's first releases do not convert other values): a
+  // synchronous answer or throw becomes a settled one. The subscribers' start ran before this is
+  // called, so `within` and `logBindings` are set by then.
+  return requestChannel.tracePromise(() => {
+    try {
+      const answer = trace.within ? trace.within(() => run(trace.logBindings)) : run(trace.logBindings);
+      return answer instanceof Promise ? answer : Promise.resolve(answer);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }, trace);
 }
 
 /** Publishes a notification a server raised, when anyone listens. @internal */

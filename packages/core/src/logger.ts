@@ -2,6 +2,7 @@
  * Server-side logging with pino. In stdio mode stdout belongs to the protocol, so the default
  * logger writes to stderr (fd 2), always.
  */
+import { merge } from '@hermes-mcp/protocol';
 import pino from 'pino';
 
 /**
@@ -85,7 +86,7 @@ export class LazyChildLogger implements Logger {
     if (parent instanceof LazyChildLogger) {
       const pending = parent.bindings;
       this.target = parent.target;
-      this.bindings = pending === undefined ? bindings : { ...pending, ...bindings };
+      this.bindings = pending === undefined ? bindings : merge(pending, bindings);
     } else {
       this.target = parent;
       this.bindings = bindings;

@@ -5,7 +5,7 @@
  * Hermes channels publish. One place, so server and client spans say the same things the same way.
  */
 import type { Attributes, Histogram, Meter } from '@opentelemetry/api';
-import { ErrorCode, mcpMethod } from '@hermes-mcp/protocol';
+import { ErrorCode, mcpMethod, merge } from '@hermes-mcp/protocol';
 import type { TransportInfo } from '@hermes-mcp/protocol';
 
 /** Attribute keys. */
@@ -83,7 +83,7 @@ export class Describer {
     const key = `${method}\u0000${named ?? ''}\u0000${protocolVersion ?? ''}\u0000${transport?.kind ?? ''}\u0000${text(transport?.httpVersion)}\u0000${peer ? text(transport?.url) : ''}`;
     const found = this.cache.get(key);
     const resourceUri = target?.attribute === ATTR.resourceUri && typeof value === 'string' ? value : undefined;
-    if (found) return resourceUri === undefined ? found : { ...found, resourceUri };
+    if (found) return resourceUri === undefined ? found : merge(found, { resourceUri });
     const metric: Attributes = { [ATTR.method]: method };
     if (named !== undefined) {
       metric[target!.attribute] = named;
@@ -92,7 +92,7 @@ export class Describer {
     Object.assign(metric, sessionAttributes(transport, protocolVersion, peer));
     const described: Described = { name: named === undefined ? method : `${method} ${named}`, metric };
     if (this.cache.size < MAX_CACHED) this.cache.set(key, described);
-    return resourceUri === undefined ? described : { ...described, resourceUri };
+    return resourceUri === undefined ? described : merge(described, { resourceUri });
   }
 }
 

@@ -22,7 +22,7 @@ import {
   trace,
   type Tracer,
 } from '@opentelemetry/api';
-import { TRACE_CHANNELS } from '@hermes-mcp/protocol';
+import { TRACE_CHANNELS, merge } from '@hermes-mcp/protocol';
 import type { ClientRequestTrace, NotificationEvent, RequestId, RequestTrace, ServerRequestTrace, SessionEvent, TransportInfo } from '@hermes-mcp/protocol';
 import { ATTR, Described, Describer, HistogramName, Instruments, clientAddress, outcomeOf, sessionAttributes } from './conventions';
 
@@ -123,7 +123,7 @@ export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): Ope
     let metric: Attributes = state.metric;
     // initialize: the revision is known once answered.
     const version = (traced.result as { protocolVersion?: unknown } | undefined)?.protocolVersion;
-    if (typeof version === 'string' && metric[ATTR.protocolVersion] === undefined) metric = { ...metric, [ATTR.protocolVersion]: version };
+    if (typeof version === 'string' && metric[ATTR.protocolVersion] === undefined) metric = merge(metric, { [ATTR.protocolVersion]: version });
     const outcome = outcomeOf(traced.result, traced.error, state.answered);
     if (outcome) {
       metric = { ...metric };
@@ -184,7 +184,8 @@ export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): Ope
     attributes[ATTR.requestId] = String(request.id);
     span.setAttributes(attributes);
     const { traceId, spanId, traceFlags } = span.spanContext();
-    request.logBindings = { ...request.logBindings, trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags.toString(16)}` };
+    const bindings = { trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags.toString(16)}` };
+    request.logBindings = request.logBindings === undefined ? bindings : merge(request.logBindings, bindings);
   };
 
   /** A `CLIENT` span for a request sent, under the active context, its trace injected into `meta` (the request's `_meta`). */

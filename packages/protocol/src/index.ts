@@ -81,6 +81,8 @@ export {
   validateSkillEntry,
 } from './skills';
 export type { SendOptions, Transport, TransportInfo } from './transport';
+export { DONE } from './transport';
+export { copyInto, merge } from './objects';
 export { TRACE_CHANNELS } from './trace';
 export type { ClientRequestTrace, NotificationEvent, RequestTrace, ServerRequestTrace, SessionEvent } from './trace';
 export { InboundRequest, MAX_TIMER_DELAY, Peer, isThenable } from './peer';

@@ -23,6 +23,8 @@ import {
   resultResponse,
 } from './jsonrpc';
 import { SparseMap } from './sparse-map';
+import { DONE } from './transport';
+import { merge } from './objects';
 import type { SendOptions, Transport, TransportInfo } from './transport';
 import type { InboundRequestExtra, PeerHandlers, PeerOptions, PendingRequest, ProgressUpdate, RequestOptions } from './peer-types';
 
@@ -191,7 +193,7 @@ export class Peer {
     options.onid?.(id);
     let outParams = params;
     if (options.onprogress) {
-      outParams = { ...params, _meta: { ...(params?._meta as object | undefined), progressToken: id } };
+      outParams = merge(params, { _meta: merge(params?._meta as object | undefined, { progressToken: id }) });
     }
     return new Promise((resolve, reject) => {
       const now = performance.now();
@@ -319,7 +321,6 @@ export class Peer {
 
   // Bound once, not per request.
   private readonly onAnswered = (response: JsonRpcResponse | undefined): void => this.answered(response);
-  private readonly onAnswerFailed = (error: unknown): void => this.report(error, {});
 
   private answered(response: JsonRpcResponse | undefined): void {
     if (response) this.sendResponse(response);
@@ -330,9 +331,9 @@ export class Peer {
   receive(frame: ParsedFrame, info?: TransportInfo): void {
     switch (frame.kind) {
       case 'single': {
-        const response = this.dispatch(frame.message, info);
-        if (isThenable(response)) response.then(this.onAnswered, this.onAnswerFailed);
-        else if (response !== undefined) this.answered(response);
+        // A request answered later is answered through onAnswered (one promise reaction, not two).
+        const response = frame.message.kind === 'request' ? this.runRequest(frame.message.message, info, this.onAnswered) : this.dispatch(frame.message, info);
+        if (response !== undefined) this.answered(response as JsonRpcResponse);
         return;
       }
       case 'invalid':
@@ -412,9 +413,16 @@ export class Peer {
 
   /**
    * Runs a request's handler. A handler that answers synchronously is answered synchronously (no
-   * promise, no microtask); one that returns a promise, when it settles.
+   * promise, no microtask); one that returns a promise, when it settles — given to `later` when
+   * there is one (and undefined returned), else as the promise returned.
    */
-  private runRequest(req: JsonRpcRequest, transportInfo?: TransportInfo): JsonRpcResponse | Promise<JsonRpcResponse | undefined> | undefined {
+  private runRequest(req: JsonRpcRequest, transportInfo: TransportInfo | undefined, later: (response: JsonRpcResponse | undefined) => void): JsonRpcResponse | undefined;
+  private runRequest(req: JsonRpcRequest, transportInfo?: TransportInfo): JsonRpcResponse | Promise<JsonRpcResponse | undefined> | undefined;
+  private runRequest(
+    req: JsonRpcRequest,
+    transportInfo?: TransportInfo,
+    later?: (response: JsonRpcResponse | undefined) => void,
+  ): JsonRpcResponse | Promise<JsonRpcResponse | undefined> | undefined {
     const id = req.id;
     if (this.inflight.has(id)) {
       return errorResponse(id, McpError.requestInProgress(id));
@@ -430,6 +438,13 @@ export class Peer {
       return this.failed(req, inbound, error);
     }
     if (isThenable(result)) {
+      if (later) {
+        Promise.resolve(result).then(
+          (value) => later(this.succeeded(req, inbound, value)),
+          (error: unknown) => later(this.failed(req, inbound, error)),
+        );
+        return undefined;
+      }
       return Promise.resolve(result).then(
         (value) => this.succeeded(req, inbound, value),
         (error: unknown) => this.failed(req, inbound, error),
@@ -546,7 +561,8 @@ export class Peer {
 
   private sendResponse(response: JsonRpcErrorResponse | JsonRpcResponse | JsonRpcMessage): void {
     if (this.closed) return;
-    this.transport.send(response).catch((e) => this.report(e, {}));
+    const sent = this.transport.send(response);
+    if (sent !== DONE) sent.catch((e) => this.report(e, {}));
   }
 
   private shutdown(reason: string): void {
@@ -575,7 +591,7 @@ export class Peer {
   }
 
   private report(error: unknown, context: { method?: string; id?: RequestId | null }, origin: 'peer' | 'local' = 'local'): void {
-    this.handlers.onError?.(error, { ...context, origin });
+    this.handlers.onError?.(error, merge(context, { origin }));
   }
 }
 

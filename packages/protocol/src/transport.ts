@@ -20,6 +20,13 @@ export interface TransportInfo {
   [key: string]: unknown;
 }
 
+/**
+ * The answer of a transport operation done at once ({@link Transport.send}, `start`, `close`): one
+ * settled promise shared by all, so a transport makes none per message, and a caller that gets it
+ * back has nothing to wait on or catch.
+ */
+export const DONE: Promise<void> = Promise.resolve();
+
 /** Routing hints for {@link Transport.send}. */
 export interface SendOptions {
   /** The inbound request this message is related to. */
@@ -53,7 +60,8 @@ export interface Transport {
   /**
    * Sends one message, or a batch array as one frame. `options.relatedRequestId` names the inbound
    * request a message belongs to (progress, logs, server→client requests made while handling it),
-   * so transports with a stream per request (HTTP) can route it there.
+   * so transports with a stream per request (HTTP) can route it there. A send done at once may
+   * return {@link DONE}, which callers need not wait on.
    */
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void>;
   /** Stops reading and writing; calls `onclose` once. */

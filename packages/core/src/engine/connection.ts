@@ -43,6 +43,7 @@ import {
   Transport,
   TransportInfo,
   negotiateLegacyVersion,
+  merge,
 } from '@hermes-mcp/protocol';
 import { elicitationForms } from '../schema/elicitation-schema';
 import { McpContext, RequestChannel, SessionInfo, isLoggingLevel } from '../context/mcp-context';
@@ -453,7 +454,7 @@ export class Connection implements PeerHandlers, RequestChannel {
 
   /** For the Hermes packages. RequestChannel: a server→client request made while handling a request. */
   request(relatedRequestId: RequestId, method: string, params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>> {
-    if (!serverRequestChannel.hasSubscribers) return this.peer.request(method, params, { ...options, relatedRequestId });
+    if (!serverRequestChannel.hasSubscribers) return this.peer.request(method, params, merge(options, { relatedRequestId }));
     const trace: ServerRequestTrace = {
       method,
       params,
@@ -465,8 +466,8 @@ export class Connection implements PeerHandlers, RequestChannel {
     };
     // The subscribers' start runs before the request is sent: what they put in `meta` goes with it.
     return serverRequestChannel.tracePromise(() => {
-      const meta = Object.keys(trace.meta).length === 0 ? undefined : { ...(isRecord(params._meta) ? params._meta : undefined), ...trace.meta };
-      return this.peer.request(method, meta ? { ...params, _meta: meta } : params, { ...options, relatedRequestId, onid: (id) => (trace.id = id) });
+      const meta = Object.keys(trace.meta).length === 0 ? undefined : merge(isRecord(params._meta) ? params._meta : undefined, trace.meta);
+      return this.peer.request(method, meta ? merge(params, { _meta: meta }) : params, merge(options, { relatedRequestId, onid: (id: RequestId) => (trace.id = id) }));
     }, trace);
   }
 

@@ -17,6 +17,7 @@ import {
   isRecord,
   isThenable,
   reuseSerialized,
+  merge,
 } from '@hermes-mcp/protocol';
 import { createHash } from 'node:crypto';
 import { Listing, McpContext, isInputRequired } from '../context/mcp-context';
@@ -294,7 +295,7 @@ export class DecoratedServerHandler implements McpHandler, ServerOwner {
   /** A skills result with the `skills.cache` hints, in MCP 2026-07-28 (the engine adds the server's otherwise). */
   private skillResult(result: Record<string, unknown>, features: RevisionFeatures): Record<string, unknown> {
     const cache = this.registry.skills?.cache;
-    return cache && features.era === 'modern' ? { ...result, ...cache } : result;
+    return cache && features.era === 'modern' ? merge(result, cache) : result;
   }
 
   /** `resources/read`: a skill file, else a resource or template of the registry. @internal */
@@ -312,9 +313,9 @@ export class DecoratedServerHandler implements McpHandler, ServerOwner {
     const result: Record<string, unknown> & ReturnType<typeof toReadResourceResult> = toReadResourceResult(await this.run(found.def, input, ctx), uri, mimeType, contentMeta);
     // Per-resource caching hints exist in MCP 2026-07-28 only (the engine adds the server's otherwise).
     const cache = found.def.cache;
-    if (cache && features.era === 'modern') return { ...result, ...cache };
+    if (cache && features.era === 'modern') return merge(result, cache);
     if (features.meta) return result;
-    return { ...result, contents: result.contents.map((c) => shapeContents(c, features)) };
+    return merge(result, { contents: result.contents.map((c) => shapeContents(c, features)) });
   }
 
   /** `prompts/get`. @internal */
@@ -326,7 +327,7 @@ export class DecoratedServerHandler implements McpHandler, ServerOwner {
     if (!isRecord(args)) throw McpError.invalidParams('"arguments" must be an object of strings');
     const input = await this.checkInput(prompt, args, (issues) => McpError.invalidParams(`invalid arguments for prompt "${name}":\n${formatIssues(issues)}`, issuesData(issues)));
     const result = toGetPromptResult(await this.run(prompt, input, ctx), prompt.descriptor.description);
-    return { ...result, messages: shapeMessages(result.messages, features) };
+    return merge(result, { messages: shapeMessages(result.messages, features) });
   }
 
   /** `completion/complete`. @internal */

@@ -7,7 +7,20 @@
  * `serverInfo` in `_meta`, unknown resources as -32602, questions to the client as
  * `InputRequiredResult` rounds (MRTR) with their answers sealed in `requestState`.
  */
-import { ErrorCode, InboundRequestExtra, JsonRpcRequest, McpError, META_KEYS, RequestId, ServerCapabilities, TransportInfo, describeValue, isRecord } from '@hermes-mcp/protocol';
+import {
+  ErrorCode,
+  InboundRequestExtra,
+  JsonRpcRequest,
+  McpError,
+  META_KEYS,
+  RequestId,
+  ServerCapabilities,
+  TransportInfo,
+  describeValue,
+  isRecord,
+  merge,
+  copyInto,
+} from '@hermes-mcp/protocol';
 import { elicitationForms } from '../schema/elicitation-schema';
 import { ContextParts, InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired } from '../context/mcp-context';
 import type { McpHandler } from './mcp-handler';
@@ -255,7 +268,10 @@ export class ModernHandler implements ModernOwner {
       const run = work ? async () => toCallToolResult(await work(ctx)) : async () => this.handler.handleRequest(ctx);
       return run().then((result) => this.complete(spec, result));
     });
-    return { ...handle, resultType: 'task', _meta: this.serverMeta };
+    const answer: Record<string, unknown> = copyInto({}, handle);
+    answer.resultType = 'task';
+    answer._meta = this.serverMeta;
+    return answer;
   }
 
   /** `tasks/get`. @internal Called through the method table. */
@@ -357,7 +373,7 @@ export class ModernHandler implements ModernOwner {
       const listener: Listener = {
         id: request.id,
         filter: honored,
-        send: (method, p) => void sink.notify(method, { ...p, _meta: { ...(isRecord(p._meta) ? p._meta : {}), ...tag } }).catch(() => undefined),
+        send: (method, p) => void sink.notify(method, merge(p, { _meta: merge(isRecord(p._meta) ? p._meta : undefined, tag) })).catch(() => undefined),
         end: () => {
           this.listeners.delete(listener);
           resolve({ _meta: tag });

@@ -12,9 +12,8 @@
  *
  * Errors are small and always go out: a client is never left without an answer.
  */
-import { ErrorCode, JsonRpcMessage, JsonRpcResponse, McpError, RequestId, errorResponse, isResponse, serialize } from '@hermes-mcp/protocol';
+import { ErrorCode, JsonRpcMessage, JsonRpcResponse, McpError, DONE, RequestId, errorResponse, isResponse, serialize } from '@hermes-mcp/protocol';
 
-const RESOLVED = Promise.resolve();
 const MiB = 1024 * 1024;
 
 /** Default of `maxUnreadBytes`: what one client may leave unread over all its connections, 64 MiB. */
@@ -200,5 +199,5 @@ export function dropForSlowClient(
   onabort: ((requestId: RequestId, error: McpError) => void) | undefined,
 ): Promise<void> {
   if (relatedRequestId !== undefined) onabort?.(relatedRequestId, error);
-  return 'id' in message && 'method' in message ? Promise.reject(error) : RESOLVED;
+  return 'id' in message && 'method' in message ? Promise.reject(error) : DONE;
 }

@@ -16,7 +16,7 @@ import type { AuthInfo } from '../context/mcp-context';
 import { isAscii } from 'node:buffer';
 import { Console } from 'node:console';
 import type { Readable, Writable } from 'node:stream';
-import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, isResponse, parseFrame } from '@hermes-mcp/protocol';
+import { JsonRpcMessage, McpError, DONE, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, isResponse, parseFrame } from '@hermes-mcp/protocol';
 import { DEFAULT_MAX_RESULT_BYTES } from '../engine/engine';
 import { DEFAULT_MAX_UNREAD_BYTES, OutputLimits, Outgoing, clientTooSlow, dropForSlowClient, outgoing } from './backpressure';
 
@@ -116,7 +116,6 @@ function redirectConsoleToStderr(): () => void {
 }
 
 const NEWLINE = 0x0a;
-const RESOLVED = Promise.resolve();
 
 /** Newline-delimited JSON over a pair of streams (stdin/stdout by default). */
 export class StdioTransport implements Transport {
@@ -160,7 +159,7 @@ export class StdioTransport implements Transport {
     this.input.on('error', this.onError);
     this.output.on('error', this.onError);
     if (this.redirect && this.output === process.stdout) this.restoreConsole = redirectConsoleToStderr();
-    return RESOLVED;
+    return DONE;
   }
 
   /** Bytes written and not yet taken by the client (queued here or in the output stream). */
@@ -174,7 +173,7 @@ export class StdioTransport implements Transport {
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
-    if (this.closed) return RESOLVED;
+    if (this.closed) return DONE;
     const unread = this.outbox.length + this.output.writableLength;
     // What a handler sends besides its answer is dropped once the client fell too far behind;
     // answers go out within the client's unread budget (see backpressure.ts).
@@ -195,7 +194,7 @@ export class StdioTransport implements Transport {
     // (about 4 µs of a 75 µs round trip).
     if (this.outbox === '') process.nextTick(this.flush);
     this.outbox += out.text + '\n';
-    return RESOLVED;
+    return DONE;
   }
 
   private outbox = '';
@@ -224,7 +223,7 @@ export class StdioTransport implements Transport {
   }
 
   close(): Promise<void> {
-    if (this.closed) return RESOLVED;
+    if (this.closed) return DONE;
     this.flush();
     this.closed = true;
     this.restoreConsole?.();
@@ -236,7 +235,7 @@ export class StdioTransport implements Transport {
     this.output.off('error', this.onError);
     if (this.input === process.stdin) this.input.pause();
     this.onclose?.();
-    return RESOLVED;
+    return DONE;
   }
 
   private readonly onData = (chunk: Buffer | string): void => {

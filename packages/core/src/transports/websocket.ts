@@ -21,7 +21,20 @@
  * with 4401; a message that arrives after it is answered the same way.
  */
 import type { AuthInfo } from '../context/mcp-context';
-import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, errorResponse, isResponse, parseFrame, serialize } from '@hermes-mcp/protocol';
+import {
+  JsonRpcMessage,
+  McpError,
+  DONE,
+  ParsedFrame,
+  RequestId,
+  SendOptions,
+  Transport,
+  TransportInfo,
+  errorResponse,
+  isResponse,
+  parseFrame,
+  serialize,
+} from '@hermes-mcp/protocol';
 import { DEFAULT_MAX_RESULT_BYTES } from '../engine/engine';
 import { DEFAULT_MAX_BUFFERED_BYTES } from './http/sse';
 import { DEFAULT_MAX_UNREAD_BYTES, OutputLimits, Outgoing, clientTooSlow, dropForSlowClient, outgoing } from './backpressure';
@@ -58,7 +71,6 @@ export const HIGH_WATER_BYTES = 64 * 1024;
 
 /** `WebSocket.OPEN` of `ws` (and of the WHATWG WebSocket). */
 const OPEN = 1;
-const RESOLVED = Promise.resolve();
 
 /**
  * The parts of a `ws` WebSocket (server side) the transport uses, so this package's types do not
@@ -180,7 +192,7 @@ export class WebSocketTransport implements Transport {
     // The socket serves no longer than the token it was opened with: at its expiry it ends, and
     // what the server would still send (notifications, requests to the client) goes nowhere.
     else if (this.expiresAtMs !== Infinity) this.cancelExpiry = atExpiry(this.expiresAtMs / 1000, this.expire);
-    return RESOLVED;
+    return DONE;
   }
 
   /** Bytes sent and not yet taken by the operating system. */
@@ -194,7 +206,7 @@ export class WebSocketTransport implements Transport {
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
-    if (this.closed || this.socket.readyState !== OPEN) return RESOLVED;
+    if (this.closed || this.socket.readyState !== OPEN) return DONE;
     // What a handler sends besides its answer is dropped once the client fell too far behind;
     // answers go out within the client's unread budget (see backpressure.ts).
     if (this.socket.bufferedAmount > this.maxBuffered && !Array.isArray(message) && !isResponse(message)) {
@@ -214,7 +226,7 @@ export class WebSocketTransport implements Transport {
       this.inputPaused = true;
       this.socket.pause();
     }
-    return RESOLVED;
+    return DONE;
   }
 
   /** Called by `ws` once a frame was handed to the operating system (or failed): resumes input once drained. */
@@ -238,14 +250,14 @@ export class WebSocketTransport implements Transport {
 
   /** Closes the socket with `code` and `reason` (at most 123 bytes); calls `onclose` once. */
   closeWith(code: number, reason: string): Promise<void> {
-    if (this.closed) return RESOLVED;
+    if (this.closed) return DONE;
     this.closed = true;
     this.cancelExpiry?.();
     this.socket.off('message', this.onMessage);
     this.socket.off('close', this.onSocketClose);
     if (this.socket.readyState <= OPEN) this.socket.close(code, reason);
     this.onclose?.();
-    return RESOLVED;
+    return DONE;
   }
 
   /**

@@ -6,7 +6,7 @@
  * answer is JSON when the result is the first thing to send, or an SSE stream when notifications
  * come first (progress, logs, a listen stream). Closing the response cancels the request.
  */
-import { ErrorCode, InboundRequest, JsonRpcRequest, JsonRpcResponse, McpError, RequestId, TransportInfo, errorResponse, resultResponse } from '@hermes-mcp/protocol';
+import { ErrorCode, InboundRequest, JsonRpcRequest, JsonRpcResponse, McpError, RequestId, TransportInfo, errorResponse, resultResponse, merge } from '@hermes-mcp/protocol';
 import { OutputLimits, outgoing } from '../backpressure';
 import type { ClientView } from '../unread';
 import type { AuthInfo } from '../../context/mcp-context';
@@ -170,7 +170,7 @@ export async function serveModern(
     answer = errorResponse(id, failure);
     status = statusOf(failure);
     const extra = challenge?.(failure);
-    if (extra) headers = { ...JSON_HEADERS, ...extra };
+    if (extra) headers = merge(JSON_HEADERS, extra);
   }
   cancelExpiry?.();
   if (inbound.finished || (inbound.aborted && response.aborted)) return;

@@ -2,6 +2,7 @@
  * The streaming body of a Node `ServerResponse`, for adapters on Node's HTTP server (Fastify's
  * reply once hijacked, a plain `http.createServer`).
  */
+import { merge } from '@hermes-mcp/protocol';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { HttpEndpoint } from './endpoint';
@@ -61,12 +62,12 @@ export function streamNodeResponse(
   headers: Readonly<Record<string, string>>,
   whole?: string,
 ): HttpStream {
-  // One object literal for the head: Node's writeHead reads it key by key.
+  // One object for the head: Node's writeHead reads it key by key.
   if (whole === undefined) {
-    raw.writeHead(200, { ...inherited, ...headers });
+    raw.writeHead(200, merge(inherited, headers));
     raw.flushHeaders();
   } else {
-    raw.writeHead(200, { ...inherited, ...headers, 'content-length': String(Buffer.byteLength(whole)) });
+    raw.writeHead(200, merge(inherited, headers, { 'content-length': String(Buffer.byteLength(whole)) }));
   }
   const stream = new NodeHttpStream(raw);
   if (whole !== undefined) raw.end(whole);

@@ -2,7 +2,7 @@
  * The HTTP+SSE transport of MCP 2024-11-05: a GET opens an SSE stream whose first event names the
  * endpoint to POST messages to; every server message travels on that one stream.
  */
-import { JsonRpcMessage, McpError, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo } from '@hermes-mcp/protocol';
+import { JsonRpcMessage, McpError, DONE, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo } from '@hermes-mcp/protocol';
 import type { SseConnection } from './sse';
 import { OutputLimits, Outgoing, dropForSlowClient, outgoing } from '../backpressure';
 import type { ClientView } from '../unread';
@@ -33,7 +33,7 @@ export class HttpSseTransport implements Transport {
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
-    if (this.closed) return Promise.resolve();
+    if (this.closed) return DONE;
     let out: Outgoing;
     try {
       out = outgoing(message, this.client.unread(), this.limits);
@@ -43,7 +43,7 @@ export class HttpSseTransport implements Transport {
     }
     if (out.text === undefined) return dropForSlowClient(message as JsonRpcMessage, options?.relatedRequestId, out.refused, this.onabort);
     this.connection.write(out.text, undefined, 'message');
-    return Promise.resolve();
+    return DONE;
   }
 
   close(): Promise<void> {

@@ -7,6 +7,7 @@
  * ({@link SseConnection.overflowed}), and its owner decides what that means (a request's stream:
  * the request is cancelled; the session's GET stream: it ends and can be resumed).
  */
+import { merge } from '@hermes-mcp/protocol';
 import type { HttpResponse, HttpStream } from './exchange';
 import { atExpiry } from '../expiry';
 
@@ -39,7 +40,7 @@ export class SseConnection {
    * when more than `maxBufferedBytes` wait unread.
    */
   static open(response: HttpResponse, headers: Record<string, string> = {}, maxBufferedBytes = DEFAULT_MAX_BUFFERED_BYTES): SseConnection {
-    return new SseConnection(response.stream({ ...headers, ...SSE_HEADERS }), maxBufferedBytes);
+    return new SseConnection(response.stream(merge(headers, SSE_HEADERS)), maxBufferedBytes);
   }
 
   /**
@@ -47,7 +48,7 @@ export class SseConnection {
    * write, with a Content-Length, and the response ends.
    */
   static whole(response: HttpResponse, headers: Record<string, string>, events: string): SseConnection {
-    return new SseConnection(response.stream({ ...headers, ...SSE_HEADERS }, events), Infinity);
+    return new SseConnection(response.stream(merge(headers, SSE_HEADERS), events), Infinity);
   }
 
   /** True once everything written was handed to the operating system (the response finished, not cut). */

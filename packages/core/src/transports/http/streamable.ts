@@ -13,6 +13,7 @@ import {
   McpError,
   ParsedFrame,
   RequestId,
+  DONE,
   SendOptions,
   Transport,
   TransportInfo,
@@ -313,9 +314,9 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
   }
 
   send(message: JsonRpcMessage | JsonRpcMessage[], options?: SendOptions): Promise<void> {
-    if (this.closed) return Promise.resolve();
+    if (this.closed) return DONE;
     try {
-      return this.route(message, options) ?? Promise.resolve();
+      return this.route(message, options) ?? DONE;
     } catch (error) {
       // A notification or request that cannot be turned into JSON: its sender's mistake, told to it.
       return Promise.reject(error);
