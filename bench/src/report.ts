@@ -94,8 +94,6 @@ const SUMMARY_START = '<!-- bench:summary:start -->';
 const SUMMARY_END = '<!-- bench:summary:end -->';
 const CHART = 'performance-http.svg';
 const HERMES_HTTP = ['legacy-json', 'legacy-sse', 'modern'];
-/** The OpenTelemetry rows, and the rows they are compared with (the same server, not instrumented). */
-const OTEL_ROWS: Record<string, string> = { 'legacy-json-otel': 'legacy-json', 'legacy-json-otel-10': 'legacy-json', 'modern-otel': 'modern' };
 /** The bare route with one OpenTelemetry span: what the SDK alone costs a request this small. */
 const OTEL_FLOOR = 'bare-otel';
 /** The instrumented legacy JSON row at 10 % sampling, beside the 100 % one (issue 29's targets). */
@@ -211,18 +209,6 @@ function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[])
         fixed(cpuOf(own), 1),
         key === 'bare' ? '1' : fixed(cpuRatio),
       ]);
-      const uninstrumented = OTEL_ROWS[key];
-      if (uninstrumented && runs[uninstrumented]) {
-        // Telemetry's cost: the same request, with OpenTelemetry installed and without.
-        const otelRatio = sameRun(own, runs[uninstrumented]);
-        // For scale: the bare route with the SDK's one span and one duration, over the bare route.
-        const floor = runs[OTEL_FLOOR] ? ` (the SDK alone on the bare route: ${fixed(sameRun(runs[OTEL_FLOOR], bare))} ×)` : '';
-        targets.push({
-          what: `HTTP tools/call with OpenTelemetry ≥ 0.85 × without, ${label}, ${c} connections`,
-          measured: `${fixed(otelRatio)} ×${floor}`,
-          holds: otelRatio >= 0.85,
-        });
-      }
       const cost = COST_TARGETS[key];
       if (cost && runs[cost.baseline]) {
         // A feature's cost: the same request, with it and without (authentication; a proof verified every request).
