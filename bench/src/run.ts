@@ -149,6 +149,14 @@ const OTEL_ENV = () => ({ HERMES_BENCH_OTEL: '1' });
 const OTEL_10_ENV = () => ({ HERMES_BENCH_OTEL: '1', HERMES_BENCH_OTEL_RATIO: '0.1' });
 /** The same, sampling none (`ParentBased(TraceIdRatioBased(0))`): what an unsampled request costs the SDK. */
 const OTEL_0_ENV = () => ({ HERMES_BENCH_OTEL: '1', HERMES_BENCH_OTEL_RATIO: '0' });
+/** The bare route making its own OpenTelemetry span, the SDK set up by `env`. */
+function bareOtelRow(key: string, label: string, env: () => Record<string, string>): HttpConfig {
+  return { key, label, server: 'bare-fastify.server.js', prepare: fixed(PLAIN_HEADERS, addCall()), expect: { framing: 'json' }, env };
+}
+/** Hermes' legacy JSON row with its OpenTelemetry instrumentation, the SDK set up by `env`. */
+function legacyOtelRow(key: string, label: string, env: () => Record<string, string>): HttpConfig {
+  return { key, label, server: 'hermes-http.server.js', prepare: legacy(addCall()), expect: { framing: 'json' }, env };
+}
 /** A legacy JSON row with a bearer token, the server verifying JWTs (cached for `cacheTtlMs`; 0: every request). */
 function oauthRow(key: string, label: string, cacheTtlMs: number): HttpConfig {
   return { key, label, server: 'hermes-http.server.js', prepare: legacy(addCall(), bearer), expect: { framing: 'json' }, env: authEnv(cacheTtlMs) };
@@ -180,31 +188,10 @@ const HTTP_CONFIGS: HttpConfig[] = [
   oauthRow('legacy-json-jwt', 'Hermes, legacy JSON, OAuth JWT', 60_000),
   oauthRow('legacy-json-jwt-each', 'Hermes, legacy JSON, OAuth JWT, signature every request', 0),
   DPOP_ROW,
-  {
-    key: 'bare-otel',
-    label: 'bare Fastify route, one OpenTelemetry span',
-    server: 'bare-fastify.server.js',
-    prepare: fixed(PLAIN_HEADERS, addCall()),
-    expect: { framing: 'json' },
-    env: OTEL_ENV,
-  },
-  {
-    key: 'bare-otel-0',
-    label: 'bare Fastify route, one OpenTelemetry span, never sampled',
-    server: 'bare-fastify.server.js',
-    prepare: fixed(PLAIN_HEADERS, addCall()),
-    expect: { framing: 'json' },
-    env: OTEL_0_ENV,
-  },
-  { key: 'legacy-json-otel', label: 'Hermes, legacy JSON, OpenTelemetry', server: 'hermes-http.server.js', prepare: legacy(addCall()), expect: { framing: 'json' }, env: OTEL_ENV },
-  {
-    key: 'legacy-json-otel-10',
-    label: 'Hermes, legacy JSON, OpenTelemetry, 10 % sampled',
-    server: 'hermes-http.server.js',
-    prepare: legacy(addCall()),
-    expect: { framing: 'json' },
-    env: OTEL_10_ENV,
-  },
+  bareOtelRow('bare-otel', 'bare Fastify route, one OpenTelemetry span', OTEL_ENV),
+  bareOtelRow('bare-otel-0', 'bare Fastify route, one OpenTelemetry span, never sampled', OTEL_0_ENV),
+  legacyOtelRow('legacy-json-otel', 'Hermes, legacy JSON, OpenTelemetry', OTEL_ENV),
+  legacyOtelRow('legacy-json-otel-10', 'Hermes, legacy JSON, OpenTelemetry, 10 % sampled', OTEL_10_ENV),
   {
     key: 'modern-otel',
     label: 'Hermes, modern, OpenTelemetry',
