@@ -102,13 +102,17 @@ export async function startProxy(ports: readonly number[]): Promise<Proxy> {
       const url = req.url ?? '/';
       const header = req.headers['mcp-session-id'];
       const session = typeof header === 'string' ? header : (new URL(url, 'http://x').searchParams.get('sessionId') ?? undefined);
-      const previous = session === undefined ? undefined : last.get(session);
+      // Requests without a session (2026-07-28) that name a rotation (`x-rotation`) take turns as a
+      // session's do, whatever other clients send meanwhile; others take the next instance overall.
+      const rotation = req.headers['x-rotation'];
+      const turns = session ?? (typeof rotation === 'string' ? `rotation:${rotation}` : undefined);
+      const previous = turns === undefined ? undefined : last.get(turns);
       const backend = previous === undefined ? next++ % ports.length : (previous + 1) % ports.length;
       const entry: Forwarded = { method: req.method ?? 'GET', url, session, rpc: rpcOf(body), backend };
       const lastEventId = req.headers['last-event-id'];
       if (typeof lastEventId === 'string') entry.lastEventId = lastEventId;
       log.push(entry);
-      if (session !== undefined) last.set(session, entry.backend);
+      if (turns !== undefined) last.set(turns, entry.backend);
       forward(req, res, body, entry, 1);
     });
   });

@@ -185,7 +185,12 @@ describe('a cluster of three instances behind a round-robin proxy', () => {
     clients.push(legacy);
     expect(textOf(await legacy.callTool('greet'))).toMatch(/^hello Kay, from /);
 
-    const modern = new McpClient(new StreamableHttpClientTransport({ url: `${proxy.url}/mcp` }), { protocolVersion: '2026-07-28', tasks: true });
+    // Its requests take turns among the instances whatever other clients send meanwhile (a stream
+    // of an earlier test reconnecting would otherwise shift the proxy's rotation).
+    const modern = new McpClient(new StreamableHttpClientTransport({ url: `${proxy.url}/mcp`, headers: { 'x-rotation': 'modern' } }), {
+      protocolVersion: '2026-07-28',
+      tasks: true,
+    });
     await modern.connect();
     clients.push(modern);
     const stop = new AbortController();
