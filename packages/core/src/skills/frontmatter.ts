@@ -7,8 +7,16 @@
  * than 32 levels.
  */
 import { splitFrontmatter } from '@hermes-mcp/protocol';
-import { isAlias, isNode, parseDocument, visit } from 'yaml';
+import type * as Yaml from 'yaml';
 import { SkillProblem } from './problem';
+
+let loaded: typeof Yaml | undefined;
+
+/** `yaml`, loaded the first time a SKILL.md is read: a server without skills never pays its load (about a third of core's). */
+function yaml(): typeof Yaml {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (loaded ??= require('yaml') as typeof Yaml);
+}
 
 const MAX_DEPTH = 32;
 
@@ -36,6 +44,7 @@ export function parseSkillMarkdown(text: string, maxBytes: number): { frontmatte
   const split = splitFrontmatter(text);
   if (!split) throw invalid('must begin with a frontmatter block between two "---" lines');
   if (Buffer.byteLength(split.block) > maxBytes) throw invalid(`frontmatter is over ${maxBytes} bytes (limits.frontmatterBytes)`);
+  const { isAlias, isNode, parseDocument, visit } = yaml();
   const doc = parseDocument(split.block, { version: '1.2', schema: 'core', uniqueKeys: true, prettyErrors: false });
   const [first] = [...doc.errors, ...doc.warnings];
   if (first) throw invalid(`frontmatter is not valid YAML: ${first.message.split('\n')[0]}`);
