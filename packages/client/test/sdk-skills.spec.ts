@@ -6,10 +6,7 @@
  * Hermes skills server (a folder of skills) on each HTTP adapter.
  */
 import 'reflect-metadata';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { McpFactory, McpServer, createLogger, isolatedContainer } from '@hermes-mcp/core';
 import { Client as SdkClient, StreamableHTTPClientTransport as SdkHttpTransport } from '@modelcontextprotocol/client';
 import { SkillsClient } from '@modelcontextprotocol/client/ext/skills';
@@ -18,6 +15,7 @@ import { SkillsExtension, memorySkillFiles } from '@modelcontextprotocol/server/
 import { McpClient, McpError, StreamableHttpClientTransport } from '@hermes-mcp/client';
 import { closeServers, serveFetch } from './fixtures/http-servers';
 import { ADAPTERS, Serving, serveOn } from '../../../test-support/adapters';
+import { tempTree } from '../../../test-support/temp-tree';
 
 const SKILL_MD = '---\nname: pdf-processing\ndescription: Extract, fill, and assemble PDF documents\nmetadata:\n  version: "2.1.0"\n---\n\nRead references/FORMS.md first.\n';
 const FORMS_MD = '# Forms\n\nFill every field.\n';
@@ -121,12 +119,7 @@ it('reads skills/list again, not from its cache, once the SDK server says its re
 
 /** A folder of skills on disk: `record`'s files under a temp root. */
 function skillsFolder(record: Record<string, string | Uint8Array>): string {
-  const root = mkdtempSync(path.join(tmpdir(), 'hermes-sdk-skills-'));
-  for (const [file, content] of Object.entries(record)) {
-    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-    writeFileSync(path.join(root, file), content);
-  }
-  return root;
+  return tempTree('hermes-sdk-skills-', record);
 }
 
 let hermesApps = 0;

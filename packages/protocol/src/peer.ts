@@ -23,9 +23,8 @@ import {
   resultResponse,
 } from './jsonrpc';
 import { SparseMap } from './sparse-map';
-import { DONE } from './transport';
 import { merge } from './objects';
-import type { SendOptions, Transport, TransportInfo } from './transport';
+import { DONE, type SendOptions, type Transport, type TransportInfo } from './transport';
 import type { InboundRequestExtra, PeerHandlers, PeerOptions, PendingRequest, ProgressUpdate, RequestOptions } from './peer-types';
 
 /**

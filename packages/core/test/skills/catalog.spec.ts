@@ -7,24 +7,17 @@ import 'reflect-metadata';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { mkdtempSync, mkdirSync, symlinkSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { symlinkSync, truncateSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { McpFactory, McpServer, Skill, isolatedContainer, type SkillFiles, type SkillsOptions } from '@hermes-mcp/core';
 import { capturingLogger } from '../../../../test-support/hardening';
+import { tempTree } from '../../../../test-support/temp-tree';
 
 const sha = (bytes: string | Buffer) => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
 const md = (name: string, extra = '') => `---\nname: ${name}\ndescription: The ${name} skill\n${extra}---\n# ${name}\n`;
 
 /** A temp folder with `files` (path → content) written in it. */
-function folder(files: Record<string, string | Buffer>): string {
-  const root = mkdtempSync(path.join(tmpdir(), 'hermes-skills-'));
-  for (const [file, content] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-    writeFileSync(path.join(root, file), content);
-  }
-  return root;
-}
+const folder = (files: Record<string, string | Buffer>): string => tempTree('hermes-skills-', files);
 
 let apps = 0;
 

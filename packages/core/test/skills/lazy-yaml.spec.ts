@@ -4,9 +4,9 @@
  * fresh Node process on the built package, as a user's server loads it.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempTree } from '../../../../test-support/temp-tree';
 
 const loadsYaml = (script: string): boolean =>
   execFileSync(process.execPath, ['-e', `${script}; process.stdout.write(String(Object.keys(require.cache).some((k) => /[\\\\/]node_modules[\\\\/]yaml[\\\\/]/.test(k))))`], {
@@ -17,9 +17,7 @@ const loadsYaml = (script: string): boolean =>
 describe('yaml is loaded on first use', () => {
   let dir: string;
   beforeAll(() => {
-    dir = mkdtempSync(join(tmpdir(), 'hermes-lazy-yaml-'));
-    mkdirSync(join(dir, 'greet'));
-    writeFileSync(join(dir, 'greet', 'SKILL.md'), '---\nname: greet\ndescription: Greets\n---\nSay hello.\n');
+    dir = tempTree('hermes-lazy-yaml-', { 'greet/SKILL.md': '---\nname: greet\ndescription: Greets\n---\nSay hello.\n' });
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 

@@ -7,32 +7,26 @@
  */
 import 'reflect-metadata';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { McpFactory, McpServer, SKILLS_EXTENSION, isolatedContainer, type McpApp, type SkillsOptions } from '@hermes-mcp/core';
 import { McpError, type Skill } from '@hermes-mcp/protocol';
 import { createTestClient, type TestClient } from '@hermes-mcp/testing';
 import { capturingLogger } from '../../../../test-support/hardening';
+import { tempTree } from '../../../../test-support/temp-tree';
 
 const md = (name: string, description = `The ${name} skill`) => `---\nname: ${name}\ndescription: ${description}\n---\n# ${name}\n`;
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0xff, 0x00]);
 
 /** A temp skills folder: `refunds` (with a subfolder) under `billing`, and `pdf` with a binary file. */
 function skillsFolder(): string {
-  const root = mkdtempSync(path.join(tmpdir(), 'hermes-skills-wire-'));
-  const files: Record<string, string | Buffer> = {
+  return tempTree('hermes-skills-wire-', {
     'billing/refunds/SKILL.md': md('refunds'),
     'billing/refunds/examples/email.md': 'Dear customer',
     'pdf/SKILL.md': md('pdf'),
     'pdf/assets/logo.png': PNG,
     'pdf/scripts/extract.py': 'print(1)\n',
-  };
-  for (const [file, content] of Object.entries(files)) {
-    mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
-    writeFileSync(path.join(root, file), content);
-  }
-  return root;
+  });
 }
 
 let apps = 0;
