@@ -9,10 +9,11 @@ import { performance } from 'node:perf_hooks';
 import { cpuSeconds } from './cpu';
 import { LEGACY_VERSION } from './mcp';
 
-/** The servers compared: the same two tools. */
+/** The servers compared: the same two tools; and the floor under any server built on class-validator. */
 export const COLD_CONFIGS = [
   { key: 'hermes', label: 'Hermes, `McpFactory.create(S).listen()`', server: 'cold-hermes.server.js' },
   { key: 'sdk-v2', label: 'SDK v2 2.4.0, `serveStdio`', server: 'cold-sdk-v2.server.js' },
+  { key: 'floor', label: 'floor: Node + reflect-metadata + class-validator (the two input classes), answers written by hand', server: 'cold-floor.server.js' },
 ] as const;
 
 /** One cold start. */

@@ -76,7 +76,8 @@ export interface BenchResults {
   redisMemory?: RedisMemoryResults;
   bootstrap?: {
     tools: number;
-    starts: Array<{ load: number; decorate: number; create: number; serve: number; bootstrap: number; spawnToReady: number }>;
+    /** `inputs`: the part of `decorate` that defines the input classes (class-validator's decorators alone; absent in results of older runs). */
+    starts: Array<{ load: number; decorate: number; inputs?: number; create: number; serve: number; bootstrap: number; spawnToReady: number }>;
     firstListMs: number;
     bodyBytes: number;
     list: { ours: HttpRun[]; bare: HttpRun[] };
@@ -384,7 +385,8 @@ function bootstrapSection(boot: NonNullable<BenchResults['bootstrap']>, targets:
       const what = field === 'cpuMs' ? 'CPU' : 'wall time';
       targets.push({ what: `stdio cold start (spawn → initialize → tools/list) ${what} ≤ 1.0 × SDK v2's`, measured: `${fixed(ratio)} ×`, holds: ratio <= 1 });
     }
-    for (const { key, label } of COLD_CONFIGS) coldRows.push([label, `${int(median(cold[key].map((s) => s.wallMs)))} ms`, `${int(median(cold[key].map((s) => s.cpuMs)))} ms`]);
+    for (const { key, label } of COLD_CONFIGS)
+      if (cold[key]) coldRows.push([label, `${int(median(cold[key].map((s) => s.wallMs)))} ms`, `${int(median(cold[key].map((s) => s.cpuMs)))} ms`]);
   }
   const ours = boot.list.ours.map((r) => r.rps);
   const bare = boot.list.bare.map((r) => r.rps);
@@ -394,11 +396,20 @@ function bootstrapSection(boot: NonNullable<BenchResults['bootstrap']>, targets:
     `### Bootstrap of a server with ${int(boot.tools)} decorated tools (median of ${boot.starts.length} starts)`,
     '',
     table(
-      ['process start → main (Node, imports)', 'decorate the classes', '`McpFactory.create`', 'plugin + listen', '**bootstrap**', 'spawn → listening'],
+      [
+        'process start → main (Node, imports)',
+        'decorate the classes',
+        'of which the input classes (class-validator alone)',
+        '`McpFactory.create`',
+        'plugin + listen',
+        '**bootstrap**',
+        'spawn → listening',
+      ],
       [
         [
           `${int(m((s) => s.load))} ms`,
           `${int(m((s) => s.decorate))} ms`,
+          boot.starts.every((s) => s.inputs !== undefined) ? `${int(m((s) => s.inputs!))} ms` : '–',
           `${int(m((s) => s.create))} ms`,
           `${int(m((s) => s.serve))} ms`,
           `**${int(bootstrap)} ms**`,

@@ -618,10 +618,18 @@ async function benchBootstrap(options: Options): Promise<BenchResults['bootstrap
     if (server) await stop(server);
     server = await startHttp('many-tools', 'many-tools.server.js');
     const t = server.timings!;
-    const start = { load: t.load, decorate: t.decorate, create: t.create, serve: t.serve, bootstrap: t.decorate + t.create + t.serve, spawnToReady: server.startMs };
+    const start = {
+      load: t.load,
+      decorate: t.decorate,
+      inputs: t.inputs,
+      create: t.create,
+      serve: t.serve,
+      bootstrap: t.decorate + t.create + t.serve,
+      spawnToReady: server.startMs,
+    };
     starts.push(start);
     log(
-      `round ${round}  load ${start.load.toFixed(0)} ms, decorate ${start.decorate.toFixed(0)} ms, McpFactory.create ${start.create.toFixed(0)} ms, plugin+listen ${start.serve.toFixed(0)} ms → bootstrap ${start.bootstrap.toFixed(0)} ms (spawn to ready ${start.spawnToReady.toFixed(0)} ms)`,
+      `round ${round}  load ${start.load.toFixed(0)} ms, decorate ${start.decorate.toFixed(0)} ms (inputs ${start.inputs.toFixed(0)} ms), McpFactory.create ${start.create.toFixed(0)} ms, plugin+listen ${start.serve.toFixed(0)} ms → bootstrap ${start.bootstrap.toFixed(0)} ms (spawn to ready ${start.spawnToReady.toFixed(0)} ms)`,
     );
   }
   const ours = server!;

@@ -5,7 +5,11 @@
  * in base64url segments. The resource server verifies proofs with them (`@hermes-mcp/core`), the
  * client signs proofs and client assertions (`@hermes-mcp/client`).
  */
-import { KeyObject, constants, createHash, sign } from 'node:crypto';
+import type { KeyObject } from 'node:crypto';
+import { nodeCrypto } from './node-crypto';
+
+/** OpenSSL's RSA padding modes (`crypto.constants`), written out so that this table needs no `node:crypto` at load. */
+const RSA_PADDING = { PKCS1: 1, PKCS1_PSS: 6 } as const;
 
 /** How an algorithm is used with `node:crypto`'s `sign`/`verify`, and the key type it needs. */
 export interface JwsAlgorithm {
@@ -25,8 +29,8 @@ export const JWS_ALGORITHMS: Readonly<Record<string, JwsAlgorithm>> = {
   ES384: { kty: 'EC', crv: 'P-384', hash: 'sha384', options: { dsaEncoding: 'ieee-p1363' } },
   EdDSA: { kty: 'OKP', crv: 'Ed25519', hash: null, options: {} },
   Ed25519: { kty: 'OKP', crv: 'Ed25519', hash: null, options: {} },
-  PS256: { kty: 'RSA', hash: 'sha256', options: { padding: constants.RSA_PKCS1_PSS_PADDING, saltLength: 32 } },
-  RS256: { kty: 'RSA', hash: 'sha256', options: { padding: constants.RSA_PKCS1_PADDING } },
+  PS256: { kty: 'RSA', hash: 'sha256', options: { padding: RSA_PADDING.PKCS1_PSS, saltLength: 32 } },
+  RS256: { kty: 'RSA', hash: 'sha256', options: { padding: RSA_PADDING.PKCS1 } },
 };
 
 /** The members of a public JWK its thumbprint is made of, in order, per key type (RFC 7638 §3.2). */
@@ -40,12 +44,12 @@ export function jwkThumbprint(jwk: Readonly<Record<string, unknown>>): string | 
   const members = typeof jwk.kty === 'string' ? THUMBPRINT_MEMBERS[jwk.kty] : undefined;
   if (members === undefined || !members.every((member) => typeof jwk[member] === 'string')) return undefined;
   const canonical = `{${members.map((member) => `${JSON.stringify(member)}:${JSON.stringify(jwk[member])}`).join(',')}}`;
-  return createHash('sha256').update(canonical).digest('base64url');
+  return nodeCrypto().createHash('sha256').update(canonical).digest('base64url');
 }
 
 /** A proof's `ath`: the base64url SHA-256 of the access token it goes with (RFC 9449 §4.2). */
 export function accessTokenHash(token: string): string {
-  return createHash('sha256').update(token).digest('base64url');
+  return nodeCrypto().createHash('sha256').update(token).digest('base64url');
 }
 
 /** A JSON value as a base64url segment of a compact JWS. */
@@ -60,7 +64,9 @@ export function base64urlJson(value: unknown): string {
 export function signJws(header: string, claims: unknown, key: KeyObject, alg: string): string {
   const { hash, options } = JWS_ALGORITHMS[alg];
   const input = `${header}.${base64urlJson(claims)}`;
-  return `${input}.${sign(hash, Buffer.from(input), { key, ...options }).toString('base64url')}`;
+  return `${input}.${nodeCrypto()
+    .sign(hash, Buffer.from(input), { key, ...options })
+    .toString('base64url')}`;
 }
 
 /** The JSON object a base64url segment holds, or undefined. */

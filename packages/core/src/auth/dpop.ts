@@ -9,8 +9,8 @@
  * (`cnf.jkt`), the signature, the claims (`htm`, `htu`, `iat`, `ath`, a nonce), and last its `jti`
  * against the replay store — so that refused proofs never fill the store.
  */
-import { JsonWebKey, KeyObject, createHash, createHmac, createPublicKey, timingSafeEqual, verify } from 'node:crypto';
-import { JWS_ALGORITHMS, JwsAlgorithm, accessTokenHash, jwkThumbprint, parseBase64urlJson } from '@hermes-mcp/protocol';
+import type { JsonWebKey, KeyObject } from 'node:crypto';
+import { JWS_ALGORITHMS, JwsAlgorithm, accessTokenHash, jwkThumbprint, parseBase64urlJson, nodeCrypto } from '@hermes-mcp/protocol';
 import type { AuthInfo } from '../context/mcp-context';
 import { HermesError } from '../errors';
 import { lazySecret } from '../secret';
@@ -87,11 +87,11 @@ class Nonces {
     if (slot !== now && slot !== now - 1) return false;
     const expected = Buffer.from(this.of(slot));
     const got = Buffer.from(nonce);
-    return got.length === expected.length && timingSafeEqual(got, expected);
+    return got.length === expected.length && nodeCrypto().timingSafeEqual(got, expected);
   }
 
   private of(slot: number): string {
-    return `${slot}.${createHmac('sha256', this.secret()).update(String(slot)).digest('base64url').slice(0, 22)}`;
+    return `${slot}.${nodeCrypto().createHmac('sha256', this.secret()).update(String(slot)).digest('base64url').slice(0, 22)}`;
   }
 }
 
@@ -165,7 +165,7 @@ export class DpopVerifier {
     if (this.nonces && !this.nonces.valid(payload.nonce)) throw new DpopError('use_dpop_nonce', 'the proof must carry the nonce this server gives in DPoP-Nonce');
     const ttlMs = (this.maxAgeSec + 2 * this.toleranceSec) * 1000;
     // 128 bits of the key and jti: a short flat string, whatever the jti's length.
-    const seen = createHash('sha256').update(key.jkt).update('.').update(jti).digest('base64url').slice(0, 22);
+    const seen = nodeCrypto().createHash('sha256').update(key.jkt).update('.').update(jti).digest('base64url').slice(0, 22);
     if (!(await this.replay.firstSeen(seen, ttlMs))) throw new DpopError('invalid_dpop_proof', 'the proof was used before (jti)');
   }
 
@@ -211,7 +211,7 @@ class ProofKey {
     if (jwk.kty !== signature.kty || (signature.crv !== undefined && jwk.crv !== signature.crv))
       throw new DpopError('invalid_dpop_proof', `the proof's key (jwk) is not a key for ${String(alg)}`);
     try {
-      this.key = createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
+      this.key = nodeCrypto().createPublicKey({ key: jwk as JsonWebKey, format: 'jwk' });
     } catch {
       throw new DpopError('invalid_dpop_proof', "the proof header's key (jwk) is not a valid public key");
     }
@@ -226,7 +226,7 @@ class ProofKey {
   /** Whether `signature` (base64url) signs `input` with this key. */
   verifies(input: string, signature: string): boolean {
     try {
-      return verify(this.signature.hash, Buffer.from(input), { key: this.key, ...this.signature.options }, Buffer.from(signature, 'base64url'));
+      return nodeCrypto().verify(this.signature.hash, Buffer.from(input), { key: this.key, ...this.signature.options }, Buffer.from(signature, 'base64url'));
     } catch {
       return false;
     }

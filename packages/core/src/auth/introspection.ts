@@ -4,7 +4,7 @@
  * never the token) until the token expires or `cacheTtlMs` passes, whichever is first, so a busy
  * client costs one introspection per token and period, not one per request.
  */
-import { createHash } from 'node:crypto';
+import { nodeCrypto } from '@hermes-mcp/protocol';
 import type { AuthInfo } from '../context/mcp-context';
 import { InvalidTokenError, TokenVerifier } from './resource-server';
 
@@ -98,7 +98,7 @@ export function introspectionVerifier(options: IntrospectionVerifierOptions): To
   }
 
   return async (token: string): Promise<AuthInfo> => {
-    const key = createHash('sha256').update(token).digest('base64url');
+    const key = nodeCrypto().createHash('sha256').update(token).digest('base64url');
     let entry = cache.get(key);
     if (entry && entry.until <= Date.now()) {
       cache.delete(key);

@@ -3,8 +3,7 @@
  * the offset of the next page, sealed with an HMAC, so a forged or edited cursor is refused (-32602)
  * instead of being trusted.
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
-import { McpError } from '@hermes-mcp/protocol';
+import { McpError, nodeCrypto } from '@hermes-mcp/protocol';
 import { lazySecret } from '../secret';
 
 /** Issues and reads cursors with one secret. For the Hermes packages. */
@@ -31,7 +30,7 @@ export class CursorCodec {
     // unused low bits of its last character, characters that are not base64url at all).
     const mac = Buffer.from(cursor.slice(dot + 1));
     const expected = Buffer.from(this.sign(payload));
-    if (dot <= 0 || mac.length !== expected.length || !timingSafeEqual(mac, expected)) {
+    if (dot <= 0 || mac.length !== expected.length || !nodeCrypto().timingSafeEqual(mac, expected)) {
       throw McpError.invalidParams('invalid cursor: use the nextCursor of a previous page, unchanged');
     }
     const [listed, offset] = Buffer.from(payload, 'base64url').toString().split(':');
@@ -41,6 +40,6 @@ export class CursorCodec {
   }
 
   private sign(payload: string): string {
-    return createHmac('sha256', this.secret()).update(payload).digest().subarray(0, 16).toString('base64url');
+    return nodeCrypto().createHmac('sha256', this.secret()).update(payload).digest().subarray(0, 16).toString('base64url');
   }
 }

@@ -18,8 +18,8 @@ import {
   isThenable,
   reuseSerialized,
   merge,
+  nodeCrypto,
 } from '@hermes-mcp/protocol';
-import { createHash } from 'node:crypto';
 import { Listing, McpContext, isInputRequired } from '../context/mcp-context';
 import { HermesError, ToolError } from '../errors';
 import type { McpHandler } from './mcp-handler';
@@ -279,7 +279,8 @@ export class DecoratedServerHandler implements McpHandler, ServerOwner {
     const children = this.skillsHost().directory(uri);
     if (!children) throw McpError.invalidParams(`${uri} is not a directory resource: a skill's root or a folder inside one, with no trailing slash`, { uri });
     // One cursor kind per directory: a cursor of one directory is refused for another.
-    const kind = `dir-${createHash('sha256')
+    const kind = `dir-${nodeCrypto()
+      .createHash('sha256')
       .update(canonicalUri(uri) ?? uri)
       .digest('base64url')
       .slice(0, 16)}` as const;

@@ -6,8 +6,7 @@
  * Wire form: `v1.<base64url(JSON payload)>.<base64url(HMAC-SHA256)>`. The payload is signed, not
  * encrypted: it holds the client's own answers, nothing of the server's.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { McpError } from '@hermes-mcp/protocol';
+import { McpError, nodeCrypto } from '@hermes-mcp/protocol';
 import { lazySecret } from '../secret';
 
 /** What a sealed state carries. For the Hermes packages. */
@@ -39,7 +38,7 @@ export class RequestStateCodec {
 
   /** Seals the answers so far for the next round of the request `bind`. */
   seal(answers: Record<string, unknown>, bind: string, round: number): string {
-    const payload: StatePayload & { nonce: string } = { answers, bind, round, exp: Date.now() + this.ttlMs, nonce: randomBytes(6).toString('base64url') };
+    const payload: StatePayload & { nonce: string } = { answers, bind, round, exp: Date.now() + this.ttlMs, nonce: nodeCrypto().randomBytes(6).toString('base64url') };
     const body = Buffer.from(JSON.stringify(payload)).toString('base64url');
     return `v1.${body}.${this.sign(body)}`;
   }
@@ -51,7 +50,7 @@ export class RequestStateCodec {
     if (version !== 'v1' || !body || !mac || state.split('.').length !== 3) throw invalid();
     const expected = Buffer.from(this.sign(body));
     const given = Buffer.from(mac);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+    if (given.length !== expected.length || !nodeCrypto().timingSafeEqual(given, expected)) throw invalid();
     let payload: StatePayload;
     try {
       payload = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as StatePayload;
@@ -63,7 +62,7 @@ export class RequestStateCodec {
   }
 
   private sign(body: string): string {
-    return createHmac('sha256', this.secret()).update(body).digest('base64url');
+    return nodeCrypto().createHmac('sha256', this.secret()).update(body).digest('base64url');
   }
 }
 

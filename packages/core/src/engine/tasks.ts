@@ -6,8 +6,7 @@
  * stops it. The task store (`McpAppOptions.tasks.store`) keeps what clients read; the work runs in the process
  * that started it. Task ids are unguessable handles.
  */
-import { randomUUID } from 'node:crypto';
-import { InboundRequest, MAX_ID_LENGTH, McpError, isThenable } from '@hermes-mcp/protocol';
+import { InboundRequest, MAX_ID_LENGTH, McpError, isThenable, nodeCrypto } from '@hermes-mcp/protocol';
 import { InMemoryTaskStore, TERMINAL_STATUSES, TaskInputRequest, TaskRecord, TaskStatus, TaskStore } from '../stores/task-store';
 
 import type { AskOptions, InputSource } from '../context/mcp-context';
@@ -139,7 +138,7 @@ export class Tasks {
    * handle (the task as first kept).
    */
   async start(work: (task: LiveTask) => Promise<Record<string, unknown>>): Promise<TaskRecord> {
-    const task = new LiveTask(randomUUID(), new Date().toISOString(), this.options.ttlMs ?? 3_600_000, this.options.pollIntervalMs ?? 1000, this.save);
+    const task = new LiveTask(nodeCrypto().randomUUID(), new Date().toISOString(), this.options.ttlMs ?? 3_600_000, this.options.pollIntervalMs ?? 1000, this.save);
     const first = task.record();
     try {
       await this.store.create(first);

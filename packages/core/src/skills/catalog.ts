@@ -5,7 +5,6 @@
  * ever names a path on disk. A skill breaking a rule is left out, with the {@link SkillProblem} that
  * says why; what is served but worth a warning comes back as notes.
  */
-import { createHash } from 'node:crypto';
 import {
   DIRECTORY_MIME_TYPE,
   SKILL_LIMITS,
@@ -14,6 +13,7 @@ import {
   compareUris,
   encodeSegment,
   lastSegmentOf,
+  nodeCrypto,
   skillUri,
   validateSkillEntry,
   type Resource,
@@ -91,7 +91,7 @@ export interface SkippedSkill {
 }
 
 /** The `digest` of bytes: `sha256:` and the lowercase hex SHA-256. */
-export const digestOf = (bytes: Uint8Array): string => `sha256:${createHash('sha256').update(bytes).digest('hex')}`;
+export const digestOf = (bytes: Uint8Array): string => `sha256:${nodeCrypto().createHash('sha256').update(bytes).digest('hex')}`;
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 

@@ -4,8 +4,7 @@
  * another instance opened it), the cluster glue that carries what other instances send it, idle
  * expiry, eviction and graceful close. The endpoint's routes ask it; they never touch its state.
  */
-import { randomBytes } from 'node:crypto';
-import { JsonRpcMessage, LEGACY_PROTOCOL_VERSIONS, TransportInfo, classifyValue, isThenable } from '@hermes-mcp/protocol';
+import { JsonRpcMessage, LEGACY_PROTOCOL_VERSIONS, TransportInfo, classifyValue, isThenable, nodeCrypto } from '@hermes-mcp/protocol';
 import type { AuthInfo } from '../../context/mcp-context';
 import type { Connection, ConnectionOptions } from '../../engine/connection';
 import type { ServedApp } from '../../bootstrap/served-app';
@@ -164,13 +163,13 @@ export class SessionHost {
    * kept with the others (idle expiry, limits, graceful close). Call {@link admit} first.
    */
   async open(client: string, makeTransport: (id: string) => HttpSession['transport'], principal?: string): Promise<HttpSession> {
-    const id = randomBytes(24).toString('base64url');
+    const id = nodeCrypto().randomBytes(24).toString('base64url');
     return this.start(id, client, makeTransport(id), {}, principal);
   }
 
   /** Opens a Streamable HTTP session: a new one (`initialize`), or one taken up from its record. */
   async openStreamable(client: string, restore?: SessionRecord, principal = restore?.principal, joined = false): Promise<HttpSession> {
-    const id = restore?.id ?? randomBytes(24).toString('base64url');
+    const id = restore?.id ?? nodeCrypto().randomBytes(24).toString('base64url');
     const { eventStoreLimit, eventStoreBytes, retryMs, maxBufferedBytes } = this.settings;
     const cluster = this.cluster;
     const transport = new StreamableHttpTransport(
