@@ -121,7 +121,10 @@ const NOT_METADATA = new Set(['_ancestorsMap']);
  * other non-empty collection or object. Nothing, a primitive or a function says nothing.
  */
 function unknownKindConcerns(storage: TransformerStorage, cls: Function): boolean {
-  for (const [field, value] of Object.entries(storage)) {
+  // Key by key rather than Object.entries: asked for every input class, it allocates nothing.
+  for (const field in storage) {
+    if (!Object.prototype.hasOwnProperty.call(storage, field)) continue;
+    const value = (storage as unknown as Record<string, unknown>)[field];
     if (KNOWN_KINDS.includes(field) || NOT_METADATA.has(field) || value === undefined || value === null) continue;
     if (typeof value !== 'object') continue; // a flag, a method: not a collection of metadata
     if (value instanceof Map) {
@@ -151,7 +154,9 @@ const NEUTRAL_OPTIONS: Record<string, unknown> = {
 
 /** True when every default option is one whose effect is known, at its neutral value (or `exposeAll`). */
 function neutral(options: ClassTransformOptions): boolean {
-  for (const [key, value] of Object.entries(options)) {
+  for (const key in options) {
+    if (!Object.prototype.hasOwnProperty.call(options, key)) continue;
+    const value = (options as Record<string, unknown>)[key];
     if (key === 'strategy' && value === 'exposeAll') continue;
     if (key === 'excludePrefixes' && Array.isArray(value) && value.length === 0) continue;
     if (!(key in NEUTRAL_OPTIONS) || NEUTRAL_OPTIONS[key] !== value) return false;

@@ -389,12 +389,19 @@ function notEmptyObjectSchema(options: { nullable?: boolean } | undefined): Sche
     : { type: 'object', minProperties: 1, propertyNames: { not: { const: 'hasOwnProperty' } } };
 }
 
+/** What the nested-class converter needs of the schema being built: names for `$defs`, and the keys class-transformer drops by class. */
+export interface NestedContext {
+  readonly refTo: (cls: Function) => string;
+  readonly dropped: Map<Function, Set<string>>;
+}
+
 /**
  * `@ValidateNested()`: a `$ref` to the class `@Type` names, registered for `$defs`. The original
  * follows `design:type`, which is `Object` or `Array` for arrays, and refers to `#/definitions/`.
  */
-export function nestedConverter(refTo: (cls: Function) => string, dropped: Map<Function, Set<string>>): (meta: ValidationMetadata) => Schema {
+export function nestedConverter(building: () => NestedContext): (meta: ValidationMetadata) => Schema {
   return (meta) => {
+    const { refTo, dropped } = building();
     const target = meta.target as Function;
     const declared: unknown = Reflect.getMetadata('design:type', target.prototype as object, meta.propertyName);
     const union = discriminatedSchema(target, meta.propertyName, refTo);

@@ -28,16 +28,16 @@ import type { MetadataStorage } from 'class-validator';
 import { plainToInstance } from 'class-transformer';
 import type { JsonSchemaObject, PromptArgument } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
-import { ConversionOptions, conversionOptions, convertClass } from './class-properties';
+import { ConversionOptions, Converter, conversionOptions, convertClass } from './class-properties';
 import { withTypes } from './conjoin';
 import { X_MCP_HEADER, descriptionOf, headerOf } from './recorded';
 import { probeInstance } from './probe-instance';
-import { ruleStorage, validateObjectSync } from '../interop/class-validator';
+import { type ValidationMetadata, ruleStorage, validateObjectSync } from '../interop/class-validator';
 import { libraryRuleTypes } from '../interop/class-validator-jsonschema';
 import { convertedProperty, inputKeysOf, requiredExcluded } from './transformer';
 import { failingProperties, planOf } from '../validation/fast-path';
 import { Schema, deepFreeze, escapeRegExp, isSchema, orNull, splitAnnotations } from './json-schema';
-import { FIXED_CONVERTERS, NEVER, nestedConverter, unknownRule } from './rule-converters';
+import { FIXED_CONVERTERS, NEVER, NestedContext, nestedConverter, unknownRule } from './rule-converters';
 import { SchemaWarning, isValidateIf, looserWarning, uniqueWarnings, warningsAbout } from './schema-warnings';
 
 export type { SchemaWarning };
@@ -213,20 +213,58 @@ function build(root: Function): JsonSchemaObject {
   };
   // The discriminator keys class-transformer deletes from a subtype's input, by class.
   const dropped = new Map<Function, Set<string>>();
-  const converters = {
-    ...FIXED_CONVERTERS,
-    [ValidationTypes.NESTED_VALIDATION]: nestedConverter(refTo, dropped),
-    [ValidationTypes.CUSTOM_VALIDATION]: unknownRule,
+  const outer = building;
+  building = { refTo, dropped };
+  try {
+    // The fast storage answers as class-validator's own does, without a scan of every decorated class.
+    const options = conversionOptions(converters(), askedOnce(ruleStorage()));
+    const warnings: SchemaWarning[] = [];
+    const top = classSchema(root, options, warnings, dropped);
+    const defs: Record<string, Schema> = {};
+    // A Map iterates over entries added while iterating: classes found in $defs get theirs too.
+    for (const [cls, name] of names) defs[name] = cls === root ? top : classSchema(cls, options, warnings, dropped);
+    warningsOf.set(root, Object.freeze(uniqueWarnings(warnings)));
+    return (names.size > 0 ? { ...top, $defs: defs } : top) as JsonSchemaObject;
+  } finally {
+    building = outer;
+  }
+}
+
+/**
+ * `storage`, each class's rules (as the schema builder asks for them: no groups, `always`) looked
+ * up once for the length of one build, which asks about a class five times over (its properties,
+ * the probe, the conversion, the warnings); nothing is decorated while a build runs. Each caller
+ * gets its own copy of the array.
+ */
+function askedOnce(storage: MetadataStorage): MetadataStorage {
+  const found = new Map<Function, ValidationMetadata[]>();
+  const view = Object.create(storage) as MetadataStorage;
+  view.getTargetValidationMetadatas = (target, schema, always, strictGroups, groups) => {
+    if (typeof target !== 'function' || schema !== '' || always !== true || strictGroups !== false || (groups !== undefined && groups.length > 0)) {
+      return storage.getTargetValidationMetadatas(target, schema, always, strictGroups, groups);
+    }
+    let rules = found.get(target);
+    if (!rules) found.set(target, (rules = storage.getTargetValidationMetadatas(target, schema, always, strictGroups, groups)));
+    return rules.slice();
   };
-  // The fast storage answers as class-validator's own does, without a scan of every decorated class.
-  const options = conversionOptions(converters, ruleStorage());
-  const warnings: SchemaWarning[] = [];
-  const top = classSchema(root, options, warnings, dropped);
-  const defs: Record<string, Schema> = {};
-  // A Map iterates over entries added while iterating: classes found in $defs get theirs too.
-  for (const [cls, name] of names) defs[name] = cls === root ? top : classSchema(cls, options, warnings, dropped);
-  warningsOf.set(root, Object.freeze(uniqueWarnings(warnings)));
-  return (names.size > 0 ? { ...top, $defs: defs } : top) as JsonSchemaObject;
+  return view;
+}
+
+/** The schema {@link build} is making: what its nested-class converter refers to. */
+let building: NestedContext | undefined;
+
+let table: Record<string, Converter> | undefined;
+
+/**
+ * The converters every build uses, made once (a table of ~90, which a build used to copy): the
+ * nested-class one works for the build under way.
+ */
+function converters(): Record<string, Converter> {
+  return (table ??= {
+    ...FIXED_CONVERTERS,
+    [ValidationTypes.NESTED_VALIDATION]: nestedConverter(() => building!),
+    [ValidationTypes.CUSTOM_VALIDATION]: unknownRule,
+  });
 }
 
 /** One class: class-validator-jsonschema's properties, finished with what class-validator accepts. */

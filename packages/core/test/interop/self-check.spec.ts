@@ -45,6 +45,29 @@ describe('the self-checks', () => {
     expect(off(statuses)).toEqual([['class-validator', 'getTargetValidationMetadatas() no longer reads the `validationMetadatas` map']]);
   });
 
+  it("run class-validator's on the rules of the canary classes only, and give the storage its whole rule map back", () => {
+    const storage = require('class-validator').getMetadataStorage() as { validationMetadatas: Map<unknown, unknown[]>; getTargetValidatorConstraints: unknown };
+    const { IsInt } = require('class-validator') as typeof import('class-validator');
+    class UnrelatedInput {}
+    IsInt()(UnrelatedInput.prototype, 'n');
+    const whole = storage.validationMetadatas;
+    const seen: number[] = [];
+    const statuses = statusAfter(() => {
+      const own = Object.getPrototypeOf(storage).getTargetValidatorConstraints as (...args: unknown[]) => unknown;
+      // What the check's own look-ups see of the map, and then a throw half-way through it.
+      storage.getTargetValidatorConstraints = (...args: unknown[]) => {
+        seen.push(storage.validationMetadatas.size);
+        if (seen.length === 2) throw new Error('a storage that fails half-way');
+        return own.apply(storage, args);
+      };
+      return () => delete (storage as Record<string, unknown>).getTargetValidatorConstraints;
+    });
+    expect(off(statuses)).toEqual([['class-validator', 'its self-check threw: a storage that fails half-way']]);
+    expect(seen[0]).toBeLessThan(whole.size);
+    expect(storage.validationMetadatas).toBe(whole);
+    expect(whole.has(UnrelatedInput)).toBe(true);
+  });
+
   it('catch a class-transformer storage that says other than what plainToInstance and instanceToPlain do', () => {
     const statuses = statusAfter(() => {
       const storage = require('class-transformer/cjs/storage').defaultMetadataStorage as Record<string, unknown>;
