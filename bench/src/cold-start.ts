@@ -13,7 +13,7 @@ import { LEGACY_VERSION } from './mcp';
 export const COLD_CONFIGS = [
   { key: 'hermes', label: 'Hermes, `McpFactory.create(S).listen()`', server: 'cold-hermes.server.js' },
   { key: 'sdk-v2', label: 'SDK v2 2.4.0, `serveStdio`', server: 'cold-sdk-v2.server.js' },
-  { key: 'floor', label: 'floor: Node + reflect-metadata + class-validator (the two input classes), answers written by hand', server: 'cold-floor.server.js' },
+  { key: 'floor', label: 'floor: Node + class-validator, the two input classes, answers by hand', server: 'cold-floor.server.js' },
 ] as const;
 
 /** One cold start. */

@@ -78,6 +78,8 @@ export interface BenchResults {
     tools: number;
     /** `inputs`: the part of `decorate` that defines the input classes (class-validator's decorators alone; absent in results of older runs). */
     starts: Array<{ load: number; decorate: number; inputs?: number; create: number; serve: number; bootstrap: number; spawnToReady: number }>;
+    /** A second `McpFactory.create` in one process, on 1,000 new classes of the same code (V8 warm); absent in older runs. */
+    createAgain?: number;
     firstListMs: number;
     bodyBytes: number;
     list: { ours: HttpRun[]; bare: HttpRun[] };
@@ -418,6 +420,12 @@ function bootstrapSection(boot: NonNullable<BenchResults['bootstrap']>, targets:
       ],
     ),
     '',
+    ...(boot.createAgain === undefined
+      ? []
+      : [
+          `The same \`McpFactory.create\` once more in the process, on ${int(boot.tools)} new classes of the same code (V8 has compiled and optimized it, and sized its heap): ${int(boot.createAgain)} ms.`,
+          '',
+        ]),
     `\`tools/list\` of all ${int(boot.tools)} tools on one page (${kib(boot.bodyBytes)} of result; first call ${fixed(boot.firstListMs, 1)} ms), 10 connections:`,
     '',
     table(

@@ -632,6 +632,10 @@ async function benchBootstrap(options: Options): Promise<BenchResults['bootstrap
       `round ${round}  load ${start.load.toFixed(0)} ms, decorate ${start.decorate.toFixed(0)} ms (inputs ${start.inputs.toFixed(0)} ms), McpFactory.create ${start.create.toFixed(0)} ms, plugin+listen ${start.serve.toFixed(0)} ms → bootstrap ${start.bootstrap.toFixed(0)} ms (spawn to ready ${start.spawnToReady.toFixed(0)} ms)`,
     );
   }
+  const again = await startHttp('many-tools-again', 'many-tools.server.js', { env: { HERMES_BENCH_CREATE_AGAIN: '1' } });
+  const createAgain = again.timings!.createAgain;
+  await stop(again);
+  log(`McpFactory.create again in the same process, 1,000 new classes of the same code: ${createAgain.toFixed(0)} ms (first: ${again.timings!.create.toFixed(0)} ms)`);
   const ours = server!;
   const template: RequestTemplate = { headers: await openSession(ours.url), body: listCall() };
   const firstStart = performance.now();
@@ -670,7 +674,7 @@ async function benchBootstrap(options: Options): Promise<BenchResults['bootstrap
       log(`round ${round}  cold start, ${label}`.padEnd(62) + `${start.wallMs.toFixed(0)} ms wall, ${start.cpuMs.toFixed(0)} ms CPU`);
     }
   }
-  return { tools: 1000, starts, firstListMs, bodyBytes, list, cold };
+  return { tools: 1000, starts, createAgain, firstListMs, bodyBytes, list, cold };
 }
 
 // ---------------------------------------------------------------------------------------------
