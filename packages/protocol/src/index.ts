@@ -94,4 +94,4 @@ export type { DecodedHeader, HeaderParam, HeaderParamType } from './mcp-headers'
 export type { Awaitable } from './awaitable';
 export { JWS_ALGORITHMS, accessTokenHash, base64urlJson, jwkThumbprint, parseBase64urlJson, signJws } from './jws';
 export type { JwsAlgorithm } from './jws';
-export { nodeCrypto } from './node-crypto';
+export { nodeCrypto, onFirstUse } from './node-crypto';

@@ -1,11 +1,22 @@
 /**
- * `node:crypto`, loaded the first time something signs, hashes or draws random bytes. A stdio
- * server may do none of that before its first answers, and the module costs about 7 ms of a cold
- * start to load (docs/performance.md, cold start).
+ * Modules loaded the first time they are needed, not with the package: `node:crypto` here (a
+ * stdio server may never sign, hash or draw a random byte before its first answers, and the module
+ * costs about 7 ms of a cold start, docs/performance.md), and any other through {@link onFirstUse}.
  */
 import type * as Crypto from 'node:crypto';
 
-let loaded: typeof Crypto | undefined;
+/**
+ * A getter for what `load` returns, calling it once, the first time the getter is called. Pass a
+ * function that calls `require` itself, so the module is resolved from the caller's package.
+ *
+ * @example
+ * // eslint-disable-next-line @typescript-eslint/no-require-imports
+ * const yaml = onFirstUse(() => require('yaml') as typeof import('yaml'));
+ */
+export function onFirstUse<T>(load: () => T): () => T {
+  let loaded: { value: T } | undefined;
+  return () => (loaded ??= { value: load() }).value;
+}
 
 /**
  * `node:crypto`, required on the first call. For the Hermes packages: import types from
@@ -14,7 +25,5 @@ let loaded: typeof Crypto | undefined;
  * @example
  * const digest = nodeCrypto().createHash('sha256').update(bytes).digest('hex');
  */
-export function nodeCrypto(): typeof Crypto {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loaded ??= require('node:crypto') as typeof Crypto);
-}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+export const nodeCrypto: () => typeof Crypto = onFirstUse(() => require('node:crypto') as typeof Crypto);

@@ -265,16 +265,28 @@ class DirectConstraint {
  * the targets that can matter (the map's arrays themselves, so rules added later still show).
  */
 function viewFor(storage: MetadataStorage, rules: Rules, index: Index, target: Function, prototype: object): MetadataStorage {
-  // X itself, the classes whose prototype is on X's chain, and the unusual ones. class-validator
-  // tests `instanceof` on each again, so one too many would be harmless; the others all fail it.
+  return withRules(storage, narrowed(rules, index, targetsOf(rules, index, target, prototype)));
+}
+
+/**
+ * The targets whose rules can concern instances of `target`: X itself, the classes whose prototype
+ * is on X's chain, and the unusual ones. class-validator tests `instanceof` on each again, so one
+ * too many would be harmless; the others all fail it.
+ */
+function targetsOf(rules: Rules, index: Index, target: Function, prototype: object): unknown[] {
   const found: unknown[] = rules.has(target) ? [target] : [];
   for (let p = Object.getPrototypeOf(prototype); p !== null; p = Object.getPrototypeOf(p)) {
     const targets = index.byPrototype.get(p);
     if (targets) found.push(...targets);
   }
   found.push(...index.unusual);
-  found.sort((a, b) => index.position.get(a)! - index.position.get(b)!);
-  return withRules(storage, new Map(found.map((t) => [t, rules.get(t)!])));
+  return found;
+}
+
+/** The entries of `rules` for these targets, in the map's order, which class-validator's results follow. */
+function narrowed(rules: Rules, index: Index, targets: unknown[]): Rules {
+  targets.sort((a, b) => index.position.get(a)! - index.position.get(b)!);
+  return new Map(targets.map((t) => [t, rules.get(t)!]));
 }
 
 /** A view of `storage` whose private rules map is `rules`. */
@@ -378,18 +390,13 @@ function compare(storage: MetadataStorage, Executor: ExecutorClass, { Point, Bas
 }
 
 /**
- * The entries of `rules` that can concern instances of `classes`, in the map's order: those of
- * the classes and of the classes they inherit from, and those `instanceof` cannot rule out (a
- * schema name, a class with its own `Symbol.hasInstance`). class-validator filters every look-up
- * by exactly that, so on this map its answers about `classes` are the same as on the whole map.
+ * The entries of `rules` that can concern instances of `classes`, found as the fast look-up finds
+ * them ({@link targetsOf}): on this map class-validator's answers about `classes` are the same as
+ * on the whole map.
  */
 function rulesFor(rules: Rules, classes: readonly Function[]): Rules {
-  const concerns = (target: unknown) =>
-    typeof target !== 'function' ||
-    !isObject(target.prototype) ||
-    target[Symbol.hasInstance] !== ordinaryHasInstance ||
-    classes.some((cls) => cls === target || cls.prototype instanceof target);
-  return new Map([...rules].filter(([target]) => concerns(target)));
+  const index = indexOf(rules);
+  return narrowed(rules, index, [...new Set(classes.flatMap((cls) => targetsOf(rules, index, cls, cls.prototype as object)))]);
 }
 
 /** Runs `fn` with `narrow` as the storage's rules map, then puts the whole map back, whatever `fn` does. */

@@ -6,17 +6,13 @@
  * client accepts; and what JSON cannot carry (`.inf`, `.nan`), a `__proto__` key and nesting deeper
  * than 32 levels.
  */
-import { splitFrontmatter } from '@hermes-mcp/protocol';
+import { onFirstUse, splitFrontmatter } from '@hermes-mcp/protocol';
 import type * as Yaml from 'yaml';
 import { SkillProblem } from './problem';
 
-let loaded: typeof Yaml | undefined;
-
 /** `yaml`, loaded the first time a SKILL.md is read: a server without skills never pays its load (about a third of core's). */
-function yaml(): typeof Yaml {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  return (loaded ??= require('yaml') as typeof Yaml);
-}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const yaml = onFirstUse(() => require('yaml') as typeof Yaml);
 
 const MAX_DEPTH = 32;
 
