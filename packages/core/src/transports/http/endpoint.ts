@@ -37,6 +37,7 @@ import { HTTP_REFUSALS, refuse, sendError } from './refusals';
 import { SessionHost } from './session-host';
 import { HttpSession, principalOf } from './sessions';
 import { SseConnection } from './sse';
+import { TURN_MAX_CHARS, answerTurn } from './answer-turn';
 import { HttpSseTransport } from './sse-2024';
 import type { StreamableHttpTransport } from './streamable';
 export { HttpError } from './http-error';
@@ -308,7 +309,7 @@ export class HttpEndpoint {
         info,
         this.challenge,
       );
-      return this.counted(client, response);
+      return;
     }
     if (era.kind === 'modern-notification') return response.send(202, NO_HEADERS);
     const sessionId = headerOf(request.headers, 'mcp-session-id');
@@ -345,6 +346,9 @@ export class HttpEndpoint {
     if (decision.kind === 'closed') return refuse(response, HTTP_REFUSALS.SESSION_ENDED, undefined);
     const sessionHeader: Record<string, string> = initialize ? { 'mcp-session-id': session.id } : {};
     if (decision.kind === 'sse') return exchange.respond(response, sessionHeader);
+    // A small answer leaves with the others of its turn. A large one goes now: its write costs more
+    // than a turn saves, and it counts against its client's unread output from this moment on.
+    if (decision.body.length <= TURN_MAX_CHARS) await answerTurn();
     if (initialize && isError(decision.message)) {
       void session.close();
       return response.send(200, JSON_HEADERS, decision.body);
@@ -527,6 +531,8 @@ export class HttpEndpoint {
    */
   async close(): Promise<void> {
     await Promise.all([this.host.drain(this.gracePeriod), this.app.engine.drainStateless(this.gracePeriod)]);
+    // The drain's last answers (-32010) wait for their turn to be written; they have been once this one comes.
+    await answerTurn();
   }
 
   /** What the handlers of a request see of its transport (a new object each: a request's own); credentials hidden. */

@@ -15,6 +15,7 @@ import type { Logger } from '../../logger';
 import type { ModernSink } from '../../engine/modern-call';
 import type { HttpRequest, HttpResponse } from './exchange';
 import { SseConnection } from './sse';
+import { answerTurn } from './answer-turn';
 import { atExpiry } from '../expiry';
 
 const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({ 'content-type': 'application/json' });
@@ -72,7 +73,10 @@ class ResponseRequest extends InboundRequest implements ModernSink {
       stream.write(text, undefined, 'message');
       stream.end();
     } else if (!this.response.aborted) {
-      this.response.send(out.sent === response ? status : 200, out.sent === response ? headers : JSON_HEADERS, text);
+      const sent = this.response;
+      sent.send(out.sent === response ? status : 200, out.sent === response ? headers : JSON_HEADERS, text);
+      // Counted where it is written: the next answer of the same turn is checked against it.
+      if (sent.bufferedBytes > 0) this.client.track(sent, (listener) => sent.onClose(listener));
     }
   }
 
@@ -174,5 +178,6 @@ export async function serveModern(
   }
   cancelExpiry?.();
   if (inbound.finished || (inbound.aborted && response.aborted)) return;
+  await answerTurn();
   inbound.answer(answer, status, headers);
 }

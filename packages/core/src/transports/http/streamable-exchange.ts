@@ -6,6 +6,7 @@
 import { JsonRpcMessage, RequestId, serialize } from '@hermes-mcp/protocol';
 import type { HttpResponse } from './exchange';
 import { SseConnection } from './sse';
+import { answerTurn } from './answer-turn';
 import type { Unread } from '../unread';
 
 /** How an exchange answers its POST. For the Hermes packages. */
@@ -92,12 +93,12 @@ export class Exchange implements Unread {
 
   /**
    * Switches the POST to SSE; events written before the handler attaches the stream wait in an
-   * outbox. The handler hears of it on the next turn of the event loop: a tool that sends a
+   * outbox. The handler hears of it when answers leave ({@link answerTurn}): a tool that sends a
    * progress and finishes at once is then answered in one write.
    */
   startStream(): void {
     this.decided = true;
-    setImmediate(() => this.decide({ kind: 'sse' }));
+    void answerTurn().then(() => this.decide({ kind: 'sse' }));
   }
 
   /** Gives up on the POST (the session ended before anything was sent). */
