@@ -1,7 +1,13 @@
+/**
+ * Loaded by Node's own type stripping where Node has it (22.18+, 24, 26: an ES module, so the import
+ * below names its file with the extension), else by ts-node, which only transpiles it (a checked
+ * `.ts` import would need `allowImportingTsExtensions`; `npm run lint` type-checks this file).
+ * @jest-config-loader-options {"transpileOnly": true}
+ */
 import type { Config } from 'jest';
 import { spawnSync } from 'node:child_process';
 import { availableParallelism } from 'node:os';
-import { project } from './test-support/jest-project';
+import { project } from './test-support/jest/project.ts';
 
 /**
  * The Redis suites need a real `redis-server` on PATH. Locally, without one, they are left out with

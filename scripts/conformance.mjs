@@ -1,7 +1,7 @@
 // `npm run conformance`: runs the official MCP conformance suite against examples/conformance-server.
 //
-// 1. Makes sure a Node 22+ binary (the suite needs it; this repository supports Node 20) and the
-//    pinned suite are in .cache/ (git-ignored); installs each once, never as a project dependency.
+// 1. Makes sure the pinned suite is in .cache/ (git-ignored; scripts/cache.mjs installs it once,
+//    never as a project dependency), and a Node 22+ to run it on: this one, else the pinned Node 24.
 // 2. Builds the repository (tsc -b), starts the conformance server on 127.0.0.1 on a free port and
 //    waits until it answers.
 // 3. Runs the suite once per entry of RUNS, streaming its output; `npm run conformance -- <args>`
@@ -23,17 +23,18 @@
 //    by design at 2025-11-25, SKILLS.skipped) — a skipped check is a path not exercised.
 // 6. Exits 0 when every run exited 0; otherwise with the first failing run's code.
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { connect, createServer as createNetServer } from 'node:net';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { cachedPackage, nodeBinary } from './cache.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const CACHE = join(ROOT, '.cache');
 const SUITE = { name: '@modelcontextprotocol/conformance', version: '0.2.0-alpha.12' };
-const NODE_MAJOR = 22;
+/** The suite needs Node 22 or newer; on an older Node it runs on the pinned Node 24 (scripts/cache.mjs). */
+const SUITE_NODE_MAJOR = 22;
 const SERVER = join(ROOT, 'examples/conformance-server/dist/main.js');
 const CLIENT = join(ROOT, 'examples/conformance-client/dist/main.js');
 /** Which sides of the suite run (`CONFORMANCE_SIDES`, default both). */
@@ -93,31 +94,16 @@ function readJson(file) {
   return JSON.parse(readFileSync(file, 'utf8'));
 }
 
-/** `npm install --no-save --prefix <dir> <spec>`: a package in a cache folder, outside the workspaces. */
-function npmInstall(dir, spec) {
-  log(`installing ${spec} into ${dir}`);
-  const status = run('npm', ['install', '--no-save', '--no-audit', '--no-fund', '--prefix', dir, spec]);
-  if (status !== 0) throw new Error(`npm install ${spec} failed (exit ${status})`);
-}
-
-/** A Node binary the suite can run on: this one when it is new enough, else Node 22 from the cache. */
-function nodeBinary() {
-  if (Number(process.versions.node.split('.')[0]) >= NODE_MAJOR) return process.execPath;
-  const pkg = `node-${isWindows ? 'win' : process.platform}-${process.arch}`;
-  const dir = join(CACHE, `node${NODE_MAJOR}`);
-  const manifest = join(dir, 'node_modules', pkg, 'package.json');
-  const binaryOf = () => join(dir, 'node_modules', pkg, readJson(manifest).bin.node);
-  if (!existsSync(manifest) || !existsSync(binaryOf())) npmInstall(dir, `${pkg}@${NODE_MAJOR}`);
-  return binaryOf();
+/** A Node binary the suite can run on: this one when it is new enough, else Node 24 from the cache. */
+function suiteNode() {
+  return Number(process.versions.node.split('.')[0]) >= SUITE_NODE_MAJOR ? process.execPath : nodeBinary(24);
 }
 
 /** The suite's CLI entry point, installed at the pinned version. */
 function suiteEntry() {
-  const dir = join(CACHE, 'conformance');
-  const manifest = join(dir, 'node_modules', SUITE.name, 'package.json');
-  if (!existsSync(manifest) || readJson(manifest).version !== SUITE.version) npmInstall(dir, `${SUITE.name}@${SUITE.version}`);
-  const bin = readJson(manifest).bin;
-  return join(dirname(manifest), typeof bin === 'string' ? bin : bin.conformance);
+  const dir = cachedPackage('conformance', SUITE.name, SUITE.version);
+  const bin = readJson(join(dir, 'package.json')).bin;
+  return join(dir, typeof bin === 'string' ? bin : bin.conformance);
 }
 
 function build() {
@@ -282,7 +268,7 @@ function spawnSuite(node, args) {
 async function main() {
   const extra = process.argv.slice(2);
   const runs = extra.length > 0 ? [{ label: extra.join(' '), args: extra }] : RUNS;
-  const node = nodeBinary();
+  const node = suiteNode();
   const entry = suiteEntry();
   build();
   const results = [];

@@ -3,16 +3,19 @@
 //
 // 1. consumer: runs the README's install commands as written (the blocks marked `consumer: install`
 //    and `consumer: install test`, so the latest releases they pick are what is tested; only the
-//    Hermes package names become the tarballs, real copies, no links), writes
-//    the files the README shows (a server with a nested DTO and constructor injection, a stdio
-//    main, a Fastify main) with the README's tsconfig, compiles them as CommonJS and again as an
-//    ES module project (`nodenext`), runs each over stdio and over HTTP, and drives them with the
-//    official SDK client;
+//    Hermes package names become the tarballs, real copies, no links; on a Node in the engines
+//    range npm must print no EBADENGINE), writes the files the README shows (a server with a
+//    nested DTO and constructor injection, a stdio main, a Fastify main) with the README's
+//    tsconfig, compiles them as CommonJS and again as an ES module project (`nodenext`), runs each
+//    over stdio and over HTTP and the .ts entry with `hermes-mcp run`, drives them with the
+//    official SDK client, and runs the README's jest test (@swc/jest). All of it twice: with the
+//    TypeScript `npm install typescript` gives (7), and with `typescript@5`;
 // 2. folder install: installs core from its folder (a link, as `npm install <folder>` and
 //    `npm link` do) and checks that bootstrap refuses the second copies of the libraries with
 //    HERMES_DUPLICATE_LIBRARY instead of failing later with a misleading error;
 // 3. scaffolder: `create-hermes-mcp` from its tarball writes a project that uses the tarballs; its
-//    `npm run --silent inspect` writes its schema snapshot, and its `npm test` and `npm start` must work.
+//    `npm run --silent inspect` writes its schema snapshot, and its `npm test` (@swc/jest) and
+//    `npm start` (TypeScript 7's tsc, as the template asks) must work.
 //
 // Needs the registry (or npm's cache) for the peers; takes a minute or two. `--keep` leaves the
 // folders for a look.
@@ -21,6 +24,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { nodeInEngines } from './cache.mjs';
 import docBlocksModule from './doc-blocks.cjs';
 
 const { docBlocks } = docBlocksModule;
@@ -41,8 +45,13 @@ function run(command, args, cwd, options = {}) {
   return execFileSync(command, args, { cwd, stdio: options.capture ? ['ignore', 'pipe', 'inherit'] : 'inherit', encoding: 'utf8', env: { ...process.env, ...options.env } });
 }
 
+/** `npm install` in `cwd`; on a Node in the engines range, with no EBADENGINE warning. */
 function install(cwd) {
-  run(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=error'], cwd);
+  const result = spawnSync(npm, ['install', '--no-audit', '--no-fund', '--prefer-offline', '--loglevel=warn'], { cwd, encoding: 'utf8' });
+  process.stdout.write(result.stdout);
+  process.stderr.write(result.stderr);
+  check(result.status === 0, `npm install in ${cwd} exits 0 (got ${result.status})`);
+  if (nodeInEngines()) check(!result.stderr.includes('EBADENGINE'), `npm install in ${cwd} on Node ${process.versions.node} warns of no engine (EBADENGINE)`);
 }
 
 function check(condition, what) {
@@ -71,11 +80,19 @@ function installCommands(block, tarballs) {
   });
 }
 
-/** Runs the `npm install` commands of a README block in `cwd`, as written but for the quieter output. */
+/**
+ * Runs the `npm install` commands of a README block in `cwd`, as written but for the quieter
+ * output; on a Node the packages' engines take, npm must not warn that anything installed wants
+ * another Node (EBADENGINE).
+ */
 function installAsTheReadmeSays(block, tarballs, cwd) {
   for (const args of installCommands(block, tarballs)) {
     process.stdout.write(`  npm ${args.join(' ')}\n`);
-    run(npm, [...args, '--no-audit', '--no-fund', '--loglevel=error'], cwd);
+    const result = spawnSync(npm, [...args, '--no-audit', '--no-fund', '--loglevel=warn'], { cwd, encoding: 'utf8' });
+    process.stdout.write(result.stdout);
+    process.stderr.write(result.stderr);
+    check(result.status === 0, `npm ${args.join(' ')} exits 0 (got ${result.status})`);
+    if (nodeInEngines()) check(!result.stderr.includes('EBADENGINE'), `npm install on Node ${process.versions.node} warns of no engine (EBADENGINE)`);
   }
 }
 
@@ -113,69 +130,14 @@ async function main() {
     process.stdout.write(`  ${packed.filename}: ${files.length} files, ${(packed.size / 1024).toFixed(0)} KiB\n`);
   }
   const file = (name) => `file:${tarballs[name]}`;
-
   const blocks = readmeBlocks();
-  step("consumer: the README's install commands, as written (the Hermes packages from their tarballs)");
-  const consumer = path.join(work, 'consumer');
-  mkdirSync(consumer);
-  // The tarballs depend on @hermes-mcp/protocol at their version, which the registry does not have:
-  // an override points that dependency at its tarball (the other Hermes packages they depend on are
-  // installed beside them). Nothing else is pinned here.
-  const overrides = { '@hermes-mcp/protocol': file('protocol') };
-  writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'hermes-consumer', private: true, overrides }, null, 2));
-  installAsTheReadmeSays(blocks.get('install'), tarballs, consumer);
-  step('consumer: what this test needs beyond the README (the SDK client, the other packages)');
-  run(
-    npm,
-    [
-      'install',
-      '--no-audit',
-      '--no-fund',
-      '--loglevel=error',
-      file('client'),
-      file('redis'),
-      file('opentelemetry'),
-      `@opentelemetry/api@${versionOf('@opentelemetry/api')}`,
-      `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}`,
-    ],
-    consumer,
-  );
-  step('consumer: @hermes-mcp/redis and @hermes-mcp/opentelemetry load from their tarballs (CommonJS and ES modules)');
-  for (const [name, symbol] of [
-    ['@hermes-mcp/redis', 'redisCluster'],
-    ['@hermes-mcp/opentelemetry', 'instrumentOpenTelemetry'],
-  ]) {
-    const cjs = spawnSync(process.execPath, ['-e', `process.exit(typeof require(${JSON.stringify(name)}).${symbol} === 'function' ? 0 : 1)`], { cwd: consumer });
-    check(cjs.status === 0, `${name}: require() gives ${symbol}`);
-    const esm = spawnSync(
-      process.execPath,
-      ['--input-type=module', '-e', `import { ${symbol} } from ${JSON.stringify(name)}; process.exit(typeof ${symbol} === 'function' ? 0 : 1)`],
-      { cwd: consumer },
-    );
-    check(esm.status === 0, `${name}: import gives ${symbol}`);
+  // The README's lines as written (`npm install typescript`: the latest, TypeScript 7 today), then
+  // once more with `typescript@5`, each in a folder of its own.
+  let consumer;
+  for (const typescript of TYPESCRIPTS) {
+    consumer = path.join(work, `consumer-ts${typescript.major}`);
+    await consumerChecks(consumer, typescript, blocks, tarballs);
   }
-  step('consumer: the hermes-mcp command of @hermes-mcp/client runs from node_modules/.bin');
-  const usage = spawnSync(path.join(consumer, 'node_modules/.bin/hermes-mcp'), ['--help'], { encoding: 'utf8' });
-  check(usage.status === 0 && usage.stderr.includes('usage: hermes-mcp <command>'), 'hermes-mcp --help prints the usage and exits 0');
-  for (const mode of ['cjs', 'esm']) {
-    step(`consumer (${mode === 'cjs' ? 'CommonJS' : 'ES modules, nodenext'}): the README's files, compiled with its tsconfig`);
-    const dir = path.join(consumer, mode);
-    mkdirSync(path.join(dir, 'src'), { recursive: true });
-    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `hermes-consumer-${mode}`, private: true, type: mode === 'cjs' ? 'commonjs' : 'module' }, null, 2));
-    writeFileSync(path.join(dir, 'tsconfig.json'), blocks.get(`tsconfig ${mode}`));
-    for (const name of ['src/weather.server.ts', 'src/main.ts', 'src/http.ts', 'src/http-app.ts']) writeFileSync(path.join(dir, name), blocks.get(name));
-    run(process.execPath, [path.join(consumer, 'node_modules/typescript/bin/tsc'), '-p', dir], dir);
-    await drive(consumer, dir, mode);
-  }
-
-  step("consumer: the README's test, with jest (ts-jest) and @hermes-mcp/testing, installed as the README says");
-  installAsTheReadmeSays(blocks.get('install test'), tarballs, consumer);
-  const tested = path.join(consumer, 'cjs');
-  mkdirSync(path.join(tested, 'test'));
-  writeFileSync(path.join(tested, 'test/weather.spec.ts'), blocks.get('test/weather.spec.ts'));
-  writeFileSync(path.join(tested, 'jest.config.cjs'), blocks.get('jest.config.cjs'));
-  run(process.execPath, [path.join(consumer, 'node_modules/jest/bin/jest.js'), '--ci'], tested);
-
   step('folder install: core linked from its folder must be refused with HERMES_DUPLICATE_LIBRARY');
   const linked = path.join(work, 'linked');
   mkdirSync(path.join(linked, 'dist'), { recursive: true });
@@ -235,6 +197,96 @@ async function main() {
   step("scaffolder: the project's npm start answers an MCP client on stdio");
   await driveStdio(consumer, npm, ['start', '--silent'], project, ['greet', 'greet_all'], { name: 'greet', arguments: { person: { name: 'Ada', language: 'es' } } }, 'Hola, Ada!');
   step('all package checks passed');
+}
+
+/**
+ * The TypeScript each consumer pass installs: the README's `typescript` as written (the latest;
+ * this test expects 7), then `typescript@5` in its place.
+ */
+const TYPESCRIPTS = [
+  { major: 7, spec: 'typescript' },
+  { major: 5, spec: 'typescript@5' },
+];
+
+/**
+ * One consumer project in `consumer`: the README's install commands (with `typescript` read as
+ * `typescript.spec`), its files compiled as CommonJS and as ES modules and driven over stdio and
+ * HTTP, the .ts entry run by `hermes-mcp run`, and the README's test with jest.
+ */
+async function consumerChecks(consumer, typescript, blocks, tarballs) {
+  const file = (name) => `file:${tarballs[name]}`;
+  const label = `consumer, TypeScript ${typescript.major}`;
+  const asWritten = (block) => block.replace(/(npm install --save-dev .*)\btypescript\b(?!@)/, `$1${typescript.spec}`);
+  step(`${label}: the README's install commands, as written but for ${typescript.spec} (the Hermes packages from their tarballs)`);
+  mkdirSync(consumer);
+  // The tarballs depend on @hermes-mcp/protocol at their version, which the registry does not have:
+  // an override points that dependency at its tarball (the other Hermes packages they depend on are
+  // installed beside them). Nothing else is pinned here.
+  const overrides = { '@hermes-mcp/protocol': file('protocol') };
+  writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'hermes-consumer', private: true, overrides }, null, 2));
+  installAsTheReadmeSays(asWritten(blocks.get('install')), tarballs, consumer);
+  const tscVersion = JSON.parse(readFileSync(path.join(consumer, 'node_modules/typescript/package.json'), 'utf8')).version;
+  check(Number(tscVersion.split('.')[0]) === typescript.major, `${label}: ${typescript.spec} installed TypeScript ${typescript.major} (got ${tscVersion})`);
+  process.stdout.write(`  typescript ${tscVersion}\n`);
+  step(`${label}: what this test needs beyond the README (the SDK client, the other packages, SWC for hermes-mcp run)`);
+  run(
+    npm,
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      file('client'),
+      file('redis'),
+      file('opentelemetry'),
+      `@opentelemetry/api@${versionOf('@opentelemetry/api')}`,
+      `@modelcontextprotocol/sdk@${versionOf('@modelcontextprotocol/sdk')}`,
+      `@swc/core@${versionOf('@swc/core')}`,
+    ],
+    consumer,
+  );
+  step(`${label}: @hermes-mcp/redis and @hermes-mcp/opentelemetry load from their tarballs (CommonJS and ES modules)`);
+  for (const [name, symbol] of [
+    ['@hermes-mcp/redis', 'redisCluster'],
+    ['@hermes-mcp/opentelemetry', 'instrumentOpenTelemetry'],
+  ]) {
+    const cjs = spawnSync(process.execPath, ['-e', `process.exit(typeof require(${JSON.stringify(name)}).${symbol} === 'function' ? 0 : 1)`], { cwd: consumer });
+    check(cjs.status === 0, `${name}: require() gives ${symbol}`);
+    const esm = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `import { ${symbol} } from ${JSON.stringify(name)}; process.exit(typeof ${symbol} === 'function' ? 0 : 1)`],
+      { cwd: consumer },
+    );
+    check(esm.status === 0, `${name}: import gives ${symbol}`);
+  }
+  step(`${label}: the hermes-mcp command of @hermes-mcp/client runs from node_modules/.bin`);
+  const hermes = path.join(consumer, 'node_modules/.bin/hermes-mcp');
+  const usage = spawnSync(hermes, ['--help'], { encoding: 'utf8' });
+  check(usage.status === 0 && usage.stderr.includes('usage: hermes-mcp <command>'), 'hermes-mcp --help prints the usage and exits 0');
+  for (const mode of ['cjs', 'esm']) {
+    step(`${label} (${mode === 'cjs' ? 'CommonJS' : 'ES modules, nodenext'}): the README's files, compiled with its tsconfig`);
+    const dir = path.join(consumer, mode);
+    mkdirSync(path.join(dir, 'src'), { recursive: true });
+    writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: `hermes-consumer-${mode}`, private: true, type: mode === 'cjs' ? 'commonjs' : 'module' }, null, 2));
+    writeFileSync(path.join(dir, 'tsconfig.json'), blocks.get(`tsconfig ${mode}`));
+    for (const name of ['src/weather.server.ts', 'src/main.ts', 'src/http.ts', 'src/http-app.ts']) writeFileSync(path.join(dir, name), blocks.get(name));
+    run(process.execPath, [path.join(consumer, 'node_modules/typescript/bin/tsc'), '-p', dir], dir);
+    await drive(consumer, dir, `${mode}, TypeScript ${typescript.major}`);
+  }
+  step(`${label}: the README's src/main.ts run directly, as \`npx hermes-mcp run src/main.ts\` (SWC)`);
+  const cjs = path.join(consumer, 'cjs');
+  const { Client, StdioClientTransport } = await sdk(consumer);
+  const direct = new Client({ name: 'consumer-test', version: '1.0.0' });
+  await direct.connect(new StdioClientTransport({ command: hermes, args: ['run', 'src/main.ts'], cwd: cjs, stderr: 'pipe' }));
+  await exercise(direct, `hermes-mcp run src/main.ts, TypeScript ${typescript.major}`);
+  await direct.close();
+
+  step(`${label}: the README's test, with jest (@swc/jest) and @hermes-mcp/testing, installed as the README says`);
+  installAsTheReadmeSays(blocks.get('install test'), tarballs, consumer);
+  mkdirSync(path.join(cjs, 'test'));
+  writeFileSync(path.join(cjs, 'test/weather.spec.ts'), blocks.get('test/weather.spec.ts'));
+  writeFileSync(path.join(cjs, 'jest.config.cjs'), blocks.get('jest.config.cjs'));
+  run(process.execPath, [path.join(consumer, 'node_modules/jest/bin/jest.js'), '--ci'], cjs);
 }
 
 /** Runs a command to its end; resolves with its exit code and output. */

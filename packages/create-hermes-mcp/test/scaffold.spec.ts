@@ -35,6 +35,13 @@ describe('scaffold', () => {
     // The hermes-mcp command, and SWC for it to run src/*.ts with decorator metadata.
     expect(pkg.devDependencies['@hermes-mcp/client']).toBe('file:/tmp/client.tgz');
     expect(pkg.devDependencies['@swc/core']).toEqual(expect.stringMatching(/^\^1\./));
+    // TypeScript 7, what `npm install typescript` gives; the tests compiled by SWC (@swc/jest),
+    // since ts-jest needs TypeScript's compiler API, which 7 does not have.
+    expect(pkg.devDependencies.typescript).toEqual(expect.stringMatching(/^\^7\./));
+    expect(pkg.devDependencies['@swc/jest']).toBeDefined();
+    expect(pkg.devDependencies['ts-jest']).toBeUndefined();
+    expect(readFileSync(path.join(result.directory, 'jest.config.js'), 'utf8')).toContain("'@swc/jest'");
+    expect(pkg.engines).toEqual({ node: JSON.parse(readFileSync(path.join(__dirname, '../../../package.json'), 'utf8')).engines.node });
     expect(pkg.scripts).toEqual({
       build: 'tsc',
       start: 'tsc && node dist/main.js',
