@@ -1,8 +1,9 @@
 /**
  * Resumable SSE streams, read raw off `fetch` bodies: a request's stream that loses its connection
- * and is resumed with `Last-Event-ID` (nothing lost, nothing twice), the server closing a stream on
- * purpose for SSE polling (`ctx.transport.closeStream()`), the standalone GET stream carrying
- * list_changed notifications and resuming the same way, and unknown event ids refused.
+ * and is resumed with `Last-Event-ID` (nothing lost, nothing twice), one that went out whole
+ * forgotten once written, the server closing a stream on purpose for SSE polling
+ * (`ctx.transport.closeStream()`), the standalone GET stream carrying list_changed notifications and
+ * resuming the same way, and unknown event ids refused.
  *
  * The tools wait at checkpoints the test releases, so what is sent while the client is away is
  * decided by the test, not by timing. Everything runs twice: with the default in-memory event
@@ -12,12 +13,14 @@ import 'reflect-metadata';
 import { IsInt, Max, Min } from 'class-validator';
 import { EventStore, InMemoryEventStore, McpApp, McpContext, McpFactory, McpServer, StoredEvent, Tool, createLogger } from '@hermes-mcp/core';
 import type { JsonRpcMessage } from '@hermes-mcp/protocol';
-import { SseEvent, SseReader } from '../../../../test-support/sse-reader';
+import { SseEvent, SseParser, SseReader } from '../../../../test-support/sse-reader';
 import { eventually } from '../../../../test-support/e2e';
 import { bounded } from '../../../../test-support/hardening';
 import { ADAPTERS, Serving, serveOn } from '../../../../test-support/adapters';
 
 const WAIT_MS = 5_000;
+/** Characters of the `large` tool's answer: more than a socket takes in the tick it is written. */
+const LARGE_ANSWER = 10 * 1024 * 1024;
 
 interface Deferred {
   promise: Promise<void>;
@@ -79,6 +82,12 @@ class ResumableServer {
       if (phase < input.phases) await checkpoints.pass(phase);
     }
     return `sent ${sent} progress notifications`;
+  }
+
+  @Tool({ description: 'Sends a progress notification, then answers at once with 10 MiB of text' })
+  async large(ctx: McpContext) {
+    await ctx.progress(1, 1, 'before the large answer');
+    return 'x'.repeat(LARGE_ANSWER);
   }
 
   @Tool({ description: 'Closes its stream at once (SSE polling), then answers after checkpoints 1 and 2' })
@@ -318,6 +327,24 @@ describe.each(ADAPTERS.flatMap((adapter) => EVENT_STORES.map(([name, makeEventSt
           return again.status === 400;
         });
         expect(refusal).toContain('is unknown here');
+      });
+
+      it('forgets a stream that went out whole once its last bytes left, though the socket could not take them as the response ended', async () => {
+        const headers = await session('2025-11-25');
+        const response = await post(callTool('call-6', 'large', {}, 'tok'), headers);
+        expect(response.status).toBe(200);
+        expect(response.headers.get('content-type')).toBe('text/event-stream');
+        // Parsed in one go (an SseReader rescans a line that comes in many chunks).
+        const text = await response.text();
+        expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(text)));
+        const events = new SseParser().push(text);
+        expect(messagesOf(events).map(describeMessage)).toEqual(['progress 1', 'result call-6']);
+        await eventually('the delivered stream to be forgotten', async () => {
+          const again = await get({ ...headers, 'last-event-id': events[0].id! });
+          // A replay is not read: its connection goes.
+          await again.body?.cancel();
+          return again.status === 400;
+        });
       });
 
       it('refuses an unknown Last-Event-ID, or one of another session, with 400 naming it', async () => {

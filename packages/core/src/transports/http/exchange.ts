@@ -60,9 +60,15 @@ export interface HttpStream {
   readonly bufferedBytes: number;
   /** True once the response ended, from either side. */
   readonly closed: boolean;
-  /** True once everything written was handed on and the response finished normally. */
+  /**
+   * True once everything written was handed on and the response finished normally. Read it once
+   * the stream closed ({@link onClose}): a stream ended here may still be handing its bytes on.
+   */
   readonly delivered: boolean;
-  /** Runs `listener` once when the stream closes, from either side (at once if it did). */
+  /**
+   * Runs `listener` once when the stream closes, from either side (at once if it did): cut, or
+   * ended and done with (everything written handed on, or given up).
+   */
   onClose(listener: () => void): void;
 }
 

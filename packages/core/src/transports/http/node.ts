@@ -13,9 +13,14 @@ import type { HttpRequest, HttpResponse, HttpStream } from './exchange';
 /** An {@link HttpStream} over a Node response whose head was written. */
 export class NodeHttpStream implements HttpStream {
   private ended = false;
+  /** Whether the response had finished normally, as it closed (see {@link finishedNormally}). */
+  private finished = false;
 
   constructor(private readonly raw: ServerResponse) {
-    raw.once('close', () => (this.ended = true));
+    raw.once('close', () => {
+      this.ended = true;
+      this.finished = finishedNormally(raw);
+    });
   }
 
   write(chunk: string): void {
@@ -41,14 +46,27 @@ export class NodeHttpStream implements HttpStream {
     return this.ended || this.raw.writableEnded || this.raw.destroyed;
   }
 
+  /** Known once the response closed (false until then). */
   get delivered(): boolean {
-    return this.raw.writableFinished;
+    return this.finished;
   }
 
   onClose(listener: () => void): void {
     if (this.raw.closed || this.raw.destroyed) listener();
     else this.raw.once('close', listener);
   }
+}
+
+/**
+ * Whether a Node response that closed had finished normally: ended, and its last bytes handed to
+ * the operating system on a connection that no error cut. Asked as it closes, not as it is ended:
+ * Node 24 and later set `writableFinished` only as `'finish'` fires, so it is false in the tick of
+ * `end` however much the socket took at once (Node 20 and 22 set it as soon as nothing was left to
+ * write). Node 20 and 22 also emit `'finish'` when a cut connection failed the last write: the
+ * connection's error tells that apart, as Node 24 checks it before `'finish'`.
+ */
+function finishedNormally(raw: ServerResponse): boolean {
+  return raw.writableFinished && !raw.req.socket?.errored;
 }
 
 /**
@@ -138,7 +156,7 @@ export function toNodeListener(handler: (request: Request) => Promise<Response>)
       return;
     }
     res.once('close', () => {
-      if (!res.writableFinished) controller.abort();
+      if (!finishedNormally(res)) controller.abort();
     });
     // What this response holds for the client counts as unread on the handler's side too.
     Object.defineProperty(request, NODE_RESPONSE, { value: res });

@@ -51,7 +51,10 @@ export class SseConnection {
     return new SseConnection(response.stream(merge(headers, SSE_HEADERS), events), Infinity);
   }
 
-  /** True once everything written was handed to the operating system (the response finished, not cut). */
+  /**
+   * True once everything written was handed to the operating system (the response finished, not
+   * cut). Known once the response is over: read it in {@link onClose}.
+   */
   get delivered(): boolean {
     return this.raw.delivered;
   }
@@ -118,9 +121,11 @@ export class SseConnection {
     return this;
   }
 
-  /** Runs `listener` once when the connection closes (immediately if it already did). */
+  /**
+   * Runs `listener` once when the response is over (immediately if it is): cut, or ended and done
+   * with — a Node response once its last bytes were handed on or given up, not as it is ended.
+   */
   onClose(listener: () => void): void {
-    if (this.closed) listener();
-    else this.raw.onClose(listener);
+    this.raw.onClose(listener);
   }
 }

@@ -121,6 +121,7 @@ export class Exchange implements Unread {
       this.outbox.length = 0;
       this.outboxLength = 0;
       this.sink = connection;
+      // Whether it went out whole is known once the response is over, not as it is ended.
       connection.onClose(() => this.retire(connection.delivered));
       return;
     }
