@@ -24,12 +24,19 @@ export interface DpopClientOptions {
    * the key it was asked for with: an application that keeps its tokens across restarts (a store
    * of its own) keeps the key too, else the kept tokens are refused and the client refreshes or
    * signs in again.
+   *
+   * A `CryptoKeyPair` signs with WebCrypto (`crypto.subtle.sign`), so a private key that is not
+   * extractable works as it is and never leaves its `CryptoKey` (`dpopKey()` refuses it). Its
+   * algorithm decides the proofs' (ECDSA P-256 ES256, P-384 ES384, Ed25519 EdDSA, RSA-PSS with
+   * SHA-256 PS256, RSASSA-PKCS1-v1_5 with SHA-256 RS256), and its public key, which every proof
+   * carries, must be extractable.
    */
   key?: JsonWebKey | webcrypto.CryptoKeyPair;
   /**
    * The algorithm. For a key made here, its kind (default ES256, or the first of ES256, EdDSA,
-   * Ed25519, ES384, PS256, RS256 the authorization server lists); for an RSA key given, PS256 or
-   * RS256 (default: the JWK's `alg`, else PS256); other keys have one algorithm.
+   * Ed25519, ES384, PS256, RS256 the authorization server lists); for an RSA JWK given, PS256 or
+   * RS256 (default: the JWK's `alg`, else PS256); an RSA `CryptoKey` has the one of its WebCrypto
+   * algorithm, as other keys have one.
    */
   alg?: DpopAlgorithm;
   /**
@@ -42,15 +49,54 @@ export interface DpopClientOptions {
 /** The order in which a key made here picks its algorithm among those a server lists. */
 const PREFERRED: readonly DpopAlgorithm[] = ['ES256', 'EdDSA', 'Ed25519', 'ES384', 'PS256', 'RS256'];
 
-/** A key ready to sign: the private key, its algorithm, and the proof header naming its public key. */
+/** What a `dpop.key` that is no private key is refused with. */
+const NOT_PRIVATE = 'OAuthClient: dpop.key must be a private key — a JWK with its private members (as dpopKey() exports it) or a CryptoKeyPair';
+
+/** What an RSA `dpop.key` of fewer than 2048 bits is refused with. */
+const RSA_TOO_SHORT = 'OAuthClient: dpop.key is an RSA key shorter than 2048 bits';
+
+/** A key ready to sign: its algorithm, the proof header naming its public key, and how it signs. */
 interface Signer {
-  readonly privateKey: KeyObject;
   readonly alg: DpopAlgorithm;
   /** The proof's protected header, encoded once: it is the same for every proof. */
   readonly header: string;
   /** The public key's RFC 7638 thumbprint (the `cnf.jkt` of the tokens bound to it). */
   readonly jkt: string;
+  /** The compact JWS of `claims` under {@link header}: `node:crypto` signs a `KeyObject`, WebCrypto a `CryptoKey`. */
+  sign(claims: unknown): string | Promise<string>;
+  /** The private key as a JWK (without `alg`); undefined for a `CryptoKey` that is not extractable. */
+  exportable(): JsonWebKey | undefined;
 }
+
+/** A WebCrypto key's algorithm, as `CryptoKey.algorithm` gives it. */
+interface WebCryptoKeyAlgorithm {
+  readonly name: string;
+  readonly namedCurve?: string;
+  readonly hash?: { readonly name: string };
+  readonly modulusLength?: number;
+}
+
+/**
+ * How WebCrypto signs each algorithm: the key it takes (its algorithm's `name`, and `namedCurve`
+ * or `hash`: WebCrypto binds an RSA key to one padding and digest), and the parameters of `sign`.
+ * ECDSA signatures come as JOSE wants them, `r||s`.
+ */
+const WEBCRYPTO: Readonly<
+  Record<
+    DpopAlgorithm,
+    {
+      readonly key: { readonly name: string; readonly namedCurve?: string; readonly hash?: string };
+      readonly params: webcrypto.AlgorithmIdentifier | webcrypto.EcdsaParams | webcrypto.RsaPssParams;
+    }
+  >
+> = {
+  ES256: { key: { name: 'ECDSA', namedCurve: 'P-256' }, params: { name: 'ECDSA', hash: 'SHA-256' } },
+  ES384: { key: { name: 'ECDSA', namedCurve: 'P-384' }, params: { name: 'ECDSA', hash: 'SHA-384' } },
+  EdDSA: { key: { name: 'Ed25519' }, params: { name: 'Ed25519' } },
+  Ed25519: { key: { name: 'Ed25519' }, params: { name: 'Ed25519' } },
+  PS256: { key: { name: 'RSA-PSS', hash: 'SHA-256' }, params: { name: 'RSA-PSS', saltLength: 32 } },
+  RS256: { key: { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, params: { name: 'RSASSA-PKCS1-v1_5' } },
+};
 
 /**
  * The DPoP key of one client and the nonces servers gave it (one per origin, RFC 9449 §8–§9).
@@ -86,7 +132,7 @@ export class DpopProver {
   }
 
   /** A fresh proof for `method` `url`, naming `accessToken` when given, and the nonce `url`'s origin gave. */
-  proof(method: string, url: URL, accessToken?: string): string {
+  async proof(method: string, url: URL, accessToken?: string): Promise<string> {
     const signer = this.key();
     const nonce = this.nonces.get(url.origin);
     const claims = {
@@ -98,7 +144,7 @@ export class DpopProver {
       ...(accessToken !== undefined && { ath: accessTokenHash(accessToken) }),
       ...(nonce !== undefined && { nonce }),
     };
-    return signJws(signer.header, claims, signer.privateKey, signer.alg);
+    return signer.sign(claims);
   }
 
   /**
@@ -112,10 +158,14 @@ export class DpopProver {
     return true;
   }
 
-  /** The private key as a JWK with its `alg`, for the application to keep and give back as `dpop.key`. */
-  exportKey(): JsonWebKey {
+  /**
+   * The private key as a JWK with its `alg`, for the application to keep and give back as
+   * `dpop.key`; undefined for a WebCrypto key that is not extractable, which is never exported.
+   */
+  exportKey(): JsonWebKey | undefined {
     const signer = this.key();
-    return { ...signer.privateKey.export({ format: 'jwk' }), alg: signer.alg };
+    const jwk = signer.exportable();
+    return jwk && { ...jwk, alg: signer.alg };
   }
 
   private key(supported?: readonly string[]): Signer {
@@ -130,24 +180,32 @@ export class DpopProver {
   }
 }
 
+/** The proof header and thumbprint of a signer of `alg` whose public key is `publicJwk`. */
+function signer(
+  alg: DpopAlgorithm,
+  publicJwk: Record<string, unknown>,
+  sign: (header: string, claims: unknown) => string | Promise<string>,
+  exportable: Signer['exportable'],
+): Signer {
+  const header = base64urlJson({ typ: 'dpop+jwt', alg, jwk: publicJwk });
+  return { alg, header, jkt: jwkThumbprint(publicJwk)!, sign: (claims) => sign(header, claims), exportable };
+}
+
 /**
  * A signer from a private key: a JWK, a WebCrypto pair, or a `KeyObject` made here. Throws a
  * TypeError naming what is wrong with a key given: not private, of a kind DPoP does not sign with,
  * or not for the `alg` asked.
  */
 function signerOf(key: JsonWebKey | webcrypto.CryptoKeyPair | KeyObject, alg: DpopAlgorithm | undefined): Signer {
-  const pair = !(key instanceof KeyObject) && 'privateKey' in key ? (key as webcrypto.CryptoKeyPair) : undefined;
-  const given = key instanceof KeyObject || pair ? undefined : (key as JsonWebKey);
+  if (!(key instanceof KeyObject) && 'privateKey' in key) return webCryptoSigner(key as webcrypto.CryptoKeyPair, alg);
+  const given = key instanceof KeyObject ? undefined : key;
   let privateKey: KeyObject;
   try {
-    privateKey = key instanceof KeyObject ? key : pair ? KeyObject.from(pair.privateKey) : createPrivateKey({ key: given!, format: 'jwk' });
+    privateKey = key instanceof KeyObject ? key : createPrivateKey({ key: given!, format: 'jwk' });
   } catch (error) {
-    throw new TypeError(`OAuthClient: dpop.key must be a private key — a JWK with its private members (as dpopKey() exports it) or a CryptoKeyPair: ${(error as Error).message}`, {
-      cause: error,
-    });
+    throw new TypeError(`${NOT_PRIVATE}: ${(error as Error).message}`, { cause: error });
   }
-  if (privateKey.type !== 'private')
-    throw new TypeError('OAuthClient: dpop.key must be a private key — a JWK with its private members (as dpopKey() exports it) or a CryptoKeyPair');
+  if (privateKey.type !== 'private') throw new TypeError(NOT_PRIVATE);
   const jwk = createPublicKey(privateKey).export({ format: 'jwk' });
   const chosen =
     alg ??
@@ -158,7 +216,56 @@ function signerOf(key: JsonWebKey | webcrypto.CryptoKeyPair | KeyObject, alg: Dp
     throw new TypeError(
       `OAuthClient: dpop.key is ${jwk.kty === 'RSA' ? 'an RSA key' : `an ${String(jwk.kty)} key on ${String(jwk.crv)}`}, which does not sign ${chosen ?? 'any DPoP algorithm'} (DPoP keys: EC P-256 for ES256, P-384 for ES384, Ed25519 for EdDSA, RSA for PS256 or RS256)`,
     );
-  if (jwk.kty === 'RSA' && (privateKey.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) throw new TypeError('OAuthClient: dpop.key is an RSA key shorter than 2048 bits');
-  const publicJwk = jwk as Record<string, unknown>;
-  return { privateKey, alg: chosen, header: base64urlJson({ typ: 'dpop+jwt', alg: chosen, jwk: publicJwk }), jkt: jwkThumbprint(publicJwk)! };
+  if (jwk.kty === 'RSA' && (privateKey.asymmetricKeyDetails?.modulusLength ?? 0) < 2048) throw new TypeError(RSA_TOO_SHORT);
+  return signer(
+    chosen,
+    jwk,
+    (header, claims) => signJws(header, claims, privateKey, chosen),
+    () => privateKey.export({ format: 'jwk' }),
+  );
+}
+
+/**
+ * A signer from a WebCrypto pair: WebCrypto signs with the private key where it is, extractable or
+ * not (turning a non-extractable `CryptoKey` into a `KeyObject` would export it against its flag,
+ * which Node deprecates: DEP0204). The key's algorithm decides the proofs'; the public key, which
+ * every proof carries, is read with `KeyObject.from`, so it must be extractable (WebCrypto makes
+ * public keys so). Throws a TypeError like {@link signerOf}'s.
+ */
+function webCryptoSigner(pair: webcrypto.CryptoKeyPair, alg: DpopAlgorithm | undefined): Signer {
+  const { privateKey, publicKey } = pair;
+  if (privateKey?.type !== 'private') throw new TypeError(NOT_PRIVATE);
+  const algorithm = privateKey.algorithm as WebCryptoKeyAlgorithm;
+  const fits = (one: DpopAlgorithm) => isFor(WEBCRYPTO[one].key, algorithm);
+  const chosen = alg ?? PREFERRED.find(fits);
+  if (chosen === undefined || !fits(chosen)) {
+    const kind = algorithm.namedCurve !== undefined ? ` on ${algorithm.namedCurve}` : algorithm.hash !== undefined ? ` with ${algorithm.hash.name}` : '';
+    throw new TypeError(
+      `OAuthClient: dpop.key is an ${algorithm.name} key${kind}, which does not sign ${chosen ?? 'any DPoP algorithm'} (WebCrypto DPoP keys: ECDSA on P-256 for ES256, on P-384 for ES384, Ed25519 for EdDSA, RSA-PSS with SHA-256 for PS256, RSASSA-PKCS1-v1_5 with SHA-256 for RS256)`,
+    );
+  }
+  if (algorithm.modulusLength !== undefined && algorithm.modulusLength < 2048) throw new TypeError(RSA_TOO_SHORT);
+  if (publicKey?.type !== 'public' || !isFor(WEBCRYPTO[chosen].key, publicKey.algorithm))
+    throw new TypeError(`OAuthClient: dpop.key's publicKey must be the public key of its privateKey (an ${algorithm.name} key)`);
+  if (!publicKey.extractable) throw new TypeError("OAuthClient: dpop.key's publicKey must be extractable: every proof carries it");
+  const { params } = WEBCRYPTO[chosen];
+  return signer(
+    chosen,
+    KeyObject.from(publicKey).export({ format: 'jwk' }),
+    async (header, claims) => {
+      const input = `${header}.${base64urlJson(claims)}`;
+      const signature = await webcrypto.subtle.sign(params, privateKey, Buffer.from(input));
+      return `${input}.${Buffer.from(signature).toString('base64url')}`;
+    },
+    () => (privateKey.extractable ? KeyObject.from(privateKey).export({ format: 'jwk' }) : undefined),
+  );
+}
+
+/** Whether a WebCrypto key of `algorithm` is the key `wanted` describes. */
+function isFor(wanted: (typeof WEBCRYPTO)[DpopAlgorithm]['key'], algorithm: WebCryptoKeyAlgorithm): boolean {
+  return (
+    wanted.name === algorithm.name &&
+    (wanted.namedCurve === undefined || wanted.namedCurve === algorithm.namedCurve) &&
+    (wanted.hash === undefined || wanted.hash === algorithm.hash?.name)
+  );
 }

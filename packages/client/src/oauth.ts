@@ -165,11 +165,17 @@ export class OAuthClient {
   /**
    * The private DPoP key this client signs proofs with, as a JWK (made now if none was given): keep
    * it where the tokens are kept, and give it back as `dpop: { key }` after a restart, so that the
-   * kept tokens, bound to it, stay usable. Throws with `dpop: false`.
+   * kept tokens, bound to it, stay usable. Throws with `dpop: false`, and for a WebCrypto key pair
+   * given as `dpop.key` whose private key is not extractable: it is never exported (keep the pair).
    */
   dpopKey(): JsonWebKey {
     if (!this.dpop) throw new OAuthError('this OAuthClient has DPoP turned off (dpop: false): it has no DPoP key');
-    return this.dpop.exportKey();
+    const key = this.dpop.exportKey();
+    if (key === undefined)
+      throw new OAuthError(
+        'this OAuthClient signs DPoP proofs with the WebCrypto key pair given as dpop.key, whose private key is not extractable: it is never exported; keep the CryptoKeyPair itself',
+      );
+    return key;
   }
 
   /**
@@ -190,7 +196,7 @@ export class OAuthClient {
       for (;;) {
         const tokens = await this.validTokens(serverUrl, resource);
         const bound = tokens?.tokenType === 'DPoP' && this.dpop !== undefined;
-        const response = await inner(url, tokens ? { ...init, headers: { ...init.headers, ...this.credentials(tokens, init.method, url) } } : init);
+        const response = await inner(url, tokens ? { ...init, headers: { ...init.headers, ...(await this.credentials(tokens, init.method, url)) } } : init);
         const nonceGiven = this.dpop?.heard(url, response) === true;
         if (response.status !== 401 && response.status !== 403) return response;
         const challenges = parseChallenges(response.headers.get('www-authenticate'));
@@ -228,9 +234,9 @@ export class OAuthClient {
   }
 
   /** The `Authorization` header for `tokens`, with a DPoP proof for `method` `url` when they are bound to the key. */
-  private credentials(tokens: StoredTokens, method: string, url: URL): Record<string, string> {
+  private async credentials(tokens: StoredTokens, method: string, url: URL): Promise<Record<string, string>> {
     if (tokens.tokenType !== 'DPoP' || !this.dpop) return { authorization: `Bearer ${tokens.accessToken}` };
-    return { authorization: `DPoP ${tokens.accessToken}`, dpop: this.dpop.proof(method, url, tokens.accessToken) };
+    return { authorization: `DPoP ${tokens.accessToken}`, dpop: await this.dpop.proof(method, url, tokens.accessToken) };
   }
 
   /** Forgets the tokens of a server (sign out). */
@@ -542,7 +548,7 @@ export class OAuthClient {
     const post = async () => {
       // A client assertion and a DPoP proof each time: an authorization server takes each jti once.
       if (client && method === 'private_key_jwt') body.set('client_assertion', clientAssertion(client.clientId, metadata.issuer, privateKey!));
-      const response = await this.doFetch(endpoint, { method: 'POST', headers: dpop ? { ...headers, dpop: dpop.proof('POST', endpoint) } : headers, body: body.toString() });
+      const response = await this.doFetch(endpoint, { method: 'POST', headers: dpop ? { ...headers, dpop: await dpop.proof('POST', endpoint) } : headers, body: body.toString() });
       dpop?.heard(endpoint, response);
       return { response, answer: await tokenAnswerBody(response, 'the token endpoint', step) };
     };

@@ -5,10 +5,14 @@
  * proof a token request carries and wants its nonce in those proofs. The client signs in, calls
  * tools and refreshes with bound tokens, a proof on every request; it keeps working across a
  * restart when the application keeps its key; with DPoP off it says why the server refuses it.
+ * A WebCrypto key pair signs with WebCrypto, for every algorithm, a non-extractable one too.
  * Every request is recorded by a `fetch` that hands it on to the real one.
  */
 import 'reflect-metadata';
-import { JsonWebKey, createHash, generateKeyPairSync, webcrypto } from 'node:crypto';
+import { execFile } from 'node:child_process';
+import { JsonWebKey, createHash, createPublicKey, generateKeyPairSync, verify, webcrypto } from 'node:crypto';
+import * as path from 'node:path';
+import { promisify } from 'node:util';
 import { McpContext, McpServer, Tool, jwtVerifier } from '@hermes-mcp/core';
 import {
   InMemoryOAuthStore,
@@ -337,6 +341,101 @@ describe('the dpop option', () => {
     expect(() => new OAuthClient({ dpop: { alg: 'HS256' as never } })).toThrow('OAuthClient: dpop.alg must be one of ES256, EdDSA, Ed25519, ES384, PS256, RS256, not "HS256"');
     // A key given back as it was exported signs as it did.
     expect(new OAuthClient({ dpop: { key: { ...privateJwk, alg: 'ES256' } } }).dpopKey()).toEqual({ ...privateJwk, alg: 'ES256' });
+  });
+});
+
+/** A WebCrypto key pair for each DPoP algorithm, and how its signatures are checked here (with `node:crypto`, not the code under test). */
+const WEBCRYPTO_KINDS = [
+  { alg: 'ES256', params: { name: 'ECDSA', namedCurve: 'P-256' }, check: { hash: 'sha256', dsaEncoding: 'ieee-p1363' } },
+  { alg: 'ES384', params: { name: 'ECDSA', namedCurve: 'P-384' }, check: { hash: 'sha384', dsaEncoding: 'ieee-p1363' } },
+  { alg: 'EdDSA', params: { name: 'Ed25519' }, check: { hash: null } },
+  {
+    alg: 'PS256',
+    params: { name: 'RSA-PSS', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
+    check: { hash: 'sha256', padding: 6, saltLength: 32 },
+  },
+  { alg: 'RS256', params: { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, check: { hash: 'sha256', padding: 1 } },
+] as const;
+
+/** A WebCrypto key pair of `params`, extractable or not. */
+function webcryptoPair(params: webcrypto.AlgorithmIdentifier | webcrypto.EcKeyGenParams | webcrypto.RsaHashedKeyGenParams, extractable: boolean): Promise<webcrypto.CryptoKeyPair> {
+  return webcrypto.subtle.generateKey(params, extractable, ['sign', 'verify']) as Promise<webcrypto.CryptoKeyPair>;
+}
+
+/** The proof `auth` sends with a DPoP-bound token for `method` `target`, as the `fetch` it wraps sees it (no network). */
+async function proofOf(auth: OAuthClient, store: InMemoryOAuthStore, method: string, target: string): Promise<string> {
+  const url = new URL(target);
+  store.setTokens(canonicalResource(url), { accessToken: 'bound-token', tokenType: 'DPoP' });
+  let proof: string | undefined;
+  const send = auth.wrap(async (_url, init) => {
+    proof = init.headers.dpop;
+    return new Response('ok');
+  }, url);
+  await send(url, { method, headers: {} });
+  expect(proof).toEqual(expect.any(String));
+  return proof!;
+}
+
+/**
+ * Checks a proof for a POST to https://mcp.example/mcp with the token 'bound-token', signed by `alg`:
+ * its header names `alg` and the public key, no private member, and its signature verifies with
+ * `publicJwk` (the pair's own public key) and with the key its header names.
+ */
+function expectProof(proof: string, alg: string, publicJwk: JsonWebKey): void {
+  const { header, claims } = decode(proof);
+  expect(header).toEqual({ typ: 'dpop+jwt', alg, jwk: expect.objectContaining({ kty: publicJwk.kty }) });
+  expect(header.jwk.d).toBeUndefined();
+  expect(claims).toMatchObject({ htm: 'POST', htu: 'https://mcp.example/mcp', ath: createHash('sha256').update('bound-token').digest('base64url') });
+  const { hash, ...options } = WEBCRYPTO_KINDS.find((kind) => kind.alg === alg)!.check;
+  const [head, body, signature] = proof.split('.');
+  for (const key of [publicJwk, header.jwk as JsonWebKey]) {
+    expect(verify(hash, Buffer.from(`${head}.${body}`), { key: createPublicKey({ key, format: 'jwk' }), ...options }, Buffer.from(signature, 'base64url'))).toBe(true);
+  }
+}
+
+describe('a WebCrypto key pair as dpop.key', () => {
+  it('signs with the key where it is, for every algorithm: a non-extractable pair works, its proofs verify with its public key', async () => {
+    for (const kind of WEBCRYPTO_KINDS) {
+      const key = await webcryptoPair(kind.params, false);
+      const store = new InMemoryOAuthStore();
+      const proof = await proofOf(new OAuthClient({ store, dpop: { key } }), store, 'POST', 'https://mcp.example/mcp?q=1');
+      expectProof(proof, kind.alg, (await webcrypto.subtle.exportKey('jwk', key.publicKey)) as JsonWebKey);
+    }
+  });
+
+  it('in a process of its own, signs with a non-extractable pair of every algorithm without DEP0204 (KeyObject.from() of a non-extractable CryptoKey, deprecated by Node 24)', async () => {
+    // Node warns of a deprecation once a process, and jest's `process` hears none of the real one's warnings: a child process (the built client) tells.
+    const fixture = path.join(__dirname, 'fixtures/dpop-webcrypto-proofs.mjs');
+    const { stdout } = await promisify(execFile)(process.execPath, [fixture], { encoding: 'utf8', timeout: 20_000 });
+    const { proofs, warnings } = JSON.parse(stdout) as { proofs: { alg: string; proof: string; publicJwk: JsonWebKey }[]; warnings: string[] };
+    expect(warnings).not.toContain('DEP0204');
+    expect(proofs.map((p) => p.alg)).toEqual(WEBCRYPTO_KINDS.map((kind) => kind.alg));
+    for (const { alg, proof, publicJwk } of proofs) expectProof(proof, alg, publicJwk);
+  });
+
+  it('dpopKey() exports an extractable pair, and never a non-extractable one', async () => {
+    const kept = await webcryptoPair(WEBCRYPTO_KINDS[0].params, true);
+    const exported = new OAuthClient({ dpop: { key: kept } }).dpopKey();
+    const { ext, key_ops, ...privateJwk } = await webcrypto.subtle.exportKey('jwk', kept.privateKey);
+    expect([ext, key_ops]).toEqual([true, ['sign']]);
+    expect(exported).toEqual({ ...privateJwk, alg: 'ES256' });
+    // Given back as a JWK, it signs as the pair did.
+    const store = new InMemoryOAuthStore();
+    const proof = await proofOf(new OAuthClient({ store, dpop: { key: exported } }), store, 'POST', 'https://mcp.example/mcp');
+    expectProof(proof, 'ES256', (await webcrypto.subtle.exportKey('jwk', kept.publicKey)) as JsonWebKey);
+
+    const sealed = new OAuthClient({ dpop: { key: await webcryptoPair(WEBCRYPTO_KINDS[0].params, false) } });
+    expect(() => sealed.dpopKey()).toThrow(OAuthError);
+    expect(() => sealed.dpopKey()).toThrow(/not extractable/);
+  });
+
+  it('refuses, at once and saying why, a pair that signs no DPoP algorithm, or not the alg asked', async () => {
+    const pss = await webcryptoPair(WEBCRYPTO_KINDS[3].params, false);
+    expect(() => new OAuthClient({ dpop: { key: pss, alg: 'RS256' } })).toThrow('OAuthClient: dpop.key is an RSA-PSS key with SHA-256, which does not sign RS256');
+    const sha384 = await webcryptoPair({ ...WEBCRYPTO_KINDS[3].params, hash: 'SHA-384' }, false);
+    expect(() => new OAuthClient({ dpop: { key: sha384 } })).toThrow('OAuthClient: dpop.key is an RSA-PSS key with SHA-384, which does not sign any DPoP algorithm');
+    const ecdh = await webcrypto.subtle.generateKey({ name: 'ECDH', namedCurve: 'P-256' }, false, ['deriveBits']);
+    expect(() => new OAuthClient({ dpop: { key: ecdh } })).toThrow('OAuthClient: dpop.key is an ECDH key on P-256, which does not sign any DPoP algorithm');
   });
 });
 

@@ -64,7 +64,12 @@ export type ErrorCodeValue = (typeof ErrorCode)[keyof typeof ErrorCode] | (numbe
 /**
  * A client value as it may appear in an error message: strings as they are, anything else as its
  * JSON, cut to `max` characters. Never throws, however the value is built (an object whose
- * `toString` is not a function, nesting deep enough to overflow `JSON.stringify`).
+ * `toString` is not a function, say): what `JSON.stringify` refuses (a BigInt, a cycle, a `toJSON`
+ * or a getter that throws) is named instead, as 'an array', 'an object' or its type.
+ *
+ * Nesting deeper than the stack is named the same way where `JSON.stringify` recurses (Node 20 to
+ * 24); Node 26 writes plain objects and arrays at any depth, so there it is described by its cut
+ * JSON like any other value.
  *
  * @example
  * throw McpError.invalidParams(`Unknown tool: ${describeValue(params.name)}`);

@@ -298,10 +298,18 @@ export function reuseSerialized<T extends object>(result: T): T {
 /**
  * JSON text of a message; results marked with {@link reuseSerialized} are not serialised again.
  *
- * A response always serialises: one whose result (or error data) cannot be turned into JSON — a
- * BigInt, a cycle, nesting deep enough to overflow the stack — becomes an error response with the
- * same id (-32603, or its own code and message without the data), so its request is still
- * answered. A request or notification that cannot be serialised throws: it is its sender's mistake.
+ * A response always serialises: one whose result (or error data) `JSON.stringify` refuses — a
+ * BigInt, a cycle, a `toJSON` or a getter that throws — becomes an error response with the same id
+ * (-32603, or its own code and message without the data), so its request is still answered. A
+ * request or notification that cannot be serialised throws: it is its sender's mistake.
+ *
+ * Nesting depth is not bounded here: that would walk every message. Where `JSON.stringify`
+ * recurses, nesting deeper than the stack is refused like the values above (on Node 20 to 24
+ * always; on Node 26 when a `toJSON`, a getter or a class instance is among it), and the answer
+ * falls back as they do; Node 26 writes plain objects and arrays at any depth. Either way the text
+ * is valid JSON. The framework echoes no client structure in what it sends (ids and tokens are
+ * bounded strings, other values go through {@link describeValue}), so only a handler can make an
+ * answer that deep.
  */
 export function serialize(message: JsonRpcMessage | JsonRpcMessage[]): string {
   try {

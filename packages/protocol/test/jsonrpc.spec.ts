@@ -358,11 +358,45 @@ describe('serialize', () => {
   });
 });
 
+/** Values `JSON.stringify` refuses on every engine: a BigInt, a cycle, a throwing `toJSON`, a throwing getter. */
+function unserializable(): Record<string, unknown>[] {
+  const cycle: Record<string, unknown> = {};
+  cycle.self = cycle;
+  const closed = () => {
+    throw new Error('the connection is closed');
+  };
+  return [
+    { n: 10n },
+    cycle,
+    { row: { toJSON: closed } },
+    {
+      get lazy(): unknown {
+        return closed();
+      },
+    },
+  ];
+}
+
+/** Arrays nested `levels` deep around 1: deeper than any stack at 100,000. */
+function nested(levels: number): unknown {
+  let value: unknown = 1;
+  for (let i = 0; i < levels; i++) value = [value];
+  return value;
+}
+
+/** Whether this engine's `JSON.stringify` writes `value` (Node 26, plain data at any depth) rather than overflow (Node 20 to 24). */
+function engineWrites(value: unknown): boolean {
+  try {
+    JSON.stringify(value);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 describe('serialize: a response always serialises', () => {
-  it('a result that cannot be JSON (BigInt, a cycle) becomes -32603 with the same id', () => {
-    const cycle: Record<string, unknown> = {};
-    cycle.self = cycle;
-    for (const result of [{ n: 10n }, cycle]) {
+  it('a result that cannot be JSON (BigInt, a cycle, a toJSON or getter that throws) becomes -32603 with the same id', () => {
+    for (const result of unserializable()) {
       expect(JSON.parse(serialize(resultResponse(7, result)))).toEqual({
         jsonrpc: '2.0',
         id: 7,
@@ -372,10 +406,27 @@ describe('serialize: a response always serialises', () => {
   });
 
   it('an error whose data cannot be JSON keeps its code and message, without the data', () => {
-    let deep: unknown = 1;
-    for (let i = 0; i < 100_000; i++) deep = [deep];
-    const text = serialize(errorResponse('x', new McpError(-32602, 'Invalid params: unknown task', { taskId: deep })));
-    expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32602, message: 'Invalid params: unknown task' } });
+    for (const data of unserializable()) {
+      const text = serialize(errorResponse('x', new McpError(-32602, 'Invalid params: unknown task', { taskId: data })));
+      expect(JSON.parse(text)).toEqual({ jsonrpc: '2.0', id: 'x', error: { code: -32602, message: 'Invalid params: unknown task' } });
+    }
+  });
+
+  it('nesting deeper than the stack: sent as it is where JSON.stringify writes it (Node 26), else -32603; valid JSON either way', () => {
+    const deep = nested(100_000);
+    const message = resultResponse(7, { deep });
+    const text = serialize(message);
+    const sent = JSON.parse(text) as unknown;
+    if (engineWrites(deep)) expect(text).toBe(JSON.stringify(message));
+    else expect(sent).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32603, message: 'Internal error: the answer could not be serialized' } });
+  });
+
+  it('a batch answer keeps every member, the one that cannot be JSON replaced', () => {
+    const text = serialize([resultResponse(1, { ok: true }), resultResponse(2, { n: 1n })]);
+    expect(JSON.parse(text)).toEqual([
+      { jsonrpc: '2.0', id: 1, result: { ok: true } },
+      { jsonrpc: '2.0', id: 2, error: { code: -32603, message: 'Internal error: the answer could not be serialized' } },
+    ]);
   });
 
   it('a notification that cannot be JSON throws: its sender made it', () => {
@@ -385,14 +436,21 @@ describe('serialize: a response always serialises', () => {
 
 describe('describeValue', () => {
   it('never throws: strings as they are, other values as JSON, cut to a length', () => {
-    let deep: unknown = 1;
-    for (let i = 0; i < 100_000; i++) deep = { a: deep };
     expect(describeValue('2025-11-25')).toBe('2025-11-25');
     expect(describeValue({ toString: 1 })).toBe('{"toString":1}');
-    expect(describeValue(deep)).toBe('an object');
-    expect(describeValue([10n])).toBe('an array');
     expect(describeValue(undefined)).toBe('undefined');
     expect(describeValue('x'.repeat(500), 10)).toBe('xxxxxxxxxx…');
+  });
+
+  it('names what JSON.stringify refuses (BigInt, a cycle, a toJSON or getter that throws) by its kind', () => {
+    expect(unserializable().map((value) => describeValue(value))).toEqual(['an object', 'an object', 'an object', 'an object']);
+    expect(describeValue([10n])).toBe('an array');
+    expect(describeValue(10n)).toBe('bigint');
+  });
+
+  it('nesting deeper than the stack: its cut JSON where JSON.stringify writes it (Node 26), else its kind', () => {
+    const deep = nested(100_000);
+    expect(describeValue(deep, 10)).toBe(engineWrites(deep) ? '[[[[[[[[[[…' : 'an array');
   });
 });
 
