@@ -67,10 +67,18 @@ export function pinCores(): string {
   return 'servers pinned to core 0, the runner to core 1';
 }
 
+/**
+ * The command and arguments that run `command args` on the servers' core once {@link pinCores}
+ * pinned the runner, else as they are. taskset execs the command in place: the child's pid is the
+ * server's.
+ */
+export function onServerCore(command: string, args: string[]): [string, string[]] {
+  return serverCore === undefined ? [command, args] : ['taskset', ['-c', serverCore, command, ...args]];
+}
+
 function launch(name: string, file: string, options: StartOptions, stdio: 'http' | 'stdio'): ServerProcess {
-  const args = [...flagsFor(name, options), join(SERVERS, file)];
-  // taskset execs node in place: the child's pid is the server's.
-  const child = spawn(serverCore === undefined ? process.execPath : 'taskset', serverCore === undefined ? args : ['-c', serverCore, process.execPath, ...args], {
+  const [command, args] = onServerCore(process.execPath, [...flagsFor(name, options), join(SERVERS, file)]);
+  const child = spawn(command, args, {
     stdio: stdio === 'http' ? ['ignore', 'ignore', 'pipe', 'ipc'] : ['pipe', 'pipe', 'pipe'],
     env: { ...process.env, ...options.env },
   });

@@ -6,9 +6,9 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { barChart } from './chart';
-import { COLD_CONFIGS, type ColdStart } from './cold-start';
 import type { HttpRun } from './http-load';
 import type { RedisMemoryResults } from './redis-memory';
+import { LOAD_PACKAGES, type StartNodeResults, type StartResults, type StartSample } from './start';
 import { median, ratios } from './stats';
 
 /** Where and when the run happened. */
@@ -83,9 +83,9 @@ export interface BenchResults {
     firstListMs: number;
     bodyBytes: number;
     list: { ours: HttpRun[]; bare: HttpRun[] };
-    /** Cold starts on stdio (bench/src/cold-start.ts), one per round, per server. */
-    cold?: Record<string, ColdStart[]>;
   };
+  /** Starts of stdio servers at several tool counts, on one Node or more (bench/src/start.ts). */
+  start?: StartResults;
 }
 
 type Start = NonNullable<BenchResults['bootstrap']>['starts'][number];
@@ -374,22 +374,6 @@ function bootstrapSection(boot: NonNullable<BenchResults['bootstrap']>, targets:
   const m = (pick: (start: Start) => number) => median(boot.starts.map(pick));
   const bootstrap = m((s) => s.bootstrap);
   targets.push({ what: `bootstrap of ${int(boot.tools)} tools ≤ 250 ms (decorate + create + plugin + listen)`, measured: `${int(bootstrap)} ms`, holds: bootstrap <= 250 });
-  const cold = boot.cold;
-  const coldRows: string[][] = [];
-  if (cold?.hermes && cold['sdk-v2']) {
-    for (const field of ['cpuMs', 'wallMs'] as const) {
-      const ratio = median(
-        ratios(
-          cold.hermes.map((s) => s[field]),
-          cold['sdk-v2'].map((s) => s[field]),
-        ),
-      );
-      const what = field === 'cpuMs' ? 'CPU' : 'wall time';
-      targets.push({ what: `stdio cold start (spawn → initialize → tools/list) ${what} ≤ 1.0 × SDK v2's`, measured: `${fixed(ratio)} ×`, holds: ratio <= 1 });
-    }
-    for (const { key, label } of COLD_CONFIGS)
-      if (cold[key]) coldRows.push([label, `${int(median(cold[key].map((s) => s.wallMs)))} ms`, `${int(median(cold[key].map((s) => s.cpuMs)))} ms`]);
-  }
   const ours = boot.list.ours.map((r) => r.rps);
   const bare = boot.list.bare.map((r) => r.rps);
   const listRatio = median(ratios(ours, bare));
@@ -435,14 +419,133 @@ function bootstrapSection(boot: NonNullable<BenchResults['bootstrap']>, targets:
         ['bare Fastify, same body pre-built', int(median(bare)), '1', ms(median(boot.list.bare.map((r) => r.p99)))],
       ],
     ),
-    ...(coldRows.length
-      ? [
-          '',
-          'Cold start on stdio, the same two-tool server (spawn → `initialize` answered → `tools/list` answered; median of the rounds):',
-          '',
-          table(['server', 'wall', 'server CPU'], coldRows),
-        ]
-      : []),
+  ].join('\n');
+}
+
+/** The tool counts of the start section's ratio targets. */
+const START_TARGET_SIZES = [50, 1000];
+/** Hermes' own CPU above the floor at 2 tools, at most (ms). */
+const START_OWN_CPU_MS = 40;
+
+/** Per round, `f` of Hermes' start and another server's at the same size; the median. */
+function startPaired(node: StartNodeResults, other: string, size: number, f: (own: StartSample, other: StartSample) => number): number {
+  const own = node.starts.hermes?.[size] ?? [];
+  const theirs = node.starts[other]?.[size] ?? [];
+  return median(own.map((sample, i) => (theirs[i] ? f(sample, theirs[i]) : NaN)));
+}
+
+/** A server's CPU per tool, ms: per round, CPU at the largest size less CPU at the smallest, over the tools between; the median. */
+function startSlope(node: StartNodeResults, key: string, sizes: number[]): number {
+  const small = Math.min(...sizes);
+  const large = Math.max(...sizes);
+  const low = node.starts[key]?.[small] ?? [];
+  return median((node.starts[key]?.[large] ?? []).map((sample, i) => (low[i] ? (sample.cpuMs - low[i].cpuMs) / (large - small) : NaN)));
+}
+
+/** One Node's tables of the start section, and its targets. */
+function startNodeTables(start: StartResults, node: StartNodeResults, targets: Target[]): string {
+  const { sizes } = start;
+  const small = Math.min(...sizes);
+  const large = Math.max(...sizes);
+  const med = (key: string, size: number, field: 'wallMs' | 'cpuMs') => median((node.starts[key]?.[size] ?? []).map((s) => s[field]));
+  const perTool = (ms: number) => (Number.isFinite(ms) ? `${int(ms * 1000)} µs` : '–');
+  const rows = start.servers.map(({ key, label }) => [
+    label,
+    ...sizes.map((size) => `${int(med(key, size, 'wallMs'))} / ${int(med(key, size, 'cpuMs'))}`),
+    perTool(startSlope(node, key, sizes)),
+  ]);
+  const ratio = (other: string, size: number, field: 'wallMs' | 'cpuMs') => startPaired(node, other, size, (own, theirs) => own[field] / theirs[field]);
+  const aboveFloor = (size: number) => startPaired(node, 'floor', size, (own, floor) => own.cpuMs - floor.cpuMs);
+  const ratioRows = sizes.map((size) => [
+    int(size),
+    `${fixed(ratio('sdk-v2', size, 'cpuMs'))} ×`,
+    `${fixed(ratio('sdk-v2', size, 'wallMs'))} ×`,
+    `${fixed(ratio('sdk-v1', size, 'cpuMs'))} ×`,
+    `${fixed(ratio('sdk-v1', size, 'wallMs'))} ×`,
+    `${int(aboveFloor(size))} ms`,
+  ]);
+  const on = `Node ${node.version}`;
+  const own = aboveFloor(small);
+  targets.push({
+    what: `stdio start: Hermes' own CPU above the floor ≤ ${START_OWN_CPU_MS} ms, ${small} tools, ${on}`,
+    measured: `${int(own)} ms (Hermes ${int(med('hermes', small, 'cpuMs'))} ms, floor ${int(med('floor', small, 'cpuMs'))} ms)`,
+    holds: own <= START_OWN_CPU_MS,
+  });
+  const slope = startSlope(node, 'hermes', sizes);
+  const sdkSlope = startSlope(node, 'sdk-v2', sizes);
+  targets.push({
+    what: `stdio start: Hermes' CPU per tool (${small} → ${int(large)} tools) ≤ SDK v2's, ${on}`,
+    measured: `${perTool(slope)} vs ${perTool(sdkSlope)}`,
+    holds: slope <= sdkSlope,
+  });
+  for (const [other, name] of [
+    ['sdk-v2', 'SDK v2'],
+    ['sdk-v1', 'SDK v1'],
+  ] as const) {
+    for (const size of START_TARGET_SIZES.filter((n) => sizes.includes(n))) {
+      for (const [field, what] of [
+        ['cpuMs', 'CPU'],
+        ['wallMs', 'wall time'],
+      ] as const) {
+        const value = ratio(other, size, field);
+        targets.push({ what: `stdio start ${what} ≤ 1.0 × ${name}'s, ${int(size)} tools, ${on}`, measured: `${fixed(value)} ×`, holds: value <= 1 });
+      }
+    }
+  }
+  return [
+    `${on}, median of ${start.rounds} starts (wall / server CPU, ms):`,
+    '',
+    table(['server', ...sizes.map((size) => `${int(size)} tools`), `CPU per tool (${small} → ${int(large)})`], rows),
+    '',
+    `${on}, Hermes against the others in the same round (ratios per round, then the median):`,
+    '',
+    table(['tools', 'Hermes ÷ SDK v2, CPU', 'wall', 'Hermes ÷ SDK v1, CPU', 'wall', 'Hermes − floor, CPU'], ratioRows),
+  ].join('\n');
+}
+
+/** The module-load table: per package, its module files and the self time of its loads on each Node. */
+function moduleLoadTable(start: StartResults): string {
+  const special = ['(the server file)', '(node built-ins)'];
+  const named = [...LOAD_PACKAGES, ...special];
+  const byName = start.nodes.map((node) => new Map(node.load.map((p) => [p.name, p])));
+  const rest = [...new Set(start.nodes.flatMap((node) => node.load.map((p) => p.name)))].filter((name) => !named.includes(name));
+  const restOf = (loads: Map<string, { selfMs: number; files: number }>) =>
+    rest.reduce((sum, name) => ({ selfMs: sum.selfMs + (loads.get(name)?.selfMs ?? 0), files: sum.files + (loads.get(name)?.files ?? 0) }), { selfMs: 0, files: 0 });
+  // The rest's largest, as measured on the first Node.
+  const largest = [...rest].sort((a, b) => (byName[0].get(b)?.selfMs ?? 0) - (byName[0].get(a)?.selfMs ?? 0)).slice(0, 4);
+  const cell = (ms: number | undefined) => (ms === undefined ? '–' : fixed(ms, 1));
+  const rows = named.map((name) => [
+    name === '(the server file)' ? '(the server file: its classes, decorators, `McpFactory.create`)' : name,
+    name === '(node built-ins)' ? '–' : int(Math.max(...byName.map((loads) => loads.get(name)?.files ?? 0))),
+    ...byName.map((loads) => cell(loads.get(name)?.selfMs)),
+  ]);
+  rows.push([
+    `the rest (${rest.length} packages${largest.length ? `: ${largest.join(', ')}${rest.length > largest.length ? ' …' : ''}` : ''})`,
+    int(Math.max(...byName.map((loads) => restOf(loads).files))),
+    ...byName.map((loads) => cell(restOf(loads).selfMs)),
+  ]);
+  rows.push([
+    '**all loads**',
+    int(Math.max(...start.nodes.map((node) => node.load.reduce((sum, p) => sum + p.files, 0)))),
+    ...start.nodes.map((node) => `**${cell(node.loadTotalMs)}**`),
+  ]);
+  return [
+    `Module loading of the Hermes 2-tool server: the self time of \`Module._load\` per package (its modules' resolution, reading, compiling and top-level code, not their dependencies'; main-thread ms, median of ${start.loadRuns} instrumented starts under a \`--require\` hook, bench/src/load-hook.ts) and the module files each loads:`,
+    '',
+    table(['package', 'module files', ...start.nodes.map((node) => `Node ${node.version}, ms`)], rows),
+  ].join('\n');
+}
+
+function startSection(start: StartResults, targets: Target[]): string {
+  return [
+    `### Start of a stdio server: spawn → \`initialize\` → every \`tools/list\` page → exit (${start.rounds} rounds, every server at every size on every Node once a round, shuffled; Node's compile cache off)`,
+    '',
+    'The same tools on every side: `tool_N`, a description, input `{ a: number, b: number ≥ 0, note?: string of length 1–40 }` — class-validator classes for Hermes and the floor, zod schemas for the SDKs. ' +
+      "Hermes lists 100 tools a page (its default: 10 pages at 1,000 tools); the SDKs and the floor list all on one. Wall: spawn → the last page answered; CPU: the server process's user + system time (/proc, in 10 ms ticks) at that moment. " +
+      "What Hermes costs above the floor (Node, reflect-metadata and class-validator with the same input classes, answers written by hand) is Hermes' own.",
+    '',
+    ...start.nodes.flatMap((node) => [startNodeTables(start, node, targets), '']),
+    moduleLoadTable(start),
   ].join('\n');
 }
 
@@ -515,6 +618,7 @@ function render(results: BenchResults): { markdown: string; targets: Target[] } 
   if (results.clients) parts.push(clientSection(results.clients, targets));
   if (results.memory) parts.push(memorySection(results.memory, targets));
   if (results.bootstrap) parts.push(bootstrapSection(results.bootstrap, targets));
+  if (results.start) parts.push(startSection(results.start, targets));
   if (results.redis) parts.push(redisSection(results.redis, targets));
   parts.push(
     [

@@ -8,11 +8,14 @@
  *   npm run bench -- --only http,stdio # some sections (docs untouched)
  *   npm run bench -- --only websocket  # tools/call over WebSocket against a bare ws echo
  *   npm run bench -- --only redis-memory # what a session of a 3-instance cluster costs Redis (used_memory)
+ *   npm run bench -- --only start --start-node "$(node scripts/cache.mjs node 20)/node" # stdio starts, this Node and Node 20
  *   npm run bench -- --quick           # 1 round of 1 s: checks the harness (docs untouched)
  *   npm run bench -- --profile         # also writes a .cpuprofile per server (bench/dist/profiles)
  *
- * Flags: --rounds N (5), --duration S (3), --only http|stdio|websocket|client|memory|bootstrap|redis|redis-memory,…,
- * --redis-sessions N (10 000, for redis-memory), --profile, --quick, --no-docs, --from FILE (measure
+ * Flags: --rounds N (5), --duration S (3), --only http|stdio|websocket|client|memory|bootstrap|start|redis|redis-memory,…,
+ * --redis-sessions N (10 000, for redis-memory), --start-rounds N (starts of each server in the start
+ * section: 10, or --rounds when given), --start-node PATH (a Node binary, or its folder, to run the start
+ * section on too, besides the runner's; repeatable), --profile, --quick, --no-docs, --from FILE (measure
  * nothing: rewrite the docs from a saved last-run.json).
  */
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -22,7 +25,6 @@ import { performance } from 'node:perf_hooks';
 import { HttpServerProcess, pinCores, profileInto, startHttp, startStdio, stop, stopAll, stopAllOnExit } from './children';
 import { BENCH_RESOURCE, BenchAuthorization, benchAuthorization } from './auth';
 import { BenchClient, CLIENT_CONFIGS, STDIO_SERVER, pipelined, sequential } from './clients';
-import { COLD_CONFIGS, coldStart } from './cold-start';
 import { withCpu } from './cpu';
 import { HttpRun, load } from './http-load';
 import { Expectation, MODERN_HEADERS, MODERN_META, PLAIN_HEADERS, PROGRESS_META, RequestTemplate, addCall, checkAnswer, listCall, openSession } from './mcp';
@@ -33,9 +35,10 @@ import { StdioClient } from './stdio-client';
 import { WsClient } from './ws-client';
 import { BenchRedis, RedisCounters, countersOf, hasRedisServer, startRedis } from './redis';
 import { measureRedisMemory } from './redis-memory';
+import { measureStart } from './start';
 
-type Section = 'http' | 'stdio' | 'websocket' | 'client' | 'memory' | 'bootstrap' | 'redis' | 'redis-memory';
-const SECTIONS: Section[] = ['http', 'stdio', 'websocket', 'client', 'memory', 'bootstrap', 'redis', 'redis-memory'];
+type Section = 'http' | 'stdio' | 'websocket' | 'client' | 'memory' | 'bootstrap' | 'start' | 'redis' | 'redis-memory';
+const SECTIONS: Section[] = ['http', 'stdio', 'websocket', 'client', 'memory', 'bootstrap', 'start', 'redis', 'redis-memory'];
 
 interface Options {
   rounds: number;
@@ -52,6 +55,10 @@ interface Options {
   redisSessions: number;
   /** Calls between the two heap readings of the retained-heap figure. */
   retainedCalls: number;
+  /** Starts of each server at each size in the start section (`--start-rounds`; else `--rounds` when given, else 10). */
+  startRounds: number;
+  /** Node binaries the start section also runs on, besides the runner's. */
+  startNodes: string[];
   /** A saved run to report again instead of measuring. */
   from?: string;
 }
@@ -68,7 +75,11 @@ function parseArgs(argv: string[]): Options {
     sessions: 1_000,
     redisSessions: 10_000,
     retainedCalls: 20_000,
+    startRounds: 10,
+    startNodes: [],
   };
+  let roundsGiven = false;
+  let startRounds: number | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = () => {
@@ -76,8 +87,10 @@ function parseArgs(argv: string[]): Options {
       if (next === undefined) throw new Error(`${arg} needs a value`);
       return next;
     };
-    if (arg === '--rounds') options.rounds = Number(value());
-    else if (arg === '--duration') options.seconds = Number(value());
+    if (arg === '--rounds') {
+      options.rounds = Number(value());
+      roundsGiven = true;
+    } else if (arg === '--duration') options.seconds = Number(value());
     else if (arg === '--only') {
       const wanted = value().split(',');
       const unknown = wanted.filter((s) => !SECTIONS.includes(s as Section));
@@ -88,9 +101,12 @@ function parseArgs(argv: string[]): Options {
     else if (arg === '--no-docs') options.docs = false;
     else if (arg === '--from') options.from = value();
     else if (arg === '--redis-sessions') options.redisSessions = Number(value());
+    else if (arg === '--start-rounds') startRounds = Number(value());
+    else if (arg === '--start-node') options.startNodes.push(value());
     else throw new Error(`unknown flag ${arg}`);
   }
-  if (!(options.rounds >= 1) || !(options.seconds > 0)) throw new Error('--rounds and --duration must be positive');
+  options.startRounds = startRounds ?? (options.quick || roundsGiven ? options.rounds : options.startRounds);
+  if (!(options.rounds >= 1) || !(options.seconds > 0) || !(options.startRounds >= 1)) throw new Error('--rounds, --start-rounds and --duration must be positive');
   return options;
 }
 
@@ -666,16 +682,15 @@ async function benchBootstrap(options: Options): Promise<BenchResults['bootstrap
     }
   }
   await Promise.all([stop(ours), stop(bare)]);
-  const cold: NonNullable<BenchResults['bootstrap']>['cold'] = {};
-  for (let round = 1; round <= options.rounds; round++) {
-    for (const { key, label, server } of COLD_CONFIGS) {
-      const start = await coldStart(server);
-      (cold[key] ??= []).push(start);
-      log(`round ${round}  cold start, ${label}`.padEnd(62) + `${start.wallMs.toFixed(0)} ms wall, ${start.cpuMs.toFixed(0)} ms CPU`);
-    }
-  }
-  return { tools: 1000, starts, createAgain, firstListMs, bodyBytes, list, cold };
+  return { tools: 1000, starts, createAgain, firstListMs, bodyBytes, list };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Start of a stdio server (start.ts)
+// ---------------------------------------------------------------------------------------------
+
+/** Instrumented starts per Node behind the module-load table (fewer when the section runs fewer rounds). */
+const START_LOAD_RUNS = 5;
 
 // ---------------------------------------------------------------------------------------------
 
@@ -706,7 +721,7 @@ async function main(): Promise<void> {
   const root = resolve(__dirname, '..', '..');
   if (options.from) {
     const saved = JSON.parse(readFileSync(options.from, 'utf8')) as BenchResults;
-    const complete = Boolean(saved.http && saved.stdio && saved.memory && saved.bootstrap);
+    const complete = Boolean(saved.http && saved.stdio && saved.memory && saved.bootstrap && saved.start);
     const written = writeReport(saved, root, { docs: options.docs && complete });
     log(written.markdown);
     log(written.files.length ? `written: ${written.files.join(', ')}` : 'docs untouched (the saved run is partial, or --no-docs)');
@@ -730,6 +745,8 @@ async function main(): Promise<void> {
     if (options.sections.includes('client')) results.clients = await benchClients(options);
     if (options.sections.includes('memory')) results.memory = await benchMemory(options);
     if (options.sections.includes('bootstrap')) results.bootstrap = await benchBootstrap(options);
+    if (options.sections.includes('start'))
+      results.start = await measureStart({ rounds: options.startRounds, loadRuns: Math.min(START_LOAD_RUNS, options.startRounds), nodes: options.startNodes }, log);
     if (options.sections.includes('redis')) results.redis = await benchRedis(options);
     if (options.sections.includes('redis-memory')) results.redisMemory = await benchRedisMemory(options);
   } finally {
