@@ -735,7 +735,8 @@ async function main(): Promise<void> {
   }
   const info = machine();
   log(`${info.cpu}, ${info.cores} cores, Node ${info.node}; load average before: ${info.loadBefore.map((l) => l.toFixed(2)).join(' ')}`);
-  log(`rounds ${options.rounds} × ${options.seconds} s; sections: ${options.sections.join(', ')}; ${pinCores()}`);
+  const startRounds = options.sections.includes('start') ? ` (start: ${options.startRounds} round${options.startRounds === 1 ? '' : 's'})` : '';
+  log(`rounds ${options.rounds} × ${options.seconds} s${startRounds}; sections: ${options.sections.join(', ')}; ${pinCores()}`);
   const results: BenchResults = { machine: info, rounds: options.rounds };
   const started = performance.now();
   try {
