@@ -4,8 +4,10 @@
  * through SWC), whose files the tests edit. Every wait is for an event (a notification, a line on
  * stderr), bounded generously.
  */
+import { chmodSync, mkdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { spawn, spawnSync } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { AddressInfo, createServer as createNetServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as SdkStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -14,6 +16,7 @@ import { StdioClientTransport } from '../src/stdio';
 import { StreamableHttpClientTransport } from '../src/streamable-http';
 import { nodeRunsInspector } from '../src/cli/dev';
 import { EntryProject, entryProject, serverSource } from './fixtures/entry-project';
+import { InspectorServer, InspectorTransport, InspectorWeb } from './fixtures/inspector-web';
 
 const cli = path.join(__dirname, '../dist/cli.js');
 
@@ -27,7 +30,7 @@ const SHOUT = `
   }
 `;
 
-/** Something to wait for: resolves when `check` holds after a change, rejects after 60 s saying what never came. */
+/** Something to wait for: resolves when `check` holds after a change, rejects after `ms` (60 s) saying what never came. */
 class Watch {
   private waiters: Array<() => void> = [];
 
@@ -35,8 +38,8 @@ class Watch {
     for (const waiter of this.waiters.splice(0)) waiter();
   }
 
-  async until(check: () => boolean, what: string): Promise<void> {
-    const deadline = Date.now() + 60_000;
+  async until(check: () => boolean, what: string, ms = 60_000): Promise<void> {
+    const deadline = Date.now() + ms;
     while (!check()) {
       if (Date.now() > deadline) throw new Error(`never saw ${what}`);
       await new Promise<void>((resolve) => {
@@ -166,19 +169,153 @@ describe('hermes-mcp dev <entry.ts> --http', () => {
   });
 });
 
+/**
+ * `hermes-mcp dev <entry> [--http <port>] --inspector`, spawned as a user runs it, with the
+ * Inspector's web UI on a free port (`CLIENT_PORT`; its sandbox and app origin on ports the OS
+ * picks), no browser opened, and secrets kept in memory (not the keychain); resolves once the
+ * Inspector printed its URL. npx fetches the Inspector the first time: up to 90 s. The first
+ * `node` on its PATH is another one, which fails (as when a user starts dev by a Node's path,
+ * with an older Node on the PATH): npx and the Inspector must run on dev's.
+ */
+async function devWithInspector(args: string[] = []): Promise<{ dev: ChildProcess; web: InspectorWeb; exited: Promise<number | null>; output: () => string; watch: Watch }> {
+  const port = await freePort();
+  const watch = new Watch();
+  let output = '';
+  mkdirSync(path.join(project.dir, '.other-node'));
+  project.write('.other-node/node', '#!/bin/sh\necho "the other node on PATH ran $*" >&2\nexit 97\n');
+  chmodSync(path.join(project.dir, '.other-node/node'), 0o755);
+  const env = {
+    ...process.env,
+    PATH: [path.join(project.dir, '.other-node'), process.env.PATH].join(path.delimiter),
+    CLIENT_PORT: String(port),
+    MCP_SANDBOX_PORT: '0',
+    MCP_APP_ORIGIN_PORT: '0',
+    MCP_AUTO_OPEN_ENABLED: 'false',
+    MCP_INSPECTOR_SECRET_STORE: 'memory',
+  };
+  // In a process group of its own: should dev leave a process behind (the Inspector, its server), the group is ended after the test.
+  const dev = spawn(process.execPath, [cli, 'dev', project.entry, ...args, '--inspector'], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const exited = new Promise<number | null>((resolve) => dev.once('exit', resolve));
+  closers.push(async () => {
+    if (dev.exitCode === null && dev.signalCode === null) dev.kill('SIGTERM');
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000).unref())]);
+    try {
+      process.kill(-dev.pid!, 'SIGKILL');
+    } catch {
+      // nothing left in it
+    }
+  });
+  for (const stream of [dev.stdout, dev.stderr]) stream.setEncoding('utf8').on('data', (chunk: string) => ((output += chunk), watch.changed()));
+  void exited.then(() => watch.changed());
+  const over = () => dev.exitCode !== null || output.includes('hermes-mcp dev: the Inspector ended');
+  await watch.until(() => InspectorWeb.printedIn(output) !== undefined || over(), 'the URL of the Inspector', 90_000);
+  const web = InspectorWeb.printedIn(output);
+  if (!web) throw new Error(`the Inspector ended before it printed its URL:\n${output}`);
+  expect(web.origin).toBe(`http://127.0.0.1:${port}`);
+  return { dev, web, exited, output: () => output, watch };
+}
+
+/** A port of 127.0.0.1 free now (the Inspector's web UI takes no 0). */
+async function freePort(): Promise<number> {
+  const server = createNetServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** Resolves once nothing answers at `origin` (connections refused), rejects after 20 s. */
+async function gone(origin: string): Promise<void> {
+  const deadline = Date.now() + 20_000;
+  for (;;) {
+    const answered = await fetch(origin).then(
+      () => true,
+      () => false,
+    );
+    if (!answered) return;
+    if (Date.now() > deadline) throw new Error(`${origin} still answers`);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** The SDK v1 client connected through the Inspector to `server`, as the Inspector's page connects; counts tools/list_changed. */
+async function throughInspector(web: InspectorWeb, server: InspectorServer, watch: Watch): Promise<{ client: Client; transport: InspectorTransport; changes: () => number }> {
+  let changes = 0;
+  const client = new Client({ name: 'inspector-page', version: '1.0.0' });
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes++, watch.changed()));
+  const transport = web.transport(server);
+  transport.onlog = () => watch.changed();
+  closers.push(() => client.close());
+  await client.connect(transport);
+  return { client, transport, changes: () => changes };
+}
+
+const toolNames = async (client: Client) => (await client.listTools()).tools.map((tool) => tool.name);
+
+/**
+ * Which tests run depends on the Node that runs the suite: the Inspector needs Node 22.19 or newer,
+ * and dev checks the Node it runs on. On such a Node, dev starts the real Inspector (npx) and the
+ * tests drive it as its page does; on an older one, dev's refusal is what a user gets, and is
+ * tested. (The other path would need another Node binary, which the suite does not download.)
+ */
 describe('hermes-mcp dev --inspector', () => {
   it('runs the Inspector only on Node 22.19 or newer (what its package asks)', () => {
     expect(['20.20.2', '22.18.0', '22.19.0', '24.1.0'].map((version) => nodeRunsInspector(version))).toEqual([false, false, true, true]);
   });
 
-  it('on this Node 20: says what to do instead, starts nothing, exits 1', () => {
-    expect(nodeRunsInspector()).toBe(false); // the machines the suite runs on have Node 20
-    const result = spawnSync(process.execPath, [cli, 'dev', project.entry, '--inspector'], { encoding: 'utf8', timeout: 20_000 });
-    expect(result.status).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toContain(`the MCP Inspector needs Node 22.19 or newer, and this is Node ${process.versions.node}`);
-    expect(result.stderr).toContain(`npx @modelcontextprotocol/inspector ${process.execPath} ${cli} dev ${project.entry}`);
-  });
+  if (nodeRunsInspector()) {
+    it(`on this Node ${process.versions.node}: starts the Inspector's web UI with hermes-mcp dev <entry> as its stdio server, through which the tools answer and an edit is told; dev's end ends the Inspector`, async () => {
+      const { dev, web, exited, watch } = await devWithInspector();
+      const page = await web.page();
+      expect([page.status, page.type]).toEqual([200, 'text/html; charset=UTF-8']);
+      expect(page.text).toContain('<title>MCP Inspector</title>');
+      const servers = Object.values(await web.servers());
+      expect(servers).toEqual([{ type: 'stdio', command: process.execPath, args: [cli, 'dev', project.entry], cwd: process.cwd() }]);
+      const { client, transport, changes } = await throughInspector(web, servers[0], watch);
+      expect(await toolNames(client)).toEqual(['greet', 'crash']);
+      expect(await client.callTool({ name: 'greet', arguments: { name: 'ada' } })).toMatchObject({ content: [{ type: 'text', text: 'hello ada' }] });
+      expect(transport.logs.join('\n')).toMatch(/hermes-mcp dev: serving \S*src\/main\.ts on stdio, watching /);
+      project.write('src/server.ts', serverSource(SHOUT));
+      await watch.until(() => changes() > 0, 'notifications/tools/list_changed through the Inspector');
+      await watch.until(() => transport.logs.includes('hermes-mcp dev: restarted (src/server.ts changed)'), "the restart in the Inspector's server log");
+      expect(await toolNames(client)).toEqual(['greet', 'crash', 'shout']);
+      expect(await client.callTool({ name: 'shout', arguments: { name: 'ada' } })).toMatchObject({ content: [{ type: 'text', text: 'ADA' }] });
+      dev.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      await gone(web.origin);
+    });
+
+    it(`on this Node ${process.versions.node}, with --http: the Inspector is pointed at dev's URL and its tools answer through it; dev's end ends the Inspector`, async () => {
+      const { dev, web, exited, output, watch } = await devWithInspector(['--http', '0']);
+      const url = /on (http:\/\/127\.0\.0\.1:\d+\/mcp) \(Streamable HTTP\)/.exec(output())![1];
+      expect(output()).toContain(`hermes-mcp dev: starting the Inspector, pointed at ${url} (Streamable HTTP)`);
+      expect(Object.values(await web.servers())).toEqual([{ type: 'streamable-http', url }]);
+      const { client } = await throughInspector(web, { type: 'streamable-http', url }, watch);
+      expect(await client.callTool({ name: 'greet', arguments: { name: 'ada' } })).toMatchObject({ content: [{ type: 'text', text: 'hello ada' }] });
+      dev.kill('SIGTERM');
+      expect(await exited).toBe(0);
+      await gone(web.origin);
+      expect(output()).not.toContain('the Inspector ended');
+    });
+  } else {
+    it(`on this Node ${process.versions.node}: says what to do instead, starts nothing, exits 1`, () => {
+      const result = spawnSync(process.execPath, [cli, 'dev', project.entry, '--inspector'], { encoding: 'utf8', timeout: 20_000 });
+      expect(result.status).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(`the MCP Inspector needs Node 22.19 or newer, and this is Node ${process.versions.node}`);
+      expect(result.stderr).toContain(`npx @modelcontextprotocol/inspector@2 ${process.execPath} ${cli} dev ${project.entry}`);
+    });
+
+    it(`on this Node ${process.versions.node}, with --http: says how to point the Inspector at dev's URL instead, starts nothing, exits 1`, () => {
+      const result = spawnSync(process.execPath, [cli, 'dev', project.entry, '--http', '3000', '--inspector'], { encoding: 'utf8', timeout: 20_000 });
+      expect(result.status).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(`the MCP Inspector needs Node 22.19 or newer, and this is Node ${process.versions.node}`);
+      expect(result.stderr).toContain('npx @modelcontextprotocol/inspector@2 --transport http --server-url http://127.0.0.1:3000/mcp\n');
+      expect(result.stderr).toContain(`with hermes-mcp dev ${project.entry} --http 3000 (without --inspector) serving on this Node`);
+      expect(result.stderr).not.toContain('serving on http://'); // no HTTP front was started
+    });
+  }
 });
 
 describe('hermes-mcp dev: command lines it cannot take (exit 2, nothing started)', () => {

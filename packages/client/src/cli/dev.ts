@@ -28,9 +28,16 @@ told which lists changed. A new process that fails to start leaves the last good
 
   --http <port> serve on http://127.0.0.1:<port>/mcp (Streamable HTTP) instead of stdio; each
                 host session keeps its Mcp-Session-Id across restarts
-  --inspector   start the official MCP Inspector (npx @modelcontextprotocol/inspector) as the
-                host of this command, or with --http pointed at its URL (it needs Node 22.19
-                or newer; on an older one dev says what to do and exits 1)`;
+  --inspector   start the official MCP Inspector (npx @modelcontextprotocol/inspector@2, its web
+                UI) as the host of this command, or with --http pointed at its URL; it runs on
+                the Node that runs dev, which needs to be 22.19 or newer (on an older one dev
+                says what to do and exits 1), and ends with dev (SIGINT, SIGTERM)`;
+
+/**
+ * The official Inspector, by the major release whose command line dev speaks (`--transport`,
+ * `--server-url`) and whose engines {@link INSPECTOR_NODE} repeats: npx takes its newest 2.x.
+ */
+const INSPECTOR_PACKAGE = '@modelcontextprotocol/inspector@2';
 
 /** The Node the official Inspector needs (its package.json's engines). */
 const INSPECTOR_NODE = [22, 19] as const;
@@ -409,7 +416,15 @@ export async function dev(argv: string[]): Promise<number> {
   }
   if (inspector && !nodeRunsInspector()) return inspectorNeedsNode(entry, http);
   if (http !== undefined) return devHttp(entry, http, inspector);
-  if (inspector) return startInspector([process.execPath, CLI, 'dev', entry.file]);
+  if (inspector) {
+    // The Inspector is the host: it spawns `hermes-mcp dev <entry>` (this command without --inspector) on stdio.
+    // A signal is the user ending dev: dev exits 0 once npx ended, however npx took the signal.
+    const started = startInspector([process.execPath, CLI, 'dev', entry.file]);
+    let stopped = false;
+    const stop = (signal: NodeJS.Signals) => ((stopped = true), started.stop(signal));
+    process.once('SIGINT', stop).once('SIGTERM', stop);
+    return started.exited.then((code) => (stopped ? 0 : code));
+  }
   const session = new DevSession(
     entry,
     batched((text) => process.stdout.write(text)),
@@ -425,39 +440,88 @@ export async function dev(argv: string[]): Promise<number> {
   return 0;
 }
 
-/** `--http <port>`: the HTTP front (dev-http.ts) until SIGINT or SIGTERM. */
+/** `--http <port>`: the HTTP front (dev-http.ts) until SIGINT or SIGTERM; with `inspector`, the Inspector pointed at it. */
 async function devHttp(entry: Entry, port: number, inspector: boolean): Promise<number> {
   const front = await serveDevHttp(entry, port, (text) => process.stderr.write(text));
   const url = `http://127.0.0.1:${(front.server.address() as AddressInfo).port}/mcp`;
   const unwatch = watchProject(entry.root, (file) => front.reload(`${path.relative(entry.root, file)} changed`));
   process.stderr.write(`hermes-mcp dev: serving ${path.relative(process.cwd(), entry.file) || entry.file} on ${url} (Streamable HTTP), watching ${entry.root}\n`);
+  let started: StartedInspector | undefined;
+  let stopping = false;
   if (inspector) {
-    process.stderr.write(`hermes-mcp dev: in the Inspector, connect to ${url} (Streamable HTTP)\n`);
-    void startInspector([]);
+    process.stderr.write(`hermes-mcp dev: starting the Inspector, pointed at ${url} (Streamable HTTP)\n`);
+    started = startInspector(['--transport', 'http', '--server-url', url]);
+    void started.exited.then((code) => stopping || process.stderr.write(`hermes-mcp dev: the Inspector ended (exit code ${code}); dev keeps serving on ${url}\n`));
   }
-  await new Promise((resolve) => process.once('SIGINT', resolve).once('SIGTERM', resolve));
+  const signal = await new Promise<NodeJS.Signals>((resolve) => process.once('SIGINT', resolve).once('SIGTERM', resolve));
+  stopping = true;
+  started?.stop(signal);
   unwatch();
-  await front.close();
+  await Promise.all([front.close(), started?.exited]);
   return 0;
 }
 
 /** The CLI itself, as the Inspector spawns it. */
 const CLI = path.join(__dirname, '..', 'cli.js');
 
-/** `--inspector`: the official Inspector, spawning `command` (stdio) or, with none, to be pointed at the URL. */
-function startInspector(command: string[]): Promise<number> {
-  const child = spawn('npx', ['-y', '@modelcontextprotocol/inspector', ...command], { stdio: ['ignore', 'inherit', 'inherit'] });
-  return new Promise((resolve) => child.on('exit', (code) => resolve(code ?? 1)));
+/** The official Inspector, as {@link startInspector} started it. */
+interface StartedInspector {
+  /** Resolves with the exit code of npx once it ended (1 when it could not be started). */
+  readonly exited: Promise<number>;
+  /** Sends `signal` to the Inspector and every process it started (its stdio server too). */
+  stop(signal: NodeJS.Signals): void;
+}
+
+/**
+ * `--inspector`: the official Inspector through npx, with `args` after the package: the command it
+ * spawns as its stdio server, or the URL it connects to. npx, the npm under it and the
+ * Inspector run on this Node: its folder comes first on their PATH (npx and the Inspector's bin
+ * start with `#!/usr/bin/env node`, and the Node first on the PATH may be another than the one
+ * that runs dev and passed {@link nodeRunsInspector}, on which npx would pick an older Inspector
+ * or the Inspector would not start). They run in a process group of their own, which
+ * {@link StartedInspector.stop} signals whole: npx forwards a signal to a shell that does not
+ * pass it on, so the Inspector would outlive dev and keep its ports. (On Windows, where no such
+ * group is made, the signal goes to npx alone.)
+ */
+function startInspector(args: string[]): StartedInspector {
+  const group = process.platform !== 'win32';
+  const child = spawn('npx', ['-y', INSPECTOR_PACKAGE, ...args], { stdio: ['ignore', 'inherit', 'inherit'], env: withNodeFirst(process.env), detached: group });
+  const exited = new Promise<number>((resolve) => {
+    child.once('error', (error) => {
+      process.stderr.write(`hermes-mcp dev: --inspector: npx did not start (${error.message})\n`);
+      resolve(1);
+    });
+    child.once('exit', (code, signal) => resolve(code ?? (signal ? 1 : 0)));
+  });
+  const stop = (signal: NodeJS.Signals) => {
+    if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+    try {
+      if (group) process.kill(-child.pid, signal);
+      else child.kill(signal);
+    } catch {
+      // the group ended meanwhile
+    }
+  };
+  return { exited, stop };
+}
+
+/** `env` with the folder of this Node first on its PATH (the key as `env` spells it: Windows has `Path`). */
+function withNodeFirst(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const key = Object.keys(env).find((name) => name.toUpperCase() === 'PATH') ?? 'PATH';
+  return { ...env, [key]: [path.dirname(process.execPath), env[key]].filter(Boolean).join(path.delimiter) };
 }
 
 /** `--inspector` on a Node older than the Inspector's: what to do instead (nothing is started). */
 function inspectorNeedsNode(entry: Entry, http: number | undefined): number {
-  const command = http === undefined ? ` ${[process.execPath, CLI, 'dev', entry.file].join(' ')}` : '';
-  process.stderr.write(
-    `hermes-mcp dev: --inspector: the MCP Inspector needs Node ${INSPECTOR_NODE.join('.')} or newer, and this is Node ${process.versions.node}.\n` +
-      `Install a newer Node (e.g. nvm install 22) and run this again, or run the Inspector from one:\n` +
-      `  npx @modelcontextprotocol/inspector${command}\n` +
-      (http === undefined ? '' : `and connect it to hermes-mcp dev ${entry.file} --http ${http} (Streamable HTTP, http://127.0.0.1:${http}/mcp)\n`),
-  );
+  const said = [
+    `hermes-mcp dev: --inspector: the MCP Inspector needs Node ${INSPECTOR_NODE.join('.')} or newer, and this is Node ${process.versions.node}.`,
+    'Install a newer Node (e.g. nvm install 22) and run this again, or run the Inspector from one:',
+  ];
+  if (http === undefined) said.push(`  npx ${INSPECTOR_PACKAGE} ${[process.execPath, CLI, 'dev', entry.file].join(' ')}`);
+  else {
+    const url = http === 0 ? '<the URL it prints>' : `http://127.0.0.1:${http}/mcp`;
+    said.push(`  npx ${INSPECTOR_PACKAGE} --transport http --server-url ${url}`, `with hermes-mcp dev ${entry.file} --http ${http} (without --inspector) serving on this Node`);
+  }
+  process.stderr.write(`${said.join('\n')}\n`);
   return 1;
 }
