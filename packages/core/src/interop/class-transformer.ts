@@ -42,7 +42,7 @@ export interface TransformerMetadata {
 // ---------------------------------------------------------------------------------------------
 // The switch
 
-const paths = fastPathSwitch('class-transformer', check);
+const paths = fastPathSwitch('class-transformer', check, __filename);
 
 /** Whether the fast paths are on (checked once, on the first call), and why not. */
 export const classTransformerStatus: () => InteropStatus = paths.status;

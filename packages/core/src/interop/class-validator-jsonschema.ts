@@ -38,7 +38,7 @@ export type ConversionOptions = Parameters<typeof targetConstructorToSchema>[1] 
 // ---------------------------------------------------------------------------------------------
 // The switch
 
-const paths = fastPathSwitch('class-validator-jsonschema', check);
+const paths = fastPathSwitch('class-validator-jsonschema', check, __filename);
 
 /** Whether the fast paths are on (checked once, on the first call), and why not. */
 export const jsonSchemaStatus: () => InteropStatus = paths.status;

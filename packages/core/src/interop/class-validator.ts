@@ -36,7 +36,7 @@ export type { ConstraintMetadata, ValidationMetadata };
 // ---------------------------------------------------------------------------------------------
 // The switch
 
-const paths = fastPathSwitch('class-validator', check);
+const paths = fastPathSwitch('class-validator', check, __filename);
 
 /** Whether the fast paths are on (checked once, on the first call), and why not. */
 export const classValidatorStatus: () => InteropStatus = paths.status;

@@ -2,6 +2,8 @@
  * The status of one library's fast paths: on, or off and why. Each interop module works its own
  * out once (shape checks, then the self-check on the canary classes) and reports it in this form.
  */
+import * as path from 'node:path';
+import { cachedVerdict } from './verdict-cache';
 
 /** Whether Hermes reads a library's internals (fast) or only its public API (slower, same results). */
 export interface InteropStatus {
@@ -19,21 +21,24 @@ export interface InteropStatus {
  * The status of `library` given the outcome of its checks: `reason` undefined means they all
  * passed. A check that throws is a failed check, never a failed bootstrap. `HERMES_INTEROP=public`
  * in the environment turns every fast path off without checking (to rule them out, or to test the
- * public paths).
+ * public paths). A pass is kept on disk for the code it was worked out on (verdict-cache.ts), so a
+ * later process on the same installed code does not check again. `checker` is the module that
+ * checks (its `__filename`).
  */
-export function statusOf(library: string, check: () => string | undefined, paths?: string[]): InteropStatus {
+export function statusOf(library: string, check: () => string | undefined, checker: string, paths?: string[]): InteropStatus {
   // A fast path that asked for its own status while being checked would run the check again, and again.
   if (checking.has(library)) throw new Error(`the self-check of ${library} asked for its own status`);
   checking.add(library);
+  const root = rootOf(library, paths);
   let reason: string | undefined;
   try {
-    reason = process.env.HERMES_INTEROP === 'public' ? 'HERMES_INTEROP=public asks for the public API only' : check();
+    reason = process.env.HERMES_INTEROP === 'public' ? 'HERMES_INTEROP=public asks for the public API only' : cachedVerdict(library, root, checker, check);
   } catch (error) {
     reason = `its self-check threw: ${error instanceof Error ? error.message : String(error)}`;
   } finally {
     checking.delete(library);
   }
-  const version = versionOf(library, paths);
+  const version = versionOf(root);
   return Object.freeze(reason === undefined ? { library, version, fast: true } : { library, version, fast: false, reason });
 }
 
@@ -45,18 +50,28 @@ export interface FastPathSwitch {
   readonly fast: () => boolean;
 }
 
-/** The {@link FastPathSwitch} of `library`, whose checks are `check` (see {@link statusOf}). */
-export function fastPathSwitch(library: string, check: () => string | undefined, paths?: string[]): FastPathSwitch {
+/** The {@link FastPathSwitch} of `library`, whose checks are `check` in the module `checker` (see {@link statusOf}). */
+export function fastPathSwitch(library: string, check: () => string | undefined, checker: string, paths?: string[]): FastPathSwitch {
   let status: InteropStatus | undefined;
-  const get = (): InteropStatus => (status ??= statusOf(library, check, paths));
+  const get = (): InteropStatus => (status ??= statusOf(library, check, checker, paths));
   return { status: get, fast: () => get().fast };
 }
 
-/** The version of `library` as found from `paths` (default: from here). */
-function versionOf(library: string, paths?: string[]): string {
+/** The folder of `library` (where its package.json is) as found from `paths` (default: from here), if it is found. */
+function rootOf(library: string, paths?: string[]): string | undefined {
+  try {
+    return path.dirname(require.resolve(`${library}/package.json`, paths && { paths }));
+  } catch {
+    return undefined;
+  }
+}
+
+/** The version of the library in `root`. */
+function versionOf(root: string | undefined): string {
+  if (root === undefined) return 'unknown';
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const { version } = require(require.resolve(`${library}/package.json`, paths && { paths })) as { version?: unknown };
+    const { version } = require(path.join(root, 'package.json')) as { version?: unknown };
     return typeof version === 'string' ? version : 'unknown';
   } catch {
     return 'unknown';

@@ -1,0 +1,120 @@
+/**
+ * The self-checks' verdicts, kept on disk so that a process does not run them again on code that
+ * did not change. A self-check (status.ts) runs a library's fast paths beside its public API on the
+ * canary classes: its verdict depends only on the code of that library and of Hermes, so it is
+ * worked out once per installed copy, then read back at each start (~15–20 ms of every start,
+ * most of it class-validator's).
+ *
+ * What a verdict is kept under, and checked against at each read:
+ * - the library's version and every file of it that was loaded when the check passed (by
+ *   `require`: the files its fast paths and its public API ran), by path, size and modification
+ *   time — an upgrade, a reinstall or a file patched in place (patch-package) makes a new key;
+ * - Hermes' own: core's version and the size and modification time of the module that checks;
+ * - Node's major version.
+ * Only passes are kept: a library whose fast paths are off is checked again at each start, and
+ * says why each time.
+ *
+ * Where: `node_modules/.cache/hermes-mcp/interop.json`, beside the libraries it describes (the
+ * `node_modules` that holds the library), as other tools keep their caches; `HERMES_INTEROP_CACHE`
+ * names another folder, or `off` turns the cache off. A folder that cannot be written (a read-only
+ * install) leaves the checks to run each time, as they did before. What a process changes in
+ * memory (a library patched at run time) is not seen here: turn the cache off for that.
+ */
+import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+
+/** The cache file's shape. */
+interface CacheFile {
+  readonly format: 1;
+  readonly verdicts: Record<string, { readonly key: string; readonly files: string[] }>;
+}
+
+const FILE = 'interop.json';
+
+/**
+ * The verdict of `check` for `library` (undefined: its fast paths pass), from the cache when the
+ * code it was worked out on is still the code installed, else by running `check` (and keeping a
+ * pass). `root` is the library's folder (where its package.json is), `checker` the module that
+ * checks it (its `__filename`).
+ */
+export function cachedVerdict(library: string, root: string | undefined, checker: string, check: () => string | undefined): string | undefined {
+  const folder = root === undefined ? undefined : cacheFolder(root);
+  if (folder === undefined || typeof require === 'undefined' || !require.cache) return check();
+  const file = path.join(folder, FILE);
+  const kept = read(file)?.verdicts[library];
+  if (kept !== undefined && kept.key === keyOf(checker, root!, kept.files)) return undefined;
+  const verdict = check();
+  if (verdict === undefined) keep(file, library, checker, root!);
+  return verdict;
+}
+
+/** The folder the verdicts of the library at `root` are kept in, or undefined when the cache is off. */
+function cacheFolder(root: string): string | undefined {
+  const named = process.env.HERMES_INTEROP_CACHE;
+  if (named === 'off' || named === '0' || named === 'false') return undefined;
+  if (named) return path.resolve(named);
+  // The node_modules that holds the library (a scoped one sits one level deeper).
+  let modules = path.dirname(root);
+  if (path.basename(modules).startsWith('@')) modules = path.dirname(modules);
+  return path.basename(modules) === 'node_modules' ? path.join(modules, '.cache', 'hermes-mcp') : undefined;
+}
+
+/** The key of a verdict: Hermes' checker, Node's major, and each of `files` (relative to `root`) as it is now. */
+function keyOf(checker: string, root: string, files: readonly string[]): string {
+  const parts: unknown[] = [coreVersion(), process.versions.node.split('.')[0], stamp(checker)];
+  for (const file of files) parts.push(file, stamp(path.join(root, file)));
+  return JSON.stringify(parts);
+}
+
+/** A file's size and modification time, or null when it is gone. */
+function stamp(file: string): [number, number] | null {
+  try {
+    const { size, mtimeMs } = statSync(file);
+    return [size, mtimeMs];
+  } catch {
+    return null;
+  }
+}
+
+function read(file: string): CacheFile | undefined {
+  try {
+    const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<CacheFile>;
+    return parsed.format === 1 && typeof parsed.verdicts === 'object' && parsed.verdicts !== null ? (parsed as CacheFile) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps the pass of `library`, keyed by the files of it loaded now; whatever fails is left (the check runs again next time). */
+function keep(file: string, library: string, checker: string, root: string): void {
+  try {
+    const prefix = root + path.sep;
+    const files = Object.keys(require.cache)
+      .filter((loaded) => loaded.startsWith(prefix))
+      .map((loaded) => loaded.slice(prefix.length))
+      .sort();
+    files.unshift('package.json');
+    const verdicts = { ...read(file)?.verdicts, [library]: { key: keyOf(checker, root, files), files } };
+    mkdirSync(path.dirname(file), { recursive: true });
+    // Written whole, then renamed: a process that reads it meanwhile sees the old file or the new one.
+    const temporary = `${file}.${process.pid}.tmp`;
+    writeFileSync(temporary, JSON.stringify({ format: 1, verdicts } satisfies CacheFile));
+    renameSync(temporary, file);
+  } catch {
+    // A read-only install, a full disk: the check runs again at the next start.
+  }
+}
+
+let version: string | undefined;
+
+/** This package's version (a new Hermes checks anew), read once. */
+function coreVersion(): string {
+  if (version === undefined) {
+    try {
+      version = String((JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version?: unknown }).version);
+    } catch {
+      version = 'unknown';
+    }
+  }
+  return version;
+}
