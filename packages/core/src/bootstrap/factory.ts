@@ -22,7 +22,8 @@ import { register, scanServer } from './scanner';
 import { checkAppLink, toolMetaOf } from './apps';
 import type { SchemaWarning } from '../schema/schema-builder';
 import { DecoratedServerHandler } from '../engine/decorated-server';
-import { SkillsHost, type SkillsReload } from '../skills/host';
+import type * as SkillsHostModule from '../skills/host';
+import type { SkillsReload } from '../skills/host';
 import { codeSkillsOf } from '../skills/code';
 import { StdioTransport, StdioTransportOptions } from '../transports/stdio.transport';
 import type { ValidateOptions } from '../validation/validator';
@@ -421,6 +422,9 @@ export class McpFactory {
     logSchemaWarnings(logger, warnings, options);
     const codeSkills = codeSkillsOf([target, ...(serverOptions.components ?? [])], instances);
     if (serverOptions.skills !== undefined || codeSkills.length > 0) {
+      // Loaded here, not with core: a server without skills starts without their modules.
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { SkillsHost } = require('../skills/host') as typeof SkillsHostModule;
       const skills = (registry.skills = new SkillsHost(serverOptions.skills ?? {}, logger, codeSkills));
       skills.onListChanged = () => registry.skillsChanged();
     }
