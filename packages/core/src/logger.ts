@@ -1,9 +1,10 @@
 /**
  * Server-side logging with pino. In stdio mode stdout belongs to the protocol, so the default
- * logger writes to stderr (fd 2), always.
+ * logger writes to stderr (fd 2), always. An app's default logger is made the first time it writes
+ * a line ({@link deferredLogger}): a server that has nothing to say starts without loading pino.
  */
 import { merge } from '@hermes-mcp/protocol';
-import pino from 'pino';
+import type pino from 'pino';
 
 /**
  * The logger the framework needs: the part of pino's API it uses, so pino itself, a pino child and
@@ -49,14 +50,17 @@ export const REDACTED_LOG_PATHS: readonly string[] = Object.freeze(
  * descriptors), it writes to the console, which is where a worker's logs go.
  */
 export function createLogger(options: LoggerOptions = {}): pino.Logger {
+  // Loaded here, the first time a logger is made (its module and sonic-boom's, thread-stream's).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const pino = require('pino') as typeof import('pino');
   return pino(
     { name: options.name ?? 'hermes-mcp', level: options.level ?? process.env.HERMES_LOG_LEVEL ?? 'info', redact: { paths: [...REDACTED_LOG_PATHS], censor: '[redacted]' } },
-    options.destination ?? stderr(),
+    options.destination ?? stderr(pino),
   );
 }
 
 /** pino's asynchronous stderr stream; undefined in its browser build, which has no destinations. */
-function stderr(): pino.DestinationStream | undefined {
+function stderr(pino: typeof import('pino')): pino.DestinationStream | undefined {
   return typeof pino.destination === 'function' ? pino.destination({ fd: 2, sync: false }) : undefined;
 }
 
@@ -131,7 +135,9 @@ export class LazyChildLogger implements Logger {
     const bindings = this.bindings;
     if (bindings !== undefined) {
       this.bindings = undefined;
-      this.target = this.target.child(bindings);
+      // A deferred logger's child() is lazy too: the child is made of the pino logger under it.
+      const parent = this.target instanceof DeferredLogger ? this.target.pino : this.target;
+      this.target = parent.child(bindings);
     }
     return this.target;
   }
@@ -144,13 +150,91 @@ export class LazyChildLogger implements Logger {
   }
 }
 
-// One method per level on the prototype (shared by every instance), each writing at its level.
-for (const level of LOG_LEVELS) {
-  Object.defineProperty(LazyChildLogger.prototype, level, {
-    value: function (this: LazyChildLogger, ...args: unknown[]): void {
-      this.write(level, args);
-    },
-    writable: true,
-    configurable: true,
-  });
+/** pino's levels by name, as numbers (a line is written when its level's is at least the logger's). */
+const LEVEL_VALUES: Readonly<Record<string, number>> = { trace: 10, debug: 20, info: 30, warn: 40, error: 50, fatal: 60, silent: Infinity };
+
+/** `level` if pino knows it; else the error pino would throw, at once rather than at the first line. */
+function knownLevel(level: string): string {
+  if (!(level in LEVEL_VALUES)) throw new Error(`unknown level ${level}`);
+  return level;
+}
+
+/**
+ * The logger {@link createLogger} would make, made the first time a line is written at a level that
+ * is on (or something asks for pino itself): until then it knows its level, says which levels are
+ * on, and hands out {@link LazyChildLogger} children. An app's default logger (`McpFactory.create`
+ * without `logger`); a stdio server that writes no line never loads pino.
+ *
+ * @internal
+ */
+export class DeferredLogger implements Logger {
+  private made?: pino.Logger;
+  private wanted: string;
+
+  constructor(private readonly options: LoggerOptions = {}) {
+    this.wanted = knownLevel(options.level ?? process.env.HERMES_LOG_LEVEL ?? 'info');
+  }
+
+  /** The pino logger, made now if it was not yet. */
+  get pino(): pino.Logger {
+    return (this.made ??= createLogger({ ...this.options, level: this.wanted }));
+  }
+
+  /** The level; setting it before the logger is made only remembers it. */
+  get level(): string {
+    return this.made ? this.made.level : this.wanted;
+  }
+
+  set level(level: string) {
+    if (this.made) this.made.level = level;
+    else this.wanted = knownLevel(level);
+  }
+
+  /** Whether a line at `level` would be written. */
+  isLevelEnabled(level: string): boolean {
+    return this.made ? this.made.isLevelEnabled(level) : (LEVEL_VALUES[level] ?? 0) >= LEVEL_VALUES[this.wanted];
+  }
+
+  /** Logs at `fatal`. */
+  declare fatal: pino.LogFn;
+  /** Logs at `error`. */
+  declare error: pino.LogFn;
+  /** Logs at `warn`. */
+  declare warn: pino.LogFn;
+  /** Logs at `info`. */
+  declare info: pino.LogFn;
+  /** Logs at `debug`. */
+  declare debug: pino.LogFn;
+  /** Logs at `trace`. */
+  declare trace: pino.LogFn;
+
+  /** A child with `bindings`, itself made on first use. */
+  child(bindings: Record<string, unknown>): Logger {
+    return new LazyChildLogger(this, bindings);
+  }
+
+  /** Writes at `level` (making the pino logger if this level is on). @internal */
+  write(level: LogLevel, args: unknown[]): void {
+    if (!this.made && !this.isLevelEnabled(level)) return;
+    const logger = this.pino;
+    Reflect.apply(logger[level], logger, args);
+  }
+}
+
+/** The default logger of an app: {@link createLogger}'s, made when it first writes a line. @internal */
+export function deferredLogger(options: LoggerOptions = {}): Logger {
+  return new DeferredLogger(options);
+}
+
+// One method per level on the prototype of each lazy logger, each writing at its level.
+for (const lazy of [LazyChildLogger, DeferredLogger]) {
+  for (const level of LOG_LEVELS) {
+    Object.defineProperty(lazy.prototype, level, {
+      value: function (this: LazyChildLogger | DeferredLogger, ...args: unknown[]): void {
+        this.write(level, args);
+      },
+      writable: true,
+      configurable: true,
+    });
+  }
 }

@@ -1,8 +1,10 @@
 /**
  * A stdio server starts and answers without core's HTTP, WebSocket, OAuth resource-server and
- * skills-host modules: index.ts declares those exports and loads each module the first time one of
- * its exports is read, and the factory loads the skills host only for a server with skills. The
- * exports stay exports: CommonJS `require` and ES module `import { … }` give the real values.
+ * skills-host modules, and without pino: index.ts declares those exports and loads each module the
+ * first time one of its exports is read, the factory loads the skills host only for a server with
+ * skills, and an app's default logger loads pino when it first writes a line (a server spawned by a
+ * host writes none: its "listening" line is at debug when stderr is not a terminal). The exports
+ * stay exports: CommonJS `require` and ES module `import { … }` give the real values.
  * Checked in fresh Node processes on the built packages (`tsc -b`), as a host starts a server.
  */
 import { spawnSync } from 'node:child_process';
@@ -13,7 +15,7 @@ import { join } from 'node:path';
 const CORE = join(__dirname, '..');
 
 /** The folders of core's modules a stdio server does without… */
-const LAZY = ['/dist/transports/http/', '/dist/auth/', '/dist/transports/websocket.js', '/dist/skills/host.js'];
+const LAZY = ['/dist/transports/http/', '/dist/auth/', '/dist/transports/websocket.js', '/dist/skills/host.js', '/node_modules/pino/'];
 /** …but these two, which it needs: `HttpError` (exported as it is, 20 lines) and the scopes `@RequireScopes` checks. */
 const EAGER = ['/dist/transports/http/http-error.js', '/dist/auth/scopes.js'];
 
@@ -37,12 +39,14 @@ describe("core's modules that a stdio server does without", () => {
   /** Runs a script file (CommonJS, or ES module for `.mjs`) in `dir`; its stdout (and stderr). */
   const run = (name: string, source: string, input = ''): string & { stderr?: string } => {
     writeFileSync(join(dir, name), source);
-    const result = spawnSync(process.execPath, [join(dir, name)], { input, encoding: 'utf8', env: { ...process.env, HERMES_LOG_LEVEL: 'silent' } });
+    const env = { ...process.env };
+    delete env.HERMES_LOG_LEVEL; // the default level: info
+    const result = spawnSync(process.execPath, [join(dir, name)], { input, encoding: 'utf8', env });
     if (result.status !== 0) throw new Error(`${name} exited with ${result.status}:\n${result.stderr}`);
     return Object.assign(result.stdout, { stderr: result.stderr });
   };
   const resolver = `const from = (name) => require(require.resolve(name, { paths: [${JSON.stringify(CORE)}] }));`;
-  const loadedLazy = `Object.keys(require.cache).filter((file) => ${JSON.stringify(LAZY)}.some((part) => file.includes(part)) && !${JSON.stringify(EAGER)}.some((part) => file.endsWith(part))).map((file) => file.slice(file.indexOf('/dist/') + 6))`;
+  const loadedLazy = `Object.keys(require.cache).filter((file) => ${JSON.stringify(LAZY)}.some((part) => file.includes(part)) && !${JSON.stringify(EAGER)}.some((part) => file.endsWith(part))).map((file) => file.slice(file.lastIndexOf('/dist/') + 6))`;
 
   it('are not loaded by a stdio server that starts, lists its tools and answers a call', () => {
     const stdout = run(

@@ -62,3 +62,50 @@ describe('createLogger', () => {
     expect(lines).toEqual([[expect.objectContaining({ where: 'a worker' }), 'logged']]);
   });
 });
+
+describe("an app's default logger (made when it first writes a line)", () => {
+  // The class is internal: apps get it as `app.logger` when `McpFactory.create` is given no logger.
+  const { DeferredLogger } = require('../src/logger') as typeof import('../src/logger');
+
+  it("writes what createLogger's logger writes, bindings and redaction included, once a line is on", () => {
+    const deferred = capture();
+    const direct = capture();
+    const log = new DeferredLogger({ destination: deferred.destination, level: 'info' });
+    const child = log.child({ session: 's1' });
+    child.debug({ token: 't' }, 'below the level: nothing made');
+    expect((log as unknown as { made?: unknown }).made).toBeUndefined();
+    child.info({ token: 't' }, 'from a child');
+    log.warn({ headers: { authorization: 'Bearer x' } }, 'from the root');
+    const real = createLogger({ destination: direct.destination, level: 'info' });
+    real.child({ session: 's1' }).info({ token: 't' }, 'from a child');
+    real.warn({ headers: { authorization: 'Bearer x' } }, 'from the root');
+    const strip = (lines: Array<Record<string, unknown>>) => lines.map(({ time: _t, ...rest }) => rest);
+    expect(strip(deferred.lines)).toEqual(strip(direct.lines));
+    expect(deferred.lines).toHaveLength(2);
+  });
+
+  it('knows its level before pino is made: which levels are on, a level set meanwhile, an unknown one refused at once', () => {
+    const { lines, destination } = capture();
+    const log = new DeferredLogger({ destination, level: 'warn' });
+    expect(['error', 'warn', 'info'].map((level) => log.isLevelEnabled(level))).toEqual([true, true, false]);
+    log.info('off');
+    log.level = 'debug';
+    expect(log.level).toBe('debug');
+    expect((log as unknown as { made?: unknown }).made).toBeUndefined();
+    log.debug('on now');
+    expect(lines.map((line) => [line.level, line.msg])).toEqual([[20, 'on now']]);
+    expect(log.pino.level).toBe('debug');
+    expect(() => new DeferredLogger({ level: 'loud' })).toThrow('unknown level loud');
+    expect(() => (new DeferredLogger({ destination }).level = 'loud')).toThrow('unknown level loud');
+  });
+
+  it('takes HERMES_LOG_LEVEL, as createLogger does', () => {
+    process.env.HERMES_LOG_LEVEL = 'error';
+    try {
+      expect(new DeferredLogger().level).toBe('error');
+      expect(createLogger().level).toBe('error');
+    } finally {
+      delete process.env.HERMES_LOG_LEVEL;
+    }
+  });
+});

@@ -14,7 +14,7 @@ import { HermesError } from '../errors';
 import { assertSingleCopies } from '../interop/single-copy';
 import { reportInterop } from '../interop/report';
 import { McpHandler, NotificationContext, isMcpHandler } from '../engine/mcp-handler';
-import { Logger, createLogger } from '../logger';
+import { Logger, deferredLogger } from '../logger';
 import type { CacheHints, PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
 import { ListKind, Registry } from './registry';
 import type { ServedApp } from './served-app';
@@ -191,7 +191,12 @@ export class McpApp implements ServedApp {
     const stdio = this.options.stdio ?? {};
     const connection = await this.connect(new StdioTransport({ maxResultBytes: this.engine.maxResultBytes, ...stdio }));
     const counts = this.registry?.counts;
-    this.logger.info({ ...counts, server: this.handler.serverInfo.name }, 'MCP server listening on stdio');
+    // For whoever watches the terminal; a host that spawns the server (stderr a pipe or a file)
+    // gets it at debug: a server started many times a day then writes nothing, and its default
+    // logger never loads pino (logger.ts). (node:tty is asked here, on stdio: never in a worker.)
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const said = (require('node:tty') as typeof import('node:tty')).isatty(2) ? 'info' : 'debug';
+    this.logger[said]({ ...counts, server: this.handler.serverInfo.name }, 'MCP server listening on stdio');
     const onSignal = (signal: NodeJS.Signals): void => {
       this.logger.info({ signal }, 'shutting down: answering the requests in flight');
       void this.close().finally(() => process.exit(0));
@@ -405,7 +410,7 @@ export class McpFactory {
    */
   static create(target: Constructor | McpHandler, options: McpAppOptions = {}): McpApp {
     assertSingleCopies();
-    const logger = options.logger ?? createLogger();
+    const logger = options.logger ?? deferredLogger();
     if (isMcpHandler(target)) return new McpApp(target, undefined, options, logger);
     reportInterop(logger);
     if (typeof target !== 'function') {
