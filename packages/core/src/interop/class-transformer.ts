@@ -20,9 +20,8 @@
 import { ClassTransformOptions, ExcludeMetadata, ExposeMetadata, TransformMetadata, TransformationType, TypeMetadata, instanceToPlain, plainToInstance } from 'class-transformer';
 import type { MetadataStorage as TransformerStorage } from 'class-transformer/types/MetadataStorage';
 import { isDeepStrictEqual } from 'node:util';
-import { canary } from './canary';
 import { ruleStorage } from './class-validator';
-import { InteropStatus, fastPathSwitch } from './status';
+import { InteropStatus, canaryClasses, fastPathSwitch } from './status';
 
 /**
  * What Hermes asks of class-transformer's decorators: the part of its storage it uses, and what
@@ -330,7 +329,7 @@ function check(): string | undefined {
   if (typeof found === 'string') return found;
   const { storage, defaultOptions } = found;
   if (!neutral(defaultOptions)) return 'its default options are not the ones whose effect Hermes knows';
-  const { Point, Shape, pointInputs, shapeInputs } = canary();
+  const { Point, Shape, pointInputs, shapeInputs } = canaryClasses();
   // Nothing to transform: plainToInstance builds `new cls()` and copies the keys.
   for (const plain of pointInputs) {
     if (!nothingToTransformWith(found, Point, Object.keys(plain))) return `nothingToTransform() finds something to do for ${Point.name}`;

@@ -23,10 +23,9 @@ import type { MetadataStorage } from 'class-validator';
 import { targetConstructorToSchema, validationMetadataArrayToSchemas } from 'class-validator-jsonschema';
 import merge from 'lodash.merge';
 import { isDeepStrictEqual } from 'node:util';
-import { canary } from './canary';
 import { TransformerMetadata, transformerMetadata } from './class-transformer';
 import type { ValidationMetadata } from './class-validator';
-import { InteropStatus, fastPathSwitch } from './status';
+import { InteropStatus, canaryClasses, fastPathSwitch } from './status';
 
 /** A JSON Schema object. */
 type Schema = Record<string, unknown>;
@@ -229,7 +228,7 @@ function propertyOf(schemas: Record<string, Schema>, name: string): Schema | und
 function check(): string | undefined {
   const found = internals();
   if (typeof found === 'string') return found;
-  const { Point, Doc, Tagged } = canary();
+  const { Point, Doc, Tagged } = canaryClasses();
   if (Object.keys(found.defaultOptions).length === 0) return 'build/options exports empty defaultOptions';
   if (hasOwn(found.defaultConverters, GIVEN)) return 'its converters know a rule type Hermes uses as a marker';
   const storage = getMetadataStorage();

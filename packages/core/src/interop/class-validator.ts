@@ -27,8 +27,8 @@ import type { ConstraintMetadata } from 'class-validator/types/metadata/Constrai
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
 import type { ValidationExecutor as Executor } from 'class-validator/types/validation/ValidationExecutor';
 import { isDeepStrictEqual } from 'node:util';
-import { Canary, canary } from './canary';
-import { InteropStatus, brief, fastPathSwitch } from './status';
+import type { Canary } from './canary';
+import { InteropStatus, brief, canaryClasses, fastPathSwitch } from './status';
 
 /** class-validator's types of a rule and of a constraint, from the modules its index does not re-export. */
 export type { ConstraintMetadata, ValidationMetadata };
@@ -340,7 +340,7 @@ function check(): string | undefined {
   }
   const Executor = loadExecutor();
   if (typeof Executor === 'string') return Executor;
-  const made = canary(); // decorated before the map is looked at
+  const made = canaryClasses(); // decorated before the map is looked at
   const rules = rulesOf(storage);
   if (!rules) return 'its MetadataStorage no longer keeps the rules in a `validationMetadatas` map';
   // The public API goes through every decorated class on each look-up, and makes garbage for each:

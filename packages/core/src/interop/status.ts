@@ -3,6 +3,7 @@
  * out once (shape checks, then the self-check on the canary classes) and reports it in this form.
  */
 import * as path from 'node:path';
+import type * as CanaryModule from './canary';
 import { cachedVerdict } from './verdict-cache';
 
 /** Whether Hermes reads a library's internals (fast) or only its public API (slower, same results). */
@@ -86,4 +87,13 @@ export function brief(value: unknown): string {
   } catch {
     return String(value);
   }
+}
+
+/**
+ * The canary classes (canary.ts), decorated now if they were not yet. Its module is loaded here, by
+ * a self-check, and not with core: a start whose verdicts were kept (verdict-cache.ts) never loads it.
+ */
+export function canaryClasses(): ReturnType<typeof CanaryModule.canary> {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('./canary') as typeof CanaryModule).canary();
 }

@@ -22,7 +22,8 @@ const targets = () => getMetadataStorage().validationMetadatas.size;
 const before = targets();
 const { interopStatus } = require(${JSON.stringify(CORE)});
 const status = interopStatus().map(({ library, fast }) => [library, fast]);
-process.stdout.write(JSON.stringify({ checked: targets() > before, status }));
+const canary = Object.keys(require.cache).some((file) => file.endsWith('canary.js'));
+process.stdout.write(JSON.stringify({ checked: targets() > before, canary, status }));
 `;
 
 const LIBRARIES = ['class-validator', 'class-transformer', 'class-validator-jsonschema', 'validator'];
@@ -35,7 +36,10 @@ interface Start {
 /** One process start with `HERMES_INTEROP_CACHE` set to `cache`. */
 function start(cache: string): Start {
   const stdout = execFileSync(process.execPath, ['-e', SCRIPT], { cwd: path.resolve(__dirname, '../..'), env: { ...process.env, HERMES_INTEROP_CACHE: cache }, encoding: 'utf8' });
-  return JSON.parse(stdout) as Start;
+  const { canary, ...start } = JSON.parse(stdout) as Start & { canary: boolean };
+  // The canary classes' module is loaded by a check, and only then.
+  expect(canary).toBe(start.checked);
+  return start;
 }
 
 const everyFast = LIBRARIES.map((library) => [library, true]);
