@@ -25,6 +25,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { nodeInEngines } from './cache.mjs';
+import { PACKAGES, packPackages } from './pack.mjs';
 import docBlocksModule from './doc-blocks.cjs';
 
 const { docBlocks } = docBlocksModule;
@@ -33,7 +34,6 @@ const repo = fileURLToPath(new URL('..', import.meta.url));
 const keep = process.argv.includes('--keep');
 const work = mkdtempSync(path.join(tmpdir(), 'hermes-packages-'));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
-const PACKAGES = ['protocol', 'core', 'fastify', 'testing', 'client', 'redis', 'opentelemetry', 'create-hermes-mcp'];
 const rootPackage = JSON.parse(readFileSync(path.join(repo, 'package.json'), 'utf8'));
 const versionOf = (name) => rootPackage.devDependencies[name];
 
@@ -119,15 +119,12 @@ async function main() {
   step(`building, then packing into ${work}`);
   run(process.execPath, [path.join(repo, 'node_modules/typescript/bin/tsc'), '-b'], repo);
   const tarballs = {};
-  const packDir = path.join(work, 'tarballs');
-  mkdirSync(packDir);
-  for (const name of PACKAGES) {
-    const [packed] = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', packDir, '--loglevel=error'], path.join(repo, 'packages', name), { capture: true }));
-    tarballs[name] = path.join(packDir, packed.filename);
-    const files = packed.files.map((f) => f.path);
+  for (const [name, packed] of Object.entries(packPackages(PACKAGES, path.join(work, 'tarballs')))) {
+    tarballs[name] = packed.tarball;
+    const files = packed.files;
     check(files.includes('LICENSE') && files.includes('README.md') && files.includes('package.json'), `${name}: the tarball has LICENSE, README.md and package.json`);
     check(!files.some((f) => f.startsWith('src/') || f.startsWith('test/') || f.endsWith('.tsbuildinfo')), `${name}: the tarball has no sources, tests or build info`);
-    process.stdout.write(`  ${packed.filename}: ${files.length} files, ${(packed.size / 1024).toFixed(0)} KiB\n`);
+    process.stdout.write(`  ${path.basename(packed.tarball)}: ${files.length} files, ${(packed.size / 1024).toFixed(0)} KiB\n`);
   }
   const file = (name) => `file:${tarballs[name]}`;
   const blocks = readmeBlocks();
@@ -138,6 +135,26 @@ async function main() {
     consumer = path.join(work, `consumer-ts${typescript.major}`);
     await consumerChecks(consumer, typescript, blocks, tarballs);
   }
+  step('from a clone: the line `npm run pack -- core fastify` prints, run in a new project');
+  const printed = run(process.execPath, [path.join(repo, 'scripts/pack.mjs'), 'core', 'fastify', '--dest', path.join(work, 'clone-packs')], repo, { capture: true }).trim();
+  check(
+    /^npm install \S+hermes-mcp-protocol-[^ ]+\.tgz \S+hermes-mcp-core-[^ ]+\.tgz \S+hermes-mcp-fastify-[^ ]+\.tgz /.test(printed),
+    `pack prints the install line (got "${printed}")`,
+  );
+  const fromClone = path.join(work, 'from-clone');
+  mkdirSync(fromClone);
+  writeFileSync(path.join(fromClone, 'package.json'), JSON.stringify({ name: 'from-clone', private: true }, null, 2));
+  installAsTheReadmeSays(printed, {}, fromClone);
+  const loads = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      "require('reflect-metadata'); const { McpFactory } = require('@hermes-mcp/core'); const { hermesMcp } = require('@hermes-mcp/fastify'); process.exit(typeof McpFactory.create === 'function' && typeof hermesMcp === 'function' ? 0 : 1)",
+    ],
+    { cwd: fromClone },
+  );
+  check(loads.status === 0, `the packed core and fastify load in the new project (${loads.stderr})`);
+
   step('folder install: core linked from its folder must be refused with HERMES_DUPLICATE_LIBRARY');
   const linked = path.join(work, 'linked');
   mkdirSync(path.join(linked, 'dist'), { recursive: true });
