@@ -26,45 +26,16 @@ import { inspect } from './cli/inspect';
 import { run as runEntry } from './cli/entry';
 import { CallToolResult, ErrorCode, McpError, PROTOCOL_VERSIONS, Transport, isProtocolVersion, isRecord } from '@hermes-mcp/protocol';
 
-const USAGE = `usage: hermes-mcp <command> [arguments] (--stdio "<command line>" | --url <url> [--sse]) [options]
+/** A command that asks a server: the operand it needs (its description), and whether it takes `--args` (or `--file`). */
+interface ClientCommand {
+  operand?: string;
+  args?: 'json' | 'strings';
+  assignments?: true;
+  file?: true;
+}
 
-commands:
-  info                      the server's name, version, revision, capabilities and instructions
-  tools | resources | templates | prompts
-                            every item of that list (all pages)
-  call <tool> [key=value | key:=<json> …] [--args <json>]
-                            key=value typed by the tool's input schema (a.b=1 inside a; a key
-                            given twice is an array); key:=<json> as JSON as it is
-  read <uri>
-  prompt <name> [--args <json>]
-  ping                      ping (in 2026-07-28, which has no ping: server/discover)
-  skills                    every skills/list entry (all pages; the Skills extension, SEP-2640)
-  skill <SKILL.md URI>      skills/get
-  skill-read <SKILL.md URI> [--file <path or URI>]
-                            SKILL.md (or, once it verified, the skill's file --file names) read
-                            and verified against the skill's entry: size, digest, frontmatter
-  skill-dir <directory URI> resources/directory/read (all pages)
-  install <host> <entry> | uninstall <host> <name>
-                            add or remove the server in Claude Desktop, Claude Code, Cursor, VS Code
-                            or Gemini CLI (hermes-mcp install --help)
-
-On a terminal, the server's questions (elicitation) are asked there and progress is shown on
-stderr. Exit codes: 0 done, 1 an error from the server, a tool result with isError or a skill file
-that failed verification, 2 a command line that cannot be read.
-
-options:
-  --stdio "<command line>"  spawn the server and talk over its stdin and stdout
-  --url <url>               http(s)://… Streamable HTTP (--sse: the 2024-11-05 HTTP+SSE transport),
-                            ws(s)://… WebSocket
-  --header "<name>: <value>"  an HTTP header for every request (repeatable)
-  --protocol <revision>     speak this revision (default: auto — 2026-07-28 when the server does)
-  --timeout <ms>            per request (default 60000)`;
-
-/** A command line that cannot be read: exit 2 with the usage. */
-class UsageError extends Error {}
-
-/** Each command: the operand it needs (its description), and whether it takes `--args` (or `--file`). */
-const COMMANDS: Readonly<Record<string, { operand?: string; args?: 'json' | 'strings'; assignments?: true; file?: true }>> = {
+/** The commands that ask a server, read by {@link parse} (one command line, one shape). */
+const COMMANDS = {
   info: {},
   tools: {},
   resources: {},
@@ -78,7 +49,79 @@ const COMMANDS: Readonly<Record<string, { operand?: string; args?: 'json' | 'str
   skill: { operand: 'SKILL.md URI' },
   'skill-read': { operand: 'SKILL.md URI', file: true },
   'skill-dir': { operand: 'directory URI' },
+} satisfies Readonly<Record<string, ClientCommand>>;
+
+/**
+ * The commands that work on a server's entry file or a host's config file: each reads its own
+ * command line (and prints its own usage for `--help`); argv from the command on.
+ */
+const ENTRY_COMMANDS = {
+  dev: (argv: string[]) => dev(argv.slice(1)),
+  inspect: (argv: string[]) => inspect(argv.slice(1)),
+  run: (argv: string[]) => runEntry(argv.slice(1)),
+  install: (argv: string[]) => installMain(argv),
+  uninstall: (argv: string[]) => installMain(argv),
+} satisfies Readonly<Record<string, (argv: string[]) => number | Promise<number>>>;
+
+/** Every command `hermes-mcp` dispatches, in the order `--help` lists them. */
+export const DISPATCHED_COMMANDS: readonly string[] = [...Object.keys(COMMANDS), ...Object.keys(ENTRY_COMMANDS)];
+
+/** One line of `--help` for each command it dispatches: its synopsis and what it does (the type leaves none out). */
+const HELP: Readonly<Record<keyof typeof COMMANDS | keyof typeof ENTRY_COMMANDS, readonly [synopsis: string, does: string]>> = {
+  info: ['info', "the server's name, version, revision, capabilities and instructions"],
+  tools: ['tools', 'every tool (all pages)'],
+  resources: ['resources', 'every resource (all pages)'],
+  templates: ['templates', 'every resource template (all pages)'],
+  prompts: ['prompts', 'every prompt (all pages)'],
+  call: ['call <tool> [key=value …]', 'call a tool, its arguments typed and checked by its input schema (below)'],
+  read: ['read <uri>', 'read a resource'],
+  prompt: ['prompt <name> [--args <json>]', 'get a prompt (its arguments are strings)'],
+  ping: ['ping', 'ping (in 2026-07-28, which has no ping: server/discover)'],
+  skills: ['skills', 'every skills/list entry (all pages; the Skills extension, SEP-2640)'],
+  skill: ['skill <SKILL.md URI>', 'skills/get'],
+  'skill-read': ['skill-read <SKILL.md URI>', 'SKILL.md, or the file --file <path or URI> names, read and verified'],
+  'skill-dir': ['skill-dir <directory URI>', 'resources/directory/read (all pages)'],
+  dev: ['dev <entry>', 'serve it to a host on stdio (or --http <port>), restarted on each change'],
+  inspect: ['inspect <entry>', 'print its manifest (tools, schemas, warnings) without serving it'],
+  run: ['run <entry>', 'serve it on stdio, as a host spawns it'],
+  install: ['install <host> <entry>', 'add it to Claude Desktop, Claude Code, Cursor, VS Code or Gemini CLI'],
+  uninstall: ['uninstall <host> <name>', 'remove it from one of them'],
 };
+
+/** The lines of `--help` for these commands: synopsis, then what it does. */
+function helpLines(commands: ReadonlyArray<keyof typeof HELP>): string {
+  return commands.map((command) => `  ${HELP[command][0].padEnd(30)} ${HELP[command][1]}`).join('\n');
+}
+
+const USAGE = `usage: hermes-mcp <command> [arguments] [options]
+
+Ask a server (--stdio "<command line>" | --url <url> [--sse]):
+${helpLines(Object.keys(COMMANDS) as Array<keyof typeof COMMANDS>)}
+
+Work on a server's entry file (.js, or .ts through SWC; hermes-mcp <command> --help for each):
+${helpLines(Object.keys(ENTRY_COMMANDS) as Array<keyof typeof ENTRY_COMMANDS>)}
+
+call: key=value is typed by the tool's input schema (a.b=1 sets b inside a, a.0.b=1 b inside the
+first item of the array a; a key given twice is an array), key:=<json> is JSON as it is, and
+--args <json> is the base they are set over. The whole is checked against the schema before it is
+sent, and a failing path exits 2 (--args alone is sent as it is).
+
+On a terminal, the server's questions (elicitation) are asked there and progress is shown on
+stderr. Exit codes: 0 done, 1 an error from the server, a tool result with isError or a skill file
+that failed verification, 2 a command line that cannot be read.
+
+options (of the commands that ask a server):
+  --stdio "<command line>"  spawn the server and talk over its stdin and stdout
+  --url <url>               http(s)://… Streamable HTTP (--sse: the 2024-11-05 HTTP+SSE transport),
+                            ws(s)://… WebSocket
+  --header "<name>: <value>"  an HTTP header for every request (repeatable)
+  --protocol <revision>     speak this revision (default: auto — 2026-07-28 when the server does)
+  --timeout <ms>            per request (default 60000)
+  --args <json>             the arguments of call and prompt
+  --file <path or URI>      the skill's file skill-read reads`;
+
+/** A command line that cannot be read: exit 2 with the usage. */
+class UsageError extends Error {}
 
 /** Where the server is: a command line to spawn, or a URL. */
 type ServerAddress = { stdio: string[] } | { url: URL; sse: boolean; headers: Record<string, string> };
@@ -117,7 +160,7 @@ function parse(argv: string[]): Invocation {
   if (flags.has('--help') || flags.has('-h')) throw new UsageError('help');
   const command = positional.shift();
   if (command === undefined) throw new UsageError('no command');
-  const spec = COMMANDS[command];
+  const spec: ClientCommand | undefined = Object.prototype.hasOwnProperty.call(COMMANDS, command) ? COMMANDS[command as keyof typeof COMMANDS] : undefined;
   if (spec === undefined) throw new UsageError(`unknown command ${command}`);
   const operand = spec.operand === undefined ? undefined : positional.shift();
   if (spec.operand !== undefined && operand === undefined) throw new UsageError(`${command} needs a ${spec.operand}`);
@@ -253,7 +296,7 @@ async function callArguments(client: McpClient, tool: string, args: Record<strin
   const tools = await collect(client.listAllTools(options));
   const found = tools.find((candidate) => candidate.name === tool);
   if (found === undefined) throw new Error(`the server has no tool ${tool} (it has: ${tools.map((candidate) => candidate.name).join(', ') || 'none'})`);
-  return coerceArguments(assignments, found.inputSchema, args);
+  return coerceArguments(assignments, found.inputSchema ?? true, args);
 }
 
 /**
@@ -337,10 +380,8 @@ function report(error: unknown, hint = ''): void {
  * the tool's input schema cannot take, checked before the call is sent).
  */
 async function main(argv: string[]): Promise<number> {
-  if (argv[0] === 'install' || argv[0] === 'uninstall') return installMain(argv);
-  if (argv[0] === 'dev') return dev(argv.slice(1));
-  if (argv[0] === 'inspect') return inspect(argv.slice(1));
-  if (argv[0] === 'run') return runEntry(argv.slice(1));
+  const command = argv[0];
+  if (command !== undefined && Object.prototype.hasOwnProperty.call(ENTRY_COMMANDS, command)) return ENTRY_COMMANDS[command as keyof typeof ENTRY_COMMANDS](argv);
   let invocation: Invocation;
   try {
     invocation = parse(argv);

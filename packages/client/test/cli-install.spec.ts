@@ -6,7 +6,7 @@
  * it), not derived from the code under test.
  */
 import * as path from 'node:path';
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -190,6 +190,45 @@ describe('hermes-mcp install / uninstall', () => {
     const { code, stdout } = run(['install', 'claude-code', 'main.ts', '--dry-run']);
     expect(code).toBe(0);
     expect(JSON.parse(stdout).entry).toEqual({ type: 'stdio', command: process.execPath, args: [cli, 'run', path.join(home, 'weather/main.ts')] });
+  });
+
+  it('refuses a .ts entry where @swc/core cannot be found, which the host could not start: exit 2, says what to do, writes nothing', () => {
+    // The CLI as a project installs it (node_modules/@hermes-mcp/client), in a folder with no @swc/core above it.
+    const elsewhere = path.join(home, 'no-swc');
+    const installed = path.join(elsewhere, 'node_modules/@hermes-mcp/client');
+    cpSync(path.join(root, 'packages/client/dist'), path.join(installed, 'dist'), { recursive: true });
+    symlinkSync(path.join(root, 'packages/protocol'), path.join(elsewhere, 'node_modules/@hermes-mcp/protocol'), 'dir');
+    symlinkSync(path.join(root, 'node_modules/jsonc-parser'), path.join(elsewhere, 'node_modules/jsonc-parser'), 'dir');
+    symlinkSync(path.dirname(require.resolve('yaml/package.json', { paths: [path.join(root, 'packages/client')] })), path.join(elsewhere, 'node_modules/yaml'), 'dir');
+    write(path.join(elsewhere, 'package.json'), JSON.stringify({ name: 'notes', version: '1.0.0' }));
+    write(path.join(elsewhere, 'src/main.ts'), 'export {};\n');
+    write(path.join(elsewhere, 'src/main.mts'), 'export {};\n');
+    write(path.join(elsewhere, 'dist/main.js'), '');
+    const env = { ...process.env, HOME: home, XDG_CONFIG_HOME: path.join(home, 'xdg') };
+    const install = (...args: string[]): Outcome => {
+      const result = spawnSync(process.execPath, [path.join(installed, 'dist/cli.js'), 'install', ...args], { cwd: elsewhere, env, encoding: 'utf8', timeout: 20_000 });
+      return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+    };
+    for (const args of [
+      ['claude-code', 'src/main.ts'],
+      ['claude-code', 'src/main.ts', '--dry-run'],
+    ]) {
+      expect(install(...args)).toEqual({
+        code: 2,
+        stdout: '',
+        stderr:
+          `hermes-mcp: src/main.ts is TypeScript: the host would start it with hermes-mcp run, which compiles it with @swc/core, and @swc/core cannot be found from ${path.join(elsewhere, 'src')}. ` +
+          "Install it in the server's project (npm install --save-dev @swc/core), or build the server and install its .js (hermes-mcp install claude-code dist/main.js). Nothing was written.\n",
+      });
+      expect(existsSync(path.join(home, '.claude.json'))).toBe(false);
+    }
+    // An extension `run` does not start (.mts) is refused as well, with the usage.
+    const mts = install('claude-code', 'src/main.mts');
+    expect(mts).toMatchObject({ code: 2, stdout: '', stderr: expect.stringContaining('hermes-mcp: src/main.mts is neither a .js nor a .ts file (.js, .cjs, .mjs, .ts, .cts)') });
+    expect(mts.stderr).toContain('usage: hermes-mcp install <host> <entry>');
+    // The built .js of the same project installs.
+    expect(install('claude-code', 'dist/main.js')).toMatchObject({ code: 0, stderr: '' });
+    expect(Object.keys(JSON.parse(readFileSync(path.join(home, '.claude.json'), 'utf8')).mcpServers)).toEqual(['notes']);
   });
 
   it('Claude Desktop: no documented file on Linux, so --config names it; the entry is plain mcpServers', () => {

@@ -13,7 +13,7 @@ import Fastify, { FastifyInstance } from 'fastify';
 import { McpServer, Tool, createLogger } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { createMcpHandler, McpServer as V2Server } from '@modelcontextprotocol/server';
-import { splitCommandLine } from '../src/cli';
+import { DISPATCHED_COMMANDS, splitCommandLine } from '../src/cli';
 import { SkillsExtension, memorySkillFiles } from '@modelcontextprotocol/server/ext/skills';
 import { closeServers, serveFetch } from './fixtures/http-servers';
 import { entryOf, skillsServer } from './fixtures/skills-server';
@@ -224,6 +224,22 @@ describe('hermes-mcp over stdio', () => {
     expect(stderr).toMatch(/^usage: hermes-mcp <command>/);
   });
 
+  it('--help lists every command it dispatches, one line each (dev, inspect, run, install and uninstall too), and each answers its own --help', () => {
+    const { code, stderr } = run('--help');
+    expect(code).toBe(0);
+    // The command lines: two spaces, then the command's name (options start with --, prose at the margin).
+    const listed = stderr
+      .slice(0, stderr.indexOf('\noptions'))
+      .split('\n')
+      .flatMap((line) => /^ {2}([a-z][a-z-]*)(?: |$)/.exec(line)?.[1] ?? []);
+    expect(listed).toEqual(expect.arrayContaining(['call', 'dev', 'inspect', 'run', 'install', 'uninstall']));
+    expect(listed).toEqual(DISPATCHED_COMMANDS); // each once, in the order dispatched
+    for (const command of listed) {
+      const own = run(command, '--help');
+      expect({ command, code: own.code, said: own.stderr.split('\n')[0] }).toEqual({ command, code: 0, said: expect.stringMatching(/^usage: hermes-mcp /) });
+    }
+  });
+
   it('exits 2 with the usage for a command line it cannot read', () => {
     for (const args of [
       [],
@@ -231,6 +247,7 @@ describe('hermes-mcp over stdio', () => {
       ['tools', '--url', 'http://x', '--stdio', 'y'],
       ['call', 'x', '--args', '[1]', '--stdio', everything],
       ['frobnicate', '--stdio', 'node'],
+      ['toString', '--stdio', 'node'],
       ['tools', '--bogus'],
       ['skills', '--file', 'x', '--stdio', everything],
       ['skill-read', '--stdio', everything],

@@ -26,6 +26,25 @@ export interface Entry {
 const DIRECT = new Set(['.js', '.cjs', '.mjs']);
 const TYPESCRIPT = new Set(['.ts', '.cts']);
 
+/** How `file` is run, by its extension: by node as it is (`js`), through SWC (`ts`), or not at all (undefined). */
+export function entryKind(file: string): 'js' | 'ts' | undefined {
+  const extension = path.extname(file);
+  return DIRECT.has(extension) ? 'js' : TYPESCRIPT.has(extension) ? 'ts' : undefined;
+}
+
+/**
+ * Where `@swc/core` is for the .ts entry `file` (absolute): found from the entry's folder, its
+ * project's, or this CLI's, as {@link resolveEntry} finds it each time the entry is started;
+ * undefined where it cannot be found.
+ */
+export function swcFor(file: string): string | undefined {
+  try {
+    return require.resolve('@swc/core', { paths: [path.dirname(file), projectRoot(file), __dirname] });
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Resolves `operand` (relative to the working directory) into an {@link Entry}; throws an
  * {@link EntryUsageError} saying what is wrong — no file, an extension it cannot run, a .ts entry
@@ -35,16 +54,13 @@ export function resolveEntry(operand: string | undefined, command: string): Entr
   if (operand === undefined) throw new EntryUsageError(`${command} needs an entry file: hermes-mcp ${command} src/main.ts`);
   const file = path.resolve(operand);
   if (!existsSync(file) || !statSync(file).isFile()) throw new EntryUsageError(`${command}: no such file ${operand}`);
-  const extension = path.extname(file);
+  const kind = entryKind(file);
   const root = projectRoot(file);
-  if (DIRECT.has(extension)) return { file, root, nodeArgs: [], env: process.env };
-  if (!TYPESCRIPT.has(extension)) throw new EntryUsageError(`${command}: ${operand} is neither a .js nor a .ts file (.js, .cjs, .mjs, .ts, .cts)`);
-  let swc: string;
-  try {
-    swc = require.resolve('@swc/core', { paths: [path.dirname(file), root, __dirname] });
-  } catch {
+  if (kind === 'js') return { file, root, nodeArgs: [], env: process.env };
+  if (kind === undefined) throw new EntryUsageError(`${command}: ${operand} is neither a .js nor a .ts file (.js, .cjs, .mjs, .ts, .cts)`);
+  const swc = swcFor(file);
+  if (swc === undefined)
     throw new EntryUsageError(`${command}: running a .ts entry needs @swc/core (it compiles with decorator metadata): npm i -D @swc/core — or build and give the .js file`);
-  }
   return { file, root, nodeArgs: ['--require', path.join(__dirname, 'swc-register.js')], env: { ...process.env, [SWC_PATH_ENV]: swc } };
 }
 

@@ -10,12 +10,16 @@ import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync
 import * as path from 'node:path';
 import { Node, ParseError, findNodeAtLocation, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { HOSTS, Host, HostPlatform, currentPlatform } from './hosts';
+import { entryKind, swcFor } from './entry';
 
 /** A mistake in the command line: exit 2, with the usage. */
 export class InstallUsageError extends Error {}
 
 /** What cannot be done to the file (or entry) named: exit 1, nothing written. */
 export class InstallError extends Error {}
+
+/** An entry the host could not start (a .ts file with no @swc/core to compile it): exit 2, nothing written. */
+export class UnrunnableEntryError extends Error {}
 
 /** The usage of both commands, shown with a command line it cannot read. */
 export const INSTALL_USAGE = `usage: hermes-mcp install <host> <entry> [--name <name>] [--env KEY=VALUE]… [--scope user|project] [--config <file>] [--force] [--dry-run]
@@ -25,7 +29,8 @@ hosts: ${Object.entries(HOSTS)
   .map(([name, host]) => `${name} (${host.title})`)
   .join(', ')}
 
-  <entry>          the server's built .js file (run with this node), or a .ts file (run with hermes-mcp run)
+  <entry>          the server's built .js file (run with this node), or a .ts file (run with hermes-mcp run,
+                   which needs @swc/core installed in the server's project)
   --name <name>    the server's name in the host (default: the nearest package.json's name, else the file's)
   --env KEY=VALUE  an environment variable for the server (repeatable)
   --scope          user (default): the user's file; project: the project file in this folder
@@ -124,13 +129,28 @@ function defaultName(entry: string): string {
  * metadata), by its absolute path too: `npx hermes-mcp` would depend on the host's working folder.
  */
 function serverEntry(host: Host, entry: string, env: Record<string, string>): Record<string, unknown> {
-  const ts = /\.[cm]?ts$/.test(entry);
+  const ts = entryKind(entry) === 'ts';
   return {
     ...(host.typed && { type: 'stdio' }),
     command: process.execPath,
     args: ts ? [CLI, 'run', entry] : [entry],
     ...(Object.keys(env).length > 0 && { env }),
   };
+}
+
+/**
+ * Refuses an entry the host could not start, as `run` decides it (entry.ts): a file that is neither
+ * .js nor .ts, and a .ts file where `@swc/core` cannot be found — from the entry's project or this
+ * CLI's folder, where `hermes-mcp run` looks for it each time the host starts the server.
+ */
+function checkRunnable(file: string, operand: string, hostName: string): void {
+  const kind = entryKind(file);
+  if (kind === undefined) throw new InstallUsageError(`${operand} is neither a .js nor a .ts file (.js, .cjs, .mjs, .ts, .cts): the host runs the entry with node`);
+  if (kind === 'ts' && swcFor(file) === undefined)
+    throw new UnrunnableEntryError(
+      `${operand} is TypeScript: the host would start it with hermes-mcp run, which compiles it with @swc/core, and @swc/core cannot be found from ${path.dirname(file)}. ` +
+        `Install it in the server's project (npm install --save-dev @swc/core), or build the server and install its .js (hermes-mcp install ${hostName} dist/main.js). Nothing was written.`,
+    );
 }
 
 /** The indentation unit and line end the file already has (two spaces and \n for a new one). */
@@ -232,7 +252,8 @@ function readIfThere(file: string): string | undefined {
 /**
  * Runs `install` or `uninstall` (argv from the command on); resolves with the exit code: 0 done
  * (JSON on stdout saying what was written, or with --dry-run what would be), 1 the file or entry
- * refused it (nothing written), 2 a command line it cannot read.
+ * refused it (nothing written), 2 a command line it cannot read or an entry the host could not
+ * start (nothing written).
  */
 export function installMain(argv: string[], where: HostPlatform = currentPlatform()): number {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -247,6 +268,7 @@ export function installMain(argv: string[], where: HostPlatform = currentPlatfor
     if (command === 'install') {
       const file = path.resolve(operand);
       if (!existsSync(file) || !statSync(file).isFile()) throw new InstallError(`no file at ${file}: give the server's entry (its built .js, or a .ts file)`);
+      checkRunnable(file, operand, hostName);
       name = request.name ?? defaultName(file);
       entry = serverEntry(host, file, request.env);
     }
@@ -260,6 +282,10 @@ export function installMain(argv: string[], where: HostPlatform = currentPlatfor
   } catch (error) {
     if (error instanceof InstallUsageError) {
       process.stderr.write(`hermes-mcp: ${error.message}\n\n${INSTALL_USAGE}\n`);
+      return 2;
+    }
+    if (error instanceof UnrunnableEntryError) {
+      process.stderr.write(`hermes-mcp: ${error.message}\n`);
       return 2;
     }
     if (error instanceof InstallError) {
