@@ -137,7 +137,11 @@ describe.each(ADAPTERS)('%s: a client that never reads its stream (HTTP, server 
     const sessionId = await openSession(server.url);
     const finished = (await stats(server.url)).floodsFinished as number;
     const before = Math.max(baseline, rssOf(server.pid));
-    const response = await sessionPost(server.url, sessionId, rpc('gone', 'tools/call', { name: 'flood', arguments: FLOOD, _meta: { progressToken: 'g' } }));
+    // The flood waits a second after its first event: the client reads that one and is gone before
+    // the rest could fill its stream past maxBufferedBytes (which would stop the tool instead: the
+    // first test's case). Without the pause, a client slowed by a loaded machine raced the flood.
+    const flood = { ...FLOOD, pauseAfterFirstMs: 1000 };
+    const response = await sessionPost(server.url, sessionId, rpc('gone', 'tools/call', { name: 'flood', arguments: flood, _meta: { progressToken: 'g' } }));
     const reader = response.body!.getReader();
     await reader.read();
     await reader.cancel();
