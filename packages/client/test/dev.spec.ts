@@ -10,7 +10,9 @@ import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { AddressInfo, createServer as createNetServer } from 'node:net';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as SdkStdioTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { StreamableHTTPClientTransport as SdkHttpTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport as SdkTransport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { McpClient } from '../src/client';
 import { StdioClientTransport } from '../src/stdio';
 import { StreamableHttpClientTransport } from '../src/streamable-http';
@@ -166,6 +168,150 @@ describe('hermes-mcp dev <entry.ts> --http', () => {
     expect(text(await client.callTool('shout', { name: 'ada' }))).toBe('ADA');
     expect(text(await client.callTool('greet', { name: 'bob' }))).toBe('hello bob');
     expect(transport.sessionId).toBe(session);
+  });
+});
+
+/**
+ * A server with a resource to subscribe to, a tool that tells its subscribers it changed
+ * (`notifyResourceUpdated`, through the app main.ts keeps) and a tool that logs once at debug and
+ * once at warning (`ctx.notify`, sent at the level the client set, nothing when it set none);
+ * `extra` goes inside the class.
+ */
+function notesSource(extra = ''): string {
+  return `import { McpContext, McpServer, Resource, Tool } from '@hermes-mcp/core';
+
+/** The running app, set by main.ts. */
+export const running: { app?: { notifyResourceUpdated(uri: string): void } } = {};
+
+@McpServer({ name: 'notes', version: '1.0.0' })
+export class DevServer {
+  @Resource({ uri: 'notes://today', name: 'today', mimeType: 'text/plain' })
+  today() {
+    return 'nothing yet';
+  }
+
+  @Tool({ description: 'Tells the subscribers of notes://today that it changed' })
+  touch() {
+    running.app!.notifyResourceUpdated('notes://today');
+    return 'touched';
+  }
+
+  @Tool({ description: 'Logs at debug, then at warning' })
+  async log(ctx: McpContext) {
+    await ctx.notify('debug', 'a debug line');
+    await ctx.notify('warning', 'a warning line');
+    return 'logged';
+  }
+${extra}
+}
+`;
+}
+
+const NOTES_MAIN = `import 'reflect-metadata';
+import { McpFactory } from '@hermes-mcp/core';
+import { DevServer, running } from './server';
+
+const app = McpFactory.create(DevServer);
+running.app = app;
+app.listen().catch((error: unknown) => {
+  process.stderr.write(\`\${String(error)}\\n\`);
+  process.exit(1);
+});
+`;
+
+/** A tool more, so that an edit changes the tool list (the host is told: the new process serves). */
+const ADDED = (name: string) => `
+  @Tool({ description: 'Added by an edit' })
+  ${name}() {
+    return '${name}';
+  }
+`;
+
+/** The official SDK v1 client as a host: the resources/updated URIs, log messages and tools/list_changed it got. */
+async function sdkHost(transport: SdkTransport, watch: Watch): Promise<{ client: Client; updated: string[]; logs: string[]; changes: () => number }> {
+  const updated: string[] = [];
+  const logs: string[] = [];
+  let changes = 0;
+  const client = new Client({ name: 'sdk-host', version: '1.0.0' });
+  client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void (updated.push(notification.params.uri), watch.changed()));
+  client.setNotificationHandler(
+    LoggingMessageNotificationSchema,
+    (notification) => void (logs.push(`${notification.params.level}: ${String(notification.params.data)}`), watch.changed()),
+  );
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => void (changes++, watch.changed()));
+  closers.push(() => client.close());
+  await client.connect(transport);
+  return { client, updated, logs, changes: () => changes };
+}
+
+/** Calls touch, then log: what touch sent (resources/updated) is on the stream before what log sends. */
+async function touchAndLog(client: Client): Promise<void> {
+  await client.callTool({ name: 'touch', arguments: {} });
+  await client.callTool({ name: 'log', arguments: {} });
+}
+
+describe('hermes-mcp dev: what the host set in its session (log level, subscriptions) is replayed to each new process', () => {
+  beforeEach(() => {
+    project.write('src/server.ts', notesSource());
+    project.write('src/main.ts', NOTES_MAIN);
+  });
+
+  it('the official SDK v1 client on stdio: after a restart it still gets resources/updated for its subscription, and log messages at its level only; an unsubscribe is kept too', async () => {
+    const watch = new Watch();
+    const transport = new SdkStdioTransport({ command: process.execPath, args: [cli, 'dev', project.entry], stderr: 'pipe' });
+    transport.stderr?.on('data', () => watch.changed());
+    const { client, updated, logs, changes } = await sdkHost(transport, watch);
+    await client.subscribeResource({ uri: 'notes://today' });
+    await client.setLoggingLevel('warning');
+    await touchAndLog(client);
+    await watch.until(() => logs.length === 1, 'the warning before the restart', 20_000);
+    expect(updated).toEqual(['notes://today']);
+
+    project.write('src/server.ts', notesSource(ADDED('added')));
+    await watch.until(() => changes() === 1, 'tools/list_changed (the new process serves)');
+    await touchAndLog(client);
+    await watch.until(() => logs.length === 2, 'the warning from the new process', 20_000);
+    expect(updated).toEqual(['notes://today', 'notes://today']);
+    expect(logs).toEqual(['warning: a warning line', 'warning: a warning line']); // debug is below the level the host set
+
+    // What the host undid is undone in the next process too.
+    await client.unsubscribeResource({ uri: 'notes://today' });
+    await client.setLoggingLevel('debug');
+    project.write('src/server.ts', notesSource(ADDED('added') + ADDED('again')));
+    await watch.until(() => changes() === 2, 'the second tools/list_changed');
+    await touchAndLog(client);
+    await watch.until(() => logs.length === 4, 'debug and warning from the third process', 20_000);
+    expect(logs.slice(2)).toEqual(['debug: a debug line', 'warning: a warning line']);
+    expect(updated).toEqual(['notes://today', 'notes://today']);
+  });
+
+  it('the official SDK v1 client over --http: each host session keeps its own subscriptions and level across a restart', async () => {
+    const watch = new Watch();
+    let stderr = '';
+    const dev = spawn(process.execPath, [cli, 'dev', project.entry, '--http', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    closers.push(async () => {
+      dev.kill('SIGTERM');
+      await new Promise((resolve) => dev.once('exit', resolve));
+    });
+    dev.stderr.setEncoding('utf8').on('data', (chunk: string) => ((stderr += chunk), watch.changed()));
+    await watch.until(() => /on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr), 'the URL');
+    const url = new URL(/on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)![1]);
+    // Two hosts: one subscribed at warning, one not subscribed at debug.
+    const subscribed = await sdkHost(new SdkHttpTransport(url), watch);
+    const other = await sdkHost(new SdkHttpTransport(url), watch);
+    await subscribed.client.subscribeResource({ uri: 'notes://today' });
+    await subscribed.client.setLoggingLevel('warning');
+    await other.client.setLoggingLevel('debug');
+
+    project.write('src/server.ts', notesSource(ADDED('added')));
+    await watch.until(() => subscribed.changes() === 1 && other.changes() === 1, 'tools/list_changed on both GET streams');
+    await touchAndLog(subscribed.client);
+    await touchAndLog(other.client);
+    await watch.until(() => subscribed.logs.length === 1 && other.logs.length === 2, 'the log messages from the new processes', 20_000);
+    expect(subscribed.updated).toEqual(['notes://today']);
+    expect(subscribed.logs).toEqual(['warning: a warning line']);
+    expect(other.updated).toEqual([]);
+    expect(other.logs).toEqual(['debug: a debug line', 'warning: a warning line']);
   });
 });
 

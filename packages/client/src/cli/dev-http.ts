@@ -1,8 +1,9 @@
 /**
  * `hermes-mcp dev --http <port>`: the same as on stdio, behind one Streamable HTTP endpoint on
  * 127.0.0.1 (`/mcp`). The host's sessions are dev's own: each is a {@link DevSession} — a server
- * process on stdio that is replaced on a change, the host's `initialize` replayed — so a session
- * id stays valid across restarts without the server knowing anything of it (no shared session
+ * process on stdio that is replaced on a change, the host's `initialize`, log level and resource
+ * subscriptions replayed to the new one — so a session id stays valid across restarts, and a
+ * session keeps what it set, without the server knowing anything of it (no shared session
  * store, no id mapping; one code path with stdio). The price: what answers HTTP is this small
  * front, not the app's own HTTP endpoint (its auth and header checks do not run here).
  *

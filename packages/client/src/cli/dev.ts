@@ -3,8 +3,10 @@
  * `hermes-mcp dev` as its stdio server, restarts it when a file of the project changes or the
  * process dies, and keeps the host connected across restarts. The host's session is held here:
  * each new server process is initialized with the host's own `initialize` parameters (that answer
- * is not forwarded), everything else goes both ways as it is (ids unchanged), a request in flight
- * when its process dies is answered with a JSON-RPC error, and after a restart the host is told
+ * is not forwarded), then set as the host set its session — the level of its `logging/setLevel`,
+ * the resources of its `resources/subscribe` — before it takes anything of the host's; everything
+ * else goes both ways as it is (ids unchanged), a request in flight when its process dies is
+ * answered with a JSON-RPC error, and after a restart the host is told
  * `notifications/{tools,prompts,resources}/list_changed` for each list that changed. A new
  * process that fails to start (a syntax error SWC reports, an exception at load) leaves the last
  * good one serving; what it printed is on stderr. Nothing but protocol is written on stdout.
@@ -23,8 +25,9 @@ const USAGE = `usage: hermes-mcp dev <entry> [--http <port>] [--inspector]
 Runs the server of <entry> (a .js file, or a .ts file compiled by SWC with decorator metadata) on
 stdio for the host that spawned this command, restarts it when a file of its project changes (the
 folder of the nearest package.json, node_modules and dot-folders left out) or when it dies, and
-keeps the host connected: the host's session is carried over to the new process, and the host is
-told which lists changed. A new process that fails to start leaves the last good one serving.
+keeps the host connected: the host's session is carried over to the new process (its log level
+and resource subscriptions too), and the host is told which lists changed. A new process that fails
+to start leaves the last good one serving.
 
   --http <port> serve on http://127.0.0.1:<port>/mcp (Streamable HTTP) instead of stdio; each
                 host session keeps its Mcp-Session-Id across restarts
@@ -187,6 +190,12 @@ export class DevSession {
   private held?: string[];
   /** The server's requests to the host, by id: which process asked (it gets the answer). */
   private readonly asked = new Map<string, ServerProcess>();
+  /** The level of the host's last `logging/setLevel`: set in each new process before it serves the host. */
+  private logLevel?: string;
+  /** The resources the host subscribed to (and did not unsubscribe from): subscribed in each new process likewise. */
+  private readonly subscriptions = new Set<string>();
+  /** The host's `logging/setLevel` and `resources/(un)subscribe` in flight, by id: what undoes each if refused. */
+  private readonly settings = new Map<string, () => void>();
   private reloading: Promise<void> = Promise.resolve();
   private ended = false;
 
@@ -213,12 +222,39 @@ export class DevSession {
     if (message?.method !== undefined && message.id != null) {
       if (!server?.alive) return this.tell(errorOf(message.id, 'hermes-mcp dev: no server is running (it failed to start); fix the error and save: dev starts it again'));
       server.pending.set(keyOf(message.id), message.id);
+      this.remember(message.id, message);
     }
     server?.send(line);
     if (message?.method === 'notifications/initialized') {
       this.initialized = true;
       if (server) void this.compareLists(server);
     }
+  }
+
+  /**
+   * Keeps what a request of the host sets in its session — the level of `logging/setLevel`, the
+   * URI of `resources/subscribe` or `resources/unsubscribe` — for the next process, with what
+   * undoes it should the server refuse the request.
+   */
+  private remember(id: Id, { method, params }: Message): void {
+    const { level, uri } = (typeof params === 'object' && params !== null ? params : {}) as { level?: unknown; uri?: unknown };
+    if (method === 'logging/setLevel' && typeof level === 'string') {
+      const before = this.logLevel;
+      this.logLevel = level;
+      this.settings.set(keyOf(id), () => this.logLevel === level && (this.logLevel = before));
+    } else if ((method === 'resources/subscribe' || method === 'resources/unsubscribe') && typeof uri === 'string') {
+      const had = this.subscriptions.has(uri);
+      if (method === 'resources/subscribe') this.subscriptions.add(uri);
+      else this.subscriptions.delete(uri);
+      this.settings.set(keyOf(id), () => (had ? this.subscriptions.add(uri) : this.subscriptions.delete(uri)));
+    }
+  }
+
+  /** The answer to the host's request `id` (`refused`: an error): a setting it made is kept, or undone. */
+  private settled(id: Id, refused: boolean): void {
+    const undo = this.settings.get(keyOf(id));
+    this.settings.delete(keyOf(id));
+    if (refused) undo?.();
   }
 
   /** Starts a new process and, once it answers, puts it in place of the current one. */
@@ -252,6 +288,7 @@ export class DevSession {
       if (message.method !== undefined) this.asked.set(keyOf(message.id), server);
       else {
         server.pending.delete(keyOf(message.id));
+        this.settled(message.id, message.error !== undefined);
         if (this.initialize && message.id === this.initialize.id) this.capabilities = capabilitiesOf(message);
       }
     }
@@ -264,7 +301,10 @@ export class DevSession {
   }
 
   private onExit(server: ServerProcess, how: string): void {
-    for (const id of server.pending.values()) this.tell(errorOf(id, `hermes-mcp dev: the server process ended (${how}) before answering; dev restarts it`));
+    for (const id of server.pending.values()) {
+      this.settled(id, true);
+      this.tell(errorOf(id, `hermes-mcp dev: the server process ended (${how}) before answering; dev restarts it`));
+    }
     server.pending.clear();
     for (const [key, asker] of this.asked) if (asker === server) this.asked.delete(key);
     if (server !== this.current || server.retiring || this.ended) return;
@@ -301,7 +341,11 @@ export class DevSession {
     for (const line of held) this.fromHost(line);
   }
 
-  /** Resolves once `server` answered the host's `initialize` (or, before one, a `ping`); rejects if it ended first. */
+  /**
+   * Resolves once `server` answered the host's `initialize` (or, before one, a `ping`) and took
+   * what the host set in its session ({@link replay}); rejects if it ended first. What runs after
+   * it in the same turn (the switch to `server`) comes before any line of the host's.
+   */
   private async ready(server: ServerProcess): Promise<void> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => (timer = setTimeout(() => reject(new Error(`no answer within ${START_TIMEOUT / 1000} s`)), START_TIMEOUT)));
@@ -311,8 +355,36 @@ export class DevSession {
       if (answer.error !== undefined) throw new Error(`it refused initialize: ${JSON.stringify(answer.error)}`);
       this.capabilities = capabilitiesOf(answer);
       if (this.initialized) server.send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+      await this.replay(server, late);
     } finally {
       clearTimeout(timer);
+    }
+  }
+
+  /**
+   * Sets in `server` what the host set in its session: its log level (`logging/setLevel`), then
+   * its subscriptions (`resources/subscribe`), each answered before the host's requests reach
+   * `server`; again for what the host changed meanwhile (on the process serving it until then),
+   * until `server` has what the host set. A setting the new server refuses (a resource it no longer
+   * has) is said on stderr; the host is not told.
+   */
+  private async replay(server: ServerProcess, late: Promise<never>): Promise<void> {
+    let level: string | undefined;
+    let subscribed = new Set<string>();
+    for (;;) {
+      const steps: Array<[method: string, params: Record<string, unknown>]> = [];
+      if (this.logLevel !== undefined && this.logLevel !== level) steps.push(['logging/setLevel', { level: this.logLevel }]);
+      for (const uri of this.subscriptions) if (!subscribed.has(uri)) steps.push(['resources/subscribe', { uri }]);
+      for (const uri of subscribed) if (!this.subscriptions.has(uri)) steps.push(['resources/unsubscribe', { uri }]);
+      if (steps.length === 0) return;
+      level = this.logLevel;
+      subscribed = new Set(this.subscriptions);
+      const answers = await Promise.race([Promise.all(steps.map(([method, params]) => server.request(method, params))), late]);
+      answers.forEach((answer, i) => {
+        if (answer.error === undefined) return;
+        const [method, params] = steps[i];
+        this.say(`hermes-mcp dev: the new server refused the host's ${method} ${JSON.stringify(params)} (${JSON.stringify(answer.error)}); the host is not told\n`);
+      });
     }
   }
 
