@@ -248,6 +248,7 @@ class Schemas {
     return outcomes.reduce((best, outcome) => (score(outcome) < score(best) ? outcome : best));
   }
 
+  /** A string's rules: `minLength`, `maxLength` (in characters), `pattern`. */
   private checkString(value: string, schema: Record<string, unknown>, add: (says: string) => void): void {
     const length = [...value].length; // characters, as JSON Schema counts them (code points)
     if (typeof schema.minLength === 'number' && length < schema.minLength) add(`${shown(value)} is shorter than ${schema.minLength} characters`);
@@ -255,6 +256,7 @@ class Schemas {
     if (typeof schema.pattern === 'string' && isPattern(schema.pattern) && !matches(schema.pattern, value)) add(`${shown(value)} does not match the pattern ${schema.pattern}`);
   }
 
+  /** A number's rules: the bounds (inclusive, exclusive, draft 4's boolean form) and `multipleOf`. */
   private checkNumber(value: number, schema: Record<string, unknown>, add: (says: string) => void): void {
     const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } = schema;
     // Draft 4 spells an exclusive bound as a boolean beside minimum/maximum.
@@ -270,6 +272,7 @@ class Schemas {
     }
   }
 
+  /** An array's rules and its items: counts, `uniqueItems`, `prefixItems`/`items`, `contains`. */
   private checkArray(value: unknown[], schema: Record<string, unknown>, at: string, seen: ReadonlyArray<readonly [unknown, Schema]>): Problem[] {
     const problems: Problem[] = [];
     const add = (says: string) => problems.push({ at, says, kind: 'rule' });
@@ -300,6 +303,7 @@ class Schemas {
     return problems;
   }
 
+  /** An object's rules and its properties: required ones, counts, names, `properties`, `patternProperties`, `additionalProperties`. */
   private checkObject(value: Record<string, unknown>, schema: Record<string, unknown>, at: string, seen: ReadonlyArray<readonly [unknown, Schema]>): Problem[] {
     const problems: Problem[] = [];
     const properties = (schema.properties as Record<string, Schema> | undefined) ?? {};
