@@ -62,6 +62,16 @@ const DEFAULT_ALGORITHMS = ['ES256', 'EdDSA', 'Ed25519', 'PS256', 'RS256'];
 /** A compact JWS: three base64url parts. */
 const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
 
+/**
+ * The longest proof taken, in characters: 8 KiB, four times an RSA-4096 proof (the largest key a
+ * client sends, ~2 KiB). A longer one is refused before it is decoded or its signature checked, so a
+ * validly signed proof padded with claims costs nothing to refuse.
+ */
+export const MAX_DPOP_PROOF_LENGTH = 8 * 1024;
+
+/** The most JOSE header parameters a proof may carry (RFC 9449 needs three: typ, alg, jwk). */
+export const MAX_DPOP_HEADER_PARAMETERS = 16;
+
 /** Issues and checks stateless nonces: the time slot, and an HMAC of it. */
 class Nonces {
   private readonly secret: () => Buffer;
@@ -144,6 +154,7 @@ export class DpopVerifier {
     if (proofs === undefined) throw new DpopError('invalid_dpop_proof', 'a DPoP token needs a DPoP header with a proof');
     // Node and the Fetch API join repeated headers with ", ": a proof has no comma.
     if (typeof proofs !== 'string' || proofs.includes(',')) throw new DpopError('invalid_dpop_proof', 'the request has more than one DPoP header');
+    if (proofs.length > MAX_DPOP_PROOF_LENGTH) throw new DpopError('invalid_dpop_proof', `the DPoP proof is longer than ${MAX_DPOP_PROOF_LENGTH} characters`);
     if (!COMPACT_JWS.test(proofs)) throw new DpopError('invalid_dpop_proof', 'the DPoP header is not a compact JWS');
     const [header, body, signature] = proofs.split('.');
     const key = this.keyOf(header);
@@ -198,6 +209,8 @@ class ProofKey {
   constructor(header: string, algorithms: readonly string[]) {
     const fields = parseBase64urlJson(header);
     if (fields === undefined) throw new DpopError('invalid_dpop_proof', 'the proof header is not a JSON object');
+    if (Object.keys(fields).length > MAX_DPOP_HEADER_PARAMETERS)
+      throw new DpopError('invalid_dpop_proof', `the proof header has more than ${MAX_DPOP_HEADER_PARAMETERS} parameters`);
     if (typeof fields.typ !== 'string' || fields.typ.toLowerCase() !== 'dpop+jwt')
       throw new DpopError('invalid_dpop_proof', 'the proof is not a DPoP proof (its typ header is not dpop+jwt)');
     if (fields.crit !== undefined) throw new DpopError('invalid_dpop_proof', 'the proof names critical header parameters this server does not know (crit)');

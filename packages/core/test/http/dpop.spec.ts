@@ -13,6 +13,7 @@ import 'reflect-metadata';
 import { createHash, randomUUID } from 'node:crypto';
 import { HttpEndpointOptions, McpServer, Tool, introspectionVerifier, jwtVerifier } from '@hermes-mcp/core';
 import type { DpopOptions } from '@hermes-mcp/core';
+import { MAX_DPOP_HEADER_PARAMETERS, MAX_DPOP_PROOF_LENGTH } from '../../src/auth/dpop';
 import { ACCEPT_BOTH, MODERN, MODERN_META, rpc } from '../../../../test-support/hardening';
 import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../../test-support/oidc/authorization-server';
 import { ADAPTERS, Serving, serveOn } from '../../../../test-support/adapters';
@@ -56,6 +57,8 @@ interface ProofClaims {
   jti?: string;
   ath?: string;
   nonce?: string;
+  /** A claim of any length, to make a proof as long as a test needs. */
+  pad?: string;
 }
 
 /** A DPoP proof signed by `key`: by default for a POST to `htu` now, naming `token` if given. */
@@ -282,6 +285,28 @@ describe.each(ADAPTERS)('DPoP on %s', (adapter) => {
     const [head, , signature] = good.split('.');
     const forged = `${head}.${jose.base64url.encode(JSON.stringify({ htm: 'POST', htu: jwtServer.url, iat: Math.floor(Date.now() / 1000), jti: 'forged', ath: hash(token) }))}.${signature}`;
     await expectRefused(await callNotes(jwtServer.url, { ...auth, dpop: forged }), 'invalid_dpop_proof', /signature/);
+  });
+
+  it('refuses a validly signed proof longer than 8 KiB, or whose header has more than 16 parameters, and takes one just inside both', async () => {
+    const token = await tokenFor(jwtAs, jwtServer.url, key);
+    const auth = { authorization: `DPoP ${token}` };
+    const padded = async (length: number) => {
+      const base = await proof(key, { htu: jwtServer.url, token, pad: '' });
+      return proof(key, { htu: jwtServer.url, token, pad: 'x'.repeat(Math.floor(((length - base.length) * 3) / 4)) });
+    };
+    const long = await padded(MAX_DPOP_PROOF_LENGTH + 64);
+    expect(long.length).toBeGreaterThan(MAX_DPOP_PROOF_LENGTH);
+    await expectRefused(await callNotes(jwtServer.url, { ...auth, dpop: long }), 'invalid_dpop_proof', /longer than 8192 characters/);
+    const inside = await padded(MAX_DPOP_PROOF_LENGTH - 64);
+    expect(inside.length).toBeLessThanOrEqual(MAX_DPOP_PROOF_LENGTH);
+    await expectServed(await callNotes(jwtServer.url, { ...auth, dpop: inside }));
+    const extra = (count: number) => Object.fromEntries(Array.from({ length: count }, (_, i) => [`x${i}`, i]));
+    await expectRefused(
+      await callNotes(jwtServer.url, { ...auth, dpop: await proof(key, { htu: jwtServer.url, token }, extra(MAX_DPOP_HEADER_PARAMETERS - 2)) }),
+      'invalid_dpop_proof',
+      /more than 16 parameters/,
+    );
+    await expectServed(await callNotes(jwtServer.url, { ...auth, dpop: await proof(key, { htu: jwtServer.url, token }, extra(MAX_DPOP_HEADER_PARAMETERS - 3)) }));
   });
 
   it('asks for a nonce when it gives them, and takes the proof that carries it', async () => {
