@@ -19,7 +19,7 @@ import { typescriptCompiler } from './cache.mjs';
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGES = ['protocol', 'core', 'fastify', 'testing', 'client', 'opentelemetry', 'redis'];
 /** Every entry point the packages publish, by the name a consumer imports. */
-const ENTRIES = [...PACKAGES.map((name) => `@hermes-mcp/${name}`), '@hermes-mcp/core/adapter', '@hermes-mcp/core/internal'];
+const ENTRIES = [...PACKAGES.map((name) => `@hermes-mcp/${name}`), '@hermes-mcp/core/adapter', '@hermes-mcp/core/internal', '@hermes-mcp/protocol/internal'];
 
 /** The compiler options every run shares: a strict consumer that checks the libraries' declarations. */
 const BASE = {

@@ -16,6 +16,7 @@ const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
 /** Tests import the packages by name; map them to their sources so no build is needed for unit tests. */
 const moduleNameMapper = {
   '^@hermes-mcp/core/(internal|adapter)$': '<rootDir>/packages/core/src/$1.ts',
+  '^@hermes-mcp/protocol/internal$': '<rootDir>/packages/protocol/src/internal.ts',
   '^@hermes-mcp/(protocol|core|fastify|testing|client|redis|opentelemetry)$': '<rootDir>/packages/$1/src/index.ts',
 };
 

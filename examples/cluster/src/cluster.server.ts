@@ -3,12 +3,11 @@ import { IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { McpApp, McpContext, McpServer, Resource, Tool, ToolError } from '@hermes-mcp/core';
 import { Service } from 'typedi';
 
-/** The app this instance serves (set by main), so tools can raise changes. */
+/** This instance of the cluster. */
 @Service()
 export class Instance {
   /** This process's name in the cluster (`INSTANCE`), shown by `whoami`. */
   name = process.env.INSTANCE ?? String(process.pid);
-  app?: McpApp;
   /** How many times `status://counter` changed here. */
   counter = 0;
 }
@@ -68,7 +67,7 @@ export class ClusterServer {
         await sleep(input.delayMs, undefined, { signal: ctx.signal });
       } catch (error) {
         // Seen from any instance: the cancellation reached the one running the call.
-        if (input.label) this.instance.app!.notifyResourceUpdated(`cancelled://${input.label}`);
+        if (input.label) ctx.notifyResourceUpdated(`cancelled://${input.label}`);
         throw error;
       }
       await ctx.progress(step, input.steps, `step ${step}`);
@@ -77,14 +76,14 @@ export class ClusterServer {
   }
 
   @Tool({ description: 'Tells subscribers (on every instance) that a resource changed' })
-  touch(input: UriInput) {
-    this.instance.app!.notifyResourceUpdated(input.uri);
+  touch(input: UriInput, ctx: McpContext) {
+    ctx.notifyResourceUpdated(input.uri);
     return `touched ${input.uri} on ${this.instance.name}`;
   }
 
   @Tool({ description: 'Adds a tool (every instance tells its clients the list changed)' })
-  add_tool(input: NameInput) {
-    this.instance.app!.addTool({ name: input.name, description: `added on ${this.instance.name}` }, () => `hello from ${input.name}`);
+  add_tool(input: NameInput, ctx: McpContext) {
+    McpApp.of(ctx).addTool({ name: input.name, description: `added on ${this.instance.name}` }, () => `hello from ${input.name}`);
     return `added ${input.name} on ${this.instance.name}`;
   }
 

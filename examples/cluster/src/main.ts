@@ -31,7 +31,6 @@ async function main(): Promise<void> {
     requestStateSecret: secret('REQUEST_STATE_SECRET'),
     tasks: { pollIntervalMs: 200 },
   });
-  Container.get(Instance).app = app;
   await fastify.register(hermesMcp, { server: app, path: '/mcp', sessionIdleTimeout: Number(process.env.SESSION_IDLE_MS ?? 30 * 60_000) });
   fastify.addHook('onClose', () => cluster.close());
   const port = Number(process.env.PORT ?? 3000);

@@ -36,17 +36,6 @@ export class Watched {
   }
 }
 
-/** The running app, for the tools that change the server's own lists; main.ts sets it. */
-@Service()
-export class Running {
-  app?: McpApp;
-
-  get required(): McpApp {
-    if (!this.app) throw new Error('the app is not running yet');
-    return this.app;
-  }
-}
-
 /** The text of a sampling answer, or a placeholder. */
 function replyText(reply: Awaited<ReturnType<McpContext['sample']>>): string {
   const content = Array.isArray(reply.content) ? reply.content[0] : reply.content;
@@ -70,10 +59,7 @@ export class ConformanceServer {
   private dynamicTool?: RegisteredHandle;
   private dynamicPrompt?: RegisteredHandle;
 
-  constructor(
-    private readonly watched: Watched,
-    private readonly running: Running,
-  ) {}
+  constructor(private readonly watched: Watched) {}
 
   // ----- tools -----
 
@@ -199,13 +185,13 @@ export class ConformanceServer {
   }
 
   @Tool({ name: 'test_trigger_tool_change', description: 'Adds test_dynamic_tool, or removes it when present: the tool list changes and its subscribers are told' })
-  triggerToolChange() {
+  triggerToolChange(ctx: McpContext) {
     if (this.dynamicTool) {
       this.dynamicTool.remove();
       this.dynamicTool = undefined;
       return 'Removed test_dynamic_tool';
     }
-    this.dynamicTool = this.running.required.addTool(
+    this.dynamicTool = McpApp.of(ctx).addTool(
       { name: 'test_dynamic_tool', description: 'A tool added at runtime by test_trigger_tool_change' },
       () => 'This tool was added at runtime.',
     );
@@ -213,13 +199,13 @@ export class ConformanceServer {
   }
 
   @Tool({ name: 'test_trigger_prompt_change', description: 'Adds test_dynamic_prompt, or removes it when present: the prompt list changes and its subscribers are told' })
-  triggerPromptChange() {
+  triggerPromptChange(ctx: McpContext) {
     if (this.dynamicPrompt) {
       this.dynamicPrompt.remove();
       this.dynamicPrompt = undefined;
       return 'Removed test_dynamic_prompt';
     }
-    this.dynamicPrompt = this.running.required.addPrompt(
+    this.dynamicPrompt = McpApp.of(ctx).addPrompt(
       { name: 'test_dynamic_prompt', description: 'A prompt added at runtime by test_trigger_prompt_change' },
       () => 'This prompt was added at runtime.',
     );

@@ -1,5 +1,5 @@
 import { ArrayMaxSize, ArrayMinSize, IsArray, IsBoolean, IsIn, IsInt, IsNumber, IsOptional, IsString, Min } from 'class-validator';
-import { Description, EnumTitles, McpHeader } from '@hermes-mcp/core';
+import { Complete, Description, EnumTitles, McpHeader } from '@hermes-mcp/core';
 
 /** Input of `test_sampling`. */
 export class SamplingInput {
@@ -68,10 +68,14 @@ export class TemplateParams {
   @IsString() id!: string;
 }
 
-/** Arguments of `test_prompt_with_arguments`. */
+/** Suggestions for the arguments of `test_prompt_with_arguments` (`completion/complete`), by prefix. */
+const SAMPLES = ['alpha', 'beta', 'gamma'];
+const samples = (value: string) => SAMPLES.filter((sample) => sample.startsWith(value));
+
+/** Arguments of `test_prompt_with_arguments`; both complete (the server then declares `completions`). */
 export class PromptArgs {
-  @Description('First test argument') @IsString() arg1!: string;
-  @Description('Second test argument') @IsString() arg2!: string;
+  @Description('First test argument') @Complete(samples) @IsString() arg1!: string;
+  @Description('Second test argument') @Complete(samples) @IsString() arg2!: string;
 }
 
 /** Arguments of `test_prompt_with_embedded_resource`. */

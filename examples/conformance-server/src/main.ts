@@ -6,7 +6,7 @@ import { Container } from 'typedi';
 import { McpApp, McpFactory, createLogger, createWebHandler, toNodeListener } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { redisCluster } from '@hermes-mcp/redis';
-import { ConformanceServer, Running, WATCHED_URI, Watched } from './conformance.server';
+import { ConformanceServer, WATCHED_URI, Watched } from './conformance.server';
 
 /** How often the watched resource changes (subscribers are told each time). */
 const WATCH_INTERVAL_MS = 3_000;
@@ -24,7 +24,6 @@ async function main(): Promise<void> {
   const level = process.env.LOG_LEVEL ?? 'warn';
   const adapters: Record<string, (port: number, level: string) => Promise<Served>> = { web: serveWeb, bun: serveBun };
   const served = await (adapters[process.env.ADAPTER ?? ''] ?? serveFastify)(port, level);
-  Container.get(Running).app = served.app;
 
   const watched = Container.get(Watched);
   const timer = setInterval(() => {

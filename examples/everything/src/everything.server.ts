@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { McpContext, McpServer, Middleware, Prompt, Resource, Tool, ToolError, Use, audio, embedded, image, resourceLink, text } from '@hermes-mcp/core';
+import { McpApp, McpContext, McpServer, Middleware, Prompt, Resource, Tool, ToolError, Use, audio, embedded, image, resourceLink, text } from '@hermes-mcp/core';
 import {
   AddToolInput,
   EchoInput,
@@ -17,7 +17,7 @@ import {
   WeatherInput,
   WeatherOutput,
 } from './dto';
-import { AppRef, Observations } from './state';
+import { Observations } from './state';
 
 /** A 1×1 transparent PNG. */
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
@@ -47,10 +47,7 @@ const shout: Middleware = async (_ctx, next) => String(await next()).toUpperCase
   instructions: 'A test server: every tool shows one MCP feature.',
 })
 export class EverythingServer {
-  constructor(
-    private readonly seen: Observations,
-    private readonly ref: AppRef,
-  ) {}
+  constructor(private readonly seen: Observations) {}
 
   @Tool({ description: 'Echo a message back', annotations: { readOnlyHint: true, idempotentHint: true } })
   echo(input: EchoInput) {
@@ -122,8 +119,8 @@ export class EverythingServer {
   }
 
   @Tool({ description: 'Enable or disable a tool, prompt or resource' })
-  toggle(input: ToggleInput) {
-    const app = this.ref.get();
+  toggle(input: ToggleInput, ctx: McpContext) {
+    const app = McpApp.of(ctx);
     const handle = input.kind === 'tool' ? app.tool(input.key) : input.kind === 'prompt' ? app.prompt(input.key) : app.resource(input.key);
     if (input.enabled) handle.enable();
     else handle.disable();
@@ -131,14 +128,14 @@ export class EverythingServer {
   }
 
   @Tool({ description: 'Add a tool that greets' })
-  add_tool(input: AddToolInput) {
-    this.ref.get().addTool({ name: input.name, description: `Added at runtime: ${input.name}` }, () => `hello from ${input.name}`);
+  add_tool(input: AddToolInput, ctx: McpContext) {
+    McpApp.of(ctx).addTool({ name: input.name, description: `Added at runtime: ${input.name}` }, () => `hello from ${input.name}`);
     return `added ${input.name}`;
   }
 
   @Tool({ description: 'Tell subscribers that a resource changed' })
-  touch(input: TouchInput) {
-    this.ref.get().notifyResourceUpdated(input.uri);
+  touch(input: TouchInput, ctx: McpContext) {
+    ctx.notifyResourceUpdated(input.uri);
     return `touched ${input.uri}`;
   }
 

@@ -2,12 +2,11 @@ import 'reflect-metadata';
 import { Container } from 'typedi';
 import { McpFactory } from '@hermes-mcp/core';
 import { EverythingServer } from './everything.server';
-import { AppRef, Observations } from './state';
+import { Observations } from './state';
 
 /** Serves the everything server on stdio, with 25 catalog resources in pages of 10. */
 async function main(): Promise<void> {
   const app = McpFactory.create(EverythingServer, { pageSize: 10 });
-  Container.get(AppRef).app = app;
   for (let i = 1; i <= 25; i++) {
     app.addResource({ uri: `items://${i}`, name: `item-${i}`, description: `Catalog item ${i}`, mimeType: 'text/plain' }, () => `item ${i}`);
   }

@@ -30,6 +30,7 @@ export type { AskOptions, AuthInfo, ElicitResult, RequestInfo, SessionInfo, UrlE
 export { Use } from './decorators/use.decorator';
 export type { McpMiddleware, Middleware, MiddlewareLike } from './metadata/options';
 export type { Listing } from './context/mcp-context';
+export type { DeclaredCapabilities } from './metadata/options';
 export { Complete } from './decorators/complete.decorator';
 export type { CompleteFn, CompletionContext } from './metadata/options';
 export { EnumTitles } from './decorators/enum-titles.decorator';

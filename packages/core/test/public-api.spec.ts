@@ -85,3 +85,10 @@ it('exports what applications need from the main entry', () => {
     expect([name, name in core]).toEqual([name, true]);
   }
 });
+
+it("keeps the protocol's internals (SparseMap) out of its main entry, in @hermes-mcp/protocol/internal", () => {
+  const protocol = require('@hermes-mcp/protocol') as Record<string, unknown>;
+
+  const protocolInternal = require('@hermes-mcp/protocol/internal') as Record<string, unknown>;
+  expect(['SparseMap', 'SparseMap' in protocol, typeof protocolInternal.SparseMap]).toEqual(['SparseMap', false, 'function']);
+});

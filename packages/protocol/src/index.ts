@@ -86,7 +86,6 @@ export { copyInto, merge } from './objects';
 export { TRACE_CHANNELS } from './trace';
 export type { ClientRequestTrace, NotificationEvent, RequestTrace, ServerRequestTrace, SessionEvent } from './trace';
 export { InboundRequest, MAX_TIMER_DELAY, Peer, isThenable } from './peer';
-export { SparseMap } from './sparse-map';
 export { InMemoryTransport } from './memory-transport';
 export type { ErrorContext, InboundRequestExtra, PeerHandlers, PeerOptions, PendingRequest, ProgressUpdate, RequestOptions } from './peer-types';
 export { decodeHeaderValue, encodeHeaderValue, headerParamsOf, printableHeader, trimOws, validateHeaderDeclarations } from './mcp-headers';

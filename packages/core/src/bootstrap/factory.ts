@@ -27,7 +27,7 @@ import type { SkillsReload } from '../skills/host';
 import { codeSkillsOf } from '../skills/code';
 import { StdioTransport, StdioTransportOptions } from '../transports/stdio.transport';
 import type { ValidateOptions } from '../validation/validator';
-import type { McpContext } from '../context/mcp-context';
+import type { McpContext, ServerActions } from '../context/mcp-context';
 
 /** Options of {@link McpFactory.create}. */
 export interface McpAppOptions {
@@ -132,21 +132,37 @@ export type NotificationListener = (notification: JsonRpcNotification, ctx: Noti
  */
 const LISTEN_HOOK = Symbol.for('hermes-mcp.cli.listen');
 
-const LIST_CHANGED: Record<ListKind, string> = {
-  tools: 'notifications/tools/list_changed',
-  resources: 'notifications/resources/list_changed',
-  prompts: 'notifications/prompts/list_changed',
-};
-
-/** A bootstrapped MCP server, ready to serve on stdio or any transport. */
-export class McpApp implements ServedApp {
+/**
+ * A bootstrapped MCP server, ready to serve on stdio or any transport. Its handlers reach it too:
+ * `ctx.notifyResourceUpdated(uri)` and `ctx.notifyListChanged(list)` are the app's, and
+ * {@link McpApp.of} gives a handler the whole app (to add or switch off tools, reload skills).
+ */
+export class McpApp implements ServedApp, ServerActions {
   /** The engine every transport uses. */
   readonly engine: Engine;
   /** The server-side logger. */
   readonly logger: Logger;
   private readonly listeners = new Map<string, Set<NotificationListener>>();
-  private readonly pendingChanges = new Set<ListKind>();
   private listening = false;
+
+  /**
+   * The app serving the request of `ctx`: what a tool, resource or prompt uses to change the server
+   * while running — add a tool, switch one off, reload skills — with no service filled in by `main`
+   * (the server-wide notifications are on the context itself: `ctx.notifyResourceUpdated`,
+   * `ctx.notifyListChanged`). Throws `HERMES_INVALID_OPTIONS` for a context no app made.
+   *
+   * @example
+   * \@Tool({ description: 'Adds a greeting tool' })
+   * addGreeter(input: NameInput, ctx: McpContext) {
+   *   McpApp.of(ctx).addTool({ name: `greet_${input.name}` }, () => `Hello from ${input.name}!`);
+   *   return `added greet_${input.name}`;
+   * }
+   */
+  static of(ctx: McpContext): McpApp {
+    const server = ctx.server;
+    if (!(server instanceof McpApp)) throw new HermesError('HERMES_INVALID_OPTIONS', 'McpApp.of(ctx) takes the context of a request served by an McpApp.');
+    return server;
+  }
 
   /** @internal */
   constructor(
@@ -169,8 +185,9 @@ export class McpApp implements ServedApp {
       cluster: options.cluster,
       maxResultBytes: options.maxResultBytes,
       maxBatchEntries: options.maxBatchEntries,
+      server: this,
     });
-    if (registry) registry.onChange = (kind) => this.listChanged(kind);
+    if (registry) registry.onChange = (kind) => this.engine.notifyListChanged(kind);
   }
 
   /**
@@ -252,9 +269,24 @@ export class McpApp implements ServedApp {
     };
   }
 
-  /** Tells the clients subscribed to `uri` (`resources/subscribe`) that it changed. */
+  /**
+   * Tells the clients subscribed to `uri` (`resources/subscribe`, or a 2026-07-28 listen stream
+   * naming it) that it changed, on every transport and, with a `cluster`, every instance. Handlers
+   * call it as `ctx.notifyResourceUpdated(uri)`.
+   */
   notifyResourceUpdated(uri: string): void {
     this.engine.notifyResourceUpdated(uri);
+  }
+
+  /**
+   * Tells clients that `list` changed (`notifications/{list}/list_changed`), once per list per
+   * tick, on every transport and, with a `cluster`, every instance. The app's own changes
+   * (`addTool`, `tool(name).disable()`, `skills.reload()`…) send it by themselves; call it when a
+   * list changes otherwise (an `McpHandler`'s own lists). Nothing is sent for a list the server
+   * does not declare with `listChanged: true`. Handlers call it as `ctx.notifyListChanged(list)`.
+   */
+  notifyListChanged(list: ListKind): void {
+    this.engine.notifyListChanged(list);
   }
 
   /**
@@ -349,17 +381,6 @@ export class McpApp implements ServedApp {
   private decorated(): Registry {
     if (!this.registry) throw new HermesError('HERMES_INVALID_OPTIONS', 'runtime changes need a decorated server; an McpHandler manages its own lists.');
     return this.registry;
-  }
-
-  /** Coalesces the changes of one tick into one notification per list. */
-  private listChanged(kind: ListKind): void {
-    if (this.pendingChanges.size === 0) {
-      queueMicrotask(() => {
-        for (const changed of this.pendingChanges) this.engine.broadcast(LIST_CHANGED[changed]);
-        this.pendingChanges.clear();
-      });
-    }
-    this.pendingChanges.add(kind);
   }
 
   private withListeners(handler: McpHandler): McpHandler {

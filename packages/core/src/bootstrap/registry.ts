@@ -12,6 +12,9 @@ import { shapePrompt, shapeResource, shapeTool } from '../results/shape';
 import type { CacheHints, CompleteFn, Middleware, TaskStart, TaskSupport } from '../metadata/options';
 import type { UriTemplate } from './uri-template';
 import type { SkillsHost } from '../skills/host';
+import type { ListKind } from '../context/mcp-context';
+
+export type { ListKind };
 
 /** How to call one handler. For the Hermes packages. */
 export interface Invocation {
@@ -80,9 +83,6 @@ export interface PromptDefinition extends Invocation, Switchable {
   readonly completers: Readonly<Record<string, CompleteFn>>;
 }
 
-/** The three lists a client can watch for changes. */
-export type ListKind = 'tools' | 'resources' | 'prompts';
-
 /** One page of a list. */
 export interface Page<T> {
   items: readonly T[];
@@ -112,6 +112,7 @@ export class Registry {
   private readonly templates = new Map<string, ResourceTemplateDefinition>();
   private readonly prompts = new Map<string, PromptDefinition>();
   private readonly lists = new Map<ProtocolVersion, Lists>();
+  private changes = 0;
   /** Called after every change, with the list that changed. */
   onChange?: (kind: ListKind) => void;
   /** The skills of the `skills` option (SEP-2640), when set: their SKILL.md files join `resources/list`. */
@@ -202,6 +203,29 @@ export class Registry {
     return removed;
   }
 
+  /**
+   * How many times the registry changed (an add, a removal, a switch, a skills listing reloaded):
+   * what was computed from it at another count is stale.
+   */
+  get version(): number {
+    return this.changes;
+  }
+
+  /**
+   * What the registry holds, enabled or not (a disabled definition can be enabled again): tools,
+   * resources (static ones, templates, or the skills' files), prompts, and whether any prompt
+   * argument or template variable completes. What a server declares (decorated-server.ts).
+   */
+  offers(): { tools: boolean; resources: boolean; prompts: boolean; completions: boolean } {
+    const completes = (defs: Iterable<{ completers: Readonly<Record<string, unknown>> }>) => [...defs].some((def) => Object.keys(def.completers).length > 0);
+    return {
+      tools: this.tools.size > 0,
+      resources: this.resources.size > 0 || this.templates.size > 0 || this.skills !== undefined,
+      prompts: this.prompts.size > 0,
+      completions: completes(this.prompts.values()) || completes(this.templates.values()),
+    };
+  }
+
   /** How many enabled definitions of each kind there are. */
   get counts(): { tools: number; resources: number; templates: number; prompts: number } {
     const enabled = (map: Map<string, Switchable>) => [...map.values()].filter((d) => d.enabled).length;
@@ -287,6 +311,7 @@ export class Registry {
   }
 
   private changed(kind: ListKind): void {
+    this.changes++;
     this.lists.clear();
     this.onChange?.(kind);
   }

@@ -225,6 +225,23 @@ export interface Listing {
   readonly name: string;
 }
 
+/** A list clients can be told changed: `notifications/{list}/list_changed`. */
+export type ListKind = 'tools' | 'resources' | 'prompts';
+
+/**
+ * What a handler may do to the whole server, beyond its own request: the server-wide
+ * notifications. The app (`McpApp`) implements it, and every context of its requests reaches it
+ * through {@link McpContext.notifyResourceUpdated} and {@link McpContext.notifyListChanged}, so a
+ * handler needs no service filled in by `main`. Named here, below the app, so the context depends on
+ * nothing that serves. For the Hermes packages.
+ */
+export interface ServerActions {
+  /** Tells the clients subscribed to `uri` that it changed (see {@link McpContext.notifyResourceUpdated}). */
+  notifyResourceUpdated(uri: string): void;
+  /** Tells clients that `list` changed (see {@link McpContext.notifyListChanged}). */
+  notifyListChanged(list: ListKind): void;
+}
+
 /** What the context of one request is made of. @internal */
 export interface ContextParts {
   /** The request being handled. */
@@ -239,6 +256,8 @@ export interface ContextParts {
   readonly channel: RequestChannel;
   /** The logger its `ctx.log` is a child of. */
   readonly log: Logger;
+  /** The server-wide actions of the app serving the request. */
+  readonly server: ServerActions;
 }
 
 /**
@@ -280,6 +299,8 @@ export class McpContext {
   readonly transport: TransportInfo;
   /** Where a modern-era request's questions are answered (MRTR round or task). @internal */
   readonly round?: InputSource;
+  /** The app serving this request (`McpApp.of(ctx)` reads it). @internal */
+  readonly server: ServerActions;
   private readonly extra: InboundRequestExtra;
   private readonly channel: RequestChannel;
   private readonly baseLog: Logger;
@@ -297,6 +318,7 @@ export class McpContext {
     this.extra = parts.extra;
     this.channel = parts.channel;
     this.baseLog = parts.log;
+    this.server = parts.server;
     this.round = round;
     this.taskStarter = startTask;
   }
@@ -402,6 +424,38 @@ export class McpContext {
       protocolVersion: this.session.protocolVersion,
     }));
     return this.channel.notify(this.request.id, method, params);
+  }
+
+  /**
+   * Tells the clients watching `uri` that the resource changed (`notifications/resources/updated`):
+   * every session subscribed to it (`resources/subscribe`) and every 2026-07-28 listen stream that
+   * named it, on every transport, and with a `cluster` on the other instances too. The app's own
+   * `notifyResourceUpdated`: the same path, from any handler. Clients that did not subscribe hear
+   * nothing.
+   *
+   * @example
+   * \@Tool({ description: 'Adds an entity to the graph' })
+   * addEntity(input: EntityInput, ctx: McpContext) {
+   *   this.graph.add(input);
+   *   ctx.notifyResourceUpdated('memory://graph');
+   *   return `added ${input.name}`;
+   * }
+   */
+  notifyResourceUpdated(uri: string): void {
+    this.server.notifyResourceUpdated(uri);
+  }
+
+  /**
+   * Tells clients that a list changed (`notifications/{tools,resources,prompts}/list_changed`):
+   * every session, and the 2026-07-28 listen streams that asked for that list, with a `cluster` on
+   * every instance; the changes of one tick make one notification per list. The app's changes
+   * (`addTool`, `tool(name).disable()`, `skills.reload()`…, reached from a handler through
+   * `McpApp.of(ctx)`) tell clients by themselves: call this when a list changes otherwise (an
+   * `McpHandler` serving lists of its own). Nothing is sent for a list the server does not declare
+   * with `listChanged: true`.
+   */
+  notifyListChanged(list: ListKind): void {
+    this.server.notifyListChanged(list);
   }
 
   /**

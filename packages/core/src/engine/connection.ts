@@ -34,6 +34,7 @@ import {
   RequestId,
   RequestOptions,
   RevisionFeatures,
+  ServerCapabilities,
   declaresCapability,
   isRecord,
   isThenable,
@@ -46,7 +47,7 @@ import {
   merge,
 } from '@hermes-mcp/protocol';
 import { elicitationForms } from '../schema/elicitation-schema';
-import { McpContext, RequestChannel, SessionInfo, isLoggingLevel } from '../context/mcp-context';
+import { ListKind, McpContext, RequestChannel, ServerActions, SessionInfo, isLoggingLevel } from '../context/mcp-context';
 import type { McpHandler, NotificationContext } from './mcp-handler';
 import { LazyChildLogger, Logger } from '../logger';
 import { decideEra } from './era';
@@ -70,6 +71,8 @@ export interface ConnectionHost {
   readonly gracePeriod: number;
   /** The most messages one 2025-03-26 batch may hold. */
   readonly maxBatchEntries: number;
+  /** What the contexts of its requests reach for server-wide actions (the app). */
+  readonly server: ServerActions;
   /** Answers one modern-era request that arrived on this connection's stream. */
   serveModern(
     request: JsonRpcRequest,
@@ -140,6 +143,8 @@ export class Connection implements PeerHandlers, RequestChannel {
   private level?: LoggingLevel;
   /** How many malformed messages the client sent (the first is logged at warn, the rest at debug). */
   private peerMistakes = 0;
+  /** The capabilities its `initialize` was answered with (or, taken up from a record, the server's then). */
+  private told?: ServerCapabilities = undefined;
   /** Made on the first subscription: most connections never subscribe. */
   private subscriptions?: Set<string> = undefined;
   private readonly log: Logger;
@@ -184,6 +189,7 @@ export class Connection implements PeerHandlers, RequestChannel {
     this.session = this.sessionOf(version, record.clientInfo, record.clientCapabilities);
     this.era = 'legacy';
     this.initialized = true;
+    this.told = this.engine.handler.capabilities;
     this.level = record.logLevel;
     if (record.subscriptions && record.subscriptions.length > 0) this.subscriptions = new Set(record.subscriptions);
   }
@@ -294,6 +300,11 @@ export class Connection implements PeerHandlers, RequestChannel {
     return this.initialized;
   }
 
+  /** True when the session was told that `list` changes (`listChanged: true` in its `initialize` answer). */
+  toldListChanges(list: ListKind): boolean {
+    return this.told?.[list]?.listChanged === true;
+  }
+
   /** True when the client subscribed to updates of `uri`. */
   isSubscribed(uri: string): boolean {
     return this.subscriptions !== undefined && this.subscriptions.has(uri);
@@ -366,6 +377,7 @@ export class Connection implements PeerHandlers, RequestChannel {
       extra,
       channel: this,
       log: logBindings ? new LazyChildLogger(this.log, logBindings) : this.log,
+      server: this.engine.server,
     });
     const limit = this.engine.options.handlerTimeout;
     if (!limit) return handler.handleRequest(ctx);
@@ -505,9 +517,10 @@ export class Connection implements PeerHandlers, RequestChannel {
     this.features = features;
     this.session = this.sessionOf(version, info as unknown as Implementation, params.capabilities);
     const handler = this.engine.handler;
+    const capabilities = (this.told = shapeCapabilities(handler.capabilities, features));
     const result: InitializeResult = {
       protocolVersion: version,
-      capabilities: shapeCapabilities(handler.capabilities, features),
+      capabilities,
       serverInfo: shapeImplementation(handler.serverInfo, features),
     };
     if (handler.instructions !== undefined) result.instructions = handler.instructions;

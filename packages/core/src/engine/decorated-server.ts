@@ -74,15 +74,26 @@ function issuesData(issues: ValidationIssue[]): { issues: ValidationIssue[] } {
   return { issues };
 }
 
+/** What a server has declared so far: a kind once declared stays so (sessions were told). */
+interface Offered {
+  tools: boolean;
+  resources: boolean;
+  prompts: boolean;
+  completions: boolean;
+  apps: boolean;
+}
+
 /** Answers MCP requests from a registry built by the scanner. For the Hermes packages. */
 export class DecoratedServerHandler implements McpHandler, ServerOwner {
   readonly serverInfo: Implementation;
-  readonly capabilities: ServerCapabilities;
   readonly instructions?: string;
+  /** What `capabilities` last gave, and the registry version it was computed at. */
+  private declared?: { at: number; capabilities: ServerCapabilities };
+  private readonly offered: Offered = { tools: false, resources: false, prompts: false, completions: false, apps: false };
 
   constructor(
     readonly registry: Registry,
-    options: McpServerOptions,
+    private readonly options: McpServerOptions,
     private readonly validation: ValidateOptions = {},
   ) {
     this.serverInfo = {
@@ -93,24 +104,69 @@ export class DecoratedServerHandler implements McpHandler, ServerOwner {
       ...(options.icons && { icons: options.icons }),
       ...(options.websiteUrl !== undefined && { websiteUrl: options.websiteUrl }),
     };
-    // Every kind is advertised: the app can add tools, resources and prompts while running, and
-    // tells clients through list_changed notifications.
-    this.capabilities = {
-      logging: {},
-      completions: {},
-      tools: { listChanged: true },
-      resources: { subscribe: true, listChanged: true },
-      prompts: { listChanged: true },
-    };
+    this.instructions = options.instructions;
+  }
+
+  /**
+   * What the server serves, read at every `initialize`, `server/discover` and `subscriptions/listen`
+   * and before each request and list change (so, on every transport and in both eras, the same):
+   *
+   * - `tools`, `prompts`: when the registry holds one (enabled or not); `resources`: a resource, a
+   *   template, skills or an MCP App view; each with `listChanged: true`, since the app changes
+   *   every list while running (`addTool`, `tool(name).disable()`/`remove()`, `skills.reload()`)
+   *   and tells clients so. `resources` comes with `subscribe: true`: the connection serves
+   *   `resources/subscribe` (and a 2026-07-28 listen stream its `resourceSubscriptions`) on every
+   *   transport, and `notifyResourceUpdated` reaches the subscribers.
+   * - `completions`: when a prompt argument or template variable has a completion (`complete`,
+   *   `@Complete`, or an `@IsIn`/`@IsEnum` property, which completes by itself).
+   * - `logging`: always — every connection serves `logging/setLevel`, and `ctx.notify` logs to the
+   *   client from any handler.
+   * - What `@McpServer({ capabilities })` names is declared too, its values winning (a kind added
+   *   only at runtime, `listChanged: false`, `subscribe: false`); the Skills and MCP Apps
+   *   extensions when the server has them.
+   *
+   * The official SDKs (v1 `McpServer` 1.32, v2 2.4) declare the same for the same server — a kind
+   * once something of it is registered, with `listChanged: true`, `completions` once a
+   * `completable()` argument or a template's `complete` is, what the `capabilities` option names
+   * (v2: its `listChanged` winning) — with these differences, on purpose:
+   *
+   * - `logging` and `resources.subscribe` are declared only when the SDK server is told to (and,
+   *   for subscriptions, given handlers): Hermes serves both itself.
+   * - An `@IsIn`/`@IsEnum` argument declares `completions`: Hermes completes it; the SDKs complete
+   *   only what a `completable()` says.
+   * - A kind added after clients connected: the SDKs refuse (`registerCapabilities` after
+   *   `connect()` throws); Hermes declares it from then on, to the sessions and requests that
+   *   start after it — `capabilities` names it for those before. Capabilities never shrink: the
+   *   last tool removed leaves `tools` declared, as the sessions were told.
+   *
+   * `packages/core/test/capabilities.spec.ts` builds the same servers with both SDKs and compares.
+   */
+  get capabilities(): ServerCapabilities {
+    const registry = this.registry;
+    const declared = this.declared;
+    if (declared?.at === registry.version) return declared.capabilities;
+    const offered = this.offered;
+    const now = registry.offers();
+    offered.tools ||= now.tools;
+    offered.resources ||= now.resources;
+    offered.prompts ||= now.prompts;
+    offered.completions ||= now.completions;
+    offered.apps ||= servesApps(registry);
+    const named = this.options.capabilities ?? {};
+    const capabilities: ServerCapabilities = { logging: {} };
+    if (offered.completions || named.completions) capabilities.completions = {};
+    if (offered.tools || named.tools) capabilities.tools = { listChanged: named.tools?.listChanged ?? true };
+    if (offered.resources || named.resources) capabilities.resources = { subscribe: named.resources?.subscribe ?? true, listChanged: named.resources?.listChanged ?? true };
+    if (offered.prompts || named.prompts) capabilities.prompts = { listChanged: named.prompts?.listChanged ?? true };
     // Skills are declared whenever the option is set, even with no skill (an empty listing is allowed).
     const skills = registry.skills;
-    const apps = servesApps(registry);
-    if (skills || apps)
-      this.capabilities.extensions = {
+    if (skills || offered.apps)
+      capabilities.extensions = {
         ...(skills && { [SKILLS_EXTENSION]: skills.directoryRead ? { directoryRead: true } : {} }),
-        ...(apps && { [APPS_EXTENSION]: {} }),
+        ...(offered.apps && { [APPS_EXTENSION]: {} }),
       };
-    this.instructions = options.instructions;
+    this.declared = { at: registry.version, capabilities: Object.freeze(capabilities) };
+    return capabilities;
   }
 
   taskSupport(toolName: string): { mode: TaskSupport; start: TaskStart } | undefined {

@@ -8,6 +8,7 @@
  */
 import { publishNotification, requestChannel, traceRequest } from '../diagnostics';
 import { InboundRequestExtra, JsonRpcRequest, META_KEYS, Transport, TransportInfo, isThenable } from '@hermes-mcp/protocol';
+import type { ListKind, ServerActions } from '../context/mcp-context';
 import { Connection, ConnectionOptions } from './connection';
 import type { McpHandler } from './mcp-handler';
 import { Logger } from '../logger';
@@ -48,7 +49,22 @@ export interface EngineOptions {
   maxResultBytes?: number;
   /** Most messages one 2025-03-26 batch may hold (default 100); a larger one is refused whole (-32600). */
   maxBatchEntries?: number;
+  /**
+   * What the contexts of this engine's requests reach for server-wide actions (`ctx.notifyResourceUpdated`,
+   * `ctx.notifyListChanged`): the app (`McpApp`), whose own methods call the engine's. Default: the engine.
+   */
+  server?: ServerActions;
 }
+
+/** The notification of each list's changes. */
+const LIST_CHANGED: Record<ListKind, string> = {
+  tools: 'notifications/tools/list_changed',
+  resources: 'notifications/resources/list_changed',
+  prompts: 'notifications/prompts/list_changed',
+};
+
+/** The list a list_changed notification is about, by its method. */
+const LIST_OF: ReadonlyMap<string, ListKind> = new Map(Object.entries(LIST_CHANGED).map(([list, method]) => [method, list as ListKind]));
 
 /** Default of {@link EngineOptions.maxResultBytes}: 16 MiB. */
 export const DEFAULT_MAX_RESULT_BYTES = 16 * 1024 * 1024;
@@ -59,16 +75,22 @@ export const DEFAULT_MAX_BATCH_ENTRIES = 100;
 export const DEFAULT_SHUTDOWN_GRACE_PERIOD = 5_000;
 
 /** Serves MCP over any number of connections from one handler. */
-export class Engine {
+export class Engine implements ServerActions {
   private readonly live = new Set<Connection>();
   /** Serves modern-era (2026-07-28) requests, on any transport. */
   private readonly modern: ModernHandler;
+  /** The lists changed during this tick, told at its end. */
+  private readonly pendingChanges = new Set<ListKind>();
+  /** What request contexts reach for server-wide actions ({@link EngineOptions.server}). */
+  readonly server: ServerActions;
 
   constructor(
     readonly handler: McpHandler,
     readonly options: EngineOptions,
   ) {
+    this.server = options.server ?? this;
     this.modern = new ModernHandler(handler, {
+      server: this.server,
       logger: options.logger,
       states: new RequestStateCodec(options.requestStateSecret),
       cache: { ttlMs: options.cache?.ttlMs ?? 0, cacheScope: options.cache?.cacheScope ?? 'private' },
@@ -169,6 +191,23 @@ export class Engine {
     this.raise('notifications/resources/updated', { uri }, uri);
   }
 
+  /**
+   * Tells clients (here and on the cluster's other instances) that `list` changed: the changes of
+   * one tick make one notification per list, sent at its end. A session hears it when its
+   * `initialize` declared that list with `listChanged: true`, a listen stream when it asked for it
+   * and was acknowledged: no client hears of a list it was not told changes.
+   */
+  notifyListChanged(list: ListKind): void {
+    if (this.pendingChanges.size === 0) {
+      queueMicrotask(() => {
+        const changes = [...this.pendingChanges];
+        this.pendingChanges.clear();
+        for (const changed of changes) this.broadcast(LIST_CHANGED[changed]);
+      });
+    }
+    this.pendingChanges.add(list);
+  }
+
   /** A notification raised here: published, delivered here, and told to the cluster (with its key). */
   private raise(method: string, params: Record<string, unknown> | undefined, uri?: string): void {
     const key = this.nextKey();
@@ -193,8 +232,9 @@ export class Engine {
     // Told to observers once for the listen streams (each names its own revision), once per session.
     if (this.modern.listenerCount > 0) publishNotification(() => ({ method, params: params ?? {} }));
     this.modern.publish(method, params);
+    const list = LIST_OF.get(method);
     for (const connection of this.live) {
-      if (!connection.sessionInfo || (uri !== undefined && !connection.isSubscribed(uri))) continue;
+      if (!connection.sessionInfo || (uri !== undefined && !connection.isSubscribed(uri)) || (list !== undefined && !connection.toldListChanges(list))) continue;
       connection.broadcast(method, params, key).catch((error) => this.options.logger.warn({ err: error, method }, 'could not send a notification'));
     }
   }

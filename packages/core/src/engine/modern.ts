@@ -22,7 +22,7 @@ import {
   copyInto,
 } from '@hermes-mcp/protocol';
 import { elicitationForms } from '../schema/elicitation-schema';
-import { ContextParts, InputRound, McpContext, RequestChannel, SessionInfo, isInputRequired } from '../context/mcp-context';
+import { ContextParts, InputRound, McpContext, RequestChannel, ServerActions, SessionInfo, isInputRequired } from '../context/mcp-context';
 import type { McpHandler } from './mcp-handler';
 import type { CacheHints } from '../metadata/options';
 import { LazyChildLogger, Logger } from '../logger';
@@ -47,6 +47,8 @@ export interface Listener {
 /** Options of the modern handler. For the Hermes packages. */
 export interface ModernOptions {
   logger: Logger;
+  /** What the contexts of its requests reach for server-wide actions (the app). */
+  server: ServerActions;
   states: RequestStateCodec;
   cache: Required<CacheHints>;
   /** Longest time a handler may run, in milliseconds (not listen streams); default: no limit. */
@@ -170,6 +172,7 @@ export class ModernHandler implements ModernOwner {
       extra,
       channel,
       log: logBindings ? new LazyChildLogger(this.options.logger, logBindings) : this.options.logger,
+      server: this.options.server,
     };
     if (taskSupport?.start === 'auto' && tasksDeclared) return this.startTask(spec, parts);
     const round = spec.rounds ? this.openRound(request, params) : undefined;

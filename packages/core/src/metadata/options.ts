@@ -4,7 +4,7 @@
  * middleware, caching hints, task modes, completion functions — live here too, below the engine
  * that runs them, so that decorators and options depend on nothing that serves.
  */
-import type { Annotations, AppCsp, AppPermissions, AppToolMeta, Icon, Implementation, JsonSchemaObject, Meta, ToolAnnotations } from '@hermes-mcp/protocol';
+import type { Annotations, AppCsp, AppPermissions, AppToolMeta, Icon, Implementation, JsonSchemaObject, Meta, ServerCapabilities, ToolAnnotations } from '@hermes-mcp/protocol';
 import type { Constructor } from '../container';
 import type { McpContext, SessionInfo } from '../context/mcp-context';
 
@@ -70,7 +70,27 @@ export interface McpServerOptions extends Implementation {
    * the skills' files through `resources/read`. See docs/extensions.md.
    */
   skills?: string | URL | SkillsOptions;
+  /**
+   * What the server declares beyond what it has at start-up, as the SDKs' `capabilities` option
+   * does. By itself a server declares `tools`, `resources` (with `subscribe`) and `prompts` when it
+   * has one of that kind (skills and MCP App views are resources), each list with `listChanged:
+   * true` (the app can change it while running: `app.addTool`, `app.tool(name).disable()`…);
+   * `completions` when a prompt argument or template variable completes (`@Complete`, `complete`,
+   * an `@IsIn`/`@IsEnum` property); and `logging`. Naming a kind here declares it too: name the
+   * kinds the server adds only at runtime (`{ prompts: {} }` when its prompts all come from
+   * `app.addPrompt`), so that clients that connect before the first one know of them (a session's
+   * capabilities are those of its `initialize`). A value given here wins: `{ tools: { listChanged:
+   * false } }` for a list that never changes (clients are then never told it did), `{ resources:
+   * { subscribe: false } }` to refuse `resources/subscribe`.
+   *
+   * @example
+   * \@McpServer({ name: 'plugins', version: '1.0.0', capabilities: { prompts: {} } })  // prompts come from app.addPrompt
+   */
+  capabilities?: DeclaredCapabilities;
 }
+
+/** The capabilities a server may declare itself (see {@link McpServerOptions.capabilities}). */
+export type DeclaredCapabilities = Pick<ServerCapabilities, 'tools' | 'resources' | 'prompts' | 'completions'>;
 
 /** A skill's files given in code: path inside the skill (`SKILL.md`, `references/FORMS.md`) → content (a string is UTF-8). */
 export type SkillFiles = Readonly<Record<string, string | Uint8Array>>;

@@ -68,7 +68,8 @@ class PhasesInput {
   @IsInt() @Min(1) @Max(5) perPhase!: number;
 }
 
-@McpServer({ name: 'resumable', version: '1.0.0' })
+// Prompts come only at runtime (the GET stream test adds one): declared, so sessions are told of them.
+@McpServer({ name: 'resumable', version: '1.0.0', capabilities: { prompts: {} } })
 class ResumableServer {
   @Tool({ description: 'Sends progress in phases, stopping at a checkpoint after each phase but the last' })
   async phases(input: PhasesInput, ctx: McpContext) {

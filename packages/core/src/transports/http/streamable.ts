@@ -19,10 +19,10 @@ import {
   TransportInfo,
   isResponse,
   isThenable,
-  SparseMap,
   errorResponse,
   serialize,
 } from '@hermes-mcp/protocol';
+import { SparseMap } from '@hermes-mcp/protocol/internal';
 import type { EventStore, StoredEvent } from '../../stores/event-store';
 import type { HttpResponse } from './exchange';
 import { SseConnection } from './sse';
