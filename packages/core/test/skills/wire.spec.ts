@@ -154,6 +154,22 @@ describe.each(ERAS)('skills on $label', ({ label, options, resourceNotFound }) =
     }
   });
 
+  it('resolves dot segments as any URI does (RFC 3986 §5.2.4), inside the catalog: a .. that climbs out of a skill names another entry, or none', async () => {
+    const probe = async (uri: string) => {
+      try {
+        const read = await client.readResource(uri);
+        return { uri: read.contents[0]?.uri };
+      } catch (error) {
+        return { code: (error as { code?: number }).code };
+      }
+    };
+    expect({
+      inside: await probe('skill://acme/pdf/scripts/../SKILL.md'),
+      encoded: await probe('skill://acme/pdf/scripts/%2e%2e/SKILL.md'),
+      beyond: await probe('skill://acme/pdf/../../../../etc/passwd'),
+    }).toEqual({ inside: { uri: 'skill://acme/pdf/SKILL.md' }, encoded: { uri: 'skill://acme/pdf/SKILL.md' }, beyond: { code: resourceNotFound } });
+  });
+
   it('refuses a file changed on disk since the catalog was built (-32603), with a HERMES_SKILL_CHANGED line', async () => {
     writeFileSync(path.join(root, 'billing/refunds/examples/email.md'), 'Dear customer, changed');
     expect(await codeOf(client.readResource('skill://acme/billing/refunds/examples/email.md'))).toBe(-32603);
