@@ -72,18 +72,42 @@ type LogLevel = (typeof LOG_LEVELS)[number];
 type LevelAware = Logger & { isLevelEnabled?(level: string): boolean };
 
 /**
+ * What the two lazy loggers share: one method per level, on this prototype (set below), each
+ * handing its arguments to `write`, which decides whether a line is written and makes the logger
+ * that writes it.
+ */
+abstract class LazyLevels {
+  /** Logs at `fatal`. */
+  declare fatal: pino.LogFn;
+  /** Logs at `error`. */
+  declare error: pino.LogFn;
+  /** Logs at `warn`. */
+  declare warn: pino.LogFn;
+  /** Logs at `info`. */
+  declare info: pino.LogFn;
+  /** Logs at `debug`. */
+  declare debug: pino.LogFn;
+  /** Logs at `trace`. */
+  declare trace: pino.LogFn;
+
+  /** Writes at `level` (making the real logger if this level is on). @internal */
+  abstract write(level: LogLevel, args: unknown[]): void;
+}
+
+/**
  * A child logger made on first use: `parent.child(bindings)` runs the first time something is
  * logged at a level that is on (or when `level` is set). A long-lived owner that seldom logs (an
  * idle HTTP session) then keeps this small object instead of a pino child (about 200 bytes more).
  * Logs carry the bindings exactly as the child would have.
  */
-export class LazyChildLogger implements Logger {
+export class LazyChildLogger extends LazyLevels implements Logger {
   /** The parent until the child is made, then the child. */
   private target: Logger;
   /** The child's bindings, until it is made. */
   private bindings?: Record<string, unknown>;
 
   constructor(parent: Logger, bindings: Record<string, unknown>) {
+    super();
     // A lazy parent is never the target: its own child() would be lazy again, and the first log
     // line would make children of children until the stack overflowed. Its real logger (or, while
     // it has none, its parent and bindings) stands in for it.
@@ -111,19 +135,6 @@ export class LazyChildLogger implements Logger {
     const target = this.target as LevelAware;
     return typeof target.isLevelEnabled === 'function' ? target.isLevelEnabled(level) : true;
   }
-
-  /** Logs at `fatal`. */
-  declare fatal: pino.LogFn;
-  /** Logs at `error`. */
-  declare error: pino.LogFn;
-  /** Logs at `warn`. */
-  declare warn: pino.LogFn;
-  /** Logs at `info`. */
-  declare info: pino.LogFn;
-  /** Logs at `debug`. */
-  declare debug: pino.LogFn;
-  /** Logs at `trace`. */
-  declare trace: pino.LogFn;
 
   /** A child of this logger, itself made on first use. */
   child(bindings: Record<string, unknown>): Logger {
@@ -167,11 +178,12 @@ function knownLevel(level: string): string {
  *
  * @internal
  */
-export class DeferredLogger implements Logger {
+export class DeferredLogger extends LazyLevels implements Logger {
   private made?: pino.Logger;
   private wanted: string;
 
   constructor(private readonly options: LoggerOptions = {}) {
+    super();
     this.wanted = knownLevel(options.level ?? process.env.HERMES_LOG_LEVEL ?? 'info');
   }
 
@@ -195,19 +207,6 @@ export class DeferredLogger implements Logger {
     return this.made ? this.made.isLevelEnabled(level) : (LEVEL_VALUES[level] ?? 0) >= LEVEL_VALUES[this.wanted];
   }
 
-  /** Logs at `fatal`. */
-  declare fatal: pino.LogFn;
-  /** Logs at `error`. */
-  declare error: pino.LogFn;
-  /** Logs at `warn`. */
-  declare warn: pino.LogFn;
-  /** Logs at `info`. */
-  declare info: pino.LogFn;
-  /** Logs at `debug`. */
-  declare debug: pino.LogFn;
-  /** Logs at `trace`. */
-  declare trace: pino.LogFn;
-
   /** A child with `bindings`, itself made on first use. */
   child(bindings: Record<string, unknown>): Logger {
     return new LazyChildLogger(this, bindings);
@@ -226,15 +225,13 @@ export function deferredLogger(options: LoggerOptions = {}): Logger {
   return new DeferredLogger(options);
 }
 
-// One method per level on the prototype of each lazy logger, each writing at its level.
-for (const lazy of [LazyChildLogger, DeferredLogger]) {
-  for (const level of LOG_LEVELS) {
-    Object.defineProperty(lazy.prototype, level, {
-      value: function (this: LazyChildLogger | DeferredLogger, ...args: unknown[]): void {
-        this.write(level, args);
-      },
-      writable: true,
-      configurable: true,
-    });
-  }
+// One method per level on the lazy loggers' shared prototype, each writing at its level.
+for (const level of LOG_LEVELS) {
+  Object.defineProperty(LazyLevels.prototype, level, {
+    value: function (this: LazyLevels, ...args: unknown[]): void {
+      this.write(level, args);
+    },
+    writable: true,
+    configurable: true,
+  });
 }
