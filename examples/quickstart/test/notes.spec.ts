@@ -27,8 +27,8 @@ describe.each(['legacy', 'modern'] as const)('quickstart notes (%s era)', (era) 
     try {
       const invalid = await client.callTool('add_note', { title: '', body: 'x', tags: ['Not Lower'] });
       expect(invalid.isError).toBe(true);
-      expect(textOf(invalid)).toMatch(/title: title must be longer than or equal to 1 characters/);
-      expect(textOf(invalid)).toMatch(/tags\[0\]:/);
+      expect(textOf(invalid)).toMatch(/^title must be longer than or equal to 1 characters$/m);
+      expect(textOf(invalid)).toMatch(/^tags\[0\] must match /m);
       expect(await client.callTool('search_notes', { query: 'nothing here' })).toMatchObject({ isError: true, content: [{ text: 'no note matches "nothing here"' }] });
     } finally {
       await client.close();

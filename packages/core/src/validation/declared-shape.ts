@@ -23,6 +23,7 @@ import { isIsoDate } from '../schema/iso8601';
 import { headerOf } from '../schema/recorded';
 import { nestedClassOf } from '../schema/transformer';
 import type { ValidationIssue as Issue } from './issue';
+import { DATE_EXPECTED, notA } from './messages';
 
 /** What one property of a class is held to. */
 interface PropertyShape {
@@ -71,10 +72,10 @@ function check(cls: Function, plain: Record<string, unknown>, prefix: string, is
 }
 
 function checkDate(value: unknown, path: string, each: boolean, issues: Issue[]): void {
-  const refuse = (at: string) => issues.push({ path: at, constraints: { isDate: `${at} must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T10:00:00Z), as a string` } });
+  const refuse = (at: string, sent: unknown) => issues.push({ path: at, constraints: { isDate: `${at} must be ${DATE_EXPECTED}${notA(sent)}` } });
   if (!each || !Array.isArray(value)) {
-    if (!isIsoDate(value)) refuse(path);
-  } else value.forEach((element, i) => !isIsoDate(element) && refuse(`${path}[${i}]`));
+    if (!isIsoDate(value)) refuse(path, value);
+  } else value.forEach((element, i) => !isIsoDate(element) && refuse(`${path}[${i}]`, element));
 }
 
 function checkNested(cls: Function, many: boolean, value: unknown, path: string, issues: Issue[], seen: Set<object>): void {
@@ -85,7 +86,7 @@ function checkNested(cls: Function, many: boolean, value: unknown, path: string,
     return;
   }
   if (!Array.isArray(value)) {
-    issues.push({ path, constraints: { nestedValidation: `${path} must be an array of ${cls.name} objects` } });
+    issues.push({ path, constraints: { nestedValidation: `${path} must be an array of ${cls.name} objects, not an object` } });
     return;
   }
   value.forEach((element: unknown, i) => {

@@ -15,6 +15,7 @@ import { nestedClassOf } from '../schema/transformer';
 import { declaredShapeIssues } from './declared-shape';
 import type { ValidationIssue } from './issue';
 import { fastValidate, planOf } from './fast-path';
+import { FieldRules, explain, explainElement, fieldRules, notAnObject } from './messages';
 import { nothingToTransform, onlyNestedType } from '../interop/class-transformer';
 import { ruleStorage, validateObject, validateObjectSync } from '../interop/class-validator';
 
@@ -91,14 +92,25 @@ export function validateInputNow<T extends object>(cls: ClassConstructor<T>, pla
 }
 
 /**
- * One line per issue, `path: message; message`, for a model to read and correct its call.
+ * One line per issue, for a model to read and correct its call: its messages, each once (several
+ * constraints that failed for one reason share it), joined with `; `. Hermes's messages lead with
+ * the field's path; a line that does not (a message the user wrote) is given it: `path: message`.
  *
  * @example
- * formatIssues([{ path: 'city', constraints: { minLength: 'city must be longer than or equal to 2 characters' } }]);
- * // 'city: city must be longer than or equal to 2 characters'
+ * formatIssues([{ path: 'observations', constraints: { isArray: 'observations is required: an array of strings', isString: 'observations is required: an array of strings' } }]);
+ * // 'observations is required: an array of strings'
+ * formatIssues([{ path: 'id', constraints: { matches: 'digits only, please' } }]);
+ * // 'id: digits only, please'
  */
 export function formatIssues(issues: ValidationIssue[]): string {
-  return issues.map((issue) => `${issue.path || '(input)'}: ${Object.values(issue.constraints).join('; ')}`).join('\n');
+  return issues.map(lineOf).join('\n');
+}
+
+function lineOf(issue: ValidationIssue): string {
+  const line = [...new Set(Object.values(issue.constraints))].join('; ');
+  const name = issue.path || 'the input';
+  const next = line.charAt(name.length);
+  return line.startsWith(name) && !/[\w$.[]/.test(next) ? line : `${issue.path || '(input)'}: ${line}`;
 }
 
 /** The instance when the class's fast path (see fast-path.ts) vouches for the input; undefined to take the general path. */
@@ -113,7 +125,7 @@ function fastPath<T extends object>(cls: ClassConstructor<T>, plain: unknown, op
 function toInstance<T extends object>(cls: ClassConstructor<T>, plain: unknown): ValidationResult<T> {
   // plainToInstance maps an array to an array of instances, and leaves primitives as they are.
   if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) {
-    return { ok: false, issues: [{ path: '', constraints: { isObject: 'the input must be a JSON object' } }] };
+    return { ok: false, issues: [notAnObject(plain)] };
   }
   try {
     return { ok: true, value: transform(cls, plain as Record<string, unknown>) };
@@ -190,7 +202,7 @@ function validatorOptions(cls: Function, options: ValidateOptions): ValidatorOpt
 function outcome<T>(value: T, errors: ValidationError[], cls: Function): ValidationResult<T> {
   if (errors.length === 0) return { ok: true, value };
   const issues: ValidationIssue[] = [];
-  flatten(errors, '', false, issues, cls);
+  flatten(errors, '', undefined, false, issues, cls);
   return { ok: false, issues };
 }
 
@@ -200,18 +212,24 @@ function unreadable(): { ok: false; issues: ValidationIssue[] } {
 }
 
 /**
- * class-validator nests errors (`children`); array elements are children named by their index.
- * `cls` is the class the errors belong to, so `each: true` failures can be pinned to elements.
+ * class-validator nests errors (`children`); the elements of a collection of nested objects are
+ * children named by their index (their key, in a Map). `cls` is the class the errors belong to (of
+ * the elements, when `field` holds the rules of the collection they are in), so `each: true`
+ * failures can be pinned to elements and each message said from the property's rules (messages.ts).
  */
-function flatten(errors: ValidationError[], prefix: string, inArray: boolean, out: ValidationIssue[], cls: Function | undefined): void {
+function flatten(errors: ValidationError[], prefix: string, field: FieldRules | undefined, indexed: boolean, out: ValidationIssue[], cls: Function | undefined): void {
   for (const error of errors) {
-    const path = join(prefix, error.property, inArray);
+    const path = join(prefix, error.property, indexed);
+    const own = field ? undefined : cls && error.property !== undefined ? fieldRules(cls, error.property) : undefined;
     if (error.constraints && Object.keys(error.constraints).length > 0) {
-      pushIssues(out, path, error, error.constraints, inArray ? undefined : cls);
+      if (field) out.push({ path, constraints: explainElement(field, path, error.value, error.constraints) });
+      else pushIssues(out, path, error, error.constraints, cls, own);
     }
     if (error.children && error.children.length > 0) {
-      const childClass = inArray ? cls : cls && nestedClassOf(cls, error.property);
-      flatten(error.children, path, Array.isArray(error.value), out, childClass);
+      const value: unknown = error.value;
+      const collection = !field && (Array.isArray(value) || value instanceof Map || value instanceof Set);
+      const childClass = field ? cls : cls && nestedClassOf(cls, error.property);
+      flatten(error.children, path, collection ? own : undefined, Array.isArray(value), out, childClass);
     }
   }
 }
@@ -222,7 +240,7 @@ function flatten(errors: ValidationError[], prefix: string, inArray: boolean, ou
  * elements to find them; a rule that cannot be located (async, or every element passes alone)
  * stays on the array.
  */
-function pushIssues(out: ValidationIssue[], path: string, error: ValidationError, found: Record<string, string>, cls: Function | undefined): void {
+function pushIssues(out: ValidationIssue[], path: string, error: ValidationError, found: Record<string, string>, cls: Function | undefined, field: FieldRules | undefined): void {
   const constraints = { ...found };
   const perElement = new Map<number, Record<string, string>>();
   if (cls && Array.isArray(error.value)) {
@@ -243,9 +261,10 @@ function pushIssues(out: ValidationIssue[], path: string, error: ValidationError
       }
     }
   }
-  if (Object.keys(constraints).length > 0) out.push({ path, constraints });
+  if (Object.keys(constraints).length > 0) out.push({ path, constraints: explain(field, path, error.value, constraints, false) });
   for (const [index, elementConstraints] of [...perElement].sort((a, b) => a[0] - b[0])) {
-    out.push({ path: `${path}[${index}]`, constraints: elementConstraints });
+    const at = `${path}[${index}]`;
+    out.push({ path: at, constraints: explain(field, at, (error.value as unknown[])[index], elementConstraints, true) });
   }
 }
 

@@ -41,15 +41,15 @@ describe('validateInput', () => {
 
   it('names nested fields with dots', () => {
     expect(issuesOf(Order, { ...order, address: { city: 'P' } })).toEqual([
-      { path: 'address.city', constraints: { isLength: 'city must be longer than or equal to 2 characters' } },
+      { path: 'address.city', constraints: { isLength: 'address.city must be longer than or equal to 2 characters' } },
     ]);
   });
 
   it('names array elements with [i]', () => {
     const issues = issuesOf(Order, { ...order, lines: [{ sku: 'tea', qty: 1 }, { sku: 'cup', qty: 0 }, 'lid'] });
     expect(issues).toEqual([
-      { path: 'lines[1].qty', constraints: { min: 'qty must not be less than 1' } },
-      { path: 'lines[2]', constraints: { nestedValidation: 'each value in nested property lines must be either object or array' } },
+      { path: 'lines[1].qty', constraints: { min: 'lines[1].qty must not be less than 1' } },
+      { path: 'lines[2]', constraints: { nestedValidation: 'lines[2] must be a Line object, not a string' } },
     ]);
   });
 
@@ -61,11 +61,11 @@ describe('validateInput', () => {
       @ValidateNested({ each: true }) @Type(() => Tagged) items!: Tagged[];
     }
     expect(issuesOf(Tagged, { tags: ['ok', 7, 'toolong'] })).toEqual([
-      { path: 'tags[1]', constraints: { isString: 'each value in tags must be a string', isLength: expect.stringContaining('tags') } },
-      { path: 'tags[2]', constraints: { isLength: expect.stringContaining('shorter than or equal to 5') } },
+      { path: 'tags[1]', constraints: { isString: 'tags[1] must be a string, not a number', isLength: 'tags[1] must be a string, not a number' } },
+      { path: 'tags[2]', constraints: { isLength: 'tags[2] must be shorter than or equal to 5 characters' } },
     ]);
     expect(issuesOf(Holder, { items: [{ tags: ['ok'] }, { tags: ['x'] }] })).toEqual([
-      { path: 'items[1].tags[0]', constraints: { isLength: expect.stringContaining('longer than or equal to 2') } },
+      { path: 'items[1].tags[0]', constraints: { isLength: 'items[1].tags[0] must be longer than or equal to 2 characters' } },
     ]);
   });
 
@@ -76,13 +76,13 @@ describe('validateInput', () => {
   });
 
   it.each([
-    ['null', null],
-    ['an array', [order]],
-    ['a string', 'Ann'],
-    ['a number', 42],
-    ['undefined', undefined],
-  ])('refuses %s at the root with one issue', (_label, input) => {
-    expect(issuesOf(Order, input)).toEqual([{ path: '', constraints: { isObject: 'the input must be a JSON object' } }]);
+    ['null', null, 'the input must be a JSON object, not null'],
+    ['an array', [order], 'the input must be a JSON object, not an array'],
+    ['a string', 'Ann', 'the input must be a JSON object, not a string'],
+    ['a number', 42, 'the input must be a JSON object, not a number'],
+    ['undefined', undefined, 'the input is required: a JSON object'],
+  ])('refuses %s at the root with one issue', (_label, input, message) => {
+    expect(issuesOf(Order, input)).toEqual([{ path: '', constraints: { isObject: message } }]);
   });
 
   it('does not convert types', () => {
@@ -105,8 +105,8 @@ describe('validateInput', () => {
   it('reports unknown keys with forbidNonWhitelisted', () => {
     const issues = issuesOf(Order, { ...order, extra: 1, address: { city: 'Paris', floor: 3 } }, { forbidNonWhitelisted: true });
     expect(issues).toEqual([
-      { path: 'extra', constraints: { whitelistValidation: 'property extra should not exist' } },
-      { path: 'address.floor', constraints: { whitelistValidation: 'property floor should not exist' } },
+      { path: 'extra', constraints: { whitelistValidation: 'extra is not a known field: leave it out' } },
+      { path: 'address.floor', constraints: { whitelistValidation: 'address.floor is not a known field: leave it out' } },
     ]);
   });
 
@@ -119,7 +119,7 @@ describe('validateInput', () => {
     class Nothing {}
     const result = validateInput(Nothing, { a: 1 });
     expect(result.ok && { ...result.value }).toEqual({});
-    expect(issuesOf(Nothing, { a: 1 }, { forbidNonWhitelisted: true })).toEqual([{ path: 'a', constraints: { whitelistValidation: 'property a should not exist' } }]);
+    expect(issuesOf(Nothing, { a: 1 }, { forbidNonWhitelisted: true })).toEqual([{ path: 'a', constraints: { whitelistValidation: 'a is not a known field: leave it out' } }]);
   });
 
   it('ignores a JSON "__proto__" key', () => {
@@ -158,11 +158,19 @@ describe('validateInput', () => {
     const ok = { start: { at: '2024-05-01' }, stops: [{ at: '2024-05-01T10:00:00Z' }] };
     expect(validateInput(Trip, ok).ok).toBe(true);
     expect(issuesOf(Trip, { ...ok, start: { at: 'May 1, 2024' } })).toEqual([
-      { path: 'start.at', constraints: { isDate: 'start.at must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T10:00:00Z), as a string' } },
+      { path: 'start.at', constraints: { isDate: 'start.at must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T10:00:00Z) string' } },
     ]);
-    expect(issuesOf(Trip, { ...ok, stops: [{ at: 0 }, { at: '2024-02-30' }] }).map((issue) => issue.path)).toEqual(['stops[0].at', 'stops[1].at']);
+    expect(issuesOf(Trip, { ...ok, stops: [{ at: 0 }, { at: '2024-02-30' }] })).toEqual([
+      { path: 'stops[0].at', constraints: { isDate: 'stops[0].at must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T10:00:00Z) string, not a number' } },
+      { path: 'stops[1].at', constraints: { isDate: 'stops[1].at must be an ISO 8601 date (2024-05-01) or date-time (2024-05-01T10:00:00Z) string' } },
+    ]);
+    expect(issuesOf(Trip, { ...ok, start: {} })).toEqual([
+      { path: 'start.at', constraints: { isDate: 'start.at is required: an ISO 8601 date (2024-05-01) or date-time (2024-05-01T10:00:00Z) string' } },
+    ]);
     expect(issuesOf(Trip, { ...ok, start: [{ at: '2024-05-01' }] })).toEqual([{ path: 'start', constraints: { nestedValidation: 'start must be one When object, not an array' } }]);
-    expect(issuesOf(Trip, { ...ok, stops: { at: '2024-05-01' } })).toEqual([{ path: 'stops', constraints: { nestedValidation: 'stops must be an array of When objects' } }]);
+    expect(issuesOf(Trip, { ...ok, stops: { at: '2024-05-01' } })).toEqual([
+      { path: 'stops', constraints: { nestedValidation: 'stops must be an array of When objects, not an object' } },
+    ]);
     expect(issuesOf(Trip, { ...ok, stops: [[{ at: '2024-05-01' }]] }).map((issue) => issue.path)).toEqual(['stops[0]']);
     expect(validateInput(Trip, { ...ok, region: 'eu' }).ok).toBe(true);
     expect(issuesOf(Trip, { ...ok, region: null })).toEqual([
@@ -217,21 +225,28 @@ describe('async validators', () => {
 
   it('validateInputAsync serves classes without async validators too', async () => {
     expect((await validateInputAsync(Order, order)).ok).toBe(true);
-    expect(await validateInputAsync(Order, null)).toEqual({ ok: false, issues: [{ path: '', constraints: { isObject: 'the input must be a JSON object' } }] });
+    expect(await validateInputAsync(Order, null)).toEqual({ ok: false, issues: [{ path: '', constraints: { isObject: 'the input must be a JSON object, not null' } }] });
   });
 });
 
 describe('formatIssues', () => {
   it('writes one line per issue, path first', () => {
-    expect(formatIssues(issuesOf(Address, { city: 'P' }))).toBe('city: city must be longer than or equal to 2 characters');
+    expect(formatIssues(issuesOf(Address, { city: 'P' }))).toBe('city must be longer than or equal to 2 characters');
     const issues = issuesOf(Order, { name: 5, address: { city: 'Paris' }, lines: [{ sku: 'tea', qty: 0 }] });
-    expect(formatIssues(issues)).toBe('name: name must be a string\nlines[0].qty: qty must not be less than 1');
+    expect(formatIssues(issues)).toBe('name must be a string, not a number\nlines[0].qty must not be less than 1');
   });
 
-  it('joins the constraints of one field and names the root', () => {
-    expect(formatIssues([{ path: 'city', constraints: { isString: 'city must be a string', isLength: 'city is too short' } }])).toBe(
-      'city: city must be a string; city is too short',
+  it('joins the messages of one field, each once, and names the root', () => {
+    expect(formatIssues([{ path: 'city', constraints: { isString: 'city must be a string', isLength: 'city is too short', minLength: 'city is too short' } }])).toBe(
+      'city must be a string; city is too short',
     );
-    expect(formatIssues(issuesOf(Order, []))).toBe('(input): the input must be a JSON object');
+    expect(formatIssues(issuesOf(Order, []))).toBe('the input must be a JSON object, not an array');
+    expect(formatIssues([{ path: '', constraints: { custom: 'nothing fits' } }])).toBe('(input): nothing fits');
+  });
+
+  it('puts the path before a message that does not start with it', () => {
+    expect(formatIssues([{ path: 'city', constraints: { isLength: 'too short' } }])).toBe('city: too short');
+    expect(formatIssues([{ path: 'tags', constraints: { custom: 'tags[0] is odd' } }])).toBe('tags: tags[0] is odd');
+    expect(formatIssues([{ path: 'a', constraints: { custom: 'amount is odd' } }])).toBe('a: amount is odd');
   });
 });
