@@ -10,7 +10,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { IsString } from 'class-validator';
 import Fastify, { FastifyInstance } from 'fastify';
-import { McpApp, McpContext, McpFactory, McpHandler, McpHeader, McpServer, Tool, createLogger } from '@hermes-mcp/core';
+import { McpApp, McpContext, McpFactory, McpHandler, McpHeader, McpServer, Resource, Tool, createLogger } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { ConnectionClosedError, McpClient, McpClientOptions, SseClientTransport, StreamableHttpClientTransport, unwrap } from '@hermes-mcp/client';
 
@@ -55,6 +55,10 @@ class HttpServer {
     await new Promise((resolve) => setTimeout(resolve, 100));
     await ctx.progress(1, 1, 'after the close');
     return 'answered after polling';
+  }
+  // A resource, so that the server serves subscriptions (a client subscribes to it across a restart).
+  @Resource({ uri: 'notes://one', description: 'One note' }) note() {
+    return 'note one';
   }
 }
 
