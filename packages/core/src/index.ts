@@ -24,7 +24,7 @@ export { APPS_EXTENSION, APP_MIME_TYPE } from '@hermes-mcp/protocol';
 export type { AppCsp, AppPermissions, AppToolMeta, AppVisibility } from '@hermes-mcp/protocol';
 export { Prompt } from './decorators/prompt.decorator';
 export { Ctx } from './decorators/ctx.decorator';
-export type { AppResourceOptions, McpServerOptions, PromptOptions, ResourceOptions, ToolOptions } from './metadata/options';
+export type { AppResourceOptions, McpServerOptions, PromptOptions, ResourceOptions, SchemaOptions, ToolOptions } from './metadata/options';
 export { McpContext } from './context/mcp-context';
 export type { AskOptions, AuthInfo, ElicitResult, RequestInfo, SessionInfo, UrlElicitation } from './context/mcp-context';
 export { Use } from './decorators/use.decorator';
@@ -93,6 +93,7 @@ export type { ListKind, Page, PromptDefinition, ResourceDefinition, ResourceTemp
 export { compileUriTemplate } from './bootstrap/uri-template';
 export type { UriTemplate } from './bootstrap/uri-template';
 export { JSON_SCHEMA_2020_12, buildObjectSchema, emptyObjectSchema, promptArgumentsFor } from './schema/schema-builder';
+export type { NestedSchemas, ObjectSchemaOptions } from './schema/schema-builder';
 export { Description, JSONSchema } from './decorators/description.decorator';
 export { McpHeader } from './decorators/mcp-header.decorator';
 export { formatIssues, validateInput, validateInputAsync } from './validation/validator';

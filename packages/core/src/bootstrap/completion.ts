@@ -16,7 +16,7 @@ import { COMPLETE } from '../metadata/keys';
 export function completersFor(cls: Function | undefined, explicit: Record<string, CompleteFn> | undefined, names?: readonly string[]): Record<string, CompleteFn> {
   const result: Record<string, CompleteFn> = {};
   if (cls) {
-    const properties = buildObjectSchema(cls).properties ?? {};
+    const properties = buildObjectSchema(cls, { nested: 'defs' }).properties ?? {};
     for (const [name, schema] of Object.entries(properties)) {
       const values = enumValues(schema);
       if (values) result[name] = byPrefix(values);

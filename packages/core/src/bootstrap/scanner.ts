@@ -3,12 +3,13 @@
  * their instances through the container, and fills a {@link Registry} with resolved definitions.
  */
 import 'reflect-metadata';
+import { isThenable } from '@hermes-mcp/protocol';
 import type { JsonSchemaObject, Meta, Prompt, Resource, ResourceTemplate, Tool } from '@hermes-mcp/protocol';
 import { Constructor, DependencyContainer, instantiate } from '../container';
 import { McpContext } from '../context/mcp-context';
 import { HermesError } from '../errors';
 import { CTX_PARAM, HANDLERS, SERVER_OPTIONS } from '../metadata/keys';
-import type { AppResourceOptions, HandlerKind, HandlerMetadata, McpServerOptions, PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
+import type { AppResourceOptions, HandlerKind, HandlerMetadata, McpServerOptions, PromptOptions, ResourceOptions, SchemaOptions, ToolOptions } from '../metadata/options';
 import { appResourceOf, checkAppLink, toolMetaOf } from './apps';
 import { completersFor } from './completion';
 import { compose, middlewareOf, resolveMiddleware } from '../engine/middleware';
@@ -17,12 +18,20 @@ import { checkScopes } from '../decorators/require-scopes.decorator';
 import { Invocation, PromptDefinition, Registry, ToolDefinition } from './registry';
 import { SchemaWarning, buildObjectSchema, closedObjectSchema, emptyObjectSchema, promptArgumentsFor, schemaWarningsFor } from '../schema/schema-builder';
 import { compileUriTemplate, isUriTemplate } from './uri-template';
+import { toCallToolResult } from '../results/normalize';
+import { ValidationResult, formatIssues, validateInputNow } from '../validation/validator';
 
 /** Names MCP 2025-11-25 recommends for tools: 1–128 of `A-Z a-z 0-9 _ - .`. */
 const TOOL_NAME = /^[A-Za-z0-9_.-]{1,128}$/;
 
 /** Types TypeScript emits for things that are not a user class (interfaces, primitives, …). */
 const NOT_A_CLASS = new Set<unknown>([Object, String, Number, Boolean, Array, Function, Promise, Symbol, BigInt, Date, Map, Set, undefined]);
+
+/**
+ * The `@McpServer({ schemas })` of the server each registry was scanned from, for the tools the
+ * app adds to it later (`app.addTool`) as for those it was scanned with.
+ */
+const serverSchemas = new WeakMap<Registry, SchemaOptions>();
 
 /** The `@McpServer` options of a class, or undefined when it has none. */
 export function serverOptionsOf(cls: Function): McpServerOptions | undefined {
@@ -56,6 +65,7 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
   if (typeof options.name !== 'string' || !options.name || typeof options.version !== 'string' || !options.version) {
     throw new HermesError('HERMES_INVALID_OPTIONS', `@McpServer on ${serverClass.name} needs a non-empty \`name\` and \`version\`.`);
   }
+  serverSchemas.set(registry, checkSchemaOptions(options.schemas, `@McpServer on ${serverClass.name}`));
   const serverMiddleware = resolveMiddleware(options.use ?? [], container, serverClass.name);
   const classes = [serverClass, ...(options.components ?? [])];
   const warnings = new Map<string, SchemaWarning>();
@@ -127,7 +137,8 @@ export function register(
   }
   switch (kind) {
     case 'tool': {
-      const tool = toolDefinition(options as ToolOptions & { name: string }, invocation, closed);
+      const schemas = { ...serverSchemas.get(registry), ...checkSchemaOptions((options as ToolOptions).schemas, invocation.owner) };
+      const tool = toolDefinition(options as ToolOptions & { name: string }, invocation, closed, schemas);
       const warnings = warningsOf((options as ToolOptions).inputSchema === undefined ? invocation.inputClass : undefined, tool.outputClass);
       registry.addTool(tool);
       return warnings;
@@ -162,7 +173,11 @@ function warningsOf(input: Function | undefined, output?: Function): SchemaWarni
   return [...found, ...produced];
 }
 
-function toolDefinition(options: ToolOptions & { name: string }, invocation: Invocation, closed: boolean): ToolDefinition {
+/**
+ * `closed`: inputs are validated with `forbidNonWhitelisted` (input schemas closed); `schemas`: the
+ * server's `schemas` with the tool's own over them.
+ */
+function toolDefinition(options: ToolOptions & { name: string }, invocation: Invocation, closed: boolean, schemas: SchemaOptions): ToolDefinition {
   const name = options.name;
   if (!TOOL_NAME.test(name)) {
     throw new HermesError(
@@ -171,6 +186,9 @@ function toolDefinition(options: ToolOptions & { name: string }, invocation: Inv
     );
   }
   const meta = toolMetaOf(options, invocation.owner);
+  const nested = { nested: schemas.nested };
+  const output = options.output && checkClass(options.output, invocation.owner, 'output');
+  if (output && schemas.closedOutput === true) invocation = { ...invocation, call: closedOutputCall(invocation.call, output, invocation.owner) };
   const descriptor: Tool = {
     name,
     ...(options.title !== undefined && { title: options.title }),
@@ -179,9 +197,9 @@ function toolDefinition(options: ToolOptions & { name: string }, invocation: Inv
       options.inputSchema !== undefined
         ? verbatimSchema(options.inputSchema, invocation.owner)
         : invocation.inputClass
-          ? (closed ? closedObjectSchema : buildObjectSchema)(invocation.inputClass)
+          ? (closed ? closedObjectSchema : buildObjectSchema)(invocation.inputClass, nested)
           : emptyObjectSchema(),
-    ...(options.output && { outputSchema: buildObjectSchema(checkClass(options.output, invocation.owner, 'output')) }),
+    ...(output && { outputSchema: (schemas.closedOutput === true ? closedObjectSchema : buildObjectSchema)(output, nested) }),
     ...(options.annotations && { annotations: options.annotations }),
     ...(options.icons && { icons: options.icons }),
     ...(meta && { _meta: meta }),
@@ -196,6 +214,54 @@ function toolDefinition(options: ToolOptions & { name: string }, invocation: Inv
     task: options.task,
     taskStart: options.taskStart,
     enabled: true,
+  };
+}
+
+/** `schemas` of `@McpServer` or `@Tool`, checked: `{}` when not given. */
+function checkSchemaOptions(schemas: SchemaOptions | undefined, owner: string): SchemaOptions {
+  if (schemas === undefined) return {};
+  if (typeof schemas !== 'object' || schemas === null || Array.isArray(schemas)) {
+    throw new HermesError('HERMES_INVALID_OPTIONS', `${owner}: \`schemas\` must be an object ({ nested?: 'inline' | 'defs', closedOutput?: boolean }).`);
+  }
+  if (schemas.nested !== undefined && schemas.nested !== 'inline' && schemas.nested !== 'defs') {
+    throw new HermesError(
+      'HERMES_INVALID_OPTIONS',
+      `${owner}: \`schemas.nested\` is 'inline' (nested classes written out, the default) or 'defs', not ${JSON.stringify(schemas.nested)}.`,
+    );
+  }
+  if (schemas.closedOutput !== undefined && typeof schemas.closedOutput !== 'boolean') {
+    throw new HermesError('HERMES_INVALID_OPTIONS', `${owner}: \`schemas.closedOutput\` must be true or false.`);
+  }
+  return schemas;
+}
+
+/**
+ * A tool's call for `closedOutput`: its published `outputSchema` refuses keys the output class
+ * does not declare, at every level, so the result is held to that before the server's usual output
+ * check (which lets such keys through): the `structuredContent` it makes is validated with
+ * `forbidNonWhitelisted`, and a key no rule names fails the call with `HERMES_OUTPUT_INVALID`, as
+ * any output that does not match does (logged; the client gets a tool error).
+ */
+function closedOutputCall(call: Invocation['call'], output: Function, owner: string): Invocation['call'] {
+  const refused = (checked: ValidationResult<object>, value: unknown): unknown => {
+    if (checked.ok) return value;
+    throw new HermesError('HERMES_OUTPUT_INVALID', `${owner} returned output that does not match ${output.name}: ${formatIssues(checked.issues)}`);
+  };
+  const check = (value: unknown): unknown => {
+    let structured: Record<string, unknown> | undefined;
+    try {
+      const result = toCallToolResult(value);
+      if (result.isError !== true) structured = result.structuredContent;
+    } catch {
+      return value; // not a result: the engine says so
+    }
+    if (!structured) return value; // no structured content: the engine's own check refuses it
+    const checked = validateInputNow(output as new () => object, structured, { forbidNonWhitelisted: true });
+    return isThenable(checked) ? Promise.resolve(checked).then((settled) => refused(settled, value)) : refused(checked, value);
+  };
+  return (input, ctx) => {
+    const value = call(input, ctx);
+    return isThenable(value) ? Promise.resolve(value).then(check) : check(value);
   };
 }
 

@@ -81,6 +81,37 @@ export function hasClassSchema(cls: Function): boolean | undefined {
   return fast() ? !isEmpty((internals() as Internals).getMetadataSchema(cls.prototype, cls.name)) : undefined;
 }
 
+/** A class-level `@JSONSchema`: keywords merged into the class's schema, or a function of it. */
+export type ClassSchema = Schema | ((schema: Schema, options: ConversionOptions) => Schema);
+
+/**
+ * The class-level `@JSONSchema` of `cls` and of every class it extends, the furthest base first,
+ * each class's own only; undefined when that cannot be read (the fast paths are off). The library
+ * itself finds one by the name of the nearest class of the chain that has rules of its own, so a
+ * base's is lost on a subclass that adds a property, and a subclass's own on one that adds none.
+ *
+ * @internal
+ */
+export function classSchemasOf(cls: Function): ClassSchema[] | undefined {
+  if (!fast()) return undefined;
+  const { getMetadataSchema } = internals() as Internals;
+  const found: ClassSchema[] = [];
+  for (let c: Function | null = cls; c && c !== Function.prototype; c = Object.getPrototypeOf(c) as Function | null) {
+    if (!c.name || c.prototype === undefined) continue;
+    const schema = getMetadataSchema(c.prototype as object, c.name);
+    // Reflect.getMetadata looks up the chain: a base of the same name would answer for `c` too.
+    const parent = Object.getPrototypeOf(c) as Function | null;
+    const inherited = parent && parent !== Function.prototype && parent.prototype !== undefined ? getMetadataSchema(parent.prototype as object, c.name) : undefined;
+    if (schema !== inherited && (typeof schema === 'function' || !isEmpty(schema))) found.unshift(schema);
+  }
+  return found;
+}
+
+/** `schema` with a class-level `@JSONSchema` applied as the library applies it: merged in, or the function called on it. @internal */
+export function withClassSchema(schema: Schema, extra: ClassSchema, options: ConversionOptions): Schema {
+  return typeof extra === 'function' ? extra(schema, options) : merge({}, schema, extra);
+}
+
 /** The options the library gives its converters by default (none known when the fast paths are off). @internal */
 export function jsonSchemaDefaults(): Partial<ConversionOptions> {
   return fast() ? (internals() as Internals).defaultOptions : {};

@@ -87,10 +87,43 @@ export interface McpServerOptions extends Implementation {
    * \@McpServer({ name: 'plugins', version: '1.0.0', capabilities: { prompts: {} } })  // prompts come from app.addPrompt
    */
   capabilities?: DeclaredCapabilities;
+  /**
+   * How the schemas of every tool of the server are published: nested classes written out (the
+   * default) or under `$defs`, closed output schemas. A tool's own `schemas` win.
+   *
+   * @example
+   * \@McpServer({ name: 'memory', version: '1.0.0', schemas: { closedOutput: true } })
+   */
+  schemas?: SchemaOptions;
 }
 
 /** The capabilities a server may declare itself (see {@link McpServerOptions.capabilities}). */
 export type DeclaredCapabilities = Pick<ServerCapabilities, 'tools' | 'resources' | 'prompts' | 'completions'>;
+
+/**
+ * How the schemas built from a tool's classes are published (`@McpServer({ schemas })` for every
+ * tool, `@Tool({ schemas })` for one: the tool's own win, key by key). See docs/schemas.md.
+ */
+export interface SchemaOptions {
+  /**
+   * How nested classes are written in `inputSchema` and `outputSchema`. `'inline'` (the default):
+   * where each is used, so that a client or model that does not resolve `$ref` sees every
+   * property (as the official SDKs publish theirs); only a class that refers to itself, directly
+   * or through others, goes under `$defs`, and a schema that would grow past 64 KiB of JSON keeps
+   * the classes it uses more than once there. `'defs'`: each class once under `$defs`, referred to
+   * by `$ref`. Both accept the same values.
+   */
+  nested?: 'inline' | 'defs';
+  /**
+   * `outputSchema` says `additionalProperties: false` on its root and on every nested object, and
+   * the server holds the results to it: a result whose `structuredContent` has a key the output
+   * class (or a class nested in it) does not declare fails like any output that does not match
+   * (`HERMES_OUTPUT_INVALID`, logged; the client gets a tool error). Default false: extra keys are
+   * sent, and the schema lets them through. (Input schemas say `additionalProperties: false` when
+   * the app validates with `validation: { forbidNonWhitelisted: true }`, which refuses such keys.)
+   */
+  closedOutput?: boolean;
+}
 
 /** A skill's files given in code: path inside the skill (`SKILL.md`, `references/FORMS.md`) → content (a string is UTF-8). */
 export type SkillFiles = Readonly<Record<string, string | Uint8Array>>;
@@ -187,6 +220,14 @@ export interface ToolOptions extends HandlerOptionsBase {
   inputSchema?: JsonSchemaObject;
   /** The output class: gives an `outputSchema`, and results are validated against it. */
   output?: Constructor;
+  /**
+   * How this tool's `inputSchema` and `outputSchema` are published, over the server's
+   * `schemas`; see {@link SchemaOptions}.
+   *
+   * @example
+   * \@Tool({ output: Graph, schemas: { nested: 'defs', closedOutput: true } })
+   */
+  schemas?: SchemaOptions;
   /** Behaviour hints (2025-03-26+). */
   annotations?: ToolAnnotations;
   /** The MIME type of binary return values (`Buffer`/`Uint8Array`): `image/*`, `audio/*` or other. */

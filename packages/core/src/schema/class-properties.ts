@@ -18,7 +18,16 @@ import type { MetadataStorage } from 'class-validator';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import { transformerMetadata } from '../interop/class-transformer';
 import type { ValidationMetadata } from '../interop/class-validator';
-import { ConversionOptions, Converter, convertRule, hasClassSchema, jsonSchemaDefaults, withPropertySchema } from '../interop/class-validator-jsonschema';
+import {
+  ConversionOptions,
+  Converter,
+  classSchemasOf,
+  convertRule,
+  hasClassSchema,
+  jsonSchemaDefaults,
+  withClassSchema,
+  withPropertySchema,
+} from '../interop/class-validator-jsonschema';
 import { ValidationTypes } from 'class-validator';
 import { conjoin, withTypes } from './conjoin';
 
@@ -38,8 +47,24 @@ export function conversionOptions(additionalConverters: Record<string, Converter
  * What class-validator-jsonschema's `targetConstructorToSchema(cls)` returns, `{ properties,
  * type, ...the class's @JSONSchema }`, without its `required`: the schema builder works that out
  * by asking class-validator (see its probe).
+ *
+ * One difference: the class-level `@JSONSchema` of every class of the chain applies, the furthest
+ * base first, so that a subclass's own keywords win. The library applies only that of the nearest
+ * class with rules of its own, so `@JSONSchema({ additionalProperties: false })` on a base was lost
+ * on a subclass that adds a property, and a subclass's own was lost when it adds none. (Where the
+ * library's internals cannot be read, the library decides, as it always did.)
  */
 export function convertClass(cls: Function, options: ConversionOptions): Schema {
+  const found = ownProperties(cls, options);
+  const chain = classSchemasOf(cls);
+  if (chain === undefined || chain.length === 0) return found;
+  // The library applied (at most) the nearest class's: started again from the properties alone.
+  const base: Schema = { properties: found.properties ?? {}, type: 'object' };
+  return chain.reduce<Schema>((schema, extra) => withClassSchema(schema, extra, options), base);
+}
+
+/** {@link convertClass} but the class-level `@JSONSchema` of the chain (the library may apply the nearest one). */
+function ownProperties(cls: Function, options: ConversionOptions): Schema {
   const storage = options.classValidatorMetadataStorage as MetadataStorage;
   const metadatas: ValidationMetadata[] = storage.getTargetValidationMetadatas(cls, '', true, false);
   if (!isCommon(cls, metadatas))
@@ -112,8 +137,8 @@ function recording(options: ConversionOptions, recorded: Map<string, Recorded>, 
 }
 
 /**
- * One class's own rules only, its name its schema's key, nothing renamed, no class-level
- * `@JSONSchema` (not common when that cannot be told).
+ * One class's own rules only, its name its schema's key, nothing renamed; and the library's
+ * internals readable (else its class-level `@JSONSchema` is the library's to apply).
  */
 function isCommon(cls: Function, metadatas: ValidationMetadata[]): boolean {
   if (!cls.name) return false; // the library finds a schema by the class's name
@@ -124,7 +149,7 @@ function isCommon(cls: Function, metadatas: ValidationMetadata[]): boolean {
       .some((expose) => expose.options?.name)
   )
     return false;
-  return hasClassSchema(cls) === false;
+  return hasClassSchema(cls) !== undefined;
 }
 
 /** The rule as class-validator-jsonschema hands it to converters: typed by its constraint's name. @internal */

@@ -174,7 +174,7 @@ export function elicitationSchemaFor(cls: Function, revision: ElicitationRevisio
 }
 
 function derive(cls: Function, revision: ElicitationRevision): ElicitationSchema {
-  const built = buildObjectSchema(cls) as Schema;
+  const built = buildObjectSchema(cls, { nested: 'defs' }) as Schema; // a form has no nested object
   const found = (built.properties ?? {}) as Record<string, Schema>;
   // A field initialiser of an array is no `default` for buildObjectSchema; a multi-select reads it here.
   let blank: Record<string, unknown> | undefined;

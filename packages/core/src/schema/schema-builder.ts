@@ -5,7 +5,8 @@
  * class-validator-jsonschema walks the decorators; this file corrects it wherever its output would
  * accept what class-validator refuses or refuse what it accepts (see FIXED_CONVERTERS and
  * classSchema; a property's rules are combined by conjoin.ts so that all of them hold), puts
- * nested classes under `$defs`, and caches one frozen schema per class. Where validator.js's
+ * nested classes under `$defs`, and caches one frozen schema per class. What a tool publishes has
+ * them written out where they are used, `$defs` kept for recursive classes only (inline.ts). Where validator.js's
  * grammar differs from a JSON Schema format (ISO 8601 dates, IPv6 zones, host names, base64...),
  * the schema spells the grammar out as a pattern (iso8601.ts, validator-patterns.ts). It runs at
  * bootstrap, never on the hot path; it also notes rules that are legal but rarely meant
@@ -37,6 +38,7 @@ import { libraryRuleTypes } from '../interop/class-validator-jsonschema';
 import { convertedProperty, inputKeysOf, requiredExcluded } from './transformer';
 import { failingProperties, planOf } from '../validation/fast-path';
 import { Schema, deepFreeze, escapeRegExp, isSchema, orNull, splitAnnotations } from './json-schema';
+import { inlined } from './inline';
 import { FIXED_CONVERTERS, NEVER, NestedContext, nestedConverter, unknownRule } from './rule-converters';
 import { SchemaWarning, isValidateIf, looserWarning, uniqueWarnings, warningsAbout } from './schema-warnings';
 
@@ -49,19 +51,47 @@ export type { SchemaWarning };
  */
 export const JSON_SCHEMA_2020_12 = 'https://json-schema.org/draft/2020-12/schema';
 
-const cache = new WeakMap<Function, JsonSchemaObject>();
+/**
+ * How a built schema writes nested classes (`@ValidateNested()` + `@Type(() => X)`):
+ * - `'inline'` (the default): written out where each is used, a class used twice written twice,
+ *   so that a client or model that does not resolve `$ref` sees every property; `$defs` and
+ *   `$ref` only for classes that refer to themselves (directly or through others), which cannot
+ *   be written out. A schema that would grow past 64 KiB of JSON that way keeps the classes it
+ *   uses in more than one place under `$defs` (see docs/schemas.md).
+ * - `'defs'`: each class once under `$defs`, referred to as `#/$defs/X` wherever it is used.
+ *
+ * Both accept exactly the same values.
+ */
+export type NestedSchemas = 'inline' | 'defs';
+
+/** Options of {@link buildObjectSchema}. */
+export interface ObjectSchemaOptions {
+  /** How nested classes are written: `'inline'` (the default) or under `'defs'`; see {@link NestedSchemas}. */
+  nested?: NestedSchemas;
+}
+
+/** The schemas of each class, by how they write nested classes: built once, frozen. */
+interface Built {
+  defs?: JsonSchemaObject;
+  inline?: JsonSchemaObject;
+}
+
+const cache = new WeakMap<Function, Built>();
 /** The warnings found while building a root class's schema (its nested classes' included). */
 const warningsOf = new WeakMap<Function, readonly SchemaWarning[]>();
 const EMPTY_OBJECT = deepFreeze({ type: 'object' as const, properties: {} });
 
 /**
  * The JSON Schema 2020-12 of a class-validator decorated class: an object schema with nested
- * classes (`@ValidateNested()` + `@Type(() => X)`) under `$defs`, referenced as `#/$defs/X`.
- * A property is `required` when class-validator refuses the input without it, and takes `null`
- * when class-validator accepts `null` (e.g. `@IsOptional()`). Unknown keys are allowed, since
- * validation strips them by default. `@Description`/`@JSONSchema` add descriptions and keywords.
+ * classes (`@ValidateNested()` + `@Type(() => X)`) written out where they are used, or, with
+ * `{ nested: 'defs' }`, under `$defs` and referenced as `#/$defs/X` (recursive classes are under
+ * `$defs` either way; see {@link NestedSchemas}). A property is `required` when class-validator
+ * refuses the input without it, and takes `null` when class-validator accepts `null` (e.g.
+ * `@IsOptional()`). Unknown keys are allowed, since validation strips them by default.
+ * `@Description`/`@JSONSchema` add descriptions and keywords; a property's description wins over
+ * its nested class's where the class is written out.
  *
- * Built once per class and cached; the result is deeply frozen — copy it before changing it.
+ * Built once per class (and form) and cached; the result is deeply frozen — copy it before changing it.
  *
  * @throws HermesError `HERMES_UNRESOLVED_TYPE` when a `@ValidateNested()` property has no
  *   `@Type(() => X)`, `HERMES_INVALID_OPTIONS` when the class cannot be built with `new X()`.
@@ -74,45 +104,56 @@ const EMPTY_OBJECT = deepFreeze({ type: 'object' as const, properties: {} });
  * // { type: 'object', properties: { city: { type: 'string', minLength: 2, pattern: '^(?:…){2,80}$' },
  * //   unit: { anyOf: [{ enum: ['c', 'f'], type: 'string' }, { type: 'null' }] } }, required: ['city'] }
  */
-export function buildObjectSchema(cls: Function): JsonSchemaObject {
-  let schema = cache.get(cls);
-  if (!schema) {
-    schema = deepFreeze(build(cls));
-    cache.set(cls, schema);
-  }
-  return schema;
+export function buildObjectSchema(cls: Function, options: ObjectSchemaOptions = {}): JsonSchemaObject {
+  let built = cache.get(cls);
+  if (!built) cache.set(cls, (built = {}));
+  built.defs ??= deepFreeze(build(cls));
+  return nestedForm(built, options.nested);
 }
 
-const closedCache = new WeakMap<Function, JsonSchemaObject>();
+/** The form `nested` asks for, made from the `$defs` form once. */
+function nestedForm(built: Built, nested: NestedSchemas | undefined): JsonSchemaObject {
+  if (nested === 'defs') return built.defs!;
+  if (nested !== undefined && nested !== 'inline') {
+    throw new HermesError('HERMES_INVALID_OPTIONS', `\`nested\` is 'inline' or 'defs', not ${JSON.stringify(nested)}.`);
+  }
+  return (built.inline ??= deepFreeze(inlined(built.defs as Schema)) as JsonSchemaObject);
+}
+
+const closedCache = new WeakMap<Function, Built>();
 /** Per class schema (root or `$defs`): the input keys the server ignores or may read (transformer.ts). */
 const ignoredKeysOf = new WeakMap<object, readonly string[]>();
 
 /**
- * {@link buildObjectSchema}, for an app that validates with `forbidNonWhitelisted`: class-validator
- * then refuses a key no rule names, in the input and in every nested object, so the root and every
- * class under `$defs` say `additionalProperties: false` (unless its `@JSONSchema` says otherwise).
- * Built once per class and cached, deeply frozen.
+ * {@link buildObjectSchema}, for what is validated with `forbidNonWhitelisted` (an app's inputs with
+ * that option, a tool's output with `closedOutput`): class-validator then refuses a key no rule
+ * names, in the object and in every nested one, so the root and every nested class say
+ * `additionalProperties: false` (unless its `@JSONSchema` says otherwise). Built once per class
+ * (and form) and cached, deeply frozen.
  *
  * @example
  * closedObjectSchema(ForecastInput); // { type: 'object', properties: {...}, required: [...], additionalProperties: false }
  * @internal
  */
-export function closedObjectSchema(cls: Function): JsonSchemaObject {
-  let schema = closedCache.get(cls);
-  if (!schema) {
-    const open = buildObjectSchema(cls) as Schema;
-    // The keys class-transformer drops (`@Exclude`) or reads in place of another stay allowed, as the server allows them.
-    const close = (object: Schema): Schema => {
-      if ('additionalProperties' in object) return object;
-      const ignored = ignoredKeysOf.get(object);
-      const patternProperties = ignored && { [`^(?:${ignored.map(escapeRegExp).join('|')})$`]: {} };
-      return { ...object, ...(patternProperties && { patternProperties }), additionalProperties: false };
-    };
-    const defs = isSchema(open.$defs) ? Object.fromEntries(Object.entries(open.$defs).map(([name, def]) => [name, close(def as Schema)])) : undefined;
-    schema = deepFreeze({ ...close(open), ...(defs && { $defs: defs }) }) as JsonSchemaObject;
-    closedCache.set(cls, schema);
-  }
-  return schema;
+export function closedObjectSchema(cls: Function, options: ObjectSchemaOptions = {}): JsonSchemaObject {
+  let built = closedCache.get(cls);
+  if (!built) closedCache.set(cls, (built = {}));
+  built.defs ??= closedDefs(cls);
+  return nestedForm(built, options.nested);
+}
+
+/** The `$defs` form of {@link closedObjectSchema}: the root and each definition closed (then written out as asked). */
+function closedDefs(cls: Function): JsonSchemaObject {
+  const open = buildObjectSchema(cls, { nested: 'defs' }) as Schema;
+  // The keys class-transformer drops (`@Exclude`) or reads in place of another stay allowed, as the server allows them.
+  const close = (object: Schema): Schema => {
+    if ('additionalProperties' in object) return object;
+    const ignored = ignoredKeysOf.get(object);
+    const patternProperties = ignored && { [`^(?:${ignored.map(escapeRegExp).join('|')})$`]: {} };
+    return { ...object, ...(patternProperties && { patternProperties }), additionalProperties: false };
+  };
+  const defs = isSchema(open.$defs) ? Object.fromEntries(Object.entries(open.$defs).map(([name, def]) => [name, close(def as Schema)])) : undefined;
+  return deepFreeze({ ...close(open), ...(defs && { $defs: defs }) }) as JsonSchemaObject;
 }
 
 /**
@@ -147,7 +188,7 @@ export function emptyObjectSchema(): JsonSchemaObject {
  * promptArgumentsFor(PlanArgs); // [{ name: 'city', description: 'Where to', required: true }]
  */
 export function promptArgumentsFor(cls: Function): PromptArgument[] {
-  const schema = buildObjectSchema(cls);
+  const schema = buildObjectSchema(cls, { nested: 'defs' });
   const required = new Set(schema.required ?? []);
   return Object.entries(schema.properties ?? {}).map(([name, property]) => {
     refuseStringless(cls, name, property as Schema);
@@ -224,7 +265,12 @@ function build(root: Function): JsonSchemaObject {
     // A Map iterates over entries added while iterating: classes found in $defs get theirs too.
     for (const [cls, name] of names) defs[name] = cls === root ? top : classSchema(cls, options, warnings, dropped);
     warningsOf.set(root, Object.freeze(uniqueWarnings(warnings)));
-    return (names.size > 0 ? { ...top, $defs: defs } : top) as JsonSchemaObject;
+    if (names.size === 0) return top as JsonSchemaObject;
+    const whole: Schema = { ...top, $defs: defs };
+    // The root's ignored keys, for closedObjectSchema, which looks them up by object.
+    const ignored = ignoredKeysOf.get(top);
+    if (ignored) ignoredKeysOf.set(whole, ignored);
+    return whole as JsonSchemaObject;
   } finally {
     building = outer;
   }

@@ -13,7 +13,9 @@
  *   the row's error code (the row checks the refusal instead of the values);
  * - Ajv's own multipleOf arithmetic (an exception on its rows, with the values it covers: a
  *   mismatch no exception covers fails, and so does an exception no value needs any more).
- * There is no "known gap": every rule is one of those, or exact.
+ * There is no "known gap": every rule is one of those, or exact. The published schema writes nested
+ * classes out (the default); the same class published with `$defs` (`nested: 'defs'`) must give
+ * the same verdict on every value, and the published one must hold no `$ref` (no row is recursive).
  *
  * What each row found is rendered as the table of docs/schemas.md, which must match
  * (UPDATE_DOCS=1 rewrites it). A completeness check compares the rows with the converters the
@@ -1255,6 +1257,13 @@ describe('every decorator: the published schema accepts exactly what class-valid
         else unexplained.push(seen);
       }
       if (looser.length > 0 && !looserSeen) throw new Error(`warned as looser (${looser[0].message}), yet the schema refused every value validation refuses`);
+      // Written out or under $defs: one schema, the same verdicts.
+      expect(JSON.stringify(schema)).not.toContain('"$ref"');
+      const withDefs = ajv.compile(r.closed ? closedObjectSchema(cls, { nested: 'defs' }) : buildObjectSchema(cls, { nested: 'defs' }));
+      for (const value of values) {
+        const input = inputOf(r, value);
+        if (withDefs(input) !== check(input)) unexplained.push({ value, classValidator: validateInput(cls, inputOf(r, value), optionsOf(r)).ok, schema: withDefs(input) });
+      }
       const key = r.key ?? 'value';
       const { $defs: _defs, ...root } = schema;
       TABLE.set(r.label, {

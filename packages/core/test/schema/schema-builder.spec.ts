@@ -410,6 +410,15 @@ describe('former divergences, and the looser rules (kept out of the table)', () 
 describe('buildObjectSchema: structure', () => {
   type Props = Record<string, Record<string, unknown>>;
   const props = (cls: Function) => buildObjectSchema(cls).properties as Props;
+  /** The schema with nested classes under `$defs` (`nested: 'defs'`), and its properties. */
+  const withDefs = (cls: Function) => buildObjectSchema(cls, { nested: 'defs' });
+  const defsProps = (cls: Function) => withDefs(cls).properties as Props;
+  /** Address's schema. */
+  const ADDRESS = {
+    type: 'object',
+    properties: { city: { type: 'string', minLength: 2, pattern: LENGTH(2, 50) }, zip: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
+    required: ['city'],
+  };
 
   it('describes strings, lengths, pattern, formats; optional fields are not required and take null', () => {
     const schema = buildObjectSchema(Profile);
@@ -444,26 +453,37 @@ describe('buildObjectSchema: structure', () => {
     expect(p.mixed).toEqual({ enum: ['a', 1, true] });
   });
 
-  it('puts nested classes under $defs and refers to them', () => {
-    const schema = buildObjectSchema(Customer);
+  it("with nested: 'defs', puts nested classes under $defs and refers to them", () => {
+    const schema = withDefs(Customer);
     expect(Object.keys(schema.$defs as object)).toEqual(['Address']);
     expect(schema.required).toEqual(['name', 'address']);
-    const p = props(Customer);
+    const p = defsProps(Customer);
     expect(p.address).toEqual({ $ref: '#/$defs/Address', not: { type: 'null' } });
     expect(p.billing).toEqual({ $ref: '#/$defs/Address' });
     expect(p.shipping).toEqual({ anyOf: [{ $ref: '#/$defs/Address' }, { type: 'null' }] });
-    expect((schema.$defs as Props).Address).toEqual({
-      type: 'object',
-      properties: { city: { type: 'string', minLength: 2, pattern: LENGTH(2, 50) }, zip: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
-      required: ['city'],
-    });
+    expect((schema.$defs as Props).Address).toEqual(ADDRESS);
+  });
+
+  it('writes nested classes out where they are used by default, a class used three times three times', () => {
+    const schema = buildObjectSchema(Customer);
+    expect(schema.$defs).toBeUndefined();
+    expect(JSON.stringify(schema)).not.toContain('$ref');
+    expect(schema.required).toEqual(['name', 'address']);
+    const p = props(Customer);
+    // `not: { type: 'null' }` beside the $ref is implied by type "object" once written out.
+    expect(p.address).toEqual(ADDRESS);
+    expect(p.billing).toEqual(ADDRESS);
+    expect(p.shipping).toEqual({ anyOf: [ADDRESS, { type: 'null' }] });
   });
 
   it('makes arrays of nested classes, with or without each', () => {
+    expect(defsProps(Order).lines).toEqual({ type: 'array', items: { $ref: '#/$defs/Line' }, minItems: 1, maxItems: 3 });
+    expect(defsProps(Order).spares).toEqual({ anyOf: [{ type: 'array', items: { $ref: '#/$defs/Line' } }, { type: 'null' }] });
+    const line = buildObjectSchema(Line);
+    expect(line.required as string[]).toEqual(['sku', 'qty']);
     const p = props(Order);
-    expect(p.lines).toEqual({ type: 'array', items: { $ref: '#/$defs/Line' }, minItems: 1, maxItems: 3 });
-    expect(p.spares).toEqual({ anyOf: [{ type: 'array', items: { $ref: '#/$defs/Line' } }, { type: 'null' }] });
-    expect(buildObjectSchema(Line).required as string[]).toEqual(['sku', 'qty']);
+    expect(p.lines).toEqual({ type: 'array', items: line, minItems: 1, maxItems: 3 });
+    expect(p.spares).toEqual({ anyOf: [{ type: 'array', items: line }, { type: 'null' }] });
   });
 
   it('types the items of arrays of primitives', () => {
@@ -472,7 +492,8 @@ describe('buildObjectSchema: structure', () => {
     expect(p.scores).toEqual({ anyOf: [{ type: 'array', items: { type: 'integer', minimum: 0 } }, { type: 'null' }] });
   });
 
-  it('handles recursion: the root is inlined and also defined, for its own references', () => {
+  it('handles recursion: the root is written out and also defined, for its own references (in either form)', () => {
+    expect(withDefs(TreeNode)).toEqual(buildObjectSchema(TreeNode));
     const tree = buildObjectSchema(TreeNode);
     expect(tree.type).toBe('object');
     expect(Object.keys(tree.$defs as object)).toEqual(['TreeNode']);
@@ -499,11 +520,12 @@ describe('buildObjectSchema: structure', () => {
       @ValidateNested() @Type(() => second) b!: object;
       @IsOptional() @IsString() note?: Unused;
     }
-    const schema = buildObjectSchema(Pair);
+    const schema = withDefs(Pair);
     expect(Object.keys(schema.$defs as object)).toEqual(['Item', 'Item2']);
-    expect(props(Pair).a).toEqual({ $ref: '#/$defs/Item' });
-    expect(props(Pair).b).toEqual({ $ref: '#/$defs/Item2' });
+    expect(defsProps(Pair).a).toEqual({ $ref: '#/$defs/Item' });
+    expect(defsProps(Pair).b).toEqual({ $ref: '#/$defs/Item2' });
     expect(() => strictAjv().compile(schema)).not.toThrow();
+    expect(() => strictAjv().compile(buildObjectSchema(Pair))).not.toThrow();
   });
 
   it('applies @Description (property and class) and @JSONSchema, and keeps @Allow/@IsDefined properties', () => {
@@ -600,12 +622,16 @@ describe('buildObjectSchema: structure', () => {
     expect(() => buildObjectSchema(Bare)).toThrow(/HERMES_UNRESOLVED_TYPE: Bare\.address: @ValidateNested\(\) needs @Type\(\(\) => TheClass\)/);
   });
 
-  it('builds once and returns a deeply frozen schema', () => {
+  it('builds once and returns a deeply frozen schema (each form)', () => {
     const schema = buildObjectSchema(Customer);
     expect(buildObjectSchema(Customer)).toBe(schema);
+    expect(buildObjectSchema(Customer, { nested: 'inline' })).toBe(schema);
     expect(Object.isFrozen(schema)).toBe(true);
     expect(Object.isFrozen(schema.properties)).toBe(true);
-    expect(Object.isFrozen((schema.$defs as Props).Address.properties)).toBe(true);
+    expect(Object.isFrozen((schema.properties as Props).address.properties)).toBe(true);
+    const defs = withDefs(Customer);
+    expect(withDefs(Customer)).toBe(defs);
+    expect(Object.isFrozen((defs.$defs as Props).Address.properties)).toBe(true);
   });
 
   it('names the 2020-12 dialect on request only', () => {
