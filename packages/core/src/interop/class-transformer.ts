@@ -41,7 +41,7 @@ export interface TransformerMetadata {
 // ---------------------------------------------------------------------------------------------
 // The switch
 
-const paths = fastPathSwitch('class-transformer', check, __filename);
+const paths = fastPathSwitch('class-transformer', check, typeof __filename === 'string' ? __filename : undefined);
 
 /** Whether the fast paths are on (checked once, on the first call), and why not. */
 export const classTransformerStatus: () => InteropStatus = paths.status;

@@ -37,7 +37,7 @@ export type ConversionOptions = Parameters<typeof targetConstructorToSchema>[1] 
 // ---------------------------------------------------------------------------------------------
 // The switch
 
-const paths = fastPathSwitch('class-validator-jsonschema', check, __filename);
+const paths = fastPathSwitch('class-validator-jsonschema', check, typeof __filename === 'string' ? __filename : undefined);
 
 /** Whether the fast paths are on (checked once, on the first call), and why not. */
 export const jsonSchemaStatus: () => InteropStatus = paths.status;

@@ -36,7 +36,7 @@ export type { ConstraintMetadata, ValidationMetadata };
 // ---------------------------------------------------------------------------------------------
 // The switch
 
-const paths = fastPathSwitch('class-validator', check, __filename);
+const paths = fastPathSwitch('class-validator', check, typeof __filename === 'string' ? __filename : undefined);
 
 /** Whether the fast paths are on (checked once, on the first call), and why not. */
 export const classValidatorStatus: () => InteropStatus = paths.status;

@@ -24,9 +24,9 @@ export interface InteropStatus {
  * in the environment turns every fast path off without checking (to rule them out, or to test the
  * public paths). A pass is kept on disk for the code it was worked out on (verdict-cache.ts), so a
  * later process on the same installed code does not check again. `checker` is the module that
- * checks (its `__filename`).
+ * checks (its `__filename`; undefined where a bundle has none, as in a worker: then nothing is kept).
  */
-export function statusOf(library: string, check: () => string | undefined, checker: string, paths?: string[]): InteropStatus {
+export function statusOf(library: string, check: () => string | undefined, checker: string | undefined, paths?: string[]): InteropStatus {
   // A fast path that asked for its own status while being checked would run the check again, and again.
   if (checking.has(library)) throw new Error(`the self-check of ${library} asked for its own status`);
   checking.add(library);
@@ -52,7 +52,7 @@ export interface FastPathSwitch {
 }
 
 /** The {@link FastPathSwitch} of `library`, whose checks are `check` in the module `checker` (see {@link statusOf}). */
-export function fastPathSwitch(library: string, check: () => string | undefined, checker: string, paths?: string[]): FastPathSwitch {
+export function fastPathSwitch(library: string, check: () => string | undefined, checker: string | undefined, paths?: string[]): FastPathSwitch {
   let status: InteropStatus | undefined;
   const get = (): InteropStatus => (status ??= statusOf(library, check, checker, paths));
   return { status: get, fast: () => get().fast };

@@ -35,7 +35,7 @@ const FROM = (() => {
   }
 })();
 
-const paths = fastPathSwitch('validator', check, __filename, FROM);
+const paths = fastPathSwitch('validator', check, typeof __filename === 'string' ? __filename : undefined, FROM);
 
 /** Whether the tables are read (checked once, on the first call), and why not. */
 export const validatorStatus: () => InteropStatus = paths.status;

@@ -37,14 +37,16 @@ const FILE = 'interop.json';
  * pass). `root` is the library's folder (where its package.json is), `checker` the module that
  * checks it (its `__filename`).
  */
-export function cachedVerdict(library: string, root: string | undefined, checker: string, check: () => string | undefined): string | undefined {
-  const folder = root === undefined ? undefined : cacheFolder(root);
-  if (folder === undefined || typeof require === 'undefined' || !require.cache) return check();
+export function cachedVerdict(library: string, root: string | undefined, checker: string | undefined, check: () => string | undefined): string | undefined {
+  // No module path (a bundle for a worker) or no CommonJS cache: nothing to key a verdict by.
+  if (root === undefined || checker === undefined || typeof require === 'undefined' || !require.cache) return check();
+  const folder = cacheFolder(root);
+  if (folder === undefined) return check();
   const file = path.join(folder, FILE);
   const kept = read(file)?.verdicts[library];
-  if (kept !== undefined && kept.key === keyOf(checker, root!, kept.files)) return undefined;
+  if (kept !== undefined && kept.key === keyOf(checker, root, kept.files)) return undefined;
   const verdict = check();
-  if (verdict === undefined) keep(file, library, checker, root!);
+  if (verdict === undefined) keep(file, library, checker, root);
   return verdict;
 }
 
