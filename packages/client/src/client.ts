@@ -537,7 +537,7 @@ export class McpClient {
       if (round > maxRounds) throw new McpError(ErrorCode.InternalError, `${method}: the server still asks for input after ${maxRounds} rounds (maxRounds)`);
       const questions = (isRecord(result.inputRequests) ? result.inputRequests : {}) as Record<string, { method: string; params?: Record<string, unknown> }>;
       const inputResponses: Record<string, unknown> = {};
-      for (const [key, question] of Object.entries(questions)) inputResponses[key] = await this.ask(question.method, question.params ?? {});
+      for (const [key, question] of Object.entries(questions)) inputResponses[key] = await this.answerInput(key, question.method, question.params ?? {});
       const retry: Record<string, unknown> = { ...params, inputResponses };
       if (result.requestState !== undefined) retry.requestState = result.requestState;
       result = await this.send(method, retry, options);
@@ -628,6 +628,14 @@ export class McpClient {
   private answer(request: JsonRpcRequest): Promise<Record<string, unknown>> | Record<string, unknown> {
     if (request.method === 'ping') return {};
     return this.ask(request.method, request.params ?? {});
+  }
+
+  /**
+   * An input request of a 2026-07-28 round, answered by the handlers and told to observers as a
+   * request of the server (`hermes-mcp:client:server-request`), its `id` the question's key.
+   */
+  private answerInput(key: string, method: string, params: Record<string, unknown>): Promise<Record<string, unknown>> | Record<string, unknown> {
+    return traceAnswer(this, { jsonrpc: '2.0', id: key, method, params }, () => this.ask(method, params));
   }
 
   /** A question from the server — a request, or an input request of a 2026-07-28 round — answered by the handlers. */

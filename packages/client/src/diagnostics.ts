@@ -8,7 +8,9 @@
  *   request the client makes, as its caller sees it — from the call until its answer, retries and
  *   2026-07-28 input rounds included. Its context is a {@link ClientRequestTrace}.
  * - `hermes-mcp:client:server-request` (a TracingChannel): every request the server sends that the
- *   client answers (sampling, elicitation, roots, ping; legacy sessions), a {@link RequestTrace}.
+ *   client answers (sampling, elicitation, roots, ping), a {@link RequestTrace}: a request of its
+ *   own in a legacy session; in 2026-07-28 an input request of a round (era `modern`, its `id` the
+ *   question's key in `inputRequests`, as it has no JSON-RPC id).
  * - `hermes-mcp:client:notification`: a notification the client sent or received
  *   ({@link NotificationEvent}, its `direction` says which).
  * - `hermes-mcp:client:session:closed`: a legacy session's connection is gone ({@link SessionEvent}).

@@ -10,6 +10,7 @@ import { Agent as HttpAgent, IncomingMessage, request as httpRequest } from 'nod
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { Readable } from 'node:stream';
 import { ErrorCode, McpError } from '@hermes-mcp/protocol';
+import type { TransportInfo } from '@hermes-mcp/protocol';
 import { DEFAULT_MAX_MESSAGE_BYTES, messageTooLarge } from './limits';
 
 /** What the transports read of an answer (a `Response` has all of it). */
@@ -208,4 +209,14 @@ export function transportFetch(options: { url: string | URL; fetch?: typeof fetc
   // Node's fetch costs more than the request itself: node:http with keep-alive unless told otherwise.
   const base: FetchLike = options.fetch ? redirectsChecked(options.fetch) : nodeFetch;
   return options.auth ? options.auth.wrap(base, new URL(options.url)) : base;
+}
+
+/**
+ * The `info` of an HTTP transport (telemetry reads it): `kind`, the server's `url`, and
+ * `httpVersion`, the HTTP version its requests go in — `1.1` on {@link nodeFetch}, as node:http
+ * speaks no other; left out with a `fetch` that was given, whose `Response` does not say which
+ * version carried it (undici's may have negotiated HTTP/2).
+ */
+export function httpTransportInfo(kind: string, url: string, options: { fetch?: typeof fetch }): TransportInfo {
+  return Object.freeze(options.fetch ? { kind, url } : { kind, url, httpVersion: '1.1' });
 }

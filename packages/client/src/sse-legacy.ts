@@ -6,7 +6,7 @@
  */
 import { ConnectionClosedError, ErrorCode, JsonRpcMessage, McpError, ParsedFrame, SendOptions, Transport, TransportInfo, parseFrame, serialize } from '@hermes-mcp/protocol';
 import { AnswersInFlight, messageLimit, messageTooLarge } from './limits';
-import { FetchLike, FetchResponse, readText, transportFetch } from './node-fetch';
+import { FetchLike, FetchResponse, httpTransportInfo, readText, transportFetch } from './node-fetch';
 import { OAuthClient } from './oauth';
 import { OAuthError } from './oauth-answer';
 import { SseEvent, readSse } from './sse';
@@ -38,7 +38,7 @@ export interface SseClientOptions {
 
 /** Talks to a 2024-11-05 HTTP+SSE server. */
 export class SseClientTransport implements Transport {
-  /** `kind` and the server's `url` (for telemetry: `server.address`). */
+  /** `kind`, the server's `url` and the `httpVersion` spoken, when known (for telemetry: `server.address`, `network.protocol.version`). */
   readonly info: TransportInfo;
   onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
   onclose?: () => void;
@@ -61,7 +61,7 @@ export class SseClientTransport implements Transport {
   constructor(options: SseClientOptions);
   constructor(first: string | URL | SseClientOptions, rest?: Omit<SseClientOptions, 'url'>) {
     const options = (this.options = transportOptions('SseClientTransport', first, rest));
-    this.info = Object.freeze({ kind: 'sse', url: String(options.url) });
+    this.info = httpTransportInfo('sse', String(options.url), options);
     this.fetch = transportFetch(options);
     this.maxBytes = messageLimit(options);
   }

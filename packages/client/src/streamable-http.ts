@@ -25,7 +25,7 @@ import {
   merge,
 } from '@hermes-mcp/protocol';
 import { AnswersInFlight, messageLimit, messageTooLarge } from './limits';
-import { FetchLike, FetchResponse, readText, transportFetch } from './node-fetch';
+import { FetchLike, FetchResponse, httpTransportInfo, readText, transportFetch } from './node-fetch';
 import { OAuthClient } from './oauth';
 import { OAuthError } from './oauth-answer';
 import { DEFAULT_MAX_ATTEMPTS, ReconnectOptions, backoffDelay } from './reconnect';
@@ -62,7 +62,7 @@ const POST_HEADERS: Readonly<Record<string, string>> = { 'content-type': 'applic
 
 /** Talks to an MCP server over HTTP. */
 export class StreamableHttpClientTransport implements Transport {
-  /** `kind` and the server's `url` (for telemetry: `server.address`). */
+  /** `kind`, the server's `url` and the `httpVersion` spoken, when known (for telemetry: `server.address`, `network.protocol.version`). */
   readonly info: TransportInfo;
   onframe?: (frame: ParsedFrame, info?: TransportInfo) => void;
   onclose?: () => void;
@@ -98,7 +98,7 @@ export class StreamableHttpClientTransport implements Transport {
   constructor(first: string | URL | StreamableHttpClientOptions, rest?: Omit<StreamableHttpClientOptions, 'url'>) {
     const options = (this.options = transportOptions('StreamableHttpClientTransport', first, rest));
     this.url = new URL(options.url);
-    this.info = Object.freeze({ kind: 'http', url: this.url.href });
+    this.info = httpTransportInfo('http', this.url.href, options);
     this.fetch = transportFetch(options);
     this.maxBytes = messageLimit(options);
   }

@@ -10,15 +10,16 @@
  * - `hermes-mcp:session:created`, `hermes-mcp:session:closed`: a legacy session initialized, and
  *   the connection that held it gone ({@link SessionEvent}).
  * - `hermes-mcp:server-request` (a TracingChannel): every request a server sends its client
- *   (sampling, elicitation, roots; legacy sessions) ({@link ServerRequestTrace}).
+ *   (sampling, elicitation, roots): a request of its own in a legacy session, an input request of
+ *   a round in 2026-07-28 ({@link ServerRequestTrace}; {@link traceInputRequests}).
  * - `hermes-mcp:notification`: a notification a server raised — progress and log messages of a
  *   request, list changes and resource updates for everyone ({@link NotificationEvent}).
  * - `hermes-mcp:notification:received`: a notification a server received from its client
  *   (`notifications/initialized`, `notifications/cancelled`, progress, roots list changes).
  */
 import { channel, tracingChannel } from 'node:diagnostics_channel';
-import { TRACE_CHANNELS } from '@hermes-mcp/protocol';
-import type { NotificationEvent, RequestTrace, ServerRequestTrace } from '@hermes-mcp/protocol';
+import { DONE, TRACE_CHANNELS, isRecord, merge } from '@hermes-mcp/protocol';
+import type { NotificationEvent, RequestId, RequestTrace, ServerRequestTrace, TransportInfo } from '@hermes-mcp/protocol';
 
 export type { NotificationEvent, RequestTrace, ServerRequestTrace, SessionEvent } from '@hermes-mcp/protocol';
 
@@ -52,6 +53,33 @@ export function traceRequest<T>(trace: RequestTrace, run: (logBindings?: Record<
       return Promise.reject(error);
     }
   }, trace);
+}
+
+/** A question of a 2026-07-28 round: an input request, by its key in `inputRequests`. */
+type InputRequests = Record<string, { method: string; params: Record<string, unknown> }>;
+
+/**
+ * Tells `hermes-mcp:server-request` of the questions a 2026-07-28 round ends with, when anyone
+ * listens: one trace per question, made for `relatedRequestId`. Such a question is no request of
+ * its own — it leaves in the round's `input_required` answer and the client answers it in its next
+ * round — so its trace has no `id` and settles at once, without a result. The `_meta` entries a
+ * subscriber adds (a `traceparent`) go into the question's `params._meta`, where the client that
+ * answers it finds its parent. Returns the questions as they are to be sent. @internal
+ */
+export function traceInputRequests(questions: InputRequests, relatedRequestId: RequestId, transport: TransportInfo, protocolVersion: string): InputRequests {
+  if (!serverRequestChannel.hasSubscribers) return questions;
+  const sent: InputRequests = {};
+  for (const key of Object.keys(questions)) {
+    const { method, params } = questions[key];
+    const trace: ServerRequestTrace = { method, params, relatedRequestId, transport, protocolVersion, meta: {} };
+    // tracePromise wants a promise (Node 20's first releases); the question is sent once `start` ran.
+    void serverRequestChannel.tracePromise(() => {
+      const meta = trace.meta;
+      sent[key] = Object.keys(meta).length === 0 ? questions[key] : { method, params: merge(params, { _meta: merge(isRecord(params._meta) ? params._meta : undefined, meta) }) };
+      return DONE;
+    }, trace);
+  }
+  return sent;
 }
 
 /** Publishes a notification a server raised, when anyone listens. @internal */

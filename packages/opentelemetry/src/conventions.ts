@@ -5,7 +5,7 @@
  * Hermes channels publish. One place, so server and client spans say the same things the same way.
  */
 import type { Attributes, Histogram, Meter } from '@opentelemetry/api';
-import { ErrorCode, mcpMethod, merge } from '@hermes-mcp/protocol';
+import { ErrorCode, isModernProtocolVersion, mcpMethod, merge } from '@hermes-mcp/protocol';
 import type { TransportInfo } from '@hermes-mcp/protocol';
 
 /** Attribute keys. */
@@ -119,7 +119,15 @@ export function sessionAttributes(transport: TransportInfo | undefined, protocol
 /**
  * `network.transport`, `network.protocol.name` and `network.protocol.version` of a transport
  * ("Recording MCP transport"): stdio is a pipe; HTTP (Streamable and the legacy SSE transport) and
- * WebSocket run on TCP, HTTP's version as the server's adapter read it. In memory: none.
+ * WebSocket run on TCP. In memory: none.
+ *
+ * `network.protocol.version` is HTTP's, the transport's `httpVersion`: on a server, the version of
+ * the request as its adapter read it (`1.1`, `2`); on a client, the one its transport speaks — `1.1`
+ * on node:http, the client transports' default. The table's `2` for Streamable HTTP is an example,
+ * not a rule: the attribute is "the actual version of the protocol used", and network.md says "If
+ * the actual protocol version is not known, this attribute SHOULD NOT be set" — so a client given a
+ * `fetch` of its own (its `Response` does not say which version carried it) records none. WebSocket
+ * gets no version: the table gives it none, and the handshake's HTTP/1.1 is not the protocol spoken.
  */
 function network(transport: TransportInfo, into: Attributes): void {
   switch (transport.kind) {
@@ -137,6 +145,23 @@ function network(transport: TransportInfo, into: Attributes): void {
       into[ATTR.networkTransport] = 'tcp';
       into[ATTR.networkProtocol] = 'websocket';
   }
+}
+
+/**
+ * True for a question a server asks in a 2026-07-28 round (an input request, `input_required`):
+ * that revision has no server→client requests, so what a server asks in it is one of these. The
+ * conventions model JSON-RPC messages; such a question is a request without a JSON-RPC id and
+ * without a response of its own — it leaves in the round's answer, and the client answers it in
+ * its next request, perhaps to another instance. The reading taken: it is still the server's
+ * request, so a `CLIENT` span on the server (a child of the round's span, its context sent in the
+ * question's `params._meta`) and a `SERVER` span on the client that answers it (its child); neither
+ * has `jsonrpc.request.id` (note [2]: none when the id is omitted). The server's span ends when the
+ * question leaves, and no `mcp.client.operation.duration` is recorded for it: the answer's arrival
+ * is not seen, and a duration that stops at the send is not the round trip the metric measures.
+ * The client's span, and its `mcp.server.operation.duration`, cover answering it.
+ */
+export function isInputRequest(protocolVersion: string | undefined): boolean {
+  return isModernProtocolVersion(protocolVersion);
 }
 
 /** `server.address` and `server.port` from a client transport's `url`. */

@@ -24,7 +24,7 @@ import {
 } from '@opentelemetry/api';
 import { TRACE_CHANNELS, merge } from '@hermes-mcp/protocol';
 import type { ClientRequestTrace, NotificationEvent, RequestId, RequestTrace, ServerRequestTrace, SessionEvent, TransportInfo } from '@hermes-mcp/protocol';
-import { ATTR, Described, Describer, HistogramName, Instruments, clientAddress, outcomeOf, sessionAttributes } from './conventions';
+import { ATTR, Described, Describer, HistogramName, Instruments, clientAddress, isInputRequest, outcomeOf, sessionAttributes } from './conventions';
 
 /** Options of {@link instrumentOpenTelemetry}. */
 export interface OpenTelemetryOptions {
@@ -65,8 +65,8 @@ interface InFlight {
   started: number;
   /** Its metric attributes (shared: copied, never changed). */
   metric: Readonly<Attributes>;
-  /** Where its duration goes. */
-  histogram: HistogramName;
+  /** Where its duration goes; none for a 2026-07-28 input request ({@link isInputRequest}). */
+  histogram: HistogramName | undefined;
   /** True for a SERVER span (the response is its own), false for a CLIENT span. */
   answered: boolean;
   ended?: true;
@@ -94,8 +94,9 @@ const carrierGetter = {
  *   parent the trace in the message's `params._meta` (`traceparent`, `tracestate`, `baggage`), else
  *   in the HTTP request's headers, else the active context; a request's handler runs inside it, so
  *   its own spans are children and `ctx.log` lines carry `trace_id` and `span_id`;
- * - a `CLIENT` span per request or notification sent — by a client, or by a server to its client —
- *   with the request's trace injected into its `params._meta`, so one trace spans both processes;
+ * - a `CLIENT` span per request or notification sent — by a client, or by a server to its client,
+ *   a 2026-07-28 round's questions included (docs/observability.md) — with the request's trace
+ *   injected into its `params._meta`, so one trace spans both processes;
  * - the histograms `mcp.server.operation.duration`, `mcp.client.operation.duration` (requests),
  *   `mcp.server.session.duration` and `mcp.client.session.duration` (legacy sessions).
  *
@@ -142,7 +143,7 @@ export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): Ope
       }
     }
     span.end();
-    instruments.get(state.histogram).record((performance.now() - state.started) / 1000, metric);
+    if (state.histogram !== undefined) instruments.get(state.histogram).record((performance.now() - state.started) / 1000, metric);
   };
 
   /** Subscribes `start` and the endings of a tracing channel (a synchronous throw ends at `end`). */
@@ -181,7 +182,8 @@ export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): Ope
     // Not sampled: the context above is all it needs.
     if (!span.isRecording()) return;
     const attributes = spanOnly(described, request.sessionId, peer ? undefined : request.transport);
-    attributes[ATTR.requestId] = String(request.id);
+    // A 2026-07-28 input request a client answers has no JSON-RPC id (its `id` is its key).
+    if (!peer || request.era !== 'modern') attributes[ATTR.requestId] = String(request.id);
     span.setAttributes(attributes);
     const { traceId, spanId, traceFlags } = span.spanContext();
     const bindings = { trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags.toString(16)}` };
@@ -193,7 +195,8 @@ export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): Ope
     const described = describer.describe(request.method, request.params, request.transport, request.protocolVersion, peer);
     const parent = context.active();
     const span = tracer.startSpan(described.name, { kind: SpanKind.CLIENT, attributes: described.metric }, parent);
-    request[STATE] = { span, started: performance.now(), metric: described.metric, histogram: 'clientOperation', answered: false };
+    const histogram = peer || !isInputRequest(request.protocolVersion) ? 'clientOperation' : undefined;
+    request[STATE] = { span, started: performance.now(), metric: described.metric, histogram, answered: false };
     propagation.inject(trace.setSpan(parent, span), request.meta);
     if (span.isRecording()) span.setAttributes(spanOnly(described, request.sessionId, undefined));
   };

@@ -211,9 +211,12 @@ async function exercise(client: McpClient, name: TransportName, era: Era): Promi
     await client.subscribe('notes://today');
     if (name !== 'stdio') mcp.notifyResourceUpdated('notes://today');
     await client.unsubscribe('notes://today');
-    await client.callTool('confirm');
-    await client.callTool('ask');
-    await client.callTool('roots');
+  }
+  // The server's questions: requests of their own in a legacy session, input requests of a round in 2026-07-28.
+  await client.callTool('confirm');
+  await client.callTool('ask');
+  await client.callTool('roots');
+  if (era === 'legacy') {
     await client.notify('notifications/roots/list_changed');
     await client.ping();
   }
@@ -276,7 +279,8 @@ describe.each(CASES)('%s, %s era', (name, era) => {
           'resources/unsubscribe',
         ]
       : ['server/discover', 'tools/list', 'tools/call', 'prompts/list', 'prompts/get', 'resources/list', 'resources/templates/list', 'resources/read'];
-  const serverRequests = era === 'legacy' ? ['elicitation/create', 'sampling/createMessage', 'roots/list'] : [];
+  /** What the server asks its client: requests in a legacy session, a round's input requests in 2026-07-28 (MRTR, docs/mcp-2026.md). */
+  const serverRequests = ['elicitation/create', 'sampling/createMessage', 'roots/list'];
   const clientNotifications = era === 'legacy' ? ['notifications/initialized', 'notifications/roots/list_changed'] : [];
   const serverNotifications = ['notifications/progress', 'notifications/message', ...(era === 'legacy' && network ? ['notifications/resources/updated'] : [])];
 
@@ -308,11 +312,12 @@ describe.each(CASES)('%s, %s era', (name, era) => {
     }
   });
 
-  it('mcp.md §Client/§Server: jsonrpc.request.id on every request span of both sides (deviations 1, 2), never on a notification (note [2])', () => {
+  it('mcp.md §Client/§Server: jsonrpc.request.id on every request span of both sides (deviations 1, 2), never on a notification nor a 2026-07-28 input request (note [2]: no id)', () => {
     for (const span of [...server, ...client].filter((s) => s.attributes['mcp.method.name'] !== undefined)) {
       const method = span.attributes['mcp.method.name'] as string;
-      if (method.startsWith('notifications/')) expect(span.attributes['jsonrpc.request.id']).toBeUndefined();
-      else expect(span.attributes['jsonrpc.request.id']).toEqual(expect.any(String));
+      const inputRequest = era === 'modern' && serverRequests.includes(method);
+      if (method.startsWith('notifications/') || inputRequest) expect([span.name, span.attributes['jsonrpc.request.id']]).toEqual([span.name, undefined]);
+      else expect([span.name, span.attributes['jsonrpc.request.id']]).toEqual([span.name, expect.any(String)]);
     }
     // The client's span and the server's of one request name the same id.
     const sent = spansOf(client, SpanKind.CLIENT, 'tools/list')[0];
@@ -351,6 +356,42 @@ describe.each(CASES)('%s, %s era', (name, era) => {
       );
       expect(point?.attributes['network.protocol.version']).toBe('1.1');
     }
+  });
+
+  it('mcp.md §Recording MCP transport: on HTTP the client records network.protocol.version too (node:http speaks 1.1): every span, each duration', () => {
+    const http = name === 'Streamable HTTP' || name === 'HTTP+SSE';
+    // Everything the client records: its requests and notifications (CLIENT), its answers to the server (SERVER).
+    const spans = client.filter((s) => s.attributes['mcp.method.name'] !== undefined);
+    expect(spans.length).toBeGreaterThan(0);
+    for (const span of spans) expect([span.name, span.kind, span.attributes['network.protocol.version']]).toEqual([span.name, span.kind, http ? '1.1' : undefined]);
+    const durations = ['mcp.client.operation.duration', 'mcp.server.operation.duration', 'mcp.client.session.duration'];
+    for (const metric of durations) {
+      for (const point of histogram(recorded.client.metrics, metric)) expect([metric, point.attributes['network.protocol.version']]).toEqual([metric, http ? '1.1' : undefined]);
+    }
+    // What the server sends its client for a request (its questions, progress, log messages) goes on that request's HTTP exchange.
+    const asked = server.filter(
+      (s) => s.kind === SpanKind.CLIENT && (serverRequests.includes(s.attributes['mcp.method.name'] as string) || s.attributes['mcp.method.name'] === 'notifications/progress'),
+    );
+    expect(asked.length).toBeGreaterThan(0);
+    for (const span of asked) expect([span.name, span.attributes['network.protocol.version']]).toEqual([span.name, http ? '1.1' : undefined]);
+    for (const point of histogram(recorded.server.metrics, 'mcp.client.operation.duration')) expect(point.attributes['network.protocol.version']).toBe(http ? '1.1' : undefined);
+  });
+
+  it('mcp.md §Metric mcp.client.session.duration / mcp.server.session.duration: every session row names its transport (network.transport, network.protocol.name)', () => {
+    if (!sessions) {
+      // 2026-07-28 has no session; a legacy session over stdio is a pipe, no application protocol.
+      for (const side of [recorded.server.metrics, recorded.client.metrics]) {
+        for (const metric of ['mcp.server.session.duration', 'mcp.client.session.duration']) {
+          for (const point of histogram(side, metric)) expect(point.attributes).toMatchObject({ 'network.transport': 'pipe' });
+        }
+      }
+      if (era === 'modern') expect(histogram(recorded.client.metrics, 'mcp.client.session.duration')).toEqual([]);
+      return;
+    }
+    const protocol = name === 'WebSocket' ? 'websocket' : 'http';
+    const rows = [...histogram(recorded.client.metrics, 'mcp.client.session.duration'), ...histogram(recorded.server.metrics, 'mcp.server.session.duration')];
+    expect(rows.length).toBeGreaterThanOrEqual(2);
+    for (const row of rows) expect(row.attributes).toMatchObject({ 'network.transport': 'tcp', 'network.protocol.name': protocol, 'mcp.protocol.version': version });
   });
 
   it('mcp.md §Server: client.address and client.port on the server span (deviation 4); §Client: server.address and server.port on every client span', () => {
@@ -398,12 +439,17 @@ describe.each(CASES)('%s, %s era', (name, era) => {
     expect(stall.status.code).toBe(SpanStatusCode.ERROR);
   });
 
-  it("mcp.md §Context propagation: a client call and its server span share one trace through _meta.traceparent, the server span the client span's child", () => {
+  it("mcp.md §Context propagation: a client call and its server span share one trace through _meta.traceparent, the server span the client span's child; what the server asks is a CLIENT span under the tool call's, answered under a SERVER span on the client, its child", () => {
     for (const method of [...clientRequests, ...serverRequests]) {
       const fromServer = serverRequests.includes(method);
       const sent = spansOf(fromServer ? server : client, SpanKind.CLIENT, method)[0];
+      expect([method, sent?.kind]).toEqual([method, SpanKind.CLIENT]);
       const answered = spansOf(fromServer ? client : server, SpanKind.SERVER, method).find((s) => s.parentSpanId === sent.spanId);
       expect([method, answered?.traceId]).toEqual([method, sent.traceId]);
+      if (!fromServer) continue;
+      // Asked while the tool ran: its span is the tool call's child (2026-07-28: the round's that asked).
+      const call = server.find((s) => s.kind === SpanKind.SERVER && s.spanId === sent.parentSpanId);
+      expect([method, call?.attributes['mcp.method.name'], call?.traceId]).toEqual([method, 'tools/call', sent.traceId]);
     }
   });
 

@@ -281,6 +281,48 @@ describe('legacy sessions', () => {
   });
 });
 
+describe('2026-07-28 questions', () => {
+  it("a round's elicitation is the server's CLIENT span under the round's tool call, answered under the client's SERVER span, its child, through the question's _meta", async () => {
+    const client = await connect(TRANSPORTS['Streamable HTTP']('modern'), 'modern');
+    expect((await client.callTool('confirm')).content).toEqual([{ type: 'text', text: 'accept' }]);
+    const sent = oneSpan(SpanKind.CLIENT, 'tools/call');
+    // Two rounds: the first asks, the second has the answer.
+    const [asking, answered] = spansOf(SpanKind.SERVER, 'tools/call');
+    expect([asking.parentSpanContext?.spanId, answered.parentSpanContext?.spanId]).toEqual([sent.spanContext().spanId, sent.spanContext().spanId]);
+    const asked = oneSpan(SpanKind.CLIENT, 'elicitation/create');
+    expect(asked.parentSpanContext?.spanId).toBe(asking.spanContext().spanId);
+    expect(elicitedMeta).toEqual({ traceparent: `00-${asked.spanContext().traceId}-${asked.spanContext().spanId}-01` });
+    const answering = oneSpan(SpanKind.SERVER, 'elicitation/create');
+    expect(answering.parentSpanContext?.spanId).toBe(asked.spanContext().spanId);
+    for (const span of [asked, answering]) {
+      expect(span.attributes).toMatchObject({ 'mcp.protocol.version': '2026-07-28', 'network.protocol.name': 'http', 'network.protocol.version': '1.1' });
+      // An input request has no JSON-RPC id.
+      expect(span.attributes['jsonrpc.request.id']).toBeUndefined();
+    }
+    // The client's answer is timed; the server's question is not (its answer comes in another request).
+    const metrics = (await reader.collect()).resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics);
+    // (The reader is cumulative: the legacy session's elicitation above is in it; this era's points only.)
+    const methods = (name: string) =>
+      (metrics.find((m) => m.descriptor.name === name)?.dataPoints ?? [])
+        .filter((p) => p.attributes['mcp.protocol.version'] === '2026-07-28')
+        .map((p) => p.attributes['mcp.method.name']);
+    expect(methods('mcp.server.operation.duration')).toContain('elicitation/create');
+    expect(methods('mcp.client.operation.duration')).not.toContain('elicitation/create');
+  });
+});
+
+describe('the HTTP version a client records', () => {
+  it('is 1.1 on its own HTTP client (node:http), and none when the transport was given a fetch, which does not tell', async () => {
+    await connect(new StreamableHttpClientTransport({ url }), 'modern').then((c) => c.listTools());
+    expect(oneSpan(SpanKind.CLIENT, 'tools/list').attributes).toMatchObject({ 'network.protocol.name': 'http', 'network.protocol.version': '1.1' });
+    spans.reset();
+    await connect(new StreamableHttpClientTransport({ url, fetch }), 'modern').then((c) => c.listTools());
+    const given = oneSpan(SpanKind.CLIENT, 'tools/list');
+    expect(given.attributes['network.protocol.name']).toBe('http');
+    expect(given.attributes['network.protocol.version']).toBeUndefined();
+  });
+});
+
 describe('parents', () => {
   it('takes the parent from a traceparent sent in _meta by a client that is not ours, and from HTTP headers when _meta has none', async () => {
     const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';

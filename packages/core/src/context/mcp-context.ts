@@ -84,7 +84,8 @@ export interface AuthInfo {
  */
 export interface RequestChannel {
   notify(relatedRequestId: RequestId, method: string, params: Record<string, unknown>): Promise<void>;
-  request(relatedRequestId: RequestId, method: string, params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>>;
+  /** A server→client request made for `relatedRequestId`, whose transport description is `transport` (its HTTP exchange's, on HTTP). */
+  request(relatedRequestId: RequestId, method: string, params: Record<string, unknown>, options?: RequestOptions, transport?: TransportInfo): Promise<Record<string, unknown>>;
   /** The minimum level the client asked for with `logging/setLevel`, if any. */
   logLevel(): LoggingLevel | undefined;
   /** How `ctx.elicit` writes a form class's schema and checks the answer. */
@@ -553,7 +554,7 @@ export class McpContext {
    */
   private ask(kind: string, method: string, params: Record<string, unknown>, options: AskOptions): Promise<Record<string, unknown>> {
     if (this.round) return this.round.ask(kind, method, params, options);
-    return this.channel.request(this.request.id, method, params, { signal: this.signal });
+    return this.channel.request(this.request.id, method, params, { signal: this.signal }, this.transport);
   }
 
   private unsupported(capability: string, reason: string, required: Record<string, unknown> = { [capability]: {} }): McpError {

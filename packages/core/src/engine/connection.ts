@@ -465,13 +465,14 @@ export class Connection implements PeerHandlers, RequestChannel {
   }
 
   /** For the Hermes packages. RequestChannel: a server→client request made while handling a request. */
-  request(relatedRequestId: RequestId, method: string, params: Record<string, unknown>, options?: RequestOptions): Promise<Record<string, unknown>> {
+  request(relatedRequestId: RequestId, method: string, params: Record<string, unknown>, options?: RequestOptions, transport?: TransportInfo): Promise<Record<string, unknown>> {
     if (!serverRequestChannel.hasSubscribers) return this.peer.request(method, params, merge(options, { relatedRequestId }));
     const trace: ServerRequestTrace = {
       method,
       params,
       relatedRequestId,
-      transport: this.transport.info,
+      // The request it is made for travels on that request's exchange (HTTP: its version).
+      transport: transport ?? this.transport.info,
       meta: {},
       ...(this.sessionId !== undefined && { sessionId: this.sessionId }),
       ...(this.session && { protocolVersion: this.session.protocolVersion }),

@@ -34,6 +34,7 @@ import { MethodSpec, ModernOwner } from './methods';
 import { Admitted, SUPPORTED, needsTasks, status } from './modern-checks';
 import type { Envelope, ModernCall, ModernSink } from './modern-call';
 import { withTimeout } from './timeout';
+import { traceInputRequests } from '../diagnostics';
 
 /** One open `subscriptions/listen` stream. @internal */
 export interface Listener {
@@ -197,12 +198,12 @@ export class ModernHandler implements ModernOwner {
       );
     } catch (error) {
       if (error instanceof TaskStartedSignal) return error.handle;
-      if (round?.round.asked) return this.inputRequired(round);
+      if (round?.round.asked) return this.inputRequired(round, transport, envelope.version);
       if (isInputRequired(error)) throw McpError.internalError('input requests are only available in tools/call, prompts/get and resources/read');
       throw this.modernError(error, params);
     }
     // A handler that swallowed the signal still asked: its outcome does not count.
-    if (round?.round.asked) return this.inputRequired(round);
+    if (round?.round.asked) return this.inputRequired(round, transport, envelope.version);
     return this.complete(spec, result);
   }
 
@@ -337,13 +338,16 @@ export class ModernHandler implements ModernOwner {
     return { round: new InputRound(answers), request, params, number };
   }
 
-  /** Ends a round: the open questions, and the answers so far sealed for the next round. */
-  private inputRequired(open: OpenRound): Record<string, unknown> {
+  /**
+   * Ends a round: the open questions (told to observers as the server's requests, on the request's
+   * `transport`), and the answers so far sealed for the next round.
+   */
+  private inputRequired(open: OpenRound, transport: TransportInfo, version: string): Record<string, unknown> {
     const kept: Record<string, unknown> = {};
     for (const key of open.round.consumed) kept[key] = open.round.answers[key];
     return {
       resultType: 'input_required',
-      inputRequests: open.round.pending,
+      inputRequests: traceInputRequests(open.round.pending, open.request.id, transport, version),
       requestState: this.options.states.seal(kept, bindOf(open.request, open.params), open.number),
       _meta: this.serverMeta,
     };
