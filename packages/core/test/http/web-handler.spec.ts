@@ -99,7 +99,7 @@ describe('the Web-standard handler with the official clients', () => {
       expect(read.contents[0]).toMatchObject({ uri: 'web://hello', text: 'hello from the web handler' });
       const invalid = await client.callTool({ name: 'echo', arguments: { text: 42 } });
       expect(invalid.isError).toBe(true);
-      expect(JSON.stringify(invalid.content)).toContain('text:');
+      expect(JSON.stringify(invalid.content)).toContain('text must be a string');
     } finally {
       await client.close();
     }
