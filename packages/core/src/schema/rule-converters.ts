@@ -76,17 +76,20 @@ import {
   FULL_WIDTH,
   FqdnOptions,
   HALF_WIDTH,
+  IPV4_PATTERN,
   NumericOptions,
   base64Pattern,
+  containsPattern,
   fqdnPattern,
   ipv6Pattern,
   lengthPattern,
   letterPattern,
   numericPattern,
+  seedText,
 } from './validator-patterns';
 import { type ValidationMetadata, constraintInstance, ruleStorage } from '../interop/class-validator';
 import { discriminatedSchema } from './transformer';
-import { Schema, escapeRegExp } from './json-schema';
+import { Schema } from './json-schema';
 import { nestedClassOf } from './transformer';
 
 /**
@@ -160,9 +163,10 @@ export const FIXED_CONVERTERS: Record<string, Converter> = {
   // The original uses OpenAPI's `nullable`, which JSON Schema does not have.
   [IS_EMPTY]: { enum: ['', null] },
   [MATCHES]: matchesSchema,
-  // The seed is literal text, not a regular expression.
-  [CONTAINS]: (meta) => ({ type: 'string', pattern: escapeRegExp(String(meta.constraints[0])) }),
-  [NOT_CONTAINS]: (meta) => ({ type: 'string', not: { pattern: escapeRegExp(String(meta.constraints[0])) } }),
+  // The seed is literal text, not a regular expression, found by UTF-16 unit (the empty seed in any
+  // two units, half a surrogate pair inside a whole character): see containsPattern.
+  [CONTAINS]: (meta) => containsSchema(meta.constraints[0], true),
+  [NOT_CONTAINS]: (meta) => containsSchema(meta.constraints[0], false),
   // Formats "uri" and "email" differ from validator.js both ways (a URL without scheme, `localhost`,
   // a quoted local part...): a format would refuse what the server takes. Looser, and warned.
   [IS_URL]: { type: 'string' },
@@ -268,16 +272,25 @@ function divisibleBySchema(divisor: unknown): Schema {
   return whole !== 0 && Number.isFinite(whole) ? { multipleOf: Math.abs(whole) } : { type: 'number', ...NEVER };
 }
 
+/** `@Contains(seed)` (`found`) or `@NotContains(seed)`: a seed no string can be searched for (a symbol) refuses every value. */
+function containsSchema(seed: unknown, found: boolean): Schema {
+  const text = seedText(seed);
+  if (text === undefined) return { type: 'string', ...NEVER };
+  return found ? { type: 'string', pattern: containsPattern(text) } : { type: 'string', not: { pattern: containsPattern(text) } };
+}
+
 /**
  * isIP: version 4, 6 or either. validator.js's IPv6 takes a zone (`fe80::1%eth0`), which format
- * "ipv6" refuses, so IPv6 is a pattern; format "ipv4" is the same as validator.js's.
+ * "ipv6" refuses, so IPv6 is a pattern. Format "ipv4" is the same as validator.js's IPv4, but a
+ * format may be an annotation (JSON Schema 2020-12's default), so the pattern says it too; the format
+ * stays beside it, for the clients that read it.
  */
 function ipSchema(version: unknown): Schema {
   // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a decorator's constraint: a string or a number
   const v = version === undefined || version === null || version === '' || version === 0 ? 'any' : String(version);
-  if (v === '4') return { type: 'string', format: 'ipv4' };
+  if (v === '4') return { type: 'string', format: 'ipv4', pattern: IPV4_PATTERN };
   if (v === '6') return { type: 'string', pattern: ipv6Pattern() };
-  if (v === 'any') return { type: 'string', anyOf: [{ format: 'ipv4' }, { pattern: ipv6Pattern() }] };
+  if (v === 'any') return { type: 'string', anyOf: [{ format: 'ipv4', pattern: IPV4_PATTERN }, { pattern: ipv6Pattern() }] };
   return { type: 'string', ...NEVER }; // validator.js knows no other version
 }
 
@@ -316,9 +329,9 @@ function lengthSchema(min: unknown, max: unknown): Schema {
  * isDate (and minDate/maxDate) want a Date instance, which JSON has not: only class-transformer's
  * `@Type(() => Date)` makes one from the input, and Hermes takes for it only what the schema says,
  * an RFC 3339 date or date-time string (validation/declared-shape.ts; without `@Type`, no input
- * passes, and an input class is refused at bootstrap, see warningsAbout). The pattern says the
- * shape to every client; the formats say the calendar (Feb 30) to those that assert them, and what
- * the string is to those that read them as annotations. An output's Date is sent as `toJSON()`,
+ * passes, and an input class is refused at bootstrap, see warningsAbout). The pattern says it all,
+ * the calendar included (no Feb 30), to every client; the formats repeat it, and say what the string
+ * is, to those that read them (asserted or as annotations). An output's Date is sent as `toJSON()`,
  * which the pattern takes.
  */
 function dateSchema(meta: ValidationMetadata): Schema {
@@ -407,7 +420,7 @@ export function nestedConverter(building: () => NestedContext): (meta: Validatio
     const union = discriminatedSchema(target, meta.propertyName, refTo);
     if (union) {
       for (const cls of union.dropped) dropped.set(cls, (dropped.get(cls) ?? new Set()).add(union.key));
-      return declared === Array && !meta.each ? { type: 'array', items: union.schema } : union.schema;
+      return collected(declared, meta.each === true, union.schema);
     }
     const child = nestedClassOf(target, meta.propertyName);
     if (!child) {
@@ -417,10 +430,21 @@ export function nestedConverter(building: () => NestedContext): (meta: Validatio
           `without it the value stays a plain object and never passes validation.`,
       );
     }
-    const ref = { $ref: refTo(child) };
-    // `each: true` is wrapped in an array by the caller; an undeclared array we wrap here.
-    return declared === Array && !meta.each ? { type: 'array', items: ref } : ref;
+    return collected(declared, meta.each === true, { $ref: refTo(child) });
   };
+}
+
+/**
+ * The schema of a nested property whose elements are `element`: `each: true` is wrapped by the
+ * caller (class-properties.ts); without it, an array or a Map declared as the property's type is
+ * wrapped here, as class-transformer builds one and class-validator validates its elements (a Map
+ * is one JSON object, its values the elements).
+ */
+function collected(declared: unknown, each: boolean, element: Schema): Schema {
+  if (each) return element;
+  if (declared === Array) return { type: 'array', items: element };
+  if (declared === Map) return { type: 'object', additionalProperties: element };
+  return element;
 }
 
 /**

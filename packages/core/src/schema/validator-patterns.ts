@@ -10,6 +10,7 @@
  * The tests check every pattern against validator.js itself.
  */
 import { decimalSeparator, letterClass } from '../interop/validator';
+import { escapeRegExp } from './json-schema';
 
 const hex4 = (code: number) => `\\u${code.toString(16).toUpperCase().padStart(4, '0')}`;
 
@@ -100,6 +101,12 @@ export function lengthPattern(min: number, max: number | undefined): string | un
 export const IPV4 = '(?:(?:[0-9]|[1-9][0-9]|1[0-9]{2}|2[0-4][0-9]|25[0-5])\\.){3}(?:[0-9]|[1-9][0-9]|1[0-9]{2}|2[0-4][0-9]|25[0-5])';
 
 /**
+ * validator.js's IPv4 (`isIP(str, 4)`), the same set as format "ipv4" asserted; said as a pattern
+ * because a format may be an annotation (JSON Schema 2020-12's default), which says nothing.
+ */
+export const IPV4_PATTERN = `^${IPV4}$`;
+
+/**
  * validator.js's IPv6: eight groups, or fewer with one `::`, the last two groups possibly a dotted
  * quad, then an optional zone (`fe80::1%eth0`), which format "ipv6" does not take. Its expression
  * lists, for each number of leading groups, the endings; here the endings with a dotted quad are
@@ -118,6 +125,64 @@ export function ipv6Pattern(): string {
   for (let k = 4; k >= 1; k--) beforeQuad.push(`${groups(k)}${more(0, 5 - k)}:`);
   beforeQuad.push(`:${more(0, 5)}:`);
   return `^(?:${plain.join('|')}|(?:${beforeQuad.join('|')})${IPV4})(?:%[0-9a-zA-Z.]+)?$`;
+}
+
+// --- contains
+
+/**
+ * The seed as validator.js's `contains` reads it (its `toString`): an object's own text, `''` for
+ * null, undefined, NaN (and a function without parameters: `isNaN(f) && !f.length`), `String()`
+ * of anything else; undefined for a symbol, which makes it throw (so no value passes).
+ */
+export function seedText(seed: unknown): string | undefined {
+  if (typeof seed === 'string') return seed;
+  if (typeof seed === 'number') return isNaN(seed) ? '' : String(seed);
+  if (typeof seed === 'boolean' || typeof seed === 'bigint') return String(seed);
+  if (typeof seed === 'object' && seed !== null) {
+    const text = (seed as { toString?: unknown }).toString;
+    return typeof text === 'function' ? String(text.call(seed)) : '[object Object]';
+  }
+  if (typeof seed === 'function' && seed.length > 0) return Function.prototype.toString.call(seed);
+  return typeof seed === 'symbol' ? undefined : ''; // null, undefined, a function without parameters
+}
+
+const isHigh = (unit: number) => unit >= 0xd800 && unit <= 0xdbff;
+const isLow = (unit: number) => unit >= 0xdc00 && unit <= 0xdfff;
+
+/**
+ * The pattern of `contains(str, seed)` (`@Contains`; `@NotContains` is its negation), which is
+ * `str.split(seed).length > 1`, by UTF-16 unit, where a pattern reads code points:
+ * - the empty seed splits a string into its units, so it takes strings of two units or more: two
+ *   characters, or one beyond the BMP (a surrogate pair);
+ * - a seed that starts with the low half of a pair is found after any high half too, inside a
+ *   character beyond the BMP (the 1024 characters with that low half, listed); one that ends with a
+ *   high half, before any low half (the 1024 characters from that high half, a range). Halves inside
+ *   the seed are whole characters of the string, or lone ones, as they are in the seed.
+ * Lone halves are written `\uXXXX`, the rest as escaped text.
+ *
+ * @example
+ * containsPattern('a.b');    // 'a\\.b'
+ * containsPattern('\uD83D'); // '(?:\\uD83D|[\u{1F400}-\u{1F7FF}])' (the range as the characters): it finds 😀 too
+ */
+export function containsPattern(seed: string): string {
+  if (seed === '') return `[\\s\\S][\\s\\S]|[${ASTRAL}]`;
+  const units = Array.from({ length: seed.length }, (_, i) => seed.charCodeAt(i));
+  const first = units[0];
+  const last = units[units.length - 1];
+  const lead = isLow(first) ? `(?:${hex4(first)}|[${Array.from({ length: 0x400 }, (_, i) => String.fromCharCode(0xd800 + i, first)).join('')}])` : '';
+  const trail = isHigh(last) ? `(?:${hex4(last)}|[${String.fromCharCode(last, 0xdc00)}-${String.fromCharCode(last, 0xdfff)}])` : '';
+  let middle = '';
+  for (let i = lead ? 1 : 0; i < units.length - (trail ? 1 : 0); i++) {
+    const unit = units[i];
+    if (isHigh(unit) && isLow(units[i + 1])) {
+      middle += String.fromCharCode(unit, units[++i]); // a whole character beyond the BMP
+    } else if (isHigh(unit) || isLow(unit)) {
+      middle += hex4(unit); // a lone half, in the seed and in the string
+    } else {
+      middle += escapeRegExp(String.fromCharCode(unit));
+    }
+  }
+  return `${lead}${middle}${trail}`;
 }
 
 // --- host names

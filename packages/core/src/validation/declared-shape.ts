@@ -8,8 +8,10 @@
  *   (iso8601.ts's `ISO_DATE_PATTERN`), which is all that is taken here; a client that reads the schema
  *   (a model, a form) sends nothing else.
  * - `@ValidateNested()`: class-validator validates each element of an array given where one object
- *   is declared, and validates one object given where an array is declared. The declared shape
- *   (`design:type`, `each: true`) is the one taken.
+ *   is declared, and validates one object given where an array is declared; where a Map is
+ *   declared, it takes an array too, and arrays of objects as its values. The declared shape
+ *   (`design:type`, `each: true`) is the one taken: one object, an array of them, or an object whose
+ *   values are such objects (a Map).
  * - `@McpHeader()`: an `x-mcp-header` property's schema keeps a plain `type` (clients drop the tool
  *   otherwise), which refuses `null`; `@IsOptional()` would let it through. It may be left out.
  *
@@ -30,8 +32,8 @@ interface PropertyShape {
   name: string;
   /** An RFC 3339 date or date-time string (each element of an array, for `each: true`). */
   date?: { each: boolean };
-  /** A nested class: one object of it, or (`many`) an array of them. */
-  nested?: { cls: Function; many: boolean };
+  /** A nested class: one object of it, an array of them, or an object whose values are such objects (a Map). */
+  nested?: { cls: Function; shape: 'one' | 'array' | 'map' };
   /** Mirrored into a header: not null. */
   header?: string;
 }
@@ -67,7 +69,7 @@ function check(cls: Function, plain: Record<string, unknown>, prefix: string, is
       continue;
     }
     if (shape.date) checkDate(value, path, shape.date.each, issues);
-    if (shape.nested) checkNested(shape.nested.cls, shape.nested.many, value, path, issues, seen);
+    if (shape.nested) checkNested(shape.nested.cls, shape.nested.shape, value, path, issues, seen);
   }
 }
 
@@ -78,22 +80,19 @@ function checkDate(value: unknown, path: string, each: boolean, issues: Issue[])
   } else value.forEach((element, i) => !isIsoDate(element) && refuse(`${path}[${i}]`, element));
 }
 
-function checkNested(cls: Function, many: boolean, value: unknown, path: string, issues: Issue[], seen: Set<object>): void {
+function checkNested(cls: Function, shape: 'one' | 'array' | 'map', value: unknown, path: string, issues: Issue[], seen: Set<object>): void {
   if (typeof value !== 'object' || value === null) return; // class-validator refuses those itself
-  if (!many) {
-    if (Array.isArray(value)) issues.push({ path, constraints: { nestedValidation: `${path} must be one ${cls.name} object, not an array` } });
-    else check(cls, value as Record<string, unknown>, path, issues, seen);
-    return;
-  }
-  if (!Array.isArray(value)) {
-    issues.push({ path, constraints: { nestedValidation: `${path} must be an array of ${cls.name} objects, not an object` } });
-    return;
-  }
-  value.forEach((element: unknown, i) => {
-    const at = `${path}[${i}]`;
+  const one = (element: unknown, at: string): void => {
     if (Array.isArray(element)) issues.push({ path: at, constraints: { nestedValidation: `${at} must be one ${cls.name} object, not an array` } });
     else if (typeof element === 'object' && element !== null) check(cls, element as Record<string, unknown>, at, issues, seen);
-  });
+  };
+  if (shape === 'one') one(value, path);
+  else if (shape === 'map') {
+    if (Array.isArray(value)) issues.push({ path, constraints: { nestedValidation: `${path} must be an object whose values are ${cls.name} objects, not an array` } });
+    else for (const key of Object.keys(value)) one((value as Record<string, unknown>)[key], `${path}.${key}`);
+  } else if (!Array.isArray(value)) {
+    issues.push({ path, constraints: { nestedValidation: `${path} must be an array of ${cls.name} objects, not an object` } });
+  } else value.forEach((element: unknown, i) => one(element, `${path}[${i}]`));
 }
 
 /** The properties of `cls` held to a shape; null when none is (worked out once per class). */
@@ -117,8 +116,9 @@ function findShapes(cls: Function): PropertyShape[] | null {
     if (type === Date && dateRules.length > 0) shape.date = { each: dateRules.every((meta) => meta.each === true) };
     const nested = metas.find((meta) => meta.type === ValidationTypes.NESTED_VALIDATION);
     const declared: unknown = Reflect.getMetadata('design:type', cls.prototype as object, name);
-    // A Map of nested objects is one JSON object, its values the elements: left as it is.
-    if (nested && type && declared !== Map) shape.nested = { cls: type, many: nested.each === true || declared === Array };
+    // A Map of nested objects is one JSON object, its values the elements (class-transformer builds
+    // a Map wherever @Type's declared type is one, `each: true` or not).
+    if (nested && type) shape.nested = { cls: type, shape: declared === Map ? 'map' : nested.each === true || declared === Array ? 'array' : 'one' };
     if (shape.header !== undefined || shape.date || shape.nested) out.push(shape);
   }
   return out.length > 0 ? out : null;

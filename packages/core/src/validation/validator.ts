@@ -16,7 +16,7 @@ import { declaredShapeIssues } from './declared-shape';
 import type { ValidationIssue } from './issue';
 import { fastValidate, planOf } from './fast-path';
 import { FieldRules, explain, explainElement, fieldRules, notAnObject } from './messages';
-import { nothingToTransform, onlyNestedType } from '../interop/class-transformer';
+import { nothingToTransform, onlyNestedType, transformerMetadata } from '../interop/class-transformer';
 import { ruleStorage, validateObject, validateObjectSync } from '../interop/class-validator';
 
 export type { ValidationIssue };
@@ -57,7 +57,8 @@ export function validateInput<T extends object>(cls: ClassConstructor<T>, plain:
   const instance = toInstance(cls, plain);
   if (!instance.ok) return instance;
   try {
-    return outcome(instance.value, validateObjectSync(instance.value, validatorOptions(cls, options)), cls);
+    const dropped = droppedKeyIssues(plain, instance.value, options);
+    return outcome(instance.value, validateObjectSync(instance.value, validatorOptions(cls, options)), cls, dropped);
   } catch {
     return unreadable();
   }
@@ -76,8 +77,9 @@ export async function validateInputAsync<T extends object>(cls: ClassConstructor
   if (!instance.ok) return instance;
   const settings = validatorOptions(cls, options);
   try {
+    const dropped = droppedKeyIssues(plain, instance.value, options);
     const errors = rulesOf(cls).async ? await validateObject(instance.value, settings) : validateObjectSync(instance.value, settings);
-    return outcome(instance.value, errors, cls);
+    return outcome(instance.value, errors, cls, dropped);
   } catch {
     return unreadable();
   }
@@ -152,7 +154,10 @@ function transform<T extends object>(cls: ClassConstructor<T>, plain: Record<str
  * `constructor` key, so that `@IsObject()` and `@IsNotEmptyObject()` judged, and the handler got,
  * something other than what the schema was asked about. It is taken out of what class-transformer
  * is given (left `null`) and put back on the instance; under a key whose @Type names a class (and
- * nothing else applies), the same is done inside each object of that class.
+ * nothing else applies), the same is done inside each object of that class — one object, each
+ * element of an array or a Set, each value of a Map. A Map (a JSON object, its values the elements)
+ * is built here from every key as sent, where class-transformer would drop the keys named like a
+ * Map's or Object.prototype's members (`size`, `get`, `toString`, `constructor`).
  */
 function detach(cls: Function, plain: Record<string, unknown>): { copy: Record<string, unknown>; restore: (instance: unknown) => void } {
   let copy = plain;
@@ -170,21 +175,103 @@ function detach(cls: Function, plain: Record<string, unknown>): { copy: Record<s
     }
     const nested = onlyNestedType(cls, key);
     if (!nested) continue;
+    if (transformerMetadata().findTypeMetadata(cls, key)?.reflectedType === Map) {
+      if (Array.isArray(value)) continue; // not a Map's shape: refused before (declared-shape.ts)
+      if (copy === plain) copy = { ...plain };
+      copy[key] = null;
+      const sent = value as Record<string, unknown>;
+      steps.push((instance) => {
+        if (instance[key] === null) instance[key] = new Map(Object.keys(sent).map((name) => [name, element(nested, sent[name])]));
+      });
+      continue;
+    }
     const elements = Array.isArray(value) ? (value as unknown[]) : [value];
-    const parts = elements.map((element) =>
-      typeof element === 'object' && element !== null && !Array.isArray(element) ? detach(nested, element as Record<string, unknown>) : undefined,
-    );
+    const parts = elements.map((item) => (isRecord(item) ? detach(nested, item) : undefined));
     if (parts.every((part, i) => !part || part.copy === elements[i])) continue; // nothing inside to keep
     if (copy === plain) copy = { ...plain };
     const copies = parts.map((part, i) => (part ? part.copy : elements[i]));
     copy[key] = Array.isArray(value) ? copies : copies[0];
     steps.push((instance) => {
+      // Each object sent became one instance of `nested`, in order (in an array, a Set, or alone);
+      // nothing else did (null, a string, an array stay what they are).
       const made: unknown = instance[key];
-      const list = Array.isArray(value) ? (Array.isArray(made) ? (made as unknown[]) : []) : [made];
-      parts.forEach((part, i) => list[i] instanceof nested && part?.restore(list[i]));
+      const built = (Array.isArray(made) ? (made as unknown[]) : made instanceof Set ? [...(made as Set<unknown>)] : [made]).filter((item) => item instanceof nested);
+      parts.filter((part) => part !== undefined).forEach((part, i) => built[i] !== undefined && part.restore(built[i]));
     });
   }
   return { copy, restore: (instance) => steps.forEach((step) => step(instance as Record<string, unknown>)) };
+}
+
+/** One value of a Map of `nested`, as class-transformer makes it (an object an instance, objects inside kept as sent). */
+function element(nested: Function, value: unknown): unknown {
+  if (isRecord(value)) return transform(nested as ClassConstructor<object>, value);
+  return plainToInstance(nested as ClassConstructor<object>, value, { enableImplicitConversion: false, excludeExtraneousValues: false });
+}
+
+/** A JSON object, or an instance: an object that is not an array. */
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * With `forbidNonWhitelisted`: the keys class-transformer drops before class-validator's whitelist
+ * could see them — `__proto__`, `constructor`, a name the new instance already has as a function
+ * (`toString`, `hasOwnProperty`, a method of the class) or as an accessor without a setter — in the
+ * input and in every object validated as a nested class (one, each element, each value of a Map).
+ * The closed schema refuses them, as it refuses every key no rule names; so does the server, with
+ * the whitelist's own message. `made` is the instance class-transformer made of `plain`.
+ */
+function droppedKeyIssues(plain: unknown, made: unknown, options: ValidateOptions): ValidationIssue[] {
+  const out: ValidationIssue[] = [];
+  if (options.forbidNonWhitelisted) droppedKeys(plain, made, '', out);
+  return out;
+}
+
+function droppedKeys(plain: unknown, made: unknown, path: string, out: ValidationIssue[]): void {
+  if (!isRecord(plain) || !isRecord(made) || made instanceof Map || made instanceof Set) return;
+  const cls = (Object.getPrototypeOf(made) as { constructor?: unknown } | null)?.constructor;
+  if (typeof cls !== 'function' || cls === Object) return;
+  const metas = ruleStorage().getTargetValidationMetadatas(cls, '', true, false);
+  const ruled = new Set(metas.map((meta) => meta.propertyName));
+  for (const key of Object.keys(plain)) {
+    if (ruled.has(key) || !droppedOnInput(cls, made, key)) continue;
+    const at = join(path, key, false);
+    out.push({ path: at, constraints: explain(undefined, at, plain[key], { [ValidationTypes.WHITELIST]: '' }, false) });
+  }
+  const nested = new Set(metas.filter((meta) => meta.type === ValidationTypes.NESTED_VALIDATION).map((meta) => meta.propertyName));
+  for (const property of nested) {
+    const sentAs = sentKeyOf(cls, property);
+    if (!Object.prototype.hasOwnProperty.call(plain, sentAs)) continue;
+    const sent = plain[sentAs];
+    const value = made[property];
+    const at = join(path, property, false);
+    if (value instanceof Map && isRecord(sent)) {
+      for (const [name, item] of value as Map<string, unknown>) if (Object.prototype.hasOwnProperty.call(sent, name)) droppedKeys(sent[name], item, join(at, name, false), out);
+    } else if (Array.isArray(sent) && Array.isArray(value)) {
+      sent.forEach((item: unknown, i) => droppedKeys(item, (value as unknown[])[i], join(at, String(i), true), out));
+    } else if (Array.isArray(sent) && value instanceof Set) {
+      // class-validator names a Set's elements by their place in it; each object sent is one element.
+      const elements = [...(value as Set<unknown>)];
+      const objects = sent.filter(isRecord);
+      elements.filter(isRecord).forEach((item, i) => droppedKeys(objects[i], item, join(at, String(elements.indexOf(item)), false), out));
+    } else droppedKeys(sent, value, at, out);
+  }
+}
+
+/** Whether plainToInstance skips `key` of an input for a new `cls`, as its TransformOperationExecutor does. */
+function droppedOnInput(cls: Function, made: Record<string, unknown>, key: string): boolean {
+  if (key === '__proto__' || key === 'constructor') return true;
+  const own = Object.getOwnPropertyDescriptor(cls.prototype as object, key);
+  if (own && !own.set) return true; // a method, or an accessor without a setter, of the class itself
+  return made[key] instanceof Function;
+}
+
+/** The input key of a property: its `@Expose({ name })` on the way in, or its own name. */
+function sentKeyOf(cls: Function, property: string): string {
+  const expose = transformerMetadata()
+    .getExposedMetadatas(cls)
+    .find((meta) => meta.propertyName === property && meta.options?.name !== undefined && !meta.options.toPlainOnly);
+  return expose?.options.name ?? property;
 }
 
 function validatorOptions(cls: Function, options: ValidateOptions): ValidatorOptions {
@@ -199,9 +286,10 @@ function validatorOptions(cls: Function, options: ValidateOptions): ValidatorOpt
   };
 }
 
-function outcome<T>(value: T, errors: ValidationError[], cls: Function): ValidationResult<T> {
-  if (errors.length === 0) return { ok: true, value };
-  const issues: ValidationIssue[] = [];
+/** The result of class-validator's `errors`, after the issues found before it ran (`first`). */
+function outcome<T>(value: T, errors: ValidationError[], cls: Function, first: ValidationIssue[] = []): ValidationResult<T> {
+  if (errors.length === 0 && first.length === 0) return { ok: true, value };
+  const issues: ValidationIssue[] = [...first];
   flatten(errors, '', undefined, false, issues, cls);
   return { ok: false, issues };
 }

@@ -5,8 +5,8 @@
  * edge cases and fast-check samples (fixed seeds) — each checked: does class-validator accept it
  * (`validateInput`, the server's own path; and a real `tools/call` on one server with a tool per
  * row gives the same verdict), and does the published schema accept it (Ajv 2020-12, strict, with
- * ajv-formats' full formats asserted, and again with formats as annotations, which may only take
- * more)? The two answers must be the same, except:
+ * ajv-formats' full formats asserted, and again with formats as annotations, JSON Schema 2020-12's
+ * default: no row may lean on a format)? The answers must be the same, except:
  * - looser, warned: the schema accepts more, and only where the builder reports
  *   HERMES_SCHEMA_LOOSER for the property (and a warned row must show at least one such value);
  * - refused at bootstrap: no JSON value passes, and McpFactory refuses the class as an input with
@@ -709,6 +709,32 @@ row('matches', '@Matches(/^(?:ab|c)+\\d$/)', [Matches(/^(?:ab|c)+\d$/)], [...STR
 row('matches', '@Matches(/^[^,]+$/)', [Matches(/^[^,]+$/)], [...STRINGS, 'a,b']);
 row('contains', "@Contains('a.b')", [Contains('a.b')], [...STRINGS, 'a.b', 'xa.by', 'aXb']);
 row('notContains', "@NotContains('a')", [NotContains('a')], STRINGS);
+// validator.js's contains is `value.split(seed).length > 1`: the empty seed splits a string into its
+// UTF-16 units, so it takes two units or more; a pattern reads code points (Ajv's `u` flag), so half
+// a surrogate pair must also be found inside a whole character (😀 is \uD83D\uDE00).
+/** Strings of surrogate halves, whole pairs that share a half, and letters, in every order. */
+const HALVES = ['a', '\uD83D', '\uDE00', '\uD800', '\uDFFF', '😀', '\u{10200}', '\u{1F400}', '\u{1F7FF}', '\u{1F800}', '\u{10FFFF}'];
+const SURROGATE_STRINGS = [
+  ...HALVES,
+  '😀x',
+  'x😀',
+  '\uD83Dx',
+  'x\uDE00',
+  '\uD83D\uD83D\uDE00',
+  '\uDE00\uDE00',
+  '😀\uDE00',
+  '\uDE00a\uD83D',
+  '😀a\uD83D',
+  '\uDE00a😀',
+  '\u{10200}a\u{1F400}',
+  ...sample(fc.string({ unit: fc.constantFrom(...HALVES), maxLength: 5 }), 80),
+];
+row('contains', "@Contains('')", [Contains('')], [...STRINGS, ...SURROGATE_STRINGS]);
+row('notContains', "@NotContains('')", [NotContains('')], [...STRINGS, ...SURROGATE_STRINGS]);
+row('contains', "@Contains('\\uD83D')", [Contains('\uD83D')], [...STRINGS, ...SURROGATE_STRINGS]);
+row('notContains', "@NotContains('\\uD83D')", [NotContains('\uD83D')], [...STRINGS, ...SURROGATE_STRINGS]);
+row('contains', "@Contains('\\uDE00')", [Contains('\uDE00')], [...STRINGS, ...SURROGATE_STRINGS]);
+row('contains', "@Contains('\\uDE00a\\uD83D')", [Contains('\uDE00a\uD83D')], [...STRINGS, ...SURROGATE_STRINGS]);
 row('isAlpha', '@IsAlpha()', [IsAlpha()], STRINGS);
 row('isAlpha', "@IsAlpha('de-DE')", [IsAlpha('de-DE')], [...STRINGS, 'Straße', 'STRASSE', 'Ä', 'Ⓐ']);
 /** A locale validator.js has and its type declarations do not list. */
@@ -879,6 +905,8 @@ row(
 row('minDate', '@MinDate(2024-01-01)', [MinDate(new Date('2024-01-01T00:00:00Z'))], DATES, DATE_REFUSED);
 row('maxDate', '@MaxDate(() => 2024-01-01)', [MaxDate(() => new Date('2024-01-01T00:00:00Z'))], DATES, DATE_REFUSED);
 row('minDate', '@Type(() => Date) @MinDate(2024-01-01)', [Type(() => Date), MinDate(new Date('2024-01-01T00:00:00Z'))], DATES, { type: Date });
+row('maxDate', '@Type(() => Date) @MaxDate(2024-01-01)', [Type(() => Date), MaxDate(new Date('2024-01-01T00:00:00Z'))], DATES, { type: Date });
+row('maxDate', '@Type(() => Date) @MaxDate(() => 2024-01-01)', [Type(() => Date), MaxDate(() => new Date('2024-01-01T00:00:00Z'))], DATES, { type: Date });
 
 // --- objects
 class Address {
@@ -921,6 +949,67 @@ row(
     [{ address: { city: 'Paris' } }],
   ],
   { type: Place },
+);
+// A Map of nested objects is one JSON object, its values the elements: class-transformer builds a
+// Map (dropping keys named like a Map's or Object.prototype's members); the server keeps every key.
+const PARIS = { address: { city: 'Paris' } };
+const KEYED = [
+  '{"size":{"address":{"city":1}}}',
+  '{"toString":{"address":{"city":1}}}',
+  '{"constructor":{"address":{"city":"Paris"}}}',
+  '{"constructor":{"address":{"city":1}}}',
+  '{"__proto__":{"address":{"city":1}}}',
+  '{"get":{},"home":{"address":{"city":"Paris"}}}',
+  '{"hasOwnProperty":{"address":{"city":"Paris"}}}',
+].map((text) => JSON.parse(text) as unknown);
+const PLACES = [
+  { home: PARIS },
+  { home: PARIS, work: { address: { city: 'Lima' }, since: '2024-05-01' } },
+  { home: { address: { city: 1 } } },
+  { home: { address: [{ city: 'Paris' }] } },
+  { home: { ...PARIS, since: '2024-02-30' } },
+  { home: {} },
+  { home: null },
+  { home: 'Paris' },
+  { home: [] },
+  { home: [PARIS] },
+  { home: PARIS, work: [PARIS] },
+  [PARIS],
+  [],
+  ...KEYED,
+];
+row('nestedValidation', '@ValidateNested({ each: true }) @Type(() => Place) on a Map<string, Place>', [ValidateNested({ each: true }), Type(() => Place)], PLACES, {
+  type: Map,
+});
+row('nestedValidation', '@ValidateNested() @Type(() => Place) on a Map<string, Place>', [ValidateNested(), Type(() => Place)], PLACES, { type: Map });
+// An object no decorator transforms, inside each element of a Map or a Set: kept as sent.
+class Bag {
+  @IsNotEmptyObject() data!: object;
+}
+const BAGS = [
+  { data: { a: 1 } },
+  JSON.parse('{"data":{"toString":1}}') as unknown,
+  JSON.parse('{"data":{"constructor":1,"a":{"hasOwnProperty":2}}}') as unknown,
+  { data: {} },
+  { data: [] },
+];
+row(
+  'nestedValidation',
+  '@ValidateNested({ each: true }) @Type(() => Bag) on a Map<string, Bag>',
+  [ValidateNested({ each: true }), Type(() => Bag)],
+  [...BAGS.map((bag) => ({ one: bag })), { one: BAGS[0], two: BAGS[1] }],
+  {
+    type: Map,
+  },
+);
+row(
+  'nestedValidation',
+  '@ValidateNested({ each: true }) @Type(() => Bag) on a Set<Bag>',
+  [ValidateNested({ each: true }), Type(() => Bag)],
+  [...BAGS.map((bag) => [bag]), BAGS, [BAGS[1], null, BAGS[2]]],
+  {
+    type: Set,
+  },
 );
 
 // --- class-validator's string rules that no pattern says: the schema takes any string (looser, warned)
@@ -1151,6 +1240,39 @@ row('nestedValidation', `${DROPPED_LABEL}, forbidNonWhitelisted`, pets(DROPPED, 
 row('nestedValidation', KEPT_LABEL, pets(KEPT, true), PETS);
 row('nestedValidation', `${KEPT_LABEL}, forbidNonWhitelisted`, pets(KEPT, true), PETS, { closed: true });
 
+// forbidNonWhitelisted, and the keys class-transformer drops before the whitelist runs (`__proto__`,
+// `constructor`, and the names of an instance's methods: `toString`, `hasOwnProperty`, a method of
+// the class): refused by the closed schema, and by the server, at every level.
+class Town {
+  @IsString() city!: string;
+  label(): string {
+    return this.city;
+  }
+}
+const PROTO_NAMES = ['constructor', 'toString', 'hasOwnProperty', '__proto__', 'valueOf', 'isPrototypeOf', 'label'];
+const AT_ROOT = PROTO_NAMES.flatMap((key) => [
+  whole(JSON.parse(`{"value":"a","${key}":1}`) as Record<string, unknown>),
+  whole(JSON.parse(`{"${key}":null}`) as Record<string, unknown>),
+]);
+row('isString', "@IsString(), forbidNonWhitelisted, beside keys named like Object.prototype's members", [IsString()], [...STRINGS, ...AT_ROOT], { closed: true });
+const TOWNS = PROTO_NAMES.map((key) => JSON.parse(`{"city":"Paris","${key}":1}`) as unknown);
+const IN_TOWN = "with keys named like Object.prototype's members or Town's method inside, forbidNonWhitelisted";
+row('nestedValidation', `@ValidateNested() @Type(() => Town), ${IN_TOWN}`, [ValidateNested(), Type(() => Town)], [...ADDRESSES, ...TOWNS], { closed: true, type: Town });
+row(
+  'nestedValidation',
+  `@IsArray() @ValidateNested({ each: true }) @Type(() => Town), ${IN_TOWN}`,
+  [IsArray(), ValidateNested({ each: true }), Type(() => Town)],
+  [...ADDRESSES, [{ city: 'Paris' }, { city: 'Lima' }], ...TOWNS.map((town) => [{ city: 'Lima' }, town])],
+  { closed: true, type: Array },
+);
+row(
+  'nestedValidation',
+  `@ValidateNested({ each: true }) @Type(() => Town) on a Map<string, Town>, ${IN_TOWN}`,
+  [ValidateNested({ each: true }), Type(() => Town)],
+  [{ one: { city: 'Paris' } }, ...TOWNS.map((town) => ({ one: { city: 'Lima' }, two: town })), ...KEYED],
+  { closed: true, type: Map },
+);
+
 // ---------------------------------------------------------------------------------------------
 
 /** Strict Ajv 2020-12 with ajv-formats, knowing MCP's `x-mcp-header` annotation. */
@@ -1164,10 +1286,6 @@ function strictAjv(options: { validateFormats?: boolean } = {}): Ajv2020 {
 const ajv = strictAjv();
 /** JSON Schema 2020-12's default: `format` is an annotation, asserted by no one (Python's jsonschema, Ajv with validateFormats off). */
 const annotatingAjv = strictAjv({ validateFormats: false });
-
-/** True when a schema (or a part of it) has a `format` keyword. */
-const hasFormat = (schema: unknown): boolean =>
-  typeof schema === 'object' && schema !== null && Object.entries(schema).some(([key, value]) => key === 'format' || hasFormat(value));
 
 interface Seen {
   value: unknown;
@@ -1236,25 +1354,33 @@ describe('every decorator: the published schema accepts exactly what class-valid
       return;
     }
 
-    it('agrees on every value (a looser schema only where the bootstrap warns)', () => {
+    it('agrees on every value, with formats asserted and as annotations (a looser schema only where the bootstrap warns)', () => {
       const schema = r.closed ? closedObjectSchema(cls) : buildObjectSchema(cls);
       const check = ajv.compile(schema);
+      // JSON Schema 2020-12's default reading: a `format` constrains nothing, so the rest of the
+      // schema must say what the row says (a format may only repeat it).
+      const annotated = annotatingAjv.compile(schema);
       const looser = schemaWarningsFor(cls).filter((warning) => warning.code === 'HERMES_SCHEMA_LOOSER' && warning.property === (r.warnedAt ?? 'value'));
       const unexplained: Seen[] = [];
       const verdicts = new Set<boolean>();
       let looserSeen = false;
       for (const value of values) {
-        const input = inputOf(r, value);
-        const seen: Seen = { value, classValidator: validateInput(cls, inputOf(r, value), optionsOf(r)).ok, schema: check(input) };
-        if (value !== MISSING && !(value instanceof Whole)) verdicts.add(seen.classValidator);
-        if (seen.classValidator === seen.schema) continue;
-        if (seen.schema && looser.length > 0) {
-          looserSeen = true; // what the warning says
-          continue;
+        const classValidator = validateInput(cls, inputOf(r, value), optionsOf(r)).ok;
+        if (value !== MISSING && !(value instanceof Whole)) verdicts.add(classValidator);
+        for (const [judge, formatsAnnotated] of [
+          [check, false],
+          [annotated, true],
+        ] as const) {
+          const seen: Seen = { value, classValidator, schema: judge(inputOf(r, value)), ...(formatsAnnotated && { annotated: true }) };
+          if (seen.classValidator === seen.schema) continue;
+          if (seen.schema && looser.length > 0) {
+            looserSeen = true; // what the warning says
+            continue;
+          }
+          const exception = r.exceptions?.find((e) => (e.schema === 'either' || (e.schema === 'accepts') === seen.schema) && e.when(value));
+          if (exception) used.add(`${r.label}: ${exception.reason}`);
+          else unexplained.push(seen);
         }
-        const exception = r.exceptions?.find((e) => (e.schema === 'either' || (e.schema === 'accepts') === seen.schema) && e.when(value));
-        if (exception) used.add(`${r.label}: ${exception.reason}`);
-        else unexplained.push(seen);
       }
       if (looser.length > 0 && !looserSeen) throw new Error(`warned as looser (${looser[0].message}), yet the schema refused every value validation refuses`);
       // Written out or under $defs: one schema, the same verdicts.
@@ -1272,16 +1398,6 @@ describe('every decorator: the published schema accepts exactly what class-valid
         agreement: looser.length > 0 ? 'looser, warned' : 'exact',
         why: looser.map((warning) => warning.reason).join('; '),
       });
-      // Formats as annotations: the schema may take more (a format then says nothing), never less.
-      const annotated = annotatingAjv.compile(schema);
-      const formats = hasFormat(schema);
-      for (const value of values) {
-        const input = inputOf(r, value);
-        const accepted = annotated(input);
-        const strict = check(input);
-        if (accepted === strict || (accepted && formats)) continue;
-        unexplained.push({ value, classValidator: validateInput(cls, inputOf(r, value), optionsOf(r)).ok, schema: accepted, annotated: true });
-      }
       const report = unexplained.map(
         (seen) => `${describeValue(seen.value)}: class-validator ${seen.classValidator}, schema${seen.annotated ? ' (formats as annotations)' : ''} ${seen.schema}`,
       );
@@ -1373,9 +1489,12 @@ const DOCS = join(__dirname, '../../../../docs/schemas.md');
 const START = '<!-- decorator-table:start (rendered by packages/core/test/schema/decorator-agreement.spec.ts) -->';
 const END = '<!-- decorator-table:end -->';
 
+/** The first 20 UTF-16 units of a text, less a high surrogate left without its pair. */
+const head = (text: string): string => (/[\uD800-\uDBFF]$/.test(text.slice(0, 20)) ? text.slice(0, 19) : text.slice(0, 20));
+
 /** A schema, shortened where a pattern runs long, fit for a table cell. */
 function summary(schema: unknown): string {
-  const text = JSON.stringify(schema, (_key, value: unknown) => (typeof value === 'string' && value.length > 40 ? `${value.slice(0, 20)}… (${value.length} chars)` : value));
+  const text = JSON.stringify(schema, (_key, value: unknown) => (typeof value === 'string' && value.length > 40 ? `${head(value)}… (${value.length} chars)` : value));
   return `\`${(text ?? '{}').replace(/\|/g, '\\|')}\``;
 }
 

@@ -45,7 +45,7 @@ import { HermesError } from '../../src/errors';
 import { Description, JSONSchema } from '../../src/decorators/description.decorator';
 import { iso8601Pattern } from '../../src/schema/iso8601';
 import { JSON_SCHEMA_2020_12, buildObjectSchema, emptyObjectSchema, promptArgumentsFor } from '../../src/schema/schema-builder';
-import { base64Pattern, ipv6Pattern } from '../../src/schema/validator-patterns';
+import { IPV4_PATTERN, base64Pattern, ipv6Pattern } from '../../src/schema/validator-patterns';
 import { validateInput } from '../../src/validation/validator';
 
 // ---------------------------------------------------------------------------------------------
@@ -598,7 +598,7 @@ describe('buildObjectSchema: structure', () => {
     const schema = buildObjectSchema(Sink);
     expect(() => strictAjv().compile(schema)).not.toThrow();
     const p = props(Sink);
-    expect(p.ip).toEqual({ type: 'string', anyOf: [{ format: 'ipv4' }, { pattern: ipv6Pattern() }] });
+    expect(p.ip).toEqual({ type: 'string', anyOf: [{ format: 'ipv4', pattern: IPV4_PATTERN }, { pattern: ipv6Pattern() }] });
     expect(p.ip6).toEqual({ type: 'string', pattern: ipv6Pattern() });
     expect(p.data).toEqual({ type: 'string', contentEncoding: 'base64', pattern: base64Pattern() });
     expect(p.card).toEqual({ type: 'string' });

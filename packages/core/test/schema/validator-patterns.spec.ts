@@ -4,10 +4,10 @@
  * the decorator table uses: grids over every part of a date, and fast-check samples (fixed seeds).
  * Patterns are compiled as Ajv compiles them: `new RegExp(pattern, 'u')`.
  */
-import { isFQDN, isIP, isISO8601, isLowercase, isNumberString, isUppercase, length } from 'class-validator';
+import { contains, isFQDN, isIP, isISO8601, isLowercase, isNumberString, isUppercase, length } from 'class-validator';
 import fc from 'fast-check';
-import { iso8601Pattern, isIso8601Pattern } from '../../src/schema/iso8601';
-import { fqdnPattern, ipv6Pattern, lengthPattern, letterPattern, numericPattern } from '../../src/schema/validator-patterns';
+import { ISO_DATE_PATTERN, iso8601Pattern, isIso8601Pattern } from '../../src/schema/iso8601';
+import { IPV4_PATTERN, containsPattern, fqdnPattern, ipv6Pattern, lengthPattern, letterPattern, numericPattern, seedText } from '../../src/schema/validator-patterns';
 
 const SEED = 1997;
 
@@ -80,6 +80,76 @@ describe('iso8601Pattern: validator.js isISO8601', () => {
     for (const options of OPTIONS) expect(iso8601Pattern(options)).not.toMatch(/\\[dsbDSB1-9]|\(\?[=!<]/);
     expect(isIso8601Pattern(iso8601Pattern({ strict: true }))).toBe(true);
     expect(isIso8601Pattern('^[0-9]{4}$')).toBe(false);
+  });
+});
+
+describe('ISO_DATE_PATTERN: what @Type(() => Date) takes', () => {
+  it('says the calendar itself (formats may be annotations): every day of every month, leap years included, and no other', () => {
+    const wrong: string[] = [];
+    const pattern = new RegExp(ISO_DATE_PATTERN, 'u');
+    for (const year of [0, 4, 100, 200, 400, 1900, 1996, 1997, 2000, 2023, 2024, 2100, 9996, 9999]) {
+      for (let month = 0; month <= 13; month++) {
+        for (let day = 0; day <= 32; day++) {
+          const date = `${pad(year, 4)}-${pad(month)}-${pad(day)}`;
+          const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0);
+          const days = [31, leap ? 29 : 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31][month - 1] ?? 0;
+          const real = month >= 1 && month <= 12 && day >= 1 && day <= days;
+          for (const text of [date, `${date}T10:00:00Z`]) if (pattern.test(text) !== real) wrong.push(text);
+        }
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+});
+
+describe('IPV4_PATTERN: validator.js isIP(value, 4)', () => {
+  it('accepts what isIP accepts, and nothing else (format "ipv4" says the same, but may be an annotation)', () => {
+    const strings = [
+      ...fc.sample(fc.ipV4(), { seed: SEED, numRuns: 1000 }),
+      ...fc.sample(fc.ipV4Extended(), { seed: SEED, numRuns: 1000 }),
+      ...fc.sample(
+        fc.array(fc.constantFrom('0', '1', '9', '25', '255', '256', '01', '.', '..', ' ', 'a', '\n'), { maxLength: 9 }).map((pieces) => pieces.join('')),
+        { seed: SEED, numRuns: 8000 },
+      ),
+    ];
+    expect(disagreements(IPV4_PATTERN, (value) => isIP(value, '4'), strings)).toEqual([]);
+  });
+});
+
+describe('containsPattern: validator.js contains (@Contains, @NotContains)', () => {
+  // Letters, a regex metacharacter, and surrogate halves: high, low, and the ends of both ranges.
+  const UNITS = ['a', 'b', '.', '\uD83D', '\uDE00', '\uD800', '\uDBFF', '\uDC00', '\uDFFF'];
+  const upTo = (n: number): string[] =>
+    n === 0
+      ? ['']
+      : [
+          ...upTo(n - 1),
+          ...upTo(n - 1)
+            .filter((s) => s.length === n - 1)
+            .flatMap((s) => UNITS.map((unit) => s + unit)),
+        ];
+  const strings = [...new Set([...upTo(3), ...fc.sample(fc.string({ unit: fc.constantFrom(...UNITS), maxLength: 7 }), { seed: SEED, numRuns: 3000 })])];
+  const seeds = [...new Set([...upTo(2), ...fc.sample(fc.string({ unit: fc.constantFrom(...UNITS), minLength: 3, maxLength: 4 }), { seed: SEED, numRuns: 60 })])];
+
+  it('takes what contains(value, seed) takes, read by UTF-16 unit, for every seed: empty, plain, or with halves of surrogate pairs', () => {
+    const wrong = seeds.flatMap((seed) => disagreements(containsPattern(seed), (value) => contains(value, seed), strings).map((value) => `${JSON.stringify(seed)}: ${value}`));
+    expect(wrong).toEqual([]);
+  });
+
+  it('reads a seed that is not a string as validator.js does (null, NaN: the empty seed; an object: its text)', () => {
+    const texts = [...strings, '12', 'true', '[object Object]', 'x', 'null'];
+    for (const seed of [null, undefined, NaN, 12, true, {}, { toString: () => 'x' }] as unknown[]) {
+      const text = seedText(seed);
+      expect([seed, text === undefined ? 'none' : disagreements(containsPattern(text), (value) => contains(value, seed as string), texts)]).toEqual([seed, []]);
+    }
+    expect(seedText(Symbol('s'))).toBeUndefined();
+  });
+
+  it('is the escaped seed where it has no half of a pair at either end; the empty seed takes two UTF-16 units or more', () => {
+    expect(containsPattern('a.b')).toBe('a\\.b');
+    expect(containsPattern('😀')).toBe('😀');
+    const empty = new RegExp(containsPattern(''), 'u');
+    expect(['', 'a', '\uD83D', 'ab', '😀'].map((value) => empty.test(value))).toEqual([false, false, false, true, true]);
   });
 });
 

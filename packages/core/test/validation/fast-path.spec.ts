@@ -130,8 +130,14 @@ const CLASSES = [Add, Search, WithDefaults, Nothing, Derived, Nested, Transforme
 
 type Options = { whitelist?: boolean; forbidNonWhitelisted?: boolean };
 
-/** What class-transformer + class-validator say, with the options validator.ts gives them. */
+/**
+ * What class-transformer + class-validator say, with the options validator.ts gives them; and, with
+ * `forbidNonWhitelisted`, a key class-transformer drops for its name before the whitelist runs
+ * (`__proto__`, `constructor`, a name the instance has as a function or a getter) refused, as
+ * validator.ts refuses it (the closed schema does).
+ */
 function reference(cls: new () => object, plain: unknown, options: Options): { ok: boolean; value?: object } {
+  if (options.forbidNonWhitelisted && droppedForItsName(cls, plain)) return { ok: false };
   let instance: object;
   try {
     instance = plainToInstance(cls, plain, { enableImplicitConversion: false, excludeExtraneousValues: false });
@@ -146,6 +152,21 @@ function reference(cls: new () => object, plain: unknown, options: Options): { o
     validationError: { target: false },
   });
   return errors.length === 0 ? { ok: true, value: instance } : { ok: false };
+}
+
+/** Whether `plain` has a key no rule names that plainToInstance skips for its name. */
+function droppedForItsName(cls: new () => object, plain: unknown): boolean {
+  if (typeof plain !== 'object' || plain === null || Array.isArray(plain)) return false;
+  const fresh = new cls() as Record<string, unknown>;
+  const ruled = new Set(
+    getMetadataStorage()
+      .getTargetValidationMetadatas(cls, '', true, false)
+      .map((meta) => meta.propertyName),
+  );
+  return Object.keys(plain).some((key) => {
+    const own = Object.getOwnPropertyDescriptor(cls.prototype, key);
+    return !ruled.has(key) && (key === '__proto__' || key === 'constructor' || (own !== undefined && !own.set) || fresh[key] instanceof Function);
+  });
 }
 
 /** forbidUnknownValues is on for classes with rules, as validator.ts sets it. */

@@ -178,6 +178,80 @@ describe('validateInput', () => {
     ]);
   });
 
+  it('takes a Map of nested objects, every key kept as sent, each value an instance of the class (objects inside kept as sent too)', async () => {
+    class Bag {
+      @Allow() data?: unknown;
+    }
+    class Place {
+      @ValidateNested() @Type(() => Address) address!: Address;
+      @IsOptional() @ValidateNested() @Type(() => Bag) bag?: Bag;
+    }
+    class Atlas {
+      @ValidateNested({ each: true }) @Type(() => Place) places!: Map<string, Place>;
+    }
+    const data = JSON.parse('{"constructor":1,"toString":"x"}') as unknown;
+    const places = JSON.parse(
+      '{"home":{"address":{"city":"Paris"},"bag":{"data":{"constructor":1,"toString":"x"}}},"size":{"address":{"city":"Lima"}},"toString":{"address":{"city":"Rome"}}}',
+    ) as Record<string, unknown>;
+    for (const result of [validateInput(Atlas, { places }), await validateInputAsync(Atlas, { places })]) {
+      expect(result.ok).toBe(true);
+      const map = result.ok ? result.value.places : undefined;
+      expect(map).toBeInstanceOf(Map);
+      expect([...map!.keys()]).toEqual(['home', 'size', 'toString']);
+      for (const place of map!.values()) expect(place).toBeInstanceOf(Place);
+      expect(map!.get('home')!.bag!.data).toEqual(data);
+    }
+    expect(issuesOf(Atlas, { places: { home: { address: { city: 1 } }, size: { address: { city: 'Lima' } } } }).map((issue) => issue.path)).toEqual(['places.home.address.city']);
+    expect(issuesOf(Atlas, JSON.parse('{"places":{"size":{"address":{"city":1}}}}')).map((issue) => issue.path)).toEqual(['places.size.address.city']);
+    // The declared shape: an object whose values are Place objects.
+    expect(issuesOf(Atlas, { places: [{ address: { city: 'Paris' } }] })).toEqual([
+      { path: 'places', constraints: { nestedValidation: 'places must be an object whose values are Place objects, not an array' } },
+    ]);
+    expect(issuesOf(Atlas, { places: { home: [] } })).toEqual([{ path: 'places.home', constraints: { nestedValidation: 'places.home must be one Place object, not an array' } }]);
+  });
+
+  it('takes a Set of nested objects, objects inside each kept as sent', () => {
+    class Bag {
+      @Allow() data?: unknown;
+    }
+    class Bags {
+      @ValidateNested({ each: true }) @Type(() => Bag) bags!: Set<Bag>;
+    }
+    const data = JSON.parse('{"constructor":1,"hasOwnProperty":2}') as unknown;
+    const result = validateInput(Bags, { bags: [null, { data }, { data: 1 }] });
+    expect(result.ok).toBe(false); // null is no Bag
+    const kept = validateInput(Bags, { bags: [{ data }, { data: 1 }] });
+    expect(kept.ok && [...kept.value.bags].map((bag) => bag.data)).toEqual([data, 1]);
+  });
+
+  it('with forbidNonWhitelisted, refuses the keys class-transformer drops before the whitelist runs (__proto__, constructor, a method name), at every level', () => {
+    class Town {
+      @IsString() city!: string;
+      label(): string {
+        return this.city;
+      }
+    }
+    class Trip {
+      @ValidateNested() @Type(() => Town) from!: Town;
+      @IsArray() @ValidateNested({ each: true }) @Type(() => Town) stops!: Town[];
+      @IsOptional() @ValidateNested({ each: true }) @Type(() => Town) named?: Map<string, Town>;
+    }
+    const forbid = { forbidNonWhitelisted: true };
+    const input = JSON.parse(
+      '{"from":{"city":"Paris","toString":1},"stops":[{"city":"Lima"},{"city":"Rome","label":"x"}],"named":{"a":{"city":"Oslo","__proto__":{}}},"constructor":1,"hasOwnProperty":null}',
+    ) as unknown;
+    expect(issuesOf(Trip, input, forbid)).toEqual(
+      ['constructor', 'hasOwnProperty', 'from.toString', 'stops[1].label', 'named.a.__proto__'].map((path) => ({
+        path,
+        constraints: { whitelistValidation: `${path} is not a known field: leave it out` },
+      })),
+    );
+    // Without the option they are stripped, as every unknown key is.
+    const result = validateInput(Trip, input);
+    expect(result.ok && result.value.from).toEqual(Object.assign(new Town(), { city: 'Paris' }));
+    expect(validateInput(Trip, { from: { city: 'Paris' }, stops: [] }, forbid).ok).toBe(true);
+  });
+
   it('never throws on input that breaks the transformer', () => {
     const hostile = { ...order };
     Object.defineProperty(hostile, 'note', {
