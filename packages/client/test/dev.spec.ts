@@ -143,18 +143,23 @@ describe('hermes-mcp dev <entry.ts> on stdio', () => {
   });
 });
 
+/** Starts `hermes-mcp dev <entry> --http 0` (ended after the test); its URL, once it says it. */
+async function devOverHttp(watch: Watch): Promise<URL> {
+  let stderr = '';
+  const dev = spawn(process.execPath, [cli, 'dev', project.entry, '--http', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  closers.push(async () => {
+    dev.kill('SIGTERM');
+    await new Promise((resolve) => dev.once('exit', resolve));
+  });
+  dev.stderr.setEncoding('utf8').on('data', (chunk: string) => ((stderr += chunk), watch.changed()));
+  await watch.until(() => /on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr), 'the URL');
+  return new URL(/on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)![1]);
+}
+
 describe('hermes-mcp dev <entry.ts> --http', () => {
   it('keeps the host session (its Mcp-Session-Id) across a restart, with list_changed on the GET stream', async () => {
     const watch = new Watch();
-    let stderr = '';
-    const dev = spawn(process.execPath, [cli, 'dev', project.entry, '--http', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    closers.push(async () => {
-      dev.kill('SIGTERM');
-      await new Promise((resolve) => dev.once('exit', resolve));
-    });
-    dev.stderr.setEncoding('utf8').on('data', (chunk: string) => ((stderr += chunk), watch.changed()));
-    await watch.until(() => /on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr), 'the URL');
-    const url = new URL(/on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)![1]);
+    const url = await devOverHttp(watch);
     const changes: string[] = [];
     const transport = new StreamableHttpClientTransport({ url });
     const client = new McpClient(transport, { protocolVersion: '2025-11-25', onListChanged: (list) => (changes.push(list), watch.changed()) });
@@ -287,15 +292,7 @@ describe('hermes-mcp dev: what the host set in its session (log level, subscript
 
   it('the official SDK v1 client over --http: each host session keeps its own subscriptions and level across a restart', async () => {
     const watch = new Watch();
-    let stderr = '';
-    const dev = spawn(process.execPath, [cli, 'dev', project.entry, '--http', '0'], { stdio: ['ignore', 'ignore', 'pipe'] });
-    closers.push(async () => {
-      dev.kill('SIGTERM');
-      await new Promise((resolve) => dev.once('exit', resolve));
-    });
-    dev.stderr.setEncoding('utf8').on('data', (chunk: string) => ((stderr += chunk), watch.changed()));
-    await watch.until(() => /on http:\/\/127\.0\.0\.1:\d+\/mcp/.test(stderr), 'the URL');
-    const url = new URL(/on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(stderr)![1]);
+    const url = await devOverHttp(watch);
     // Two hosts: one subscribed at warning, one not subscribed at debug.
     const subscribed = await sdkHost(new SdkHttpTransport(url), watch);
     const other = await sdkHost(new SdkHttpTransport(url), watch);
