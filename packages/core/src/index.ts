@@ -42,6 +42,7 @@ export { McpApp, McpFactory } from './bootstrap/factory';
 export { isolatedContainer } from './container';
 export type { Constructor, DependencyContainer } from './container';
 export type { McpAppOptions, NotificationListener, RegisteredHandle, RuntimeHandler } from './bootstrap/factory';
+export type { ServingOptions } from './engine/engine';
 export type { CacheHints } from './metadata/options';
 export type { NotificationEvent, RequestTrace, ServerRequestTrace, SessionEvent } from './diagnostics';
 export { HttpError } from './transports/http/http-error';

@@ -7,15 +7,14 @@ import type { JsonRpcNotification, Skill, Transport } from '@hermes-mcp/protocol
 import { Constructor, DependencyContainer, defaultContainer } from '../container';
 import { CursorCodec } from './cursor';
 import { Connection, ConnectionOptions } from '../engine/connection';
-import { Engine } from '../engine/engine';
+import { Engine, ServingOptions } from '../engine/engine';
 import type { Cluster } from '../stores/cluster';
-import type { TaskOptions } from '../engine/tasks';
 import { HermesError } from '../errors';
 import { assertSingleCopies } from '../interop/single-copy';
 import { reportInterop } from '../interop/report';
 import { McpHandler, NotificationContext, isMcpHandler } from '../engine/mcp-handler';
 import { Logger, deferredLogger } from '../logger';
-import type { CacheHints, PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
+import type { PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
 import { ListKind, Registry } from './registry';
 import type { ServedApp } from './served-app';
 import { register, scanServer } from './scanner';
@@ -30,7 +29,7 @@ import type { ValidateOptions } from '../validation/validator';
 import type { McpContext, ServerActions } from '../context/mcp-context';
 
 /** Options of {@link McpFactory.create}. */
-export interface McpAppOptions {
+export interface McpAppOptions extends ServingOptions {
   /** A pino logger; default: one writing to stderr at `info` (or `HERMES_LOG_LEVEL`). */
   logger?: Logger;
   /** The typedi container classes are built from; default: typedi's global one. */
@@ -50,50 +49,12 @@ export interface McpAppOptions {
    * have read the list.
    */
   warnLooserSchemas?: boolean;
-  /** Timeout of server→client requests (elicit, sample, roots) in milliseconds (default 60 000). */
-  requestTimeout?: number;
-  /** Longest time any request handler may run, in milliseconds (default: no limit). */
-  handlerTimeout?: number;
   /** Items per page of `tools/list`, `resources/list`, `resources/templates/list`, `prompts/list` (default 100). */
   pageSize?: number;
   /** Secret that seals pagination cursors; set the same one on every process behind one endpoint (default: random). */
   cursorSecret?: string;
   /** Options of the stdio transport used by `listen()`. */
   stdio?: StdioTransportOptions;
-  /**
-   * Secret that seals MRTR `requestState` (MCP 2026-07-28): set the same one on every process
-   * behind one endpoint, at least 32 bytes (default: random per process).
-   */
-  requestStateSecret?: string;
-  /** Caching hints of cacheable MCP 2026-07-28 results (default `{ ttlMs: 0, cacheScope: 'private' }`). */
-  cache?: CacheHints;
-  /** Task lifetimes and poll hints (MCP 2026-07-28 tasks extension). */
-  tasks?: TaskOptions;
-  /**
-   * How long requests in flight may take to finish when the app shuts down (`close()`, a Fastify
-   * app closing, SIGTERM or the end of stdin on stdio), in milliseconds; those still running are
-   * then answered with -32010 (default 5 000).
-   */
-  shutdownGracePeriod?: number;
-  /**
-   * Runs this app as one of several instances behind one endpoint, without sticky sessions:
-   * sessions, resumable streams and tasks are kept in the cluster's shared stores, and what one
-   * instance must tell the others crosses its bus. Make one with `redisCluster()` of
-   * `@hermes-mcp/redis`, and set `cursorSecret` and `requestStateSecret` to the same values on
-   * every instance. See docs/scaling.md.
-   */
-  cluster?: Cluster;
-  /**
-   * The largest answer the server sends to one request (or one 2025-03-26 batch), in bytes of
-   * JSON (default 16 MiB), on every transport. A larger one is not sent: the request gets -32013
-   * (ResultTooLarge) naming the limit. See docs/reliability.md.
-   */
-  maxResultBytes?: number;
-  /**
-   * Most messages one JSON-RPC batch (MCP 2025-03-26 only) may hold (default 100). A larger batch is
-   * refused whole with -32600 (HTTP 400), none of it run.
-   */
-  maxBatchEntries?: number;
 }
 
 /** The skills a running app serves (`app.skills`). */

@@ -22,33 +22,56 @@ import type { TaskOptions } from './tasks';
 import type { Cluster, ClusterMessage } from '../stores/cluster';
 
 /** Options of the engine. */
-export interface EngineOptions {
-  /** Server-side logger. */
-  logger: Logger;
-  /** Timeout of server→client requests in milliseconds (default 60 000). */
+/**
+ * How an app serves, whatever the transport: the options of `McpFactory.create` that the engine
+ * applies (`McpAppOptions` takes them all, and more).
+ */
+export interface ServingOptions {
+  /** Timeout of server→client requests (elicit, sample, roots) in milliseconds (default 60 000). */
   requestTimeout?: number;
   /** Longest time any request handler may run, in milliseconds (default: no limit). */
   handlerTimeout?: number;
-  /** Secret that seals MRTR `requestState` (2026-07-28); share it across processes (default: random). */
+  /**
+   * Secret that seals MRTR `requestState` (MCP 2026-07-28): set the same one on every process
+   * behind one endpoint, at least 32 bytes (default: random per process).
+   */
   requestStateSecret?: string;
-  /** Caching hints of cacheable modern results (default `{ ttlMs: 0, cacheScope: 'private' }`). */
+  /** Caching hints of cacheable MCP 2026-07-28 results (default `{ ttlMs: 0, cacheScope: 'private' }`). */
   cache?: CacheHints;
-  /** Task lifetimes and poll hints (tasks extension). */
+  /** Task lifetimes and poll hints (MCP 2026-07-28 tasks extension). */
   tasks?: TaskOptions;
   /**
-   * When shutting down (or when a stdio client closes its input), how long requests in flight may
-   * take to finish before they are answered with -32010, in milliseconds (default 5 000).
+   * How long requests in flight may take to finish when the app shuts down (`close()`, a Fastify
+   * app closing, SIGTERM or the end of stdin on stdio), in milliseconds; those still running are
+   * then answered with -32010 (default 5 000).
    */
   shutdownGracePeriod?: number;
   /**
-   * The instances this one serves with (`McpAppOptions.cluster`): list changes and resource updates
-   * reach their sessions and listen streams too, and tasks are cancelled and answered wherever they run.
+   * Runs this app as one of several instances behind one endpoint, without sticky sessions:
+   * sessions, resumable streams and tasks are kept in the cluster's shared stores, and what one
+   * instance must tell the others crosses its bus (list changes and resource updates reach their
+   * sessions and listen streams too; tasks are cancelled and answered wherever they run). Make one
+   * with `redisCluster()` of `@hermes-mcp/redis`, and set `cursorSecret` and `requestStateSecret`
+   * to the same values on every instance. See docs/scaling.md.
    */
   cluster?: Cluster;
-  /** Largest answer to one request (or one 2025-03-26 batch), in bytes (default 16 MiB); larger is answered with -32013. */
+  /**
+   * The largest answer the server sends to one request (or one 2025-03-26 batch), in bytes of
+   * JSON (default 16 MiB), on every transport. A larger one is not sent: the request gets -32013
+   * (ResultTooLarge) naming the limit. See docs/reliability.md.
+   */
   maxResultBytes?: number;
-  /** Most messages one 2025-03-26 batch may hold (default 100); a larger one is refused whole (-32600). */
+  /**
+   * Most messages one JSON-RPC batch (MCP 2025-03-26 only) may hold (default 100). A larger batch is
+   * refused whole with -32600 (HTTP 400), none of it run.
+   */
   maxBatchEntries?: number;
+}
+
+/** What an engine is made with: how it serves, the logger, and what its requests' contexts reach. */
+export interface EngineOptions extends ServingOptions {
+  /** Server-side logger. */
+  logger: Logger;
   /**
    * What the contexts of this engine's requests reach for server-wide actions (`ctx.notifyResourceUpdated`,
    * `ctx.notifyListChanged`): the app (`McpApp`), whose own methods call the engine's. Default: the engine.
