@@ -50,15 +50,12 @@ export function validateInput<T extends object>(cls: ClassConstructor<T>, plain:
   if (rulesOf(cls).async) {
     throw new HermesError('HERMES_INVALID_OPTIONS', `${cls.name} has async validators, which validateInput cannot run; use validateInputAsync.`);
   }
-  const shape = declaredShapeIssues(cls, plain);
-  if (shape) return { ok: false, issues: shape };
-  const fast = fastPath(cls, plain, options);
-  if (fast) return { ok: true, value: fast };
-  const instance = toInstance(cls, plain);
-  if (!instance.ok) return instance;
+  const started = begin(cls, plain, options);
+  if (!(started instanceof Pending)) return started;
+  const instance = started.instance;
   try {
-    const dropped = droppedKeyIssues(plain, instance.value, options);
-    return outcome(instance.value, validateObjectSync(instance.value, validatorOptions(cls, options)), cls, dropped);
+    const dropped = droppedKeyIssues(plain, instance, options);
+    return outcome(instance, validateObjectSync(instance, validatorOptions(cls, options)), cls, dropped);
   } catch {
     return unreadable();
   }
@@ -69,20 +66,35 @@ export function validateInput<T extends object>(cls: ClassConstructor<T>, plain:
  * validated synchronously all the same.
  */
 export async function validateInputAsync<T extends object>(cls: ClassConstructor<T>, plain: unknown, options: ValidateOptions = {}): Promise<ValidationResult<T>> {
+  const started = begin(cls, plain, options);
+  if (!(started instanceof Pending)) return started;
+  const instance = started.instance;
+  const settings = validatorOptions(cls, options);
+  try {
+    const dropped = droppedKeyIssues(plain, instance, options);
+    const errors = rulesOf(cls).async ? await validateObject(instance, settings) : validateObjectSync(instance, settings);
+    return outcome(instance, errors, cls, dropped);
+  } catch {
+    return unreadable();
+  }
+}
+
+/** An input that needs class-validator's verdict: the instance class-transformer made of it. */
+class Pending<T> {
+  constructor(readonly instance: T) {}
+}
+
+/**
+ * What both validations do first: the declared shape, the fast path (which settles most inputs),
+ * then the instance. A result when these settle it, else the instance to validate.
+ */
+function begin<T extends object>(cls: ClassConstructor<T>, plain: unknown, options: ValidateOptions): ValidationResult<T> | Pending<T> {
   const shape = declaredShapeIssues(cls, plain);
   if (shape) return { ok: false, issues: shape };
   const fast = fastPath(cls, plain, options);
   if (fast) return { ok: true, value: fast };
   const instance = toInstance(cls, plain);
-  if (!instance.ok) return instance;
-  const settings = validatorOptions(cls, options);
-  try {
-    const dropped = droppedKeyIssues(plain, instance.value, options);
-    const errors = rulesOf(cls).async ? await validateObject(instance.value, settings) : validateObjectSync(instance.value, settings);
-    return outcome(instance.value, errors, cls, dropped);
-  } catch {
-    return unreadable();
-  }
+  return instance.ok ? new Pending(instance.value) : instance;
 }
 
 /**
