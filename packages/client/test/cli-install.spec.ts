@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { HOSTS } from '../src/cli/hosts';
+import { compileCacheOf } from '../src/cli/install';
 
 const root = path.join(__dirname, '../../..');
 const cli = path.join(root, 'packages/client/dist/cli.js');
@@ -20,6 +21,9 @@ const everything = path.join(root, 'examples/everything/dist/main.js');
 type Outcome = { code: number | null; stdout: string; stderr: string };
 
 let home: string;
+
+/** The environment an entry gets for the server at `file` (under home): Node's compile cache. */
+const cacheOf = (file: string) => ({ NODE_COMPILE_CACHE: compileCacheOf(path.join(home, file)) });
 beforeEach(() => (home = mkdtempSync(path.join(tmpdir(), 'hermes-install-'))));
 afterEach(() => rmSync(home, { recursive: true, force: true }));
 
@@ -91,7 +95,12 @@ describe('hermes-mcp install / uninstall', () => {
       write(config, before);
       const installed = run(['install', host, 'dist/main.js', '--env', 'API_KEY=k=1', '--env', 'EMPTY=']);
       expect(installed).toMatchObject({ code: 0, stderr: '' });
-      const entry = { ...(typed && { type: 'stdio' }), command: process.execPath, args: [path.join(home, 'weather/dist/main.js')], env: { API_KEY: 'k=1', EMPTY: '' } };
+      const entry = {
+        ...(typed && { type: 'stdio' }),
+        command: process.execPath,
+        args: [path.join(home, 'weather/dist/main.js')],
+        env: { NODE_COMPILE_CACHE: compileCacheOf(path.join(home, 'weather/dist/main.js')), API_KEY: 'k=1', EMPTY: '' },
+      };
       expect(JSON.parse(installed.stdout)).toEqual({ installed: 'weather', host, file: config, entry });
       const after = readFileSync(config, 'utf8');
       // The host's reading of the file: the new server beside the other one, every other key kept.
@@ -121,12 +130,12 @@ describe('hermes-mcp install / uninstall', () => {
   it('creates the file (and its folders) where there is none, in the host’s shape', () => {
     expect(run(['install', 'vscode', 'dist/main.js']).code).toBe(0);
     expect(JSON.parse(readFileSync(path.join(home, 'xdg/Code/User/mcp.json'), 'utf8'))).toEqual({
-      servers: { weather: { type: 'stdio', command: process.execPath, args: [path.join(home, 'weather/dist/main.js')] } },
+      servers: { weather: { type: 'stdio', command: process.execPath, args: [path.join(home, 'weather/dist/main.js')], env: cacheOf('weather/dist/main.js') } },
     });
     expect(run(['install', 'cursor', 'dist/main.js', '--name', 'wx']).code).toBe(0);
     const cursor = readFileSync(path.join(home, '.cursor/mcp.json'), 'utf8');
     expect(cursor).toBe(
-      `{\n  "mcpServers": {\n    "wx": {\n      "command": ${JSON.stringify(process.execPath)},\n      "args": [\n        ${JSON.stringify(path.join(home, 'weather/dist/main.js'))}\n      ]\n    }\n  }\n}\n`,
+      `{\n  "mcpServers": {\n    "wx": {\n      "command": ${JSON.stringify(process.execPath)},\n      "args": [\n        ${JSON.stringify(path.join(home, 'weather/dist/main.js'))}\n      ],\n      "env": {\n        "NODE_COMPILE_CACHE": ${JSON.stringify(compileCacheOf(path.join(home, 'weather/dist/main.js')))}\n      }\n    }\n  }\n}\n`,
     );
   });
 
@@ -180,16 +189,29 @@ describe('hermes-mcp install / uninstall', () => {
       installed: 'weather',
       host: 'gemini',
       file: path.join(home, '.gemini/settings.json'),
-      entry: { command: process.execPath, args: [path.join(home, 'weather/dist/main.js')] },
+      entry: { command: process.execPath, args: [path.join(home, 'weather/dist/main.js')], env: cacheOf('weather/dist/main.js') },
       dryRun: true,
     });
     expect(existsSync(path.join(home, '.gemini'))).toBe(false);
   });
 
+  it("turns on Node's compile cache for the server: in its project's node_modules/.cache when it has one, else in the temporary folder; --env wins", () => {
+    mkdirSync(path.join(home, 'weather/node_modules'), { recursive: true });
+    try {
+      const { stdout } = run(['install', 'gemini', 'dist/main.js', '--dry-run']);
+      expect(JSON.parse(stdout).entry.env).toEqual({ NODE_COMPILE_CACHE: path.join(home, 'weather/node_modules/.cache/node-compile-cache') });
+      const own = run(['install', 'gemini', 'dist/main.js', '--dry-run', '--env', 'NODE_COMPILE_CACHE=/elsewhere']);
+      expect(JSON.parse(own.stdout).entry.env).toEqual({ NODE_COMPILE_CACHE: '/elsewhere' });
+    } finally {
+      rmSync(path.join(home, 'weather/node_modules'), { recursive: true, force: true });
+    }
+    expect(compileCacheOf('/nowhere/at/all/main.js')).toBe(path.join(tmpdir(), 'node-compile-cache'));
+  });
+
   it('runs a .ts entry with this CLI’s run command, by absolute paths', () => {
     const { code, stdout } = run(['install', 'claude-code', 'main.ts', '--dry-run']);
     expect(code).toBe(0);
-    expect(JSON.parse(stdout).entry).toEqual({ type: 'stdio', command: process.execPath, args: [cli, 'run', path.join(home, 'weather/main.ts')] });
+    expect(JSON.parse(stdout).entry).toEqual({ type: 'stdio', command: process.execPath, args: [cli, 'run', path.join(home, 'weather/main.ts')], env: cacheOf('weather/main.ts') });
   });
 
   it('refuses a .ts entry where @swc/core cannot be found, which the host could not start: exit 2, says what to do, writes nothing', () => {
@@ -242,7 +264,7 @@ describe('hermes-mcp install / uninstall', () => {
     expect(run(['install', 'claude-desktop', 'dist/main.js', '--config', config]).code).toBe(0);
     expect(JSON.parse(readFileSync(config, 'utf8'))).toEqual({
       globalShortcut: 'Ctrl+Space',
-      mcpServers: { weather: { command: process.execPath, args: [path.join(home, 'weather/dist/main.js')] } },
+      mcpServers: { weather: { command: process.execPath, args: [path.join(home, 'weather/dist/main.js')], env: cacheOf('weather/dist/main.js') } },
     });
   });
 
