@@ -207,7 +207,10 @@ describe('batches on revision 2025-03-26', () => {
     expectError(responses.get(key('no-method')), 'no-method', -32600);
     expect(expectError(responses.get(key('unknown-method')), 'unknown-method', -32601).message).toContain('tools/explode');
     expect(expectError(responses.get(key('unknown-tool')), 'unknown-tool', -32602).message).toContain('no_such_tool');
-    expect(responses.get(key('bad-arguments'))!.result).toMatchObject({ isError: true, content: [{ type: 'text', text: expect.stringMatching(/^message must be a string, not a number$/m) }] });
+    expect(responses.get(key('bad-arguments'))!.result).toMatchObject({
+      isError: true,
+      content: [{ type: 'text', text: expect.stringMatching(/^message must be a string, not a number$/m) }],
+    });
     expect(responses.get(key('ok-2'))).toEqual({ jsonrpc: '2.0', id: 'ok-2', result: { content: [{ type: 'text', text: 'still here' }] } });
     expect(responses.has(key('stray'))).toBe(false);
   });
