@@ -5,6 +5,8 @@
  * proof a token request carries and wants its nonce in those proofs. The client signs in, calls
  * tools and refreshes with bound tokens, a proof on every request; it keeps working across a
  * restart when the application keeps its key; with DPoP off it says why the server refuses it.
+ * Against a server whose nonces rotate every second, a client that keeps calling is refused for
+ * its nonce once, at first, and never again: it takes the next one from the answers that give it.
  * A WebCrypto key pair signs with WebCrypto, for every algorithm, a non-extractable one too.
  * Every request is recorded by a `fetch` that hands it on to the real one.
  */
@@ -40,6 +42,8 @@ const REDIRECT = 'http://127.0.0.1:9/callback';
 let as: AuthorizationServer;
 let server: Serving;
 let url: string;
+/** A server like `server` whose nonces live one second (one to two, by when they were issued). */
+let rotating: Serving;
 
 beforeAll(async () => {
   as = await startAuthorizationServer({ clients: [], dpop: 'nonce' });
@@ -53,9 +57,19 @@ beforeAll(async () => {
     },
   }));
   url = server.url;
+  rotating = await serveOn('fastify', NotesServer, (resource) => ({
+    auth: {
+      resource,
+      authorizationServers: [as.issuer],
+      verifier: jwtVerifier({ issuer: as.issuer, audience: resource }),
+      scopesSupported: ['notes:read'],
+      dpop: { mode: 'required', nonce: { lifetimeSec: 1 } },
+    },
+  }));
 });
 
 afterAll(async () => {
+  await rotating?.close();
   await server?.close();
   await as?.stop();
 });
@@ -239,6 +253,35 @@ describe('DPoP-bound tokens, against a server that requires them and asks for no
       expect(store.getTokens(canonicalResource(url))!.accessToken).not.toBe(tokens.accessToken);
     } finally {
       await fresh.close();
+    }
+  });
+
+  it('keeps calling across nonce rotations, in both eras, refused for its nonce only at first: the answers give the next one in time', async () => {
+    for (const protocolVersion of ['2025-11-25', '2026-07-28'] as const) {
+      const log: Exchange[] = [];
+      const auth = new OAuthClient({ redirectUri: REDIRECT, authorize: browserSignIn(REDIRECT), scope: 'notes:read' });
+      const client = new McpClient(new StreamableHttpClientTransport({ url: rotating.url, auth, fetch: recorder(log) }), { protocolVersion });
+      await client.connect();
+      try {
+        // Past two rotations: without the next nonce, the first one would be refused by the second.
+        for (const until = Date.now() + 2_500; Date.now() < until;) {
+          expect(unwrap(await client.callTool('read')).content).toEqual([{ type: 'text', text: 'notes of ada' }]);
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+      } finally {
+        await client.close();
+      }
+      const authorized = log.filter((e) => e.authorization !== undefined);
+      const refused = authorized.filter((e) => e.status === 401);
+      expect([protocolVersion, refused.map((e) => parseChallenges(e.challenge).dpop?.error)]).toEqual([protocolVersion, ['use_dpop_nonce']]);
+      expect(authorized.indexOf(refused[0])).toBe(0);
+      // The answers that gave the next nonce, each used by the proofs made after it (when there were any).
+      const rolled = authorized.filter((e) => e.status < 300 && e.nonce !== null);
+      expect(new Set(rolled.map((e) => e.nonce)).size).toBeGreaterThanOrEqual(2);
+      for (const answer of rolled) {
+        const later = authorized.slice(authorized.indexOf(answer) + 1).map((e) => decode(e.dpop!).claims.nonce);
+        if (later.length > 0) expect(later).toContain(answer.nonce);
+      }
     }
   });
 

@@ -34,8 +34,10 @@ export interface DpopOptions {
   /**
    * Server nonces (RFC 9449 §9): a proof must carry a `nonce` this server issued, so a client with a
    * wrong clock or a proof made ahead of time is refused. A proof without one is answered 401
-   * `use_dpop_nonce` with the nonce to use in `DPoP-Nonce`. Nonces are stateless (an HMAC of the
-   * time): give every instance of a cluster the same `secret`. Default off.
+   * `use_dpop_nonce` with the nonce to use in `DPoP-Nonce`; the answer to a proof whose nonce is
+   * past half its life gives the next one there (RFC 9449 §8), so a client that keeps calling rolls
+   * over without being refused. Nonces are stateless (an HMAC of the time): give every instance of
+   * a cluster the same `secret`. A nonce lives one to two `lifetimeSec` (default 300). Default off.
    */
   nonce?: boolean | { secret?: string; lifetimeSec?: number };
   /**
@@ -72,10 +74,18 @@ export const MAX_DPOP_PROOF_LENGTH = 8 * 1024;
 /** The most JOSE header parameters a proof may carry (RFC 9449 needs three: typ, alg, jwk). */
 export const MAX_DPOP_HEADER_PARAMETERS = 16;
 
-/** Issues and checks stateless nonces: the time slot, and an HMAC of it. */
+/**
+ * Issues and checks stateless nonces: the time slot, and an HMAC of it. A nonce is handed out in
+ * its slot and taken in that slot and the next, so it lives one to two lifetimes: once its slot is
+ * over it is past half its life, and the answer to a proof that carries it gives the current one
+ * ({@link DpopVerifier.verify}), so a client rolls over before its nonce expires.
+ */
 class Nonces {
   private readonly secret: () => Buffer;
   private readonly slotMs: number;
+  /** The newest slot whose nonce was made, and that nonce: made once a slot, not once a request. */
+  private newestSlot = -Infinity;
+  private newest = '';
 
   constructor(options: true | { secret?: string; lifetimeSec?: number }) {
     const given = options === true ? undefined : options;
@@ -89,19 +99,30 @@ class Nonces {
     return this.of(Math.floor(Date.now() / this.slotMs));
   }
 
-  /** Whether `nonce` was issued in this slot or the one before (a nonce lives one to two lifetimes). */
-  valid(nonce: unknown): boolean {
-    if (typeof nonce !== 'string') return false;
+  /**
+   * How far `nonce` is through its life: `0` when it was issued in this slot, `1` when in the one
+   * before (past half its life: it expires when this slot ends), `-1` when this server did not
+   * issue it or it expired.
+   */
+  age(nonce: unknown): -1 | 0 | 1 {
+    if (typeof nonce !== 'string') return -1;
     const slot = Number(nonce.slice(0, nonce.indexOf('.')));
     const now = Math.floor(Date.now() / this.slotMs);
-    if (slot !== now && slot !== now - 1) return false;
+    if (slot !== now && slot !== now - 1) return -1;
     const expected = Buffer.from(this.of(slot));
     const got = Buffer.from(nonce);
-    return got.length === expected.length && nodeCrypto().timingSafeEqual(got, expected);
+    if (got.length !== expected.length || !nodeCrypto().timingSafeEqual(got, expected)) return -1;
+    return slot === now ? 0 : 1;
   }
 
   private of(slot: number): string {
-    return `${slot}.${nodeCrypto().createHmac('sha256', this.secret()).update(String(slot)).digest('base64url').slice(0, 22)}`;
+    if (slot === this.newestSlot) return this.newest;
+    const nonce = `${slot}.${nodeCrypto().createHmac('sha256', this.secret()).update(String(slot)).digest('base64url').slice(0, 22)}`;
+    if (slot > this.newestSlot) {
+      this.newestSlot = slot;
+      this.newest = nonce;
+    }
+    return nonce;
   }
 }
 
@@ -144,13 +165,24 @@ export class DpopVerifier {
     return this.nonces?.current();
   }
 
+  /** Whether proofs must carry this server's nonces (the `nonce` option). */
+  get usesNonces(): boolean {
+    return this.nonces !== undefined;
+  }
+
   /**
    * Checks the proof of a request that presents `token` with the DPoP scheme, and that `auth` (the
    * token, verified) is bound to the proof's key; throws {@link DpopError}. The binding is checked
    * before the signature (a key the token is not bound to needs no signature check), and the replay
    * store is written last, so a refused proof never takes a place in it.
+   *
+   * Resolves with the nonce the client should use from now on when the one its proof carried is
+   * past half its life (issued in the slot before this one: it expires when this one ends) — the
+   * answer gives it in `DPoP-Nonce` (RFC 9449 §8: a server may give a new nonce with any answer),
+   * so a client that keeps making requests rolls over without a refused round trip; else, and
+   * always without nonces, undefined.
    */
-  async verify(proofs: string | readonly string[] | undefined, method: string, url: string, token: string, auth: AuthInfo): Promise<void> {
+  async verify(proofs: string | readonly string[] | undefined, method: string, url: string, token: string, auth: AuthInfo): Promise<string | undefined> {
     if (proofs === undefined) throw new DpopError('invalid_dpop_proof', 'a DPoP token needs a DPoP header with a proof');
     // Node and the Fetch API join repeated headers with ", ": a proof has no comma.
     if (typeof proofs !== 'string' || proofs.includes(',')) throw new DpopError('invalid_dpop_proof', 'the request has more than one DPoP header');
@@ -173,11 +205,13 @@ export class DpopVerifier {
       throw new DpopError('invalid_dpop_proof', 'the proof is too old, from the future, or undated (iat)');
     if (ath === undefined) throw new DpopError('invalid_dpop_proof', 'the proof does not name the token it goes with (ath)');
     if (ath !== accessTokenHash(token)) throw new DpopError('invalid_dpop_proof', 'the proof is for another token (ath)');
-    if (this.nonces && !this.nonces.valid(payload.nonce)) throw new DpopError('use_dpop_nonce', 'the proof must carry the nonce this server gives in DPoP-Nonce');
+    const nonceAge = this.nonces ? this.nonces.age(payload.nonce) : 0;
+    if (nonceAge < 0) throw new DpopError('use_dpop_nonce', 'the proof must carry the nonce this server gives in DPoP-Nonce');
     const ttlMs = (this.maxAgeSec + 2 * this.toleranceSec) * 1000;
     // 128 bits of the key and jti: a short flat string, whatever the jti's length.
     const seen = nodeCrypto().createHash('sha256').update(key.jkt).update('.').update(jti).digest('base64url').slice(0, 22);
     if (!(await this.replay.firstSeen(seen, ttlMs))) throw new DpopError('invalid_dpop_proof', 'the proof was used before (jti)');
+    return nonceAge === 0 ? undefined : this.nonces!.current();
   }
 
   /**

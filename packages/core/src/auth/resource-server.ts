@@ -128,6 +128,13 @@ export class ResourceServer {
   private readonly requiredScopes: readonly string[];
   /** The DPoP proof checks, unless `dpop: false`. */
   private readonly dpop?: DpopVerifier;
+  /**
+   * True when DPoP proofs carry this server's nonces: the answer to a request may then give the
+   * next one ({@link nextNonce}). False, the endpoint asks nothing of a request.
+   */
+  readonly rollsNonces: boolean;
+  /** The next nonce of each request whose proof's nonce is past half its life, for its answer. */
+  private readonly nextNonces = new WeakMap<HttpRequest, string>();
 
   /** `replayStore`: where DPoP proofs are remembered when the option names none (a cluster's). */
   constructor(
@@ -150,6 +157,7 @@ export class ResourceServer {
     this.metadataPath = new URL(this.metadataUrl).pathname;
     this.requiredScopes = options.requiredScopes ?? [];
     if (options.dpop !== false) this.dpop = new DpopVerifier(options.dpop ?? {}, resource.origin, replayStore);
+    this.rollsNonces = this.dpop?.usesNonces === true;
     this.metadata = {
       resource: options.resource,
       authorization_servers: [...options.authorizationServers],
@@ -166,7 +174,8 @@ export class ResourceServer {
    * The caller of `request`, from its bearer or DPoP-bound token; throws an {@link HttpError}: 401
    * without a token, with one that is refused, or with a DPoP proof that is; 400 for an
    * `Authorization` header without a well-formed token; 403 when the token lacks the scopes every
-   * request needs.
+   * request needs. When the nonce of the request's DPoP proof is past half its life, the next one
+   * is kept for the answer ({@link nextNonce}).
    */
   async authenticate(request: HttpRequest): Promise<AuthInfo> {
     const { scheme, token } = this.credentialsOf(headerOf(request.headers, 'authorization'));
@@ -179,19 +188,35 @@ export class ResourceServer {
     }
     if (auth.expiresAt !== undefined && auth.expiresAt * 1000 <= Date.now())
       throw this.unauthorized('Unauthorized: the token has expired', { error: 'invalid_token', description: 'the token has expired', scheme });
-    if (scheme === 'DPoP') await this.checkProof(request, token, auth);
+    let next: string | undefined;
+    if (scheme === 'DPoP') next = await this.checkProof(request, token, auth);
     else if ((auth.claims?.cnf as { jkt?: unknown } | undefined)?.jkt !== undefined) {
       const why = 'the token is bound to a key (DPoP): present it as "Authorization: DPoP <token>" with a DPoP proof';
       throw this.unauthorized(`Unauthorized: ${why}`, { error: 'invalid_token', description: why, scheme });
     }
     if (!hasScopes(auth.scopes, this.requiredScopes)) throw this.forbidden(this.requiredScopes);
+    if (next !== undefined) this.nextNonces.set(request, next);
     return auth;
   }
 
-  /** Refuses a request whose DPoP proof is not good for `token` and this very request. */
-  private async checkProof(request: HttpRequest, token: string, auth: AuthInfo): Promise<void> {
+  /**
+   * The nonce the answer to `request` gives in `DPoP-Nonce`, once {@link authenticate} took it:
+   * the next one, when the nonce its proof carried is past half its life (RFC 9449 §8 lets a
+   * server give a new nonce with any answer; the client uses the newest), so that a client that
+   * keeps making requests rolls over before its nonce expires instead of being refused
+   * (`use_dpop_nonce`) and sending again. Undefined for any other request.
+   */
+  nextNonce(request: HttpRequest): string | undefined {
+    return this.nextNonces.get(request);
+  }
+
+  /**
+   * Refuses a request whose DPoP proof is not good for `token` and this very request; the next
+   * nonce, when the proof's is past half its life ({@link DpopVerifier.verify}).
+   */
+  private async checkProof(request: HttpRequest, token: string, auth: AuthInfo): Promise<string | undefined> {
     try {
-      await this.dpop!.verify(request.headers.dpop, request.method, request.url, token, auth);
+      return await this.dpop!.verify(request.headers.dpop, request.method, request.url, token, auth);
     } catch (error) {
       if (!(error instanceof DpopError)) throw error;
       const refusal = this.unauthorized(`Unauthorized: ${error.message}`, { error: error.error, description: error.message, scheme: 'DPoP' });

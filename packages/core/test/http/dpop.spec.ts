@@ -7,14 +7,16 @@
  * that does not name the token (`ath`) or names another, a bound token presented as Bearer, an
  * unbound token presented as DPoP, a bearer token where DPoP is required, and malformed proofs.
  * Server nonces: a proof without the nonce gets 401 `use_dpop_nonce` with one in `DPoP-Nonce`,
- * and the retry with it is taken.
+ * and the retry with it is taken; a client that uses the newest nonce an answer gave is never
+ * refused again across nonce rotations (the answers to proofs whose nonce is past half its life
+ * carry the next one), in both eras, JSON answers and SSE streams alike.
  */
 import 'reflect-metadata';
 import { createHash, randomUUID } from 'node:crypto';
-import { HttpEndpointOptions, McpServer, Tool, introspectionVerifier, jwtVerifier } from '@hermes-mcp/core';
+import { HttpEndpointOptions, McpContext, McpServer, Tool, introspectionVerifier, jwtVerifier } from '@hermes-mcp/core';
 import type { DpopOptions } from '@hermes-mcp/core';
 import { MAX_DPOP_HEADER_PARAMETERS, MAX_DPOP_PROOF_LENGTH } from '../../src/auth/dpop';
-import { ACCEPT_BOTH, MODERN, MODERN_META, rpc } from '../../../../test-support/hardening';
+import { ACCEPT_BOTH, MODERN, MODERN_META, messagesOf, rpc } from '../../../../test-support/hardening';
 import { AuthorizationServer, TestClient, startAuthorizationServer } from '../../../../test-support/oidc/authorization-server';
 import { ADAPTERS, Serving, serveOn } from '../../../../test-support/adapters';
 
@@ -27,7 +29,19 @@ class NotesServer {
   notes() {
     return 'the secret notes';
   }
+  @Tool({ description: 'The secret notes, after a progress notification (an SSE answer)' })
+  async streamed(ctx: McpContext) {
+    await ctx.progress(1, 1);
+    return 'the secret notes';
+  }
+  @Tool({ description: 'Writes notes (a scope no token here has: 403)', scopes: ['notes:write'] })
+  write() {
+    return 'written';
+  }
 }
+
+/** The lifetime of the nonces of the server that rotates them while a test runs, in seconds. */
+const ROTATION_SEC = 1;
 
 const CLIENT: TestClient = {
   client_id: 'dpop-app',
@@ -109,6 +123,61 @@ async function expectRefused(response: Response, error: string, why: RegExp, sch
   expect(challenge).toContain('resource_metadata="');
 }
 
+/**
+ * A client as RFC 9449 §8 and §9 have it: every proof carries the newest nonce any answer gave in
+ * `DPoP-Nonce`; a request refused with `use_dpop_nonce` is sent again once, with the nonce given.
+ */
+class NonceClient {
+  /** The newest nonce heard. */
+  nonce?: string = undefined;
+  /** The nonce each `use_dpop_nonce` refusal was for (undefined: the client had none yet). */
+  readonly refused: Array<string | undefined> = [];
+  /** The nonces answers that were not refusals gave. */
+  readonly rolledTo: string[] = [];
+  /** Answers that were not refusals and gave no nonce. */
+  quiet = 0;
+
+  constructor(
+    private readonly key: Key,
+    private readonly token: string,
+  ) {}
+
+  /** A JSON-RPC message POSTed to `url` (a session's headers in `headers`). */
+  post(url: string, headers: Record<string, string>, body: unknown): Promise<Response> {
+    return this.send('POST', url, { 'content-type': 'application/json', accept: ACCEPT_BOTH, ...headers }, JSON.stringify(body));
+  }
+
+  /** One request with the token and a fresh proof, sent again once when refused for its nonce. */
+  async send(method: string, url: string, headers: Record<string, string>, body?: string): Promise<Response> {
+    for (let retried = false; ; retried = true) {
+      const used = this.nonce;
+      const dpop = await proof(this.key, { htm: method, htu: url, token: this.token, nonce: used });
+      const response = await fetch(url, { method, headers: { ...headers, authorization: `DPoP ${this.token}`, dpop }, body });
+      const given = response.headers.get('dpop-nonce');
+      const refused = response.status === 401 && /error="use_dpop_nonce"/.test(response.headers.get('www-authenticate') ?? '');
+      if (refused) this.refused.push(used);
+      else if (given !== null) this.rolledTo.push(given);
+      else this.quiet++;
+      if (given !== null) this.nonce = given;
+      if (!refused || retried) return response;
+      await response.body?.cancel();
+    }
+  }
+}
+
+/** The `endpoint` event's data of a 2024-11-05 stream (where its POSTs go); the stream stays open. */
+async function endpointOf(response: Response): Promise<string> {
+  const reader = response.body!.getReader();
+  let text = '';
+  while (!/event: endpoint\ndata: [^\n]+\n/.test(text)) {
+    const { done, value } = await reader.read();
+    if (done) throw new Error(`the stream ended before its endpoint event: ${text}`);
+    text += Buffer.from(value).toString('utf8');
+  }
+  reader.releaseLock();
+  return /event: endpoint\ndata: ([^\n]+)\n/.exec(text)![1];
+}
+
 async function expectServed(response: Response): Promise<void> {
   const text = await response.text();
   expect({ status: response.status, text }).toMatchObject({ status: 200 });
@@ -120,6 +189,7 @@ describe.each(ADAPTERS)('DPoP on %s', (adapter) => {
   let introspected: Serving;
   let required: Serving;
   let withNonces: Serving;
+  let rotating: Serving;
   let bearerOnly: Serving;
   let key: Key;
 
@@ -137,7 +207,7 @@ describe.each(ADAPTERS)('DPoP on %s', (adapter) => {
 
   beforeAll(async () => {
     key = await newKey();
-    [jwtServer, introspected, required, withNonces, bearerOnly] = await Promise.all([
+    [jwtServer, introspected, required, withNonces, rotating, bearerOnly] = await Promise.all([
       serveOn(adapter, NotesServer, jwt()),
       serveOn(adapter, NotesServer, (url) => ({
         auth: {
@@ -149,11 +219,12 @@ describe.each(ADAPTERS)('DPoP on %s', (adapter) => {
       })),
       serveOn(adapter, NotesServer, jwt({ mode: 'required' })),
       serveOn(adapter, NotesServer, jwt({ nonce: true })),
+      serveOn(adapter, NotesServer, jwt({ mode: 'required', nonce: { lifetimeSec: ROTATION_SEC } })),
       serveOn(adapter, NotesServer, jwt(false)),
     ]);
   });
   afterAll(async () => {
-    await Promise.all([jwtServer, introspected, required, withNonces, bearerOnly].map((s) => s?.close()));
+    await Promise.all([jwtServer, introspected, required, withNonces, rotating, bearerOnly].map((s) => s?.close()));
   });
 
   it('takes a bound token with a fresh proof for each request, JWT and introspected, and publishes the algorithms it takes', async () => {
@@ -324,6 +395,142 @@ describe.each(ADAPTERS)('DPoP on %s', (adapter) => {
       'use_dpop_nonce',
       /nonce/,
     );
+  });
+
+  it('gives the next nonce with the answer to a proof whose nonce is past half its life: a client that uses the newest is never refused again, across rotations, in both eras, JSON and SSE', async () => {
+    const token = await tokenFor(jwtAs, rotating.url, key);
+    const client = new NonceClient(key, token);
+    const { url } = rotating;
+    const served = async (response: Response, stream = false) => {
+      expect([response.status, (response.headers.get('content-type') ?? '').split(';')[0]]).toEqual([200, stream ? 'text/event-stream' : 'application/json']);
+      expect(JSON.stringify(await messagesOf(response))).toContain('the secret notes');
+    };
+    // The first request has no nonce yet: refused once, and sent again with the one given.
+    const modern = (name: string, meta: Record<string, unknown> = {}) =>
+      client.post(
+        url,
+        { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': name },
+        rpc(1, 'tools/call', { name, arguments: {}, _meta: { ...MODERN_META, ...meta } }),
+      );
+    await served(await modern('notes'));
+    expect(client.refused).toEqual([undefined]);
+    // A legacy session, over the same rotations.
+    const opened = await client.post(url, {}, rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'rotating', version: '1.0.0' } }));
+    const session = { 'mcp-session-id': opened.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+    await opened.text();
+    expect((await client.post(url, session, { jsonrpc: '2.0', method: 'notifications/initialized' })).status).toBe(202);
+    const legacy = (name: string, meta?: Record<string, unknown>) => client.post(url, session, rpc(2, 'tools/call', { name, arguments: {}, ...(meta && { _meta: meta }) }));
+    // Past three rotations, every kind of answer in turn: JSON and SSE in both eras, and a 2024-11-05 stream.
+    const until = Date.now() + 3.5 * ROTATION_SEC * 1000;
+    for (let turn = 0; Date.now() < until; turn++) {
+      switch (turn % 5) {
+        case 0:
+          await served(await modern('notes'));
+          break;
+        case 1:
+          await served(await modern('streamed', { progressToken: 'p' }), true);
+          break;
+        case 2:
+          await served(await legacy('notes'));
+          break;
+        case 3:
+          await served(await legacy('streamed', { progressToken: 'p' }), true);
+          break;
+        case 4: {
+          const stream = await client.send('GET', `${url}/sse`, { accept: 'text/event-stream' });
+          expect([stream.status, stream.headers.get('content-type')]).toEqual([200, 'text/event-stream']);
+          await stream.body!.cancel();
+        }
+      }
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+    expect((await client.send('DELETE', url, session)).status).toBe(200);
+    // Never refused once it had a nonce: it heard the next one in time, at each rotation.
+    expect(client.refused).toEqual([undefined]);
+    expect(new Set(client.rolledTo).size).toBeGreaterThanOrEqual(2);
+    // Only the answers to proofs with a nonce past half its life carry one: not every answer.
+    expect(client.quiet).toBeGreaterThan(client.rolledTo.length);
+  });
+
+  it("gives the next nonce with every kind of answer: JSON and SSE in both eras, a session's GET stream and DELETE, a 2024-11-05 stream and its POSTs, a 403 for scopes; none while the nonce is current", async () => {
+    const token = await tokenFor(jwtAs, rotating.url, key);
+    const client = new NonceClient(key, token);
+    const { url } = rotating;
+    const modern = (name: string, meta: Record<string, unknown> = {}) =>
+      client.post(
+        url,
+        { 'mcp-protocol-version': MODERN, 'mcp-method': 'tools/call', 'mcp-name': name },
+        rpc(1, 'tools/call', { name, arguments: {}, _meta: { ...MODERN_META, ...meta } }),
+      );
+    const opened = await client.post(url, {}, rpc(1, 'initialize', { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'kinds', version: '1.0.0' } }));
+    const session = { 'mcp-session-id': opened.headers.get('mcp-session-id')!, 'mcp-protocol-version': '2025-11-25' };
+    await opened.text();
+    await client.post(url, session, { jsonrpc: '2.0', method: 'notifications/initialized' });
+    const legacy = (name: string, meta?: Record<string, unknown>) => client.post(url, session, rpc(2, 'tools/call', { name, arguments: {}, ...(meta && { _meta: meta }) }));
+    const sse = await client.send('GET', `${url}/sse`, { accept: 'text/event-stream' });
+    const messages = new URL(await endpointOf(sse), rotating.origin).href;
+    /** Each kind of answer, and what it is: its status and content type (the adapter's own for a 202 or a DELETE's 200). */
+    const kinds: Array<[string, () => Promise<Response>, number, string | undefined]> = [
+      ['2026-07-28, JSON', () => modern('notes'), 200, 'application/json'],
+      ['2026-07-28, SSE', () => modern('streamed', { progressToken: 'p' }), 200, 'text/event-stream'],
+      ['2026-07-28, 403 for scopes', () => modern('write'), 403, 'application/json'],
+      ['legacy, JSON', () => legacy('notes'), 200, 'application/json'],
+      ['legacy, SSE', () => legacy('streamed', { progressToken: 'p' }), 200, 'text/event-stream'],
+      ['legacy, 403 for scopes', () => legacy('write'), 403, 'application/json'],
+      ['legacy, the GET stream', () => client.send('GET', url, { accept: 'text/event-stream', ...session }), 200, 'text/event-stream'],
+      ['2024-11-05, a POST', () => client.post(messages, {}, { jsonrpc: '2.0', id: 3, method: 'ping' }), 202, undefined],
+      ['2024-11-05, the stream', () => client.send('GET', `${url}/sse`, { accept: 'text/event-stream' }), 200, 'text/event-stream'],
+      ['legacy, DELETE', () => client.send('DELETE', url, session), 200, undefined],
+    ];
+    const answer = async ([kind, send, , type]: (typeof kinds)[number]) => {
+      const response = await send();
+      const seen = [kind, response.status, type && response.headers.get('content-type')?.split(';')[0], response.headers.get('dpop-nonce')];
+      await response.body?.cancel();
+      return seen;
+    };
+    const expected =
+      (nonce: unknown) =>
+      ([kind, , status, type]: (typeof kinds)[number]) => [kind, status, type, nonce];
+    const slotNow = () => Math.floor(Date.now() / (ROTATION_SEC * 1000));
+    const nextRotation = async (): Promise<number> => {
+      const slot = slotNow();
+      while (slotNow() === slot) await new Promise((resolve) => setTimeout(resolve, 5));
+      return slotNow();
+    };
+    // Each phase runs within one slot, begun just after a rotation (again, should the next rotation come meanwhile).
+    const withinOneSlot = async (phase: (slot: number) => Promise<unknown[]>): Promise<unknown[]> => {
+      for (let attempt = 1; ; attempt++) {
+        const slot = await nextRotation();
+        const seen = await phase(slot);
+        if (slotNow() === slot || attempt === 3) return seen;
+      }
+    };
+    const [del] = kinds.splice(-1);
+    // The nonce current (the first answer of the slot rolled the client over): no answer gives one.
+    const quiet = await withinOneSlot(async () => {
+      await answer(kinds[0]);
+      const seen = [];
+      for (const kind of kinds) seen.push(await answer(kind));
+      return seen;
+    });
+    expect(quiet).toEqual(kinds.map(expected(null)));
+    // Its slot over, it is past half its life: every answer to a proof that carries it gives the next.
+    let held = client.nonce!;
+    const rolled = await withinOneSlot(async (slot) => {
+      const seen = [];
+      for (const kind of kinds) {
+        client.nonce = held;
+        seen.push(await answer(kind));
+      }
+      held = client.nonce!;
+      return seen.map(([kind, status, type, nonce]) => [kind, status, type, typeof nonce === 'string' && nonce.startsWith(`${slot}.`) ? 'the next' : nonce]);
+    });
+    expect(rolled).toEqual(kinds.map(expected('the next')));
+    // The session's DELETE, last.
+    await nextRotation();
+    client.nonce = held;
+    expect(await answer(del)).toEqual(expected(expect.stringMatching(/^\d+\./))(del));
+    await sse.body!.cancel();
   });
 
   it('with dpop: false, takes bearer tokens only, still refuses a bound token as Bearer, and publishes no DPoP', async () => {

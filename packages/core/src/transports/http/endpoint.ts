@@ -21,6 +21,7 @@ import { HermesError } from '../../errors';
 import type { ServedApp } from '../../bootstrap/served-app';
 import type { Logger } from '../../logger';
 import { ResourceServer } from '../../auth/resource-server';
+import { AddedHeaders } from './added-headers';
 import { OutputLimits } from '../backpressure';
 import { ClientOutput } from '../unread';
 import { MCP_SUBPROTOCOL, WS_CLOSE, WebSocketLike, WebSocketTransport } from '../websocket';
@@ -114,6 +115,8 @@ export class HttpEndpoint {
   private readonly output = new ClientOutput();
   /** Who is calling: the `authenticate` option, or the resource server's bearer check. */
   private readonly authenticator?: (request: HttpRequest) => AuthInfo | undefined | Promise<AuthInfo | undefined>;
+  /** True when the resource server's DPoP nonces roll: an admitted request's answer may give the next one. */
+  private readonly rollsNonces: boolean;
 
   constructor(
     /** The app served. */
@@ -155,6 +158,7 @@ export class HttpEndpoint {
       this.resourceServer = server;
       this.authenticator = (request) => server.authenticate(request);
     } else this.authenticator = options.authenticate;
+    this.rollsNonces = this.resourceServer?.rollsNonces === true;
     this.host = new SessionHost({
       app,
       settings,
@@ -264,6 +268,18 @@ export class HttpEndpoint {
     return this.authenticate(request, response, opening);
   }
 
+  /**
+   * What answers an admitted request: `response`, or — when its DPoP proof's nonce is past half its
+   * life (`auth.dpop.nonce`) — `response` giving the next nonce in `DPoP-Nonce` with whatever it
+   * sends (RFC 9449 §8), the answer's headers or its stream's. Without nonces it looks at nothing;
+   * with them, most requests get `response` itself.
+   */
+  private answering(request: HttpRequest, response: HttpResponse): HttpResponse {
+    if (!this.rollsNonces) return response;
+    const nonce = this.resourceServer!.nextNonce(request);
+    return nonce === undefined ? response : new AddedHeaders(response, { 'dpop-nonce': nonce });
+  }
+
   /** The Host/Origin check (DNS rebinding): answers 403 and returns true when the request is refused. */
   refuseOrigin(request: HttpRequest, response: HttpResponse): boolean {
     const problem = this.originProblem(request.headers);
@@ -290,6 +306,7 @@ export class HttpEndpoint {
     const admitted = this.admitRequest(request, response);
     const auth = isThenable(admitted) ? await admitted : admitted;
     if (auth === REFUSED) return;
+    response = this.answering(request, response);
     const frame = classifyValue(request.body, request.bodySuspect === true);
     if (frame.kind === 'invalid') return sendError(response, 400, frame.error.code, frame.error.message);
     const era = eraOfPost(request, frame);
@@ -371,6 +388,7 @@ export class HttpEndpoint {
     const admitted = this.admitRequest(request, response);
     const auth = isThenable(admitted) ? await admitted : admitted;
     if (auth === REFUSED) return;
+    response = this.answering(request, response);
     const found = this.host.find(request, response, auth);
     const session = isThenable(found) ? await found : found;
     if (!session) return;
@@ -401,6 +419,7 @@ export class HttpEndpoint {
     const admitted = this.admitRequest(request, response);
     const auth = isThenable(admitted) ? await admitted : admitted;
     if (auth === REFUSED) return;
+    response = this.answering(request, response);
     const session = await this.host.find(request, response, auth);
     if (!session) return;
     await this.host.endEverywhere(session);
@@ -413,6 +432,7 @@ export class HttpEndpoint {
     const client = this.clientKey(request);
     const auth = await this.admitRequest(request, response, client);
     if (auth === REFUSED) return;
+    response = this.answering(request, response);
     // The stream is the session: it ends when the token it was opened with expires.
     const connection = SseConnection.open(response, {}, this.settings.maxBufferedBytes).endAtExpiry(auth?.expiresAt);
     const view = this.output.of(client);
@@ -430,6 +450,7 @@ export class HttpEndpoint {
     const admitted = this.admitRequest(request, response);
     const auth = isThenable(admitted) ? await admitted : admitted;
     if (auth === REFUSED) return;
+    response = this.answering(request, response);
     const id = sessionIdOf(request.url);
     const session = id ? this.host.get(id) : undefined;
     if (!session && id) {
