@@ -124,7 +124,13 @@ describe('the loop of a new project, built (call key=value, install into a host)
     const install = spawnSync(process.execPath, [HERMES, 'install', 'cursor', 'dist/main.js'], { cwd: project, encoding: 'utf8', env: { ...process.env, HOME: home } });
     expect(install.status).toBe(0);
     expect(JSON.parse(readFileSync(path.join(home, '.cursor/mcp.json'), 'utf8'))).toEqual({
-      mcpServers: { greeter: { command: process.execPath, args: [path.join(project, 'dist/main.js')] } },
+      mcpServers: {
+        greeter: {
+          command: process.execPath,
+          args: [path.join(project, 'dist/main.js')],
+          env: { NODE_COMPILE_CACHE: expect.stringMatching(/node_modules\/\.cache\/node-compile-cache$/) },
+        },
+      },
     });
   }, 180_000);
 });
