@@ -85,13 +85,27 @@ interface Tables {
   decimal: Record<string, unknown>;
 }
 
+/**
+ * validator.js's alpha module: the copy class-validator uses, found from where class-validator is;
+ * else the one a plain `require` gives — in a bundle (esbuild, a worker, a snapshot) that is the one
+ * copy the bundler included, and there is no folder to resolve from.
+ */
+function alphaModule(): unknown {
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  try {
+    return require(require.resolve('validator/lib/alpha', FROM && { paths: FROM }));
+  } catch {
+    return require('validator/lib/alpha');
+  }
+  /* eslint-enable @typescript-eslint/no-require-imports */
+}
+
 let loaded: Tables | string | undefined;
 
 function tables(): Tables | string {
   if (loaded === undefined) {
     try {
-      // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const found = require(require.resolve('validator/lib/alpha', FROM && { paths: FROM })) as Partial<Tables>;
+      const found = alphaModule() as Partial<Tables>;
       const table = (value: unknown) => typeof value === 'object' && value !== null;
       loaded =
         table(found.alpha) && table(found.alphanumeric) && table(found.decimal) && found.alpha['en-US'] instanceof RegExp
