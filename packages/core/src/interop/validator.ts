@@ -88,7 +88,8 @@ interface Tables {
 /**
  * validator.js's alpha module: the copy class-validator uses, found from where class-validator is;
  * else the one a plain `require` gives — in a bundle (esbuild, a worker, a snapshot) that is the one
- * copy the bundler included, and there is no folder to resolve from.
+ * copy the bundler included, and there is no folder to resolve from. (validator.js is
+ * class-validator's dependency; core names it as an optional peer for this require.)
  */
 function alphaModule(): unknown {
   /* eslint-disable @typescript-eslint/no-require-imports */
