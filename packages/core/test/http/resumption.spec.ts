@@ -348,6 +348,23 @@ describe.each(ADAPTERS.flatMap((adapter) => EVENT_STORES.map(([name, makeEventSt
         });
       });
 
+      it('keeps a stream that went out whole but whose client left before its last bytes: a Last-Event-ID replays it', async () => {
+        const headers = await session('2025-11-25');
+        const response = await post(callTool('call-7', 'large', {}, 'tok'), headers);
+        expect(response.headers.get('content-type')).toBe('text/event-stream');
+        // The first chunk (the priming event and the progress), then the client is gone.
+        const reader = response.body!.getReader();
+        let seen = '';
+        while (!/\n\n[^]*\n\n/.test(seen)) seen += new TextDecoder().decode((await reader.read()).value);
+        await reader.cancel();
+        const first = new SseParser().push(seen.slice(0, seen.indexOf('\n\n') + 2))[0];
+        expect(first.id).toEqual(expect.any(String));
+        const again = await get({ ...headers, 'last-event-id': first.id! });
+        expect(again.status).toBe(200);
+        const text = await again.text();
+        expect(messagesOf(new SseParser().push(text)).map(describeMessage)).toEqual(['progress 1', 'result call-7']);
+      });
+
       it('refuses an unknown Last-Event-ID, or one of another session, with 400 naming it', async () => {
         const headers = await session('2025-11-25');
         for (const id of ['nope_1', 'no-separator', 'get_999999']) {

@@ -80,7 +80,33 @@ export interface HttpStream {
  */
 export const NODE_RESPONSE: unique symbol = Symbol.for('hermes-mcp.node-response');
 
-/** What {@link NODE_RESPONSE} gives: the Node response's bytes not yet taken by the socket. */
+/**
+ * What {@link NODE_RESPONSE} gives: the Node response (a `ServerResponse`) — its bytes not yet
+ * taken by the socket, and whether it finished normally once it closed.
+ */
 export interface NodeOutput {
   readonly writableLength: number;
+  readonly writableFinished: boolean;
+  readonly closed: boolean;
+  readonly destroyed: boolean;
+  readonly req: { readonly socket?: { readonly errored?: unknown } | null };
+  once(event: 'close', listener: () => void): unknown;
+}
+
+/**
+ * Whether a Node response that closed had finished normally: ended, and its last bytes handed to
+ * the operating system on a connection that no error cut. Asked as it closes, not as it is ended:
+ * Node 24 and later set `writableFinished` only as `'finish'` fires, so it is false in the tick of
+ * `end` however much the socket took at once (Node 20 and 22 set it as soon as nothing was left to
+ * write). Node 20 and 22 also emit `'finish'` when a cut connection failed the last write: the
+ * connection's error tells that apart, as Node 24 checks it before `'finish'`.
+ */
+export function finishedNormally(raw: NodeOutput): boolean {
+  return raw.writableFinished && !raw.req.socket?.errored;
+}
+
+/** Runs `listener` with {@link finishedNormally} once the Node response closed (at once, if it did). */
+export function whenNodeResponseOver(raw: NodeOutput, listener: (finished: boolean) => void): void {
+  if (raw.closed || raw.destroyed) listener(finishedNormally(raw));
+  else raw.once('close', () => listener(finishedNormally(raw)));
 }

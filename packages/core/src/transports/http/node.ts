@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Readable } from 'node:stream';
 import type { HttpEndpoint } from './endpoint';
 import { HTTP_REFUSALS, refuse } from './refusals';
-import { NODE_RESPONSE } from './exchange';
+import { NODE_RESPONSE, finishedNormally } from './exchange';
 import type { HttpRequest, HttpResponse, HttpStream } from './exchange';
 
 /** An {@link HttpStream} over a Node response whose head was written. */
@@ -55,18 +55,6 @@ export class NodeHttpStream implements HttpStream {
     if (this.raw.closed || this.raw.destroyed) listener();
     else this.raw.once('close', listener);
   }
-}
-
-/**
- * Whether a Node response that closed had finished normally: ended, and its last bytes handed to
- * the operating system on a connection that no error cut. Asked as it closes, not as it is ended:
- * Node 24 and later set `writableFinished` only as `'finish'` fires, so it is false in the tick of
- * `end` however much the socket took at once (Node 20 and 22 set it as soon as nothing was left to
- * write). Node 20 and 22 also emit `'finish'` when a cut connection failed the last write: the
- * connection's error tells that apart, as Node 24 checks it before `'finish'`.
- */
-function finishedNormally(raw: ServerResponse): boolean {
-  return raw.writableFinished && !raw.req.socket?.errored;
 }
 
 /**

@@ -12,7 +12,7 @@ import type { McpHandler } from '../../engine/mcp-handler';
 import { HttpEndpoint, HttpEndpointOptions } from './endpoint';
 import { HTTP_REFUSALS, refuse, sendError } from './refusals';
 import { Deadlines } from './deadlines';
-import { NODE_RESPONSE } from './exchange';
+import { NODE_RESPONSE, whenNodeResponseOver } from './exchange';
 import type { HttpRequest, HttpResponse, HttpStream, NodeOutput } from './exchange';
 import { isJsonContentType } from './accept';
 import { HermesError } from '../../errors';
@@ -115,11 +115,14 @@ class Bodies {
     return length >= SLICED_FROM || this.endpoint.isClosing;
   }
 
-  /** A body handed out in slices; `onTaken` runs once the server has read it all, or gave up. */
-  add(text: string, onTaken: () => void): SlicedBody {
-    const body = new SlicedBody(encoder.encode(text), () => {
+  /**
+   * A body handed out in slices; `onTaken` runs once the server has read it all (`whole` true), or
+   * gave up on it (the request ended first, or its reader cancelled).
+   */
+  add(text: string, onTaken: (whole: boolean) => void): SlicedBody {
+    const body = new SlicedBody(encoder.encode(text), (whole) => {
       this.pending.delete(body);
-      onTaken();
+      onTaken(whole);
       if (this.pending.size === 0) for (const settle of this.waiting.splice(0)) settle();
     });
     this.pending.add(body);
@@ -153,7 +156,7 @@ class SlicedBody {
 
   constructor(
     private readonly bytes: Uint8Array,
-    private readonly onTaken: () => void,
+    private readonly onTaken: (whole: boolean) => void,
   ) {
     this.readable = new ReadableStream<Uint8Array>(
       {
@@ -162,7 +165,7 @@ class SlicedBody {
             // Pulled past the last slice: the server wrote that one out. Told after the
             // microtasks that end its response have run.
             controller.close();
-            setImmediate(() => this.finish());
+            setImmediate(() => this.finish(true));
             return;
           }
           const end = Math.min(this.offset + SLICE, this.bytes.byteLength);
@@ -185,11 +188,11 @@ class SlicedBody {
     return this.bytes.byteLength;
   }
 
-  /** Given up: the request ended before the body was read. */
-  finish(): void {
+  /** Read whole (`whole`), or given up: the request ended, or its reader cancelled, before the body was read. */
+  finish(whole = false): void {
     if (this.done) return;
     this.done = true;
-    this.onTaken();
+    this.onTaken(whole);
   }
 }
 
@@ -307,11 +310,17 @@ class WebResponse implements HttpResponse {
   stream(headers: Readonly<Record<string, string>>, whole?: string): HttpStream {
     this.started = true;
     if (whole !== undefined) {
-      const bytes = encoder.encode(whole);
-      this.resolve(new Response(bytes, { status: 200, headers: { ...headers, 'content-length': String(bytes.byteLength) } }));
-      const done = new WebStream(() => this.finish(), 0);
-      done.end();
-      return done;
+      // In slices, as a large whole body is sent, whatever its size: whether it was read whole (and,
+      // under toNodeListener, whether the Node response then finished) says whether it went out.
+      const sent = new SentWhole(this.behind);
+      const sliced = this.bodies.add(whole, (taken) => {
+        sent.taken(taken);
+        this.finish();
+      });
+      this.sliced = sliced;
+      this.resolve(new Response(sliced.readable, { status: 200, headers: { ...headers, 'content-length': String(sliced.byteLength) } }));
+      if (this.signal.aborted) sliced.finish();
+      return sent;
     }
     const stream = new WebStream(() => this.finish(), this.heartbeatMs, this.behind);
     this.body = stream;
@@ -337,6 +346,59 @@ class WebResponse implements HttpResponse {
     this.body?.cut();
     this.sliced?.finish();
     this.over.fire();
+  }
+}
+
+/**
+ * A whole answer sent as one body (an SSE answer that became one response): over once its body was
+ * read whole or given up; delivered when read whole — and, under `toNodeListener`, once the Node
+ * response it was piped to finished normally (what the body's reader handed on may still be cut).
+ */
+class SentWhole implements HttpStream {
+  private went = false;
+  private readonly over = new WhenOver();
+
+  constructor(private readonly behind?: NodeOutput) {}
+
+  write(): void {
+    // ended already: it was sent whole
+  }
+
+  end(): void {
+    // ended already
+  }
+
+  destroy(): void {
+    // nothing left to cut: the body is the response's
+  }
+
+  get bufferedBytes(): number {
+    return 0;
+  }
+
+  get closed(): boolean {
+    return true;
+  }
+
+  get delivered(): boolean {
+    return this.went;
+  }
+
+  onClose(listener: () => void): void {
+    this.over.add(listener);
+  }
+
+  /** The body was read whole (`whole`), or given up. */
+  taken(whole: boolean): void {
+    if (!whole || !this.behind) {
+      this.went = whole;
+      this.over.fire();
+      return;
+    }
+    whenNodeResponseOver(this.behind, (finished) => {
+      this.went = finished;
+      this.over.fire();
+    });
   }
 }
 
