@@ -91,6 +91,13 @@ class ResumableServer {
     return 'x'.repeat(LARGE_ANSWER);
   }
 
+  @Tool({ description: 'Sends a progress notification, waits for checkpoint 1 (so its answer streams), then answers with 10 MiB of text' })
+  async largeLater(ctx: McpContext) {
+    await ctx.progress(1, 1, 'before the large answer');
+    await checkpoints.pass(1);
+    return 'x'.repeat(LARGE_ANSWER);
+  }
+
   @Tool({ description: 'Closes its stream at once (SSE polling), then answers after checkpoints 1 and 2' })
   async poll(ctx: McpContext) {
     const closeStream = ctx.transport.closeStream;
@@ -363,6 +370,29 @@ describe.each(ADAPTERS.flatMap((adapter) => EVENT_STORES.map(([name, makeEventSt
         expect(again.status).toBe(200);
         const text = await again.text();
         expect(messagesOf(new SseParser().push(text)).map(describeMessage)).toEqual(['progress 1', 'result call-7']);
+      });
+
+      it('keeps a stream that streamed and ended but whose client left before its last bytes: a Last-Event-ID replays the rest', async () => {
+        const headers = await session('2025-11-25');
+        const response = await post(callTool('call-8', 'largeLater', {}, 'tok'), headers);
+        expect(response.headers.get('content-type')).toBe('text/event-stream');
+        const reader = response.body!.getReader();
+        let seen = '';
+        // The priming event and the progress, streamed before the answer exists.
+        while ((seen.match(/\n\n/g) ?? []).length < 2) seen += new TextDecoder().decode((await reader.read()).value);
+        checkpoints.release(1);
+        // The first bytes of the 10 MiB answer, then the client is gone.
+        seen += new TextDecoder().decode((await reader.read()).value);
+        await reader.cancel();
+        const progress = new SseParser().push(seen.slice(0, seen.lastIndexOf('\n\n') + 2)).filter((event) => event.data !== '');
+        expect(messagesOf(progress).map(describeMessage)).toEqual(['progress 1']);
+        let text = '';
+        await eventually('the answer to be replayable', async () => {
+          const again = await get({ ...headers, 'last-event-id': progress[0].id! });
+          text = await again.text();
+          return again.status === 200 && text.includes('call-8');
+        });
+        expect(messagesOf(new SseParser().push(text)).map(describeMessage)).toEqual(['result call-8']);
       });
 
       it('refuses an unknown Last-Event-ID, or one of another session, with 400 naming it', async () => {
