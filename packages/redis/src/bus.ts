@@ -1,9 +1,14 @@
 /**
- * The cluster bus on Redis pub/sub: one channel for what every instance hears (`{prefix}bus`), one
- * per session for the instances that hold it (`{prefix}bus:{sessionId}`). Messages are JSON,
- * `{ o: sender, m: message }`; an instance ignores its own. The subscriber connection is its own
- * (Redis gives a subscribed connection to pub/sub only); node-redis subscribes it again after a
- * reconnect.
+ * The cluster bus on Redis pub/sub: one channel for what every instance hears (`{prefix}{bus}`),
+ * one per session for the instances that hold it (`{prefix}bus:{{sessionId}}`, in the session's
+ * hash slot). Messages are JSON, `{ o: sender, m: message }`; an instance ignores its own. The
+ * subscriber connection is its own (Redis gives a subscribed connection to pub/sub only, and
+ * Hermes closes what it made); node-redis subscribes it again after a reconnect.
+ *
+ * On a Redis Cluster the bus uses sharded pub/sub (`SSUBSCRIBE`/`SPUBLISH`): a message goes to the
+ * master holding its channel's slot (and its replicas) only, where classic `PUBLISH` is copied to
+ * every node of the cluster — and answers with the receivers of one node only, where "did anyone
+ * receive it" must count them all. Sessions' channels spread over the masters as their keys do.
  *
  * While that connection is down, joining a session's channel fails at once, as every other Redis
  * call does: node-redis would hold the `SUBSCRIBE` until its next reconnection attempt failed (up to
@@ -13,7 +18,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ClusterBus, ClusterMessage, SessionMessage } from '@hermes-mcp/core';
 import { HermesError } from '@hermes-mcp/core';
-import { RedisClient, RedisConnection, unavailable } from './connection';
+import { AnyRedisClient, RedisClient, RedisClusterClient, RedisConnection, unavailable } from './connection';
 
 interface Envelope<T> {
   /** The sending instance. */
@@ -21,24 +26,35 @@ interface Envelope<T> {
   m: T;
 }
 
-/** The cluster bus on Redis pub/sub. */
+type Listener = (message: string, channel: string) => void;
+
+/** How often, while what the bus listens to is not what its sessions need, it tries again (cluster, Sentinel). */
+const RESYNC_MS = 500;
+
+/** The cluster bus on Redis pub/sub (sharded pub/sub on a Redis Cluster). */
 export class RedisBus implements ClusterBus {
   readonly instanceId = randomBytes(6).toString('hex');
   private readonly sessions = new Map<string, (message: SessionMessage) => void>();
   private receiver?: (message: ClusterMessage) => void = undefined;
   private readonly broadcastChannel: string;
   private readonly sessionPrefix: string;
+  /** On a Redis Cluster or Sentinel: the channels subscribed (node-redis's own record is per node there). */
+  private readonly subscribed = new Set<string>();
+  private resync?: NodeJS.Timeout = undefined;
+  private readonly sharded: boolean;
 
   constructor(
     private readonly redis: RedisConnection,
-    /** The connection given to pub/sub. */
-    private readonly subscriber: RedisClient,
+    /** The connection given to pub/sub: a client of the same kind as the one of `redis`. */
+    private readonly subscriber: AnyRedisClient,
     /** Reports a message that could not be read. */
     private readonly onBadMessage: (error: unknown) => void,
   ) {
-    this.broadcastChannel = `${redis.prefix}bus`;
+    this.broadcastChannel = `${redis.prefix}{bus}`;
     this.sessionPrefix = `${redis.prefix}bus:`;
-    subscriber.on('ready', this.rejoin);
+    this.sharded = redis.topology === 'cluster';
+    const events = redis.topology === 'cluster' ? ['node-ready'] : redis.topology === 'sentinel' ? ['ready', 'topology-change'] : ['ready'];
+    for (const event of events) (subscriber as RedisClient).on(event, this.rejoin);
   }
 
   /** True while the pub/sub connection is up (joining a session's channel fails at once otherwise). */
@@ -48,7 +64,13 @@ export class RedisBus implements ClusterBus {
 
   /** Subscribes to the channel every instance hears. */
   async start(): Promise<void> {
-    await this.subscriber.subscribe(this.broadcastChannel, this.onBroadcastMessage);
+    await this.subscribe(this.broadcastChannel, this.onBroadcastMessage);
+  }
+
+  /** Stops the retries of what could not be subscribed (the instance is closing). */
+  stop(): void {
+    if (this.resync) clearInterval(this.resync);
+    this.resync = undefined;
   }
 
   /**
@@ -60,23 +82,62 @@ export class RedisBus implements ClusterBus {
     const known = this.sessions.has(sessionId);
     this.sessions.set(sessionId, receive);
     if (known) return;
-    if (!this.subscriber.isReady)
+    if (!this.subscriber.isReady) {
+      this.schedule();
       throw new HermesError('HERMES_REDIS_UNAVAILABLE', 'Redis could not be reached (the pub/sub connection is down); the instance reconnects by itself');
+    }
     try {
-      await this.subscriber.subscribe(this.sessionPrefix + sessionId, this.onSessionMessage);
+      await this.subscribe(this.channelOf(sessionId), this.onSessionMessage);
     } catch (error) {
+      this.schedule();
       throw unavailable(error);
     }
   }
 
   /** Stops receiving a session's messages; while the pub/sub connection is down, its channel is left once it is back. */
   async leave(sessionId: string): Promise<void> {
-    if (!this.sessions.delete(sessionId) || !this.subscriber.isReady) return;
+    if (!this.sessions.delete(sessionId) || !this.subscriber.isReady) return void this.schedule();
     try {
-      await this.subscriber.unsubscribe(this.sessionPrefix + sessionId, this.onSessionMessage);
+      await this.unsubscribe(this.channelOf(sessionId), this.onSessionMessage);
     } catch (error) {
+      this.schedule();
       throw unavailable(error);
     }
+  }
+
+  /** A session's channel: in the session's hash slot. */
+  private channelOf(sessionId: string): string {
+    return `${this.sessionPrefix}{${sessionId}}`;
+  }
+
+  /** The session a channel is for, or undefined for another channel. */
+  private sessionOf(channel: string): string | undefined {
+    return channel.startsWith(this.sessionPrefix) && channel.endsWith('}') ? channel.slice(this.sessionPrefix.length + 1, -1) : undefined;
+  }
+
+  private async subscribe(channel: string, listener: Listener): Promise<void> {
+    if (this.redis.topology === 'single') return (this.subscriber as RedisClient).subscribe(channel, listener);
+    if (this.sharded) await (this.subscriber as RedisClusterClient).sSubscribe(channel, listener);
+    else await (this.subscriber as RedisClient).subscribe(channel, listener);
+    this.subscribed.add(channel);
+  }
+
+  private async unsubscribe(channel: string, listener: Listener): Promise<void> {
+    if (this.redis.topology === 'single') return (this.subscriber as RedisClient).unsubscribe(channel, listener);
+    if (this.sharded) await (this.subscriber as RedisClusterClient).sUnsubscribe(channel, listener);
+    else await (this.subscriber as RedisClient).unsubscribe(channel, listener);
+    this.subscribed.delete(channel);
+  }
+
+  /** The channels the pub/sub connection listens to. */
+  private listening(): Iterable<string> {
+    return this.redis.topology === 'single' ? (this.subscriber as RedisClient).getPubSubListeners('CHANNELS').keys() : this.subscribed;
+  }
+
+  /** On a Redis Cluster or Sentinel, where no one event says "all back": tries {@link rejoin} again until in step. */
+  private schedule(): void {
+    if (this.redis.topology === 'single' || this.resync) return;
+    this.resync = setInterval(this.rejoin, RESYNC_MS).unref();
   }
 
   /**
@@ -85,25 +146,33 @@ export class RedisBus implements ClusterBus {
    * left meanwhile — this instance's sessions, not node-redis's memory, say what it listens to.
    */
   private readonly rejoin = (): void => {
-    const listening = this.subscriber.getPubSubListeners('CHANNELS');
+    const listening = new Set(this.listening());
+    const pending: Array<Promise<void>> = [];
+    if (!listening.has(this.broadcastChannel)) pending.push(this.subscribe(this.broadcastChannel, this.onBroadcastMessage));
     for (const sessionId of this.sessions.keys()) {
-      const channel = this.sessionPrefix + sessionId;
+      const channel = this.channelOf(sessionId);
+      if (!listening.has(channel)) pending.push(this.subscribe(channel, this.onSessionMessage));
+    }
+    for (const channel of listening) {
+      const sessionId = this.sessionOf(channel);
+      if (sessionId !== undefined && !this.sessions.has(sessionId)) pending.push(this.unsubscribe(channel, this.onSessionMessage));
+    }
+    if (this.redis.topology === 'single') {
       // A failure means the connection dropped again: the next 'ready' puts it right.
-      if (!listening.has(channel)) this.subscriber.subscribe(channel, this.onSessionMessage).catch(() => undefined);
+      for (const p of pending) p.catch(() => undefined);
+      return;
     }
-    for (const channel of listening.keys()) {
-      if (channel.startsWith(this.sessionPrefix) && !this.sessions.has(channel.slice(this.sessionPrefix.length))) {
-        this.subscriber.unsubscribe(channel, this.onSessionMessage).catch(() => undefined);
-      }
-    }
+    if (pending.length === 0) return this.stop();
+    this.schedule();
+    void Promise.allSettled(pending);
   };
 
   async publish(sessionId: string, message: SessionMessage): Promise<number> {
-    return (await this.redis.send(['PUBLISH', this.sessionPrefix + sessionId, this.envelope(message)])) as number;
+    return (await this.redis.send([this.sharded ? 'SPUBLISH' : 'PUBLISH', this.channelOf(sessionId), this.envelope(message)])) as number;
   }
 
   async broadcast(message: ClusterMessage): Promise<void> {
-    await this.redis.send(['PUBLISH', this.broadcastChannel, this.envelope(message)]);
+    await this.redis.send([this.sharded ? 'SPUBLISH' : 'PUBLISH', this.broadcastChannel, this.envelope(message)]);
   }
 
   onBroadcast(receive: (message: ClusterMessage) => void): void {
@@ -127,7 +196,8 @@ export class RedisBus implements ClusterBus {
   private readonly onSessionMessage = (raw: string, channel: string): void => {
     const envelope = this.read<SessionMessage>(raw);
     if (!envelope || envelope.o === this.instanceId) return;
-    this.sessions.get(channel.slice(this.sessionPrefix.length))?.(envelope.m);
+    const sessionId = this.sessionOf(channel);
+    if (sessionId !== undefined) this.sessions.get(sessionId)?.(envelope.m);
   };
 
   private read<T>(raw: string): Envelope<T> | undefined {

@@ -1,12 +1,13 @@
 /**
  * `redisCluster()`: everything an instance needs to serve behind a load balancer with others,
- * on one Redis — sessions, resumable streams, tasks and the bus.
+ * on Redis — one node, a Redis Cluster or a Sentinel-watched primary — sessions, resumable streams,
+ * tasks and the bus.
  */
 import { createClient } from 'redis';
 import { HermesError } from '@hermes-mcp/core';
 import type { Cluster, EventStore } from '@hermes-mcp/core';
 import { RedisBus } from './bus';
-import { RedisClient, RedisConnection } from './connection';
+import { AnyRedisClient, RedisClient, RedisConnection } from './connection';
 import { EventWindow, RedisEventStore } from './event-store';
 import { RedisSessionStore } from './session-store';
 import { RedisReplayStore } from './replay-store';
@@ -17,10 +18,17 @@ export interface RedisClusterOptions {
   /** Where Redis is, e.g. `redis://:password@redis.internal:6379/0` (default `redis://127.0.0.1:6379`). */
   url?: string;
   /**
-   * A node-redis client of your own (not connected yet, or connected) to use instead of `url`; its
-   * options are yours (TLS, auth, reconnection). Hermes duplicates it for pub/sub, and does not close it.
+   * A node-redis client of your own (not connected yet, or connected) to use instead of `url`: one
+   * node (`createClient`), a Redis Cluster (`createCluster`) or a primary watched by Sentinel
+   * (`createSentinel`). Its options are yours (TLS, ACL user, reconnection; `disableOfflineQueue:
+   * true` makes calls fail at once while a node is away, rather than wait for it). Hermes duplicates
+   * it for pub/sub (sharded pub/sub on a Redis Cluster), and does not close it.
+   *
+   * @example
+   * const client = createCluster({ rootNodes: [{ url: 'redis://10.0.0.1:6379' }], defaults: { disableOfflineQueue: true } });
+   * const cluster = await redisCluster({ client });
    */
-  client?: RedisClient;
+  client?: AnyRedisClient;
   /** What every key and channel name starts with (default `hermes:`): several clusters can share one Redis. */
   prefix?: string;
   /** The replay window of resumable streams. */
@@ -40,8 +48,8 @@ export interface RedisCluster extends Cluster {
   readonly taskStore: RedisTaskStore;
   readonly replayStore: RedisReplayStore;
   eventStore(sessionId: string): RedisEventStore;
-  /** The node-redis client that sends commands (stores, publishes). */
-  readonly client: RedisClient;
+  /** The node-redis client that sends commands (stores, publishes): the one given, or the one made from `url`. */
+  readonly client: AnyRedisClient;
 }
 
 /**
@@ -62,7 +70,7 @@ export async function redisCluster(options: RedisClusterOptions = {}): Promise<R
   // Until the first connection, attempts go on only until connectTimeout; afterwards, for ever.
   let connectedOnce = false;
   const giveUpAt = Date.now() + connectTimeout;
-  const client: RedisClient =
+  const client: AnyRedisClient =
     options.client ??
     createClient({
       url: options.url ?? 'redis://127.0.0.1:6379',
@@ -75,7 +83,7 @@ export async function redisCluster(options: RedisClusterOptions = {}): Promise<R
         reconnectStrategy: (retries: number, cause: Error) => (!connectedOnce && Date.now() >= giveUpAt ? new Error(cause.message, { cause }) : Math.min(50 * 2 ** retries, 2_000)),
       },
     });
-  const subscriber = client.duplicate();
+  const subscriber = (client as RedisClient).duplicate() as AnyRedisClient;
   // Without a listener node-redis throws its errors; a dropped connection is logged once per outage.
   let down = false;
   const onError = (error: unknown) => {
@@ -86,14 +94,14 @@ export async function redisCluster(options: RedisClusterOptions = {}): Promise<R
   const onReady = () => {
     down = false;
   };
-  for (const c of own ? [client, subscriber] : [subscriber]) c.on('error', onError).on('ready', onReady);
+  for (const c of (own ? [client, subscriber] : [subscriber]) as RedisClient[]) c.on('error', onError).on('node-error', onError).on('ready', onReady).on('node-ready', onReady);
   try {
     await Promise.all([client.isOpen ? undefined : client.connect(), subscriber.connect()]);
     connectedOnce = true;
   } catch (error) {
     // destroy() is synchronous: it drops the sockets and the reconnection timers.
-    if (own) client.destroy();
-    subscriber.destroy();
+    if (own) void client.destroy();
+    void subscriber.destroy();
     throw new HermesError('HERMES_REDIS_UNAVAILABLE', `could not connect to Redis at ${options.url ?? 'redis://127.0.0.1:6379'}: ${(error as Error).message}`, { cause: error });
   }
   const redis = new RedisConnection(client, options.prefix ?? 'hermes:');
@@ -114,6 +122,7 @@ export async function redisCluster(options: RedisClusterOptions = {}): Promise<R
       if (closed) return;
       closed = true;
       taskStore.close();
+      bus.stop();
       await Promise.allSettled([subscriber.close(), own ? client.close() : undefined]);
     },
   };

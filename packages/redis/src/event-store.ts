@@ -2,11 +2,11 @@
  * A session's SSE events in Redis, so a client that lost its connection resumes with
  * `Last-Event-ID` on any instance.
  *
- * Two kinds of key. The session's index, `{prefix}events:{session}`, is a hash with one field per
+ * Two kinds of key, all in the session's hash slot. The session's index, `{prefix}events:{{session}}`, is a hash with one field per
  * stream, `{top} {last} {floor}`: the number of its newest event (a priming event's too), of its
  * newest event with a message, and of the newest event trimmed (a resumption from before it would
  * skip events). Each stream that has events with a message keeps them in a list,
- * `{prefix}events:{session}:{stream}`, one entry per event, `{seq}\n{key}\n{message as JSON}`.
+ * `{prefix}events:{{session}}:{stream}`, one entry per event, `{seq}\n{key}\n{message as JSON}`.
  *
  * Why lists and a hash, not Redis Streams: a stream's first node preallocates 4 KB
  * (`stream-node-max-bytes`, a server setting) however little it holds, so every session with a GET
@@ -89,7 +89,8 @@ return replay`);
 
 /**
  * Forgets every stream of a session: KEYS[1] the index, ARGV[1] what its lists' names start with.
- * The lists are named from the index's fields, so this runs on one Redis, not a Redis Cluster.
+ * The lists are named from the index's fields; they share its hash tag, so on a Redis Cluster they
+ * are in its slot, on the node that runs the script.
  */
 const CLEAR = new Script(`
 local streams = redis.call('HKEYS', KEYS[1])
@@ -118,7 +119,7 @@ export class RedisEventStore implements EventStore {
   ) {
     this.maxLength = String(window.maxPerStream ?? EVENT_WINDOW_DEFAULTS.maxPerStream);
     this.maxAge = String(window.maxAgeMs ?? EVENT_WINDOW_DEFAULTS.maxAgeMs);
-    this.index = `${redis.prefix}events:${sessionId}`;
+    this.index = redis.key('events', sessionId);
   }
 
   private list(streamId: string): string {

@@ -1,5 +1,5 @@
 /**
- * Session records in Redis: one hash per session, expiring `idleMs` after its last use, so any
+ * Session records in Redis: one hash per session (`{prefix}session:{{id}}`), expiring `idleMs` after its last use, so any
  * instance can take up any session, and `DELETE` or expiry ends it for all of them.
  *
  * The hash's fields: `r` the record's fixed part (JSON), `l` the logging level, `s:{uri}` one per
@@ -30,7 +30,7 @@ export class RedisSessionStore implements SessionStore {
   constructor(private readonly redis: RedisConnection) {}
 
   private key(id: string): string {
-    return `${this.redis.prefix}session:${id}`;
+    return this.redis.key('session', id);
   }
 
   async create(record: SessionRecord, idleMs: number): Promise<void> {

@@ -1,6 +1,7 @@
 /**
  * Tasks (MCP 2026-07-28 tasks extension) in Redis: a task started on one instance is read,
- * answered and cancelled from any other. Each task is one key (its record as JSON) that expires
+ * answered and cancelled from any other. Each task is one key (its record as JSON,
+ * `{prefix}task:{{taskId}}`; its lease `{prefix}task-lease:{{taskId}}`, in the same hash slot) that expires
  * `ttlMs` after the task was created. While the task runs, the instance running it renews a lease
  * key; when that instance dies, the lease expires, and the next read marks the task failed — a
  * client polling it learns so instead of waiting forever.
@@ -61,11 +62,11 @@ export class RedisTaskStore implements TaskStore {
   }
 
   private key(taskId: string): string {
-    return `${this.redis.prefix}task:${taskId}`;
+    return this.redis.key('task', taskId);
   }
 
   private lease(taskId: string): string {
-    return `${this.redis.prefix}task-lease:${taskId}`;
+    return this.redis.key('task-lease', taskId);
   }
 
   async create(task: TaskRecord): Promise<void> {

@@ -132,7 +132,7 @@ describe('once Redis is back', () => {
       const subscribers = async (channel: string) => (await y.client.pubSubNumSub(channel))[channel];
       await eventually(
         'listening to the channel joined while down, not to the one left',
-        async () => (await subscribers('hermes:bus:rejoined')) === 1 && (await subscribers('hermes:bus:left')) === 0,
+        async () => (await subscribers('hermes:bus:{rejoined}')) === 1 && (await subscribers('hermes:bus:{left}')) === 0,
       );
       await y.bus.publish('rejoined', { kind: 'stream' });
       await eventually('the message arrived', () => received.length === 1);

@@ -178,7 +178,7 @@ describe("a session's keys in Redis", () => {
     }
     expect(kept()).toBe(true);
     await stream.readToEnd();
-    expect(await keysOf(session)).toContain(`hermes:events:${session['mcp-session-id']}`);
+    expect(await keysOf(session)).toContain(`hermes:events:{${session['mcp-session-id']}}`);
     const resumed = await getStream(b, session, priming.id);
     const replayed = await resumed.message('the replayed update');
     expect(replayed.event.id).toBe(update.event.id);

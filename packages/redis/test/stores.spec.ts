@@ -57,13 +57,13 @@ describe('RedisSessionStore', () => {
     // Margins of a second or more either way: a busy CI machine oversleeps by hundreds of ms.
     await a.sessionStore.create({ ...record, id: 's2' }, 2_000);
     await sleep(1_000);
-    const leftBefore = await a.client.pTTL('hermes:session:s2');
+    const leftBefore = await a.client.pTTL('hermes:session:{s2}');
     await b.sessionStore.touch('s2', 4_000);
     expect(leftBefore).toBeLessThanOrEqual(1_000);
-    expect(await a.client.pTTL('hermes:session:s2')).toBeGreaterThan(3_000);
+    expect(await a.client.pTTL('hermes:session:{s2}')).toBeGreaterThan(3_000);
     await sleep(1_500); // past the first expiry, well inside the second
     expect(await a.sessionStore.get('s2')).toBeDefined();
-    const left = await a.client.pTTL('hermes:session:s2');
+    const left = await a.client.pTTL('hermes:session:{s2}');
     await sleep(left + 200);
     expect(await a.sessionStore.get('s2')).toBeUndefined();
   });
@@ -73,7 +73,7 @@ describe('RedisSessionStore', () => {
     await b.sessionStore.delete('s3');
     await a.sessionStore.update('s3', { logLevel: 'info' });
     expect(await a.sessionStore.get('s3')).toBeUndefined();
-    expect(await a.client.exists('hermes:session:s3')).toBe(0);
+    expect(await a.client.exists('hermes:session:{s3}')).toBe(0);
   });
 });
 
@@ -102,7 +102,7 @@ describe('RedisEventStore', () => {
     try {
       const store = cluster.eventStore('s');
       for (let seq = 1; seq <= 500; seq++) await store.append('p', seq, { jsonrpc: '2.0', method: 'm', params: { seq } });
-      expect(await cluster.client.lLen('bounded:events:s:p')).toBe(10);
+      expect(await cluster.client.lLen('bounded:events:{s}:p')).toBe(10);
       expect(await store.replayAfter('p', 1)).toBeUndefined();
       expect((await store.replayAfter('p', 495))?.map((e) => e.seq)).toEqual([496, 497, 498, 499, 500]);
       await sleep(400);
@@ -116,11 +116,11 @@ describe('RedisEventStore', () => {
     const store = a.eventStore('small');
     await store.append('get.x', 1);
     // A stream that never carried a message has no key of its own.
-    expect(await a.client.exists('hermes:events:small:get.x')).toBe(0);
+    expect(await a.client.exists('hermes:events:{small}:get.x')).toBe(0);
     expect(await b.eventStore('small').replayAfter('get.x', 1)).toEqual([]);
     const update = { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'status://a' } } as const;
     for (let seq = 2; seq <= 11; seq++) await store.append('get.x', seq, update, `abc.${seq}`);
-    const bytes = (await Promise.all(['hermes:events:small', 'hermes:events:small:get.x'].map((key) => a.client.memoryUsage(key, { SAMPLES: 0 })))).reduce(
+    const bytes = (await Promise.all(['hermes:events:{small}', 'hermes:events:{small}:get.x'].map((key) => a.client.memoryUsage(key, { SAMPLES: 0 })))).reduce(
       (sum, n) => sum! + (n ?? 0),
       0,
     )!;
@@ -136,9 +136,9 @@ describe('RedisEventStore', () => {
     await b.eventStore('gone').append('get.b', 1);
     await b.eventStore('gone').append('pb.0', 1, message);
     await a.eventStore('kept').append('get.a', 1, message);
-    expect((await a.client.keys('hermes:events:gone*')).sort()).toEqual(['hermes:events:gone', 'hermes:events:gone:get.a', 'hermes:events:gone:pb.0']);
+    expect((await a.client.keys('hermes:events:{gone}*')).sort()).toEqual(['hermes:events:{gone}', 'hermes:events:{gone}:get.a', 'hermes:events:{gone}:pb.0']);
     await a.eventStore('gone').clear();
-    expect(await a.client.keys('hermes:events:gone*')).toEqual([]);
+    expect(await a.client.keys('hermes:events:{gone}*')).toEqual([]);
     expect(await b.eventStore('gone').replayAfter('get.b', 1)).toBeUndefined();
     expect((await b.eventStore('kept').replayAfter('get.a', 0))?.map((e) => e.seq)).toEqual([1]);
   });
@@ -155,7 +155,7 @@ describe('RedisEventStore', () => {
       await store.append('pz.0', 1, message(1));
       await sleep(1_200);
       await store.append('pz.0', 2, message(2));
-      expect(await cluster.client.exists('aged:events:s:get.x')).toBe(0);
+      expect(await cluster.client.exists('aged:events:{s}:get.x')).toBe(0);
       expect(await store.replayAfter('get.x', 0)).toBeUndefined();
       // First seen at event 7 (its earlier events are gone): resumable from 6 on, not before.
       await store.append('get.y', 7, message(7));
@@ -243,8 +243,8 @@ describe('RedisBus', () => {
     const bad: unknown[] = [];
     const cluster = await redisCluster({ url: server.url, logger: { warn: (bindings: object) => bad.push(bindings) } });
     try {
-      await a.client.publish('hermes:bus', 'not json');
-      await a.client.publish('hermes:bus', '{"o":1}');
+      await a.client.publish('hermes:{bus}', 'not json');
+      await a.client.publish('hermes:{bus}', '{"o":1}');
       await sleep(100);
       expect(bad).toHaveLength(2);
     } finally {
