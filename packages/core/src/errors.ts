@@ -10,6 +10,8 @@
 export const ERROR_CATALOG = {
   HERMES_NOT_A_SERVER: 'The class given to McpFactory.create has no @McpServer decorator and is not an McpHandler.',
   HERMES_DUPLICATE_NAME: 'Two tools, prompts, resources or resource templates share a name or URI.',
+  HERMES_MOUNT_INVALID: 'A `mount` entry is malformed: not an @McpServer class, a bad namespace or separator, a cycle, or something a mount cannot prefix.',
+  HERMES_MOUNT_COLLISION: 'Once prefixed, a mounted tool, prompt, resource or template has the name or URI of another one.',
   HERMES_UNRESOLVED_TYPE: 'The class of a handler parameter (tool input, prompt args, resource params) cannot be read.',
   HERMES_CONSTRUCTION_FAILED: 'typedi could not build a server or component class.',
   HERMES_UNRESOLVED_DEPENDENCIES: 'A class Hermes builds takes constructor parameters, but no decorator metadata records their types.',

@@ -24,7 +24,7 @@ export { APPS_EXTENSION, APP_MIME_TYPE } from '@hermes-mcp/protocol';
 export type { AppCsp, AppPermissions, AppToolMeta, AppVisibility } from '@hermes-mcp/protocol';
 export { Prompt } from './decorators/prompt.decorator';
 export { Ctx } from './decorators/ctx.decorator';
-export type { AppResourceOptions, McpServerOptions, PromptOptions, ResourceOptions, SchemaOptions, ToolOptions } from './metadata/options';
+export type { AppResourceOptions, McpServerOptions, MountMap, PromptOptions, ResourceOptions, SchemaOptions, ToolOptions } from './metadata/options';
 export { McpContext } from './context/mcp-context';
 export type { AskOptions, AuthInfo, ElicitResult, RequestInfo, SessionInfo, UrlElicitation } from './context/mcp-context';
 export { Use } from './decorators/use.decorator';

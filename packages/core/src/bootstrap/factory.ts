@@ -14,7 +14,7 @@ import { assertSingleCopies } from '../interop/single-copy';
 import { reportInterop } from '../interop/report';
 import { McpHandler, NotificationContext, isMcpHandler } from '../engine/mcp-handler';
 import { Logger, deferredLogger } from '../logger';
-import type { PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
+import type { MountMap, PromptOptions, ResourceOptions, ToolOptions } from '../metadata/options';
 import { ListKind, Registry } from './registry';
 import type { ServedApp } from './served-app';
 import { register, scanServer } from './scanner';
@@ -55,6 +55,16 @@ export interface McpAppOptions extends ServingOptions {
   cursorSecret?: string;
   /** Options of the stdio transport used by `listen()`. */
   stdio?: StdioTransportOptions;
+  /**
+   * More servers to mount, by namespace, besides those of the server's own `@McpServer({ mount })`
+   * (a namespace in both must name the same class). See `mount` of `@McpServer` and docs/compose.md.
+   *
+   * @example
+   * McpFactory.create(ShopServer, { mount: { billing: BillingServer } });
+   */
+  mount?: MountMap;
+  /** What goes between a namespace and a mounted tool's or prompt's name; wins over `@McpServer({ mountSeparator })` (default `_`). */
+  mountSeparator?: string;
 }
 
 /** The skills a running app serves (`app.skills`). */
@@ -405,7 +415,10 @@ export class McpFactory {
       options: serverOptions,
       warnings,
       instances,
-    } = scanServer(target, options.container ?? defaultContainer(), registry, options.validation?.forbidNonWhitelisted === true);
+    } = scanServer(target, options.container ?? defaultContainer(), registry, options.validation?.forbidNonWhitelisted === true, {
+      mount: options.mount,
+      mountSeparator: options.mountSeparator,
+    });
     logSchemaWarnings(logger, warnings, options);
     const codeSkills = codeSkillsOf([target, ...(serverOptions.components ?? [])], instances);
     if (serverOptions.skills !== undefined || codeSkills.length > 0) {

@@ -232,6 +232,14 @@ export class Registry {
     return { tools: enabled(this.tools), resources: enabled(this.resources), templates: enabled(this.templates), prompts: enabled(this.prompts) };
   }
 
+  /**
+   * Every definition, enabled or not, in the order each kind was added: what a mount copies into
+   * the mounting server's registry (mount.ts). @internal
+   */
+  definitions(): { tools: ToolDefinition[]; resources: ResourceDefinition[]; templates: ResourceTemplateDefinition[]; prompts: PromptDefinition[] } {
+    return { tools: [...this.tools.values()], resources: [...this.resources.values()], templates: [...this.templates.values()], prompts: [...this.prompts.values()] };
+  }
+
   /** The enabled tools, in the order they were added. */
   allTools(): ToolDefinition[] {
     return [...this.tools.values()].filter((t) => t.enabled);

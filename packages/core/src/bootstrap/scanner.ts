@@ -8,8 +8,10 @@ import type { JsonSchemaObject, Meta, Prompt, Resource, ResourceTemplate, Tool }
 import { Constructor, DependencyContainer, instantiate } from '../container';
 import { McpContext } from '../context/mcp-context';
 import { HermesError } from '../errors';
-import { CTX_PARAM, HANDLERS, SERVER_OPTIONS } from '../metadata/keys';
-import type { AppResourceOptions, HandlerKind, HandlerMetadata, McpServerOptions, PromptOptions, ResourceOptions, SchemaOptions, ToolOptions } from '../metadata/options';
+import { CTX_PARAM, HANDLERS, SERVER_OPTIONS, SKILL_METHODS } from '../metadata/keys';
+import type { AppResourceOptions, HandlerKind, HandlerMetadata, McpServerOptions, Middleware, MountMap, PromptOptions, ResourceOptions, SchemaOptions, ToolOptions } from '../metadata/options';
+import { CursorCodec } from './cursor';
+import { checkMountable, checkSeparator, mountInto, mountsOf } from './mount';
 import { appResourceOf, checkAppLink, toolMetaOf } from './apps';
 import { completersFor } from './completion';
 import { compose, middlewareOf, resolveMiddleware } from '../engine/middleware';
@@ -49,12 +51,25 @@ export interface ScanResult {
   warnings: SchemaWarning[];
 }
 
+/** How a server is scanned besides its own options: the mounts the factory adds, or where it is mounted. @internal */
+export interface ScanMounts {
+  /** `McpFactory.create(App, { mount })`: merged with the root server's own `mount`. */
+  mount?: MountMap;
+  /** `McpFactory.create(App, { mountSeparator })`: wins over the root server's own. */
+  mountSeparator?: string;
+  /** The scopes of the servers mounting this one: every handler of this one needs them too. */
+  scopes?: readonly string[];
+  /** The servers mounting this one, outermost first (a cycle is refused). */
+  ancestors?: readonly Constructor[];
+}
+
 /**
- * Scans a `@McpServer` class and its components into `registry`. `closed`: the app validates with
- * `forbidNonWhitelisted`, so tool input schemas refuse unknown keys too (see {@link register}).
+ * Scans a `@McpServer` class and its components into `registry`, then the servers it mounts (see
+ * mount.ts). `closed`: the app validates with `forbidNonWhitelisted`, so tool input schemas refuse
+ * unknown keys too (see {@link register}).
  * @internal
  */
-export function scanServer(serverClass: Constructor, container: DependencyContainer, registry: Registry, closed = false): ScanResult {
+export function scanServer(serverClass: Constructor, container: DependencyContainer, registry: Registry, closed = false, mounts: ScanMounts = {}): ScanResult {
   const options = serverOptionsOf(serverClass);
   if (!options) {
     throw new HermesError(
@@ -90,15 +105,37 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
       );
       const middleware = [...classMiddleware, ...resolveMiddleware(middlewareOf(cls, meta.method), container, invocation.owner)];
       const wrapped: Invocation = { ...invocation, call: compose(middleware, invocation.call) as Invocation['call'], middleware: middleware.length > 0 ? middleware : undefined };
-      const scopes = unionOfScopes(options.scopes, requiredScopesOf(cls), requiredScopesOf(cls, meta.method), meta.options.scopes);
+      const scopes = unionOfScopes(mounts.scopes, options.scopes, requiredScopesOf(cls), requiredScopesOf(cls, meta.method), meta.options.scopes);
       for (const warning of register(registry, meta.kind, { ...meta.options, name: meta.options.name ?? meta.method, scopes }, wrapped, closed)) {
         warnings.set(`${warning.code} ${warning.className}.${warning.property} ${warning.rule ?? ''}`, warning);
       }
     }
     return instance;
   });
+  const mounted = mountsOf(`@McpServer on ${serverClass.name}`, options.mount, mounts.mount);
+  if (mounted.length > 0) {
+    const owner = `@McpServer on ${serverClass.name}`;
+    const separator = checkSeparator(mounts.mountSeparator ?? options.mountSeparator ?? '_', owner);
+    const ancestors = [...(mounts.ancestors ?? []), serverClass];
+    const scopes = unionOfScopes(mounts.scopes, options.scopes);
+    // Around each mounted handler: this server's scopes (a caller without them runs nothing), then its middleware.
+    const outer: Middleware[] = [...(scopes.length > 0 ? [scopeGuard(scopes, `the servers mounted by ${serverClass.name}`)] : []), ...serverMiddleware];
+    for (const entry of mounted) {
+      const mountedOptions = checkMountable(entry, owner, ancestors, typeof entry.server === 'function' ? serverOptionsOf(entry.server) : undefined, servesCodeSkills(entry.server));
+      const own = new Registry(registry.pageSize, new CursorCodec());
+      const scan = scanServer(entry.server, container, own, closed, { scopes, ancestors });
+      for (const warning of scan.warnings) warnings.set(`${warning.code} ${warning.className}.${warning.property} ${warning.rule ?? ''}`, warning);
+      mountInto(registry, { registry: own, options: mountedOptions }, entry, separator, outer);
+    }
+  }
   for (const tool of registry.allTools()) checkAppLink(registry, tool.descriptor._meta, tool.owner);
   return { options, instances, warnings: [...warnings.values()] };
+}
+
+/** Whether a server class or one of its components has `@Skill` methods (a mounted server may not). */
+function servesCodeSkills(serverClass: Constructor): boolean {
+  const options = serverOptionsOf(serverClass);
+  return [serverClass, ...(options?.components ?? [])].some((cls) => typeof cls === 'function' && Reflect.getMetadata(SKILL_METHODS, cls) !== undefined);
 }
 
 /** The handler metadata of a class and its base classes; a subclass's method wins. */

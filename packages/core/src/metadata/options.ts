@@ -95,7 +95,27 @@ export interface McpServerOptions extends Implementation {
    * \@McpServer({ name: 'memory', version: '1.0.0', schemas: { closedOutput: true } })
    */
   schemas?: SchemaOptions;
+  /**
+   * Other `@McpServer` classes served as part of this one, each under a namespace: their tools
+   * and prompts are named `<namespace><mountSeparator><name>` (`billing_refund`), their resource
+   * URIs and templates get the namespace as the first part after `://`
+   * (`invoices://{id}` → `invoices://billing/{id}`). Each keeps its own middleware, guards and
+   * scopes, run inside this server's `use` and `scopes`; typedi builds it. Mounted servers may
+   * mount others. See docs/compose.md.
+   *
+   * @example
+   * \@McpServer({ name: 'shop', version: '1.0.0', mount: { billing: BillingServer, crm: CrmServer } })
+   */
+  mount?: MountMap;
+  /**
+   * What goes between a namespace of `mount` and a mounted tool's or prompt's name (default `_`):
+   * one or more of `A-Z a-z 0-9 _ - .`, so that every name stays one MCP allows.
+   */
+  mountSeparator?: string;
 }
+
+/** Mounted servers by namespace (`@McpServer({ mount })`, `McpFactory.create(App, { mount })`). */
+export type MountMap = Readonly<Record<string, Constructor>>;
 
 /** The capabilities a server may declare itself (see {@link McpServerOptions.capabilities}). */
 export type DeclaredCapabilities = Pick<ServerCapabilities, 'tools' | 'resources' | 'prompts' | 'completions'>;
