@@ -134,6 +134,7 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
 
 /** Whether a server class or one of its components has `@Skill` methods (a mounted server may not). */
 function servesCodeSkills(serverClass: Constructor): boolean {
+  if (typeof serverClass !== 'function') return false;
   const options = serverOptionsOf(serverClass);
   return [serverClass, ...(options?.components ?? [])].some((cls) => typeof cls === 'function' && Reflect.getMetadata(SKILL_METHODS, cls) !== undefined);
 }
