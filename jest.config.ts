@@ -29,6 +29,7 @@ const config: Config = {
     project('client', 'packages/client'),
     ...(hasRedisServer() ? [project('redis', 'packages/redis')] : []),
     project('opentelemetry', 'packages/opentelemetry'),
+    project('gateway', 'packages/gateway'),
     // Also runs the template's own tests (template/test) against the sources, before anyone scaffolds it.
     project('create-hermes-mcp', 'packages/create-hermes-mcp'),
     project('examples', 'examples'),

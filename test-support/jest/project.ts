@@ -17,7 +17,7 @@ const transformIgnorePatterns = ['/node_modules/(?!jose/)'];
 const moduleNameMapper = {
   '^@hermes-mcp/core/(internal|adapter)$': '<rootDir>/packages/core/src/$1.ts',
   '^@hermes-mcp/protocol/internal$': '<rootDir>/packages/protocol/src/internal.ts',
-  '^@hermes-mcp/(protocol|core|fastify|testing|client|redis|opentelemetry)$': '<rootDir>/packages/$1/src/index.ts',
+  '^@hermes-mcp/(protocol|core|fastify|testing|client|redis|opentelemetry|gateway)$': '<rootDir>/packages/$1/src/index.ts',
 };
 
 // The interop self-checks' verdicts are not read from their disk cache in the tests (verdict-cache.ts):

@@ -24,6 +24,7 @@ import { WebSocketClientTransport, WebSocketConstructor } from './websocket';
 import { dev } from './cli/dev';
 import { inspect } from './cli/inspect';
 import { run as runEntry } from './cli/entry';
+import { proxy } from './cli/proxy';
 import { CallToolResult, ErrorCode, McpError, PROTOCOL_VERSIONS, Transport, isProtocolVersion, isRecord } from '@hermes-mcp/protocol';
 
 /** A command that asks a server: the operand it needs (its description), and whether it takes `--args` (or `--file`). */
@@ -61,6 +62,7 @@ const ENTRY_COMMANDS = {
   run: (argv: string[]) => runEntry(argv.slice(1)),
   install: (argv: string[]) => installMain(argv),
   uninstall: (argv: string[]) => installMain(argv),
+  proxy: (argv: string[]) => proxy(argv.slice(1)),
 } satisfies Readonly<Record<string, (argv: string[]) => number | Promise<number>>>;
 
 /** Every command `hermes-mcp` dispatches, in the order `--help` lists them. */
@@ -86,6 +88,7 @@ const HELP: Readonly<Record<keyof typeof COMMANDS | keyof typeof ENTRY_COMMANDS,
   run: ['run <entry>', 'serve it on stdio, as a host spawns it'],
   install: ['install <host> <entry>', 'add it to Claude Desktop, Claude Code, Cursor, VS Code or Gemini CLI'],
   uninstall: ['uninstall <host> <name>', 'remove it from one of them'],
+  proxy: ['proxy --http <port> -- <command…>', 'serve a stdio server over HTTP, or <url> --stdio (@hermes-mcp/gateway)'],
 };
 
 /** The lines of `--help` for these commands: synopsis, then what it does. */

@@ -548,6 +548,19 @@ export class McpContext {
   }
 
   /**
+   * Forwards a question another server asked, as it is: `elicitation/create`,
+   * `sampling/createMessage` or `roots/list` with its params whole, answered unchecked (a gateway
+   * relaying its upstream server's question to the client whose request caused it;
+   * `@hermes-mcp/gateway`). Sent as {@link elicit}, {@link sample} and {@link listRoots} send theirs:
+   * a request tied to this one in a legacy session, an input request of this round in 2026-07-28.
+   * Handlers of their own use those three, which check the client's capabilities and the answer.
+   */
+  forwardQuestion(method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: Record<string, unknown>, options: AskOptions = {}): Promise<Record<string, unknown>> {
+    const kind = method === 'elicitation/create' ? 'elicit' : method === 'sampling/createMessage' ? 'sample' : 'roots';
+    return this.ask(kind, method, params, options);
+  }
+
+  /**
    * Asks the client. Legacy era: a server→client request tied to this one (cancelled with it,
    * routed with it). Modern era: the answer from this round if the client gave one, else the
    * question is recorded and the round ends with an `InputRequiredResult`.

@@ -1,0 +1,206 @@
+/**
+ * The proxy's server side: an `McpHandler` that answers every request by forwarding it to an
+ * upstream server, so that core serves it over any transport (Streamable HTTP in both eras with
+ * sessions and resumability, stdio) with core's own HTTP semantics and OAuth resource server.
+ *
+ * The upstream model: a legacy downstream session (2024-11-05 … 2025-11-25, `Mcp-Session-Id`) gets
+ * an upstream connection of its own — for a command, its own process — opened on its first request
+ * and closed with the session, so the upstream's per-session state (log level, subscriptions, roots)
+ * and its questions stay with that client. Stateless 2026-07-28 requests (and a stdio downstream,
+ * one client) share one connection, opened at start to learn what the upstream serves.
+ */
+import { subscribe } from 'node:diagnostics_channel';
+import type { McpApp, McpContext, McpHandler, NotificationContext } from '@hermes-mcp/core';
+import type { CallOptions, LogMessage, McpClient } from '@hermes-mcp/client';
+import { META_KEYS, TRACE_CHANNELS } from '@hermes-mcp/protocol';
+import type { Implementation, JsonRpcNotification, ServerCapabilities, SessionEvent } from '@hermes-mcp/protocol';
+import { DownstreamRequest, UpstreamConnection, UpstreamOptions, UpstreamSpec } from './upstream';
+
+/** Options of an {@link UpstreamProxy}: the upstream connections' options. */
+export type UpstreamProxyOptions = Omit<UpstreamOptions, 'onListChanged' | 'onResourceUpdated'>;
+
+/** The `_meta` keys of the downstream's own envelope and correlation, which the upstream client makes anew. */
+function forwardedMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+  if (!meta) return undefined;
+  let kept: Record<string, unknown> | undefined;
+  for (const [key, value] of Object.entries(meta)) {
+    if (key === 'progressToken' || key.startsWith('io.modelcontextprotocol/')) continue;
+    (kept ??= {})[key] = value;
+  }
+  return kept;
+}
+
+/** The upstream's 2026-07-28 answer without what the downstream's engine writes anew for its own revision. */
+function withoutEnvelope(result: Record<string, unknown>): Record<string, unknown> {
+  const { resultType: _type, ttlMs: _ttl, cacheScope: _scope, ...rest } = result;
+  const meta = rest._meta as Record<string, unknown> | undefined;
+  if (meta && META_KEYS.serverInfo in meta) {
+    const { [META_KEYS.serverInfo]: _info, ...kept } = meta;
+    if (Object.keys(kept).length > 0) rest._meta = kept;
+    else delete rest._meta;
+  }
+  return rest;
+}
+
+/** True for core's signal that a 2026-07-28 round needs the client's input first (it is not an Error). */
+function isInputRequired(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && (value as { inputRequired?: unknown }).inputRequired === true;
+}
+
+/**
+ * Serves one upstream server as a Hermes `McpHandler`. Make it with {@link UpstreamProxy.create}
+ * (which connects to learn the upstream's capabilities), give it to `McpFactory.create`, then
+ * {@link attach} the app so the upstream's list changes and resource updates reach the clients.
+ *
+ * @example
+ * const proxy = await UpstreamProxy.create({ command: 'node', args: ['server.js'] });
+ * const app = McpFactory.create(proxy);
+ * proxy.attach(app);
+ * http.createServer(toNodeListener(createWebHandler(app))).listen(3000, '127.0.0.1');
+ */
+export class UpstreamProxy implements McpHandler {
+  /** The upstream's name and version. */
+  serverInfo: Implementation = { name: 'hermes-mcp-gateway', version: '0.1.0' };
+  /** The upstream's capabilities, as it declared them. */
+  capabilities: ServerCapabilities = {};
+  /** The upstream's instructions. */
+  instructions?: string = undefined;
+  private app?: McpApp = undefined;
+  private readonly shared: UpstreamConnection;
+  private readonly sessions = new Map<string, UpstreamConnection>();
+  /** Tools' input schemas as the upstream listed them, for the `Mcp-Param-*` header checks of 2026-07-28. */
+  private readonly toolSchemas = new Map<string, object>();
+  private readonly unsubscribe: () => void;
+
+  private constructor(
+    readonly spec: UpstreamSpec,
+    private readonly options: UpstreamProxyOptions,
+  ) {
+    this.shared = this.connection();
+    const onClosed = (event: unknown) => {
+      const id = (event as SessionEvent).sessionId;
+      const connection = id === undefined ? undefined : this.sessions.get(id);
+      if (!connection) return;
+      this.sessions.delete(id!);
+      void connection.close();
+    };
+    subscribe(TRACE_CHANNELS.sessionClosed, onClosed);
+    this.unsubscribe = () => void import('node:diagnostics_channel').then((channels) => channels.unsubscribe(TRACE_CHANNELS.sessionClosed, onClosed));
+  }
+
+  /** A proxy of `spec`, connected once to learn what it serves (its capabilities, tools, name). */
+  static async create(spec: UpstreamSpec, options: UpstreamProxyOptions = {}): Promise<UpstreamProxy> {
+    const proxy = new UpstreamProxy(spec, options);
+    try {
+      const described = await proxy.shared.describe();
+      proxy.capabilities = described.capabilities;
+      if (described.serverInfo) proxy.serverInfo = described.serverInfo;
+      proxy.instructions = described.instructions;
+      if (described.capabilities.tools) proxy.learnTools(await (await proxy.shared.client()).listAllTools());
+    } catch (error) {
+      await proxy.close();
+      throw error;
+    }
+    return proxy;
+  }
+
+  /** The app serving this proxy: the upstream's list changes and resource updates are told to its clients. */
+  attach(app: McpApp): void {
+    this.app = app;
+  }
+
+  /** Forwards one request to the upstream connection of its session (or the shared one). */
+  async handleRequest(ctx: McpContext): Promise<Record<string, unknown>> {
+    const { method } = ctx.request;
+    const connection = this.connectionOf(ctx);
+    const abort = new AbortController();
+    let inputRequired: unknown;
+    const downstream: DownstreamRequest = {
+      ask: async (question, params) => {
+        try {
+          return await ctx.forwardQuestion(question, params);
+        } catch (error) {
+          // 2026-07-28 downstream: the round ends asking the client; the upstream call is dropped and
+          // made again when the client retries with its answers (the upstream's question then answered).
+          if (isInputRequired(error)) {
+            inputRequired ??= error;
+            abort.abort();
+          }
+          throw error;
+        }
+      },
+      log: (message: LogMessage) => void ctx.notify(message.level, message.data, message.logger).catch(() => undefined),
+    };
+    const meta = forwardedMeta(ctx.request._meta as Record<string, unknown> | undefined);
+    const options: CallOptions = {
+      signal: AbortSignal.any([ctx.signal, abort.signal]),
+      onProgress: (update) => void ctx.progress(update.progress, update.total, update.message).catch(() => undefined),
+      ...(meta && { meta }),
+    };
+    const { _meta: _ignored, ...params } = ctx.request.params;
+    let result: Record<string, unknown>;
+    try {
+      result = await connection.run(downstream, (client) => this.forward(client, method, params, options));
+    } catch (error) {
+      if (inputRequired !== undefined) throw inputRequired;
+      throw error;
+    }
+    if (inputRequired !== undefined) throw inputRequired;
+    if (method === 'tools/list' && Array.isArray(result.tools)) this.learnTools(result.tools as { name: string; inputSchema?: object }[]);
+    return result;
+  }
+
+  /** The input schema the upstream listed for `toolName`. */
+  inputSchemaOf(toolName: string): object | undefined {
+    return this.toolSchemas.get(toolName);
+  }
+
+  /** Passes the downstream's `notifications/roots/list_changed` on to its upstream connection. */
+  async handleNotification(notification: JsonRpcNotification, ctx: NotificationContext): Promise<void> {
+    if (notification.method !== 'notifications/roots/list_changed') return;
+    const id = ctx.session.id;
+    const connection = id === undefined ? this.shared : this.sessions.get(id);
+    const client = await connection?.client().catch(() => undefined);
+    await client?.notify(notification.method, notification.params).catch(() => undefined);
+  }
+
+  /** Closes every upstream connection. */
+  async close(): Promise<void> {
+    this.unsubscribe();
+    const all = [this.shared, ...this.sessions.values()];
+    this.sessions.clear();
+    await Promise.all(all.map((connection) => connection.close()));
+  }
+
+  private async forward(client: McpClient, method: string, params: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
+    if (client.era !== 'modern') return client.request(method, params, options);
+    // A 2026-07-28 upstream over HTTP wants some arguments in headers too: callTool mirrors them.
+    const result =
+      method === 'tools/call' && typeof params.name === 'string'
+        ? ((await client.callTool(params.name, (params.arguments ?? {}) as Record<string, unknown>, options)) as unknown as Record<string, unknown>)
+        : await client.request(method, params, options);
+    return withoutEnvelope(result);
+  }
+
+  private connectionOf(ctx: McpContext): UpstreamConnection {
+    const id = ctx.transport.sessionId;
+    if (ctx.session.era !== 'legacy' || typeof id !== 'string') return this.shared;
+    let connection = this.sessions.get(id);
+    // The upstream speaks the session's revision, so it shapes its results for it (as a Hermes server, or any multi-revision server, does).
+    if (!connection) this.sessions.set(id, (connection = this.connection({ protocolVersion: ctx.session.protocolVersion, oneClient: true })));
+    return connection;
+  }
+
+  private connection(own: Pick<UpstreamOptions, 'protocolVersion' | 'oneClient'> = {}): UpstreamConnection {
+    return new UpstreamConnection(this.spec, {
+      ...this.options,
+      ...own,
+      onListChanged: (list) => this.app?.notifyListChanged(list),
+      onResourceUpdated: (uri) => this.app?.notifyResourceUpdated(uri),
+    });
+  }
+
+  private learnTools(tools: readonly { name: string; inputSchema?: object }[]): void {
+    for (const tool of tools) if (tool.inputSchema) this.toolSchemas.set(tool.name, tool.inputSchema);
+  }
+}

@@ -1,0 +1,253 @@
+/**
+ * One upstream server, as the gateway reaches it through `@hermes-mcp/client`: a command it spawns
+ * (stdio) or a URL (Streamable HTTP, HTTP+SSE, WebSocket), in whichever era the server speaks. An
+ * {@link UpstreamConnection} is started on first use, restarted on the next request after it closed
+ * (with backoff), and routes the upstream's questions (elicitation, sampling, roots) and log
+ * messages to the downstream request that caused them. The proxy uses it; remote mounts will too.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import {
+  CallOptions,
+  ConnectionClosedError,
+  ElicitationAnswer,
+  ElicitationRequest,
+  LogMessage,
+  McpClient,
+  SseClientTransport,
+  StdioClientTransport,
+  StreamableHttpClientTransport,
+  WebSocketClientTransport,
+} from '@hermes-mcp/client';
+import type { Transport } from '@hermes-mcp/client';
+import type { CreateMessageRequestParams, CreateMessageResult, Implementation, ProtocolVersion, Root, ServerCapabilities } from '@hermes-mcp/protocol';
+import { gatewayError } from './errors';
+
+/** An upstream started as a process speaking MCP on its stdin and stdout (the hosts' `mcpServers` entry). */
+export interface StdioUpstream {
+  command: string;
+  args?: string[];
+  /** Added to the gateway's own environment (the hosts' meaning of `env`). */
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+/** An upstream reached over the network; the gateway's own credentials in `headers`, never a caller's. */
+export interface UrlUpstream {
+  url: string;
+  headers?: Record<string, string>;
+  /** How to reach it (default: `ws:`/`wss:` URLs over WebSocket, others over Streamable HTTP). */
+  transport?: 'streamable-http' | 'sse' | 'websocket';
+}
+
+/** Where an upstream is: a command or a URL. */
+export type UpstreamSpec = StdioUpstream | UrlUpstream;
+
+/** True for a command upstream. */
+export function isStdioUpstream(spec: UpstreamSpec): spec is StdioUpstream {
+  return typeof (spec as StdioUpstream).command === 'string';
+}
+
+/**
+ * The downstream side of one request being forwarded: where the upstream's questions and log
+ * messages for it go. The proxy fills it from the request's `McpContext`.
+ */
+export interface DownstreamRequest {
+  /** Forwards a question of the upstream; resolves with the downstream client's answer. */
+  ask(method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: Record<string, unknown>): Promise<Record<string, unknown>>;
+  /** Forwards a log message of the upstream. */
+  log(message: LogMessage): void;
+}
+
+/** Options of an {@link UpstreamConnection}. */
+export interface UpstreamOptions {
+  /** A name for errors and logs (the `mcpServers` key; default `upstream`). */
+  name?: string;
+  /** The client's name and version as the upstream sees it. */
+  clientInfo?: Implementation;
+  /** Milliseconds a forwarded request may take (default 5 minutes; the downstream's cancellation ends it sooner). */
+  requestTimeout?: number;
+  /** Where the upstream's stderr goes (default this process's stderr). */
+  onStderr?: (chunk: string) => void;
+  /** First delay before a restart after a failure, in milliseconds (default 250), doubled each failure in a row. */
+  backoffMs?: number;
+  /** Longest delay before a restart (default 10 000). */
+  maxBackoffMs?: number;
+  /** The revision to speak upstream (default `auto`: 2026-07-28 when the upstream does). */
+  protocolVersion?: 'auto' | ProtocolVersion;
+  /**
+   * Every request on this connection comes from one downstream client (a legacy session, a stdio
+   * client): a question or log message that cannot be tied to one request goes to the newest one
+   * in flight, which reaches that same client. Otherwise such a message is refused (a question,
+   * `GATEWAY_QUESTION_UNROUTABLE`) or dropped (a log message) rather than shown to another client.
+   */
+  oneClient?: boolean;
+  /** Told of each notification that is not about one request (list changes, resource updates). */
+  onListChanged?: (list: 'tools' | 'resources' | 'prompts') => void;
+  /** Told of each `notifications/resources/updated`. */
+  onResourceUpdated?: (uri: string) => void;
+}
+
+const QUESTION_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: { tools: {}, context: {} }, roots: { listChanged: true } };
+
+/**
+ * One connection to an upstream server. `client()` gives a connected `McpClient` (starting it on
+ * first use, and again after it closed, waiting out the backoff); `run()` forwards one downstream
+ * request with the upstream's questions routed back to it.
+ */
+export class UpstreamConnection {
+  /** The upstream's name, in errors and logs. */
+  readonly name: string;
+  private current?: Promise<McpClient> = undefined;
+  private failures = 0;
+  private failedAt = 0;
+  private closed = false;
+  /** The requests forwarded on this connection now, oldest first. */
+  private readonly inFlight: DownstreamRequest[] = [];
+  /** The downstream request of the code running now (a question asked inside a forwarded call). */
+  private readonly scope = new AsyncLocalStorage<DownstreamRequest>();
+
+  constructor(
+    readonly spec: UpstreamSpec,
+    private readonly options: UpstreamOptions = {},
+  ) {
+    this.name = options.name ?? 'upstream';
+  }
+
+  /** The connected client, started (or restarted after a failure, past its backoff) when there is none. */
+  client(): Promise<McpClient> {
+    if (this.closed) return Promise.reject(gatewayError('GATEWAY_UPSTREAM_UNAVAILABLE', this.name, `the connection to the upstream "${this.name}" was closed`));
+    return (this.current ??= this.start());
+  }
+
+  /** The upstream's capabilities, name and instructions (connecting first). */
+  async describe(): Promise<{ capabilities: ServerCapabilities; serverInfo?: Implementation; instructions?: string; era?: 'legacy' | 'modern' }> {
+    const client = await this.client();
+    return { capabilities: client.serverCapabilities, serverInfo: client.serverInfo, instructions: client.instructions, era: client.era };
+  }
+
+  /**
+   * Runs `work` with a connected client on behalf of `downstream`: the upstream's questions and
+   * log messages made meanwhile go to it. A connection that closes meanwhile fails the work with
+   * `GATEWAY_UPSTREAM_CLOSED` and is restarted on the next request.
+   */
+  async run<T>(downstream: DownstreamRequest, work: (client: McpClient) => Promise<T>): Promise<T> {
+    const client = await this.client();
+    this.inFlight.push(downstream);
+    try {
+      return await this.scope.run(downstream, () => work(client));
+    } catch (error) {
+      if (error instanceof ConnectionClosedError) {
+        this.lost(client);
+        throw gatewayError('GATEWAY_UPSTREAM_CLOSED', this.name, `the upstream "${this.name}" closed while this request was in flight (${error.message}); the next request starts it again`);
+      }
+      throw error;
+    } finally {
+      this.inFlight.splice(this.inFlight.indexOf(downstream), 1);
+    }
+  }
+
+  /** Closes the connection (a stdio upstream is stopped); later requests fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const current = this.current;
+    this.current = undefined;
+    const client = await current?.catch(() => undefined);
+    await client?.close().catch(() => undefined);
+  }
+
+  private async start(): Promise<McpClient> {
+    const wait = this.failures === 0 ? 0 : Math.min((this.options.backoffMs ?? 250) * 2 ** (this.failures - 1), this.options.maxBackoffMs ?? 10_000) - (Date.now() - this.failedAt);
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const transport = await this.transport();
+    const client = new McpClient(transport, {
+      clientInfo: this.options.clientInfo ?? { name: 'hermes-mcp-gateway', version: '0.1.0' },
+      capabilities: QUESTION_CAPABILITIES,
+      requestTimeout: this.options.requestTimeout ?? 300_000,
+      // Every message: each downstream client's own level filters them (its `logging/setLevel`).
+      logLevel: 'debug',
+      protocolVersion: this.options.protocolVersion ?? 'auto',
+      onElicitation: (request) => this.ask('elicitation/create', request) as Promise<ElicitationAnswer>,
+      onSampling: (request) => this.ask('sampling/createMessage', request) as Promise<unknown> as Promise<CreateMessageResult>,
+      onRoots: async () => ((await this.ask('roots/list', {})).roots ?? []) as Root[],
+      onLog: (message) => this.routed()?.log(message),
+      onListChanged: (list) => this.options.onListChanged?.(list),
+      onResourceUpdated: (uri) => this.options.onResourceUpdated?.(uri),
+      logger: { error: (message, error) => process.stderr.write(`hermes-mcp gateway (${this.name}): ${message}: ${String(error)}\n`) },
+    });
+    try {
+      await client.connect();
+    } catch (error) {
+      this.failures++;
+      this.failedAt = Date.now();
+      this.current = undefined;
+      await client.close().catch(() => undefined);
+      throw gatewayError('GATEWAY_UPSTREAM_UNAVAILABLE', this.name, `the upstream "${this.name}" could not be started or reached: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.failures = 0;
+    // Closed (the process exited, the server dropped the connection): the next request starts a new one.
+    const onclose = transport.onclose;
+    transport.onclose = () => {
+      this.lost(client);
+      onclose?.();
+    };
+    return client;
+  }
+
+  /** Forgets a client whose connection closed, so the next request starts a new one (after the backoff). */
+  private lost(client: McpClient): void {
+    void this.current?.then((current) => {
+      if (current !== client) return;
+      this.current = undefined;
+      this.failures++;
+      this.failedAt = Date.now();
+      void client.close().catch(() => undefined);
+    });
+  }
+
+  /**
+   * The downstream request a question or log message belongs to: the one whose call is running
+   * (a question asked inside it: a 2026-07-28 input round, or a message read on its HTTP
+   * stream), else the only request in flight (with `oneClient`, the newest); undefined when that
+   * cannot be told.
+   */
+  private routed(): DownstreamRequest | undefined {
+    const running = this.scope.getStore();
+    if (running) return running;
+    return this.inFlight.length === 1 || this.options.oneClient ? this.inFlight[this.inFlight.length - 1] : undefined;
+  }
+
+  private ask(method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: ElicitationRequest | CreateMessageRequestParams | Record<string, unknown>): Promise<Record<string, unknown>> {
+    const downstream = this.routed();
+    if (!downstream) {
+      return Promise.reject(
+        gatewayError(
+          'GATEWAY_QUESTION_UNROUTABLE',
+          this.name,
+          `the upstream "${this.name}" asked ${method} while ${this.inFlight.length} requests were in flight on its connection, none of which it can be tied to`,
+        ),
+      );
+    }
+    return downstream.ask(method, params as Record<string, unknown>);
+  }
+
+  private async transport(): Promise<Transport> {
+    const spec = this.spec;
+    if (isStdioUpstream(spec)) {
+      return new StdioClientTransport({
+        command: spec.command,
+        args: spec.args ?? [],
+        env: { ...process.env, ...spec.env },
+        ...(spec.cwd !== undefined && { cwd: spec.cwd }),
+        onStderr: this.options.onStderr ?? ((chunk) => process.stderr.write(chunk)),
+      });
+    }
+    const url = new URL(spec.url);
+    const kind = spec.transport ?? (url.protocol === 'ws:' || url.protocol === 'wss:' ? 'websocket' : 'streamable-http');
+    if (kind === 'websocket') return new WebSocketClientTransport({ url });
+    if (kind === 'sse') return new SseClientTransport({ url, headers: spec.headers });
+    return new StreamableHttpClientTransport({ url, headers: spec.headers });
+  }
+}
+
+/** What {@link UpstreamConnection.run}'s work passes to each forwarded call: progress, cancellation, `_meta`. */
+export type ForwardOptions = CallOptions;
