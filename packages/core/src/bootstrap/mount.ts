@@ -64,7 +64,9 @@ export function mountsOf(owner: string, declared: MountMap | undefined, given: M
       }
       const existing = merged.get(namespace);
       if (existing !== undefined && existing !== server) {
-        throw invalid(`${owner}: "${namespace}" is mounted twice, with ${nameOf(existing)} (@McpServer) and ${nameOf(server)} (McpFactory.create); mount one of them under another namespace.`);
+        throw invalid(
+          `${owner}: "${namespace}" is mounted twice, with ${nameOf(existing)} (@McpServer) and ${nameOf(server)} (McpFactory.create); mount one of them under another namespace.`,
+        );
       }
       merged.set(namespace, server);
     }
@@ -75,9 +77,7 @@ export function mountsOf(owner: string, declared: MountMap | undefined, given: M
 /** The separator of a server's mounts, checked. @internal */
 export function checkSeparator(separator: unknown, owner: string): string {
   if (typeof separator !== 'string' || !SEPARATOR.test(separator)) {
-    throw invalid(
-      `${owner}: \`mountSeparator\` ${JSON.stringify(separator)} would make tool names MCP does not allow: use 1–16 of A–Z, a–z, 0–9, "_", "-" and "." (default "_").`,
-    );
+    throw invalid(`${owner}: \`mountSeparator\` ${JSON.stringify(separator)} would make tool names MCP does not allow: use 1–16 of A–Z, a–z, 0–9, "_", "-" and "." (default "_").`);
   }
   return separator;
 }
@@ -86,13 +86,19 @@ export function checkSeparator(separator: unknown, owner: string): string {
 export function checkMountable(entry: MountEntry, owner: string, ancestors: readonly Constructor[], options: McpServerOptions | undefined, skillful: boolean): McpServerOptions {
   const { namespace, server } = entry;
   if (typeof server !== 'function' || !options) {
-    throw invalid(`${owner}: the mount "${namespace}" is ${typeof server === 'function' ? `${nameOf(server)}, which has no @McpServer decorator` : 'not a class'}; mount a class decorated with @McpServer({ name, version }).`);
+    throw invalid(
+      `${owner}: the mount "${namespace}" is ${typeof server === 'function' ? `${nameOf(server)}, which has no @McpServer decorator` : 'not a class'}; mount a class decorated with @McpServer({ name, version }).`,
+    );
   }
   if (ancestors.includes(server)) {
-    throw invalid(`${owner}: mounting ${nameOf(server)} at "${namespace}" makes a cycle (${[...ancestors, server].map(nameOf).join(' → ')}); a server cannot mount itself, directly or through others.`);
+    throw invalid(
+      `${owner}: mounting ${nameOf(server)} at "${namespace}" makes a cycle (${[...ancestors, server].map(nameOf).join(' → ')}); a server cannot mount itself, directly or through others.`,
+    );
   }
   if (options.skills !== undefined || skillful) {
-    throw invalid(`${owner}: ${nameOf(server)}, mounted at "${namespace}", serves skills; skills are served by the root server only: move its \`skills\` option and @Skill methods there.`);
+    throw invalid(
+      `${owner}: ${nameOf(server)}, mounted at "${namespace}", serves skills; skills are served by the root server only: move its \`skills\` option and @Skill methods there.`,
+    );
   }
   return options;
 }
@@ -183,7 +189,9 @@ class Mount {
   uri(own: string, owner: string): string {
     const prefixed = this.prefixed(own);
     if (prefixed === undefined) {
-      throw invalid(`${owner}, mounted at "${this.namespace}": "${own}" has no scheme:// to put the namespace after; give it a URI such as 'notes://${own.replace(/^[^:]*:/, '')}'.`);
+      throw invalid(
+        `${owner}, mounted at "${this.namespace}": "${own}" has no scheme:// to put the namespace after; give it a URI such as 'notes://${own.replace(/^[^:]*:/, '')}'.`,
+      );
     }
     return prefixed;
   }
@@ -229,8 +237,8 @@ class Mount {
   wrap(def: Invocation, names: Names, outer: readonly Middleware[], contents: boolean): Pick<Invocation, 'call' | 'middleware'> {
     const own = def.call;
     const inner = contents ? (input: unknown, ctx: unknown) => this.prefixContents(own(input, ctx)) : own;
-    const through = (input: unknown, ctx: unknown): unknown => inner(input, this.enter(ctx as McpContext, names));
-    const call = compose(outer, through as (input: unknown, ctx: McpContext) => unknown) as Invocation['call'];
+    const through = (input: unknown, ctx: McpContext): unknown => inner(input, this.enter(ctx, names));
+    const call = compose(outer, through) as Invocation['call'];
     const ownMiddleware = def.middleware;
     // For lists (`ctx.listing`): the mounted server's middleware decides too, with the context it knows.
     const bridge: Middleware | undefined = ownMiddleware && ((ctx, next) => compose(ownMiddleware, () => next())(undefined, this.enter(ctx, names)));
@@ -293,5 +301,5 @@ function invalid(message: string): HermesError {
 }
 
 function nameOf(value: unknown): string {
-  return typeof value === 'function' ? value.name || 'an anonymous class' : JSON.stringify(value) ?? String(value);
+  return typeof value === 'function' ? value.name || 'an anonymous class' : (JSON.stringify(value) ?? String(value));
 }

@@ -9,7 +9,18 @@ import { Constructor, DependencyContainer, instantiate } from '../container';
 import { McpContext } from '../context/mcp-context';
 import { HermesError } from '../errors';
 import { CTX_PARAM, HANDLERS, SERVER_OPTIONS, SKILL_METHODS } from '../metadata/keys';
-import type { AppResourceOptions, HandlerKind, HandlerMetadata, McpServerOptions, Middleware, MountMap, PromptOptions, ResourceOptions, SchemaOptions, ToolOptions } from '../metadata/options';
+import type {
+  AppResourceOptions,
+  HandlerKind,
+  HandlerMetadata,
+  McpServerOptions,
+  Middleware,
+  MountMap,
+  PromptOptions,
+  ResourceOptions,
+  SchemaOptions,
+  ToolOptions,
+} from '../metadata/options';
 import { CursorCodec } from './cursor';
 import { checkMountable, checkSeparator, mountInto, mountsOf } from './mount';
 import { appResourceOf, checkAppLink, toolMetaOf } from './apps';
@@ -121,7 +132,13 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
     // Around each mounted handler: this server's scopes (a caller without them runs nothing), then its middleware.
     const outer: Middleware[] = [...(scopes.length > 0 ? [scopeGuard(scopes, `the servers mounted by ${serverClass.name}`)] : []), ...serverMiddleware];
     for (const entry of mounted) {
-      const mountedOptions = checkMountable(entry, owner, ancestors, typeof entry.server === 'function' ? serverOptionsOf(entry.server) : undefined, servesCodeSkills(entry.server));
+      const mountedOptions = checkMountable(
+        entry,
+        owner,
+        ancestors,
+        typeof entry.server === 'function' ? serverOptionsOf(entry.server) : undefined,
+        servesCodeSkills(entry.server),
+      );
       const own = new Registry(registry.pageSize, new CursorCodec());
       const scan = scanServer(entry.server, container, own, closed, { scopes, ancestors });
       for (const warning of scan.warnings) warnings.set(`${warning.code} ${warning.className}.${warning.property} ${warning.rule ?? ''}`, warning);

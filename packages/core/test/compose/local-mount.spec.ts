@@ -194,20 +194,20 @@ describe('what a mounted server keeps', () => {
       }
     }
     for (const era of ERAS) {
-      const none = await createTestClient(Bank, { era, auth: { subject: 'a', scopes: [] } as never });
+      const none = await createTestClient(Bank, { era, auth: { subject: 'a', scopes: [] } });
       expect((await none.listTools()).map((t) => t.name)).toEqual([]);
       await expect(none.callTool('vault_peek')).rejects.toMatchObject({ code: -32012 });
       await none.close();
-      const bankOnly = await createTestClient(Bank, { era, auth: { subject: 'a', scopes: ['bank'] } as never });
+      const bankOnly = await createTestClient(Bank, { era, auth: { subject: 'a', scopes: ['bank'] } });
       expect((await bankOnly.listTools()).map((t) => t.name)).toEqual(['hello']);
       await bankOnly.close();
-      const reader = await createTestClient(Bank, { era, auth: { subject: 'a', scopes: ['bank', 'vault:read'] } as never });
+      const reader = await createTestClient(Bank, { era, auth: { subject: 'a', scopes: ['bank', 'vault:read'] } });
       expect((await reader.listTools()).map((t) => t.name)).toEqual(['hello', 'vault_peek']);
       expect(textOf(await reader.callTool('vault_peek'))).toBe('peeked');
       const refused = await reader.callTool('vault_open').catch((error: unknown) => error);
       expect(refused).toMatchObject({ code: -32012 });
       await reader.close();
-      const all = await createTestClient(Bank, { era, auth: { subject: 'a', scopes: ['bank', 'vault:read', 'vault:open'] } as never });
+      const all = await createTestClient(Bank, { era, auth: { subject: 'a', scopes: ['bank', 'vault:read', 'vault:open'] } });
       expect(textOf(await all.callTool('vault_open'))).toBe('opened');
       await all.close();
     }

@@ -1,0 +1,54 @@
+import { IsIn, IsString } from 'class-validator';
+import { Service } from 'typedi';
+import { McpContext, McpServer, Middleware, Prompt, Resource, Tool, ToolError } from '@hermes-mcp/core';
+
+export class RefundInput {
+  @IsString() invoice!: string;
+}
+
+export class InvoiceParams {
+  @IsString() id!: string;
+}
+
+export class ReminderArgs {
+  @IsIn(['gentle', 'firm']) tone!: string;
+}
+
+/** The invoices billing knows (a database in a real server). */
+@Service()
+export class Invoices {
+  readonly open = new Set(['inv-1', 'inv-2']);
+}
+
+/** Billing's own guard: it sees billing's names (`refund`), wherever the server is mounted. */
+const noRefundOnWeekends: Middleware = (ctx, next) => {
+  if (ctx.request.params.name === 'refund' && process.env.BILLING_FROZEN === '1') throw new ToolError('refunds are frozen');
+  return next();
+};
+
+@McpServer({ name: 'billing', version: '1.0.0', use: [noRefundOnWeekends] })
+export class BillingServer {
+  constructor(private readonly invoices: Invoices) {}
+
+  @Tool({ description: 'Refunds an open invoice' })
+  refund(input: RefundInput, ctx: McpContext) {
+    if (!this.invoices.open.delete(input.invoice)) throw new ToolError(`no open invoice ${input.invoice}`);
+    ctx.notifyResourceUpdated('invoices://open'); // its own URI: subscribers of invoices://billing/open hear it
+    return `refunded ${input.invoice}`;
+  }
+
+  @Resource({ uri: 'invoices://open', mimeType: 'application/json', description: 'The open invoices' })
+  openInvoices() {
+    return [...this.invoices.open];
+  }
+
+  @Resource({ uri: 'invoices://invoice/{id}', mimeType: 'text/plain', complete: { id: (value) => ['inv-1', 'inv-2'].filter((id) => id.startsWith(value)) } })
+  invoice(params: InvoiceParams) {
+    return `${params.id}: ${this.invoices.open.has(params.id) ? 'open' : 'closed'}`;
+  }
+
+  @Prompt({ description: 'A payment reminder' })
+  reminder(args: ReminderArgs) {
+    return `Write a ${args.tone} payment reminder.`;
+  }
+}
