@@ -15,6 +15,7 @@
  */
 import { ArgumentError, Assignment, coerceArguments, parseAssignments } from './cli/arguments';
 import { installMain } from './cli/install';
+import { snapshotMain } from './cli/snapshot';
 import { CallOptions, ElicitationRequest, McpClient, McpClientOptions, ToolCallError } from './client';
 import { ProgressLine, TerminalQuestions, terminal } from './cli-terminal';
 import { StdioClientTransport } from './stdio';
@@ -63,6 +64,7 @@ const ENTRY_COMMANDS = {
   install: (argv: string[]) => installMain(argv),
   uninstall: (argv: string[]) => installMain(argv),
   proxy: (argv: string[]) => proxy(argv.slice(1)),
+  snapshot: (argv: string[]) => snapshotMain(argv),
 } satisfies Readonly<Record<string, (argv: string[]) => number | Promise<number>>>;
 
 /** Every command `hermes-mcp` dispatches, in the order `--help` lists them. */
@@ -89,6 +91,7 @@ const HELP: Readonly<Record<keyof typeof COMMANDS | keyof typeof ENTRY_COMMANDS,
   install: ['install <host> <entry>', 'add it to Claude Desktop, Claude Code, Cursor, VS Code or Gemini CLI'],
   uninstall: ['uninstall <host> <name>', 'remove it from one of them'],
   proxy: ['proxy --http <port> -- <command…>', 'serve a stdio server over HTTP, or <url> --stdio (@hermes-mcp/gateway)'],
+  snapshot: ['snapshot <entry>', 'a startup snapshot of its libraries, and a launcher that starts it from there'],
 };
 
 /** The lines of `--help` for these commands: synopsis, then what it does. */

@@ -7,11 +7,13 @@
  * name is replaced only with --force.
  */
 import { existsSync, mkdirSync, readFileSync, realpathSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Node, ParseError, findNodeAtLocation, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { HOSTS, Host, HostPlatform, currentPlatform } from './hosts';
 import { entryKind, swcFor } from './entry';
+import { SnapshotError, buildSnapshot, snapshotFiles } from './snapshot';
 
 /** A mistake in the command line: exit 2, with the usage. */
 export class InstallUsageError extends Error {}
@@ -37,6 +39,8 @@ hosts: ${Object.entries(HOSTS)
   --scope          user (default): the user's file; project: the project file in this folder
   --config <file>  this file instead of the host's own
   --force          replace a server of the same name
+  --no-snapshot    start the entry itself; by default a Hermes server's .js entry is started from a
+                   startup snapshot of its libraries (hermes-mcp snapshot; needs esbuild and /bin/sh)
   --dry-run        print what would be written, write nothing`;
 
 /** This CLI, to run a .ts entry with `hermes-mcp run` (dist/cli/install.js → dist/cli.js). */
@@ -60,12 +64,14 @@ interface Request {
   config?: string;
   force: boolean;
   dryRun: boolean;
+  /** False with --no-snapshot: the host runs the entry itself, without a startup snapshot. */
+  snapshot: boolean;
 }
 
 function parseRequest(argv: string[]): Request {
   const [command, ...rest] = argv as ['install' | 'uninstall', ...string[]];
   const positional: string[] = [];
-  const request: Omit<Request, 'hostName' | 'host' | 'operand'> = { command, env: {}, scope: 'user', force: false, dryRun: false };
+  const request: Omit<Request, 'hostName' | 'host' | 'operand'> = { command, env: {}, scope: 'user', force: false, dryRun: false, snapshot: true };
   for (let i = 0; i < rest.length; i++) {
     const arg = rest[i];
     const value = () => {
@@ -75,6 +81,7 @@ function parseRequest(argv: string[]): Request {
     };
     if (arg === '--force' && command === 'install') request.force = true;
     else if (arg === '--dry-run') request.dryRun = true;
+    else if (arg === '--no-snapshot' && command === 'install') request.snapshot = false;
     else if (arg === '--name' && command === 'install') request.name = value();
     else if (arg === '--config') request.config = value();
     else if (arg === '--scope') {
@@ -131,16 +138,43 @@ function defaultName(entry: string): string {
  * The environment turns Node's compile cache on (`NODE_COMPILE_CACHE`, {@link compileCacheOf}):
  * a host starts the server many times a day, and each start then compiles only code that changed
  * (Node checks each file's hash, so a changed file is never served from the cache); `--env`
- * wins over it.
+ * wins over it. With a `launcher` (a startup snapshot's, {@link snapshotLauncher}) the command is
+ * `/bin/sh <launcher>`: it starts the entry from the snapshot, or itself when the snapshot is stale.
  */
-function serverEntry(host: Host, entry: string, env: Record<string, string>): Record<string, unknown> {
+function serverEntry(host: Host, entry: string, env: Record<string, string>, launcher?: string): Record<string, unknown> {
   const ts = entryKind(entry) === 'ts';
   return {
     ...(host.typed && { type: 'stdio' }),
-    command: process.execPath,
-    args: ts ? [CLI, 'run', entry] : [entry],
+    command: launcher === undefined ? process.execPath : '/bin/sh',
+    args: launcher !== undefined ? [launcher] : ts ? [CLI, 'run', entry] : [entry],
     env: { NODE_COMPILE_CACHE: compileCacheOf(entry), ...env },
   };
+}
+
+/**
+ * The launcher of the startup snapshot of the server at `entry` (snapshot.ts), built now, when
+ * the entry is a Hermes server's .js file on a POSIX system; undefined (the host starts the
+ * entry itself) for anything else, and when it cannot be built — then stderr says why.
+ */
+function snapshotLauncher(entry: string, dryRun: boolean): string | undefined {
+  if (entryKind(entry) !== 'js' || process.platform === 'win32' || !isHermesServer(entry)) return undefined;
+  try {
+    return dryRun ? snapshotFiles(entry).launcher : buildSnapshot(entry).launcher;
+  } catch (error) {
+    if (!(error instanceof SnapshotError)) throw error;
+    process.stderr.write(`hermes-mcp: no startup snapshot (${error.message}); the host starts ${path.basename(entry)} itself\n`);
+    return undefined;
+  }
+}
+
+/** Whether @hermes-mcp/core is found from the entry's folder (a snapshot holds it and its libraries). */
+function isHermesServer(entry: string): boolean {
+  try {
+    createRequire(entry).resolve('@hermes-mcp/core');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /**
@@ -287,7 +321,7 @@ export function installMain(argv: string[], where: HostPlatform = currentPlatfor
       if (!existsSync(file) || !statSync(file).isFile()) throw new InstallError(`no file at ${file}: give the server's entry (its built .js, or a .ts file)`);
       checkRunnable(file, operand, hostName);
       name = request.name ?? defaultName(file);
-      entry = serverEntry(host, file, request.env);
+      entry = serverEntry(host, file, request.env, request.snapshot ? snapshotLauncher(file, request.dryRun) : undefined);
     }
     if (!NAME.test(name)) throw new InstallUsageError(`the server name "${name}" is not 1 to 64 letters, digits, _, . or - (hosts put it in tool names): give one with --name`);
     const file = configFile(request, where);

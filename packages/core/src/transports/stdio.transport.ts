@@ -14,7 +14,7 @@
  */
 import type { AuthInfo } from '../context/mcp-context';
 import { isAscii } from 'node:buffer';
-import { Console } from 'node:console';
+import * as nodeConsole from 'node:console';
 import type { Readable, Writable } from 'node:stream';
 import { JsonRpcMessage, McpError, DONE, ParsedFrame, RequestId, SendOptions, Transport, TransportInfo, isResponse, parseFrame } from '@hermes-mcp/protocol';
 import { DEFAULT_MAX_RESULT_BYTES } from '../engine/engine';
@@ -98,11 +98,18 @@ const STDOUT_CONSOLE_METHODS = [
 type ConsoleMethod = (typeof STDOUT_CONSOLE_METHODS)[number];
 
 /**
+ * `Console`, taken when this module loads: a process restored from a V8 startup snapshot has no
+ * `console.Console` (nor `require('node:console').Console`), but the class itself survives in
+ * the snapshot's heap — read at call time, `listen()` threw there.
+ */
+const ConsoleClass = nodeConsole.Console;
+
+/**
  * Points the console's stdout methods at stderr until the returned function puts them back (only
  * if nobody replaced them meanwhile).
  */
 function redirectConsoleToStderr(): () => void {
-  const stderrConsole = new Console({ stdout: process.stderr, stderr: process.stderr });
+  const stderrConsole = new ConsoleClass({ stdout: process.stderr, stderr: process.stderr });
   const saved = new Map<ConsoleMethod, unknown>();
   const target = console as unknown as Record<ConsoleMethod, unknown>;
   for (const method of STDOUT_CONSOLE_METHODS) {
