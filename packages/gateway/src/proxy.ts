@@ -115,6 +115,8 @@ export class UpstreamProxy implements McpHandler {
     const connection = this.connectionOf(ctx);
     const abort = new AbortController();
     let inputRequired: unknown;
+    // The notifications passed on for this request: each is out before its answer.
+    const sent: Promise<void>[] = [];
     const downstream: DownstreamRequest = {
       ask: async (question, params) => {
         try {
@@ -129,12 +131,12 @@ export class UpstreamProxy implements McpHandler {
           throw error;
         }
       },
-      log: (message: LogMessage) => void ctx.notify(message.level, message.data, message.logger).catch(() => undefined),
+      log: (message: LogMessage) => void sent.push(ctx.notify(message.level, message.data, message.logger).catch(() => undefined)),
     };
     const meta = forwardedMeta(ctx.request._meta as Record<string, unknown> | undefined);
     const options: CallOptions = {
       signal: AbortSignal.any([ctx.signal, abort.signal]),
-      onProgress: (update) => void ctx.progress(update.progress, update.total, update.message).catch(() => undefined),
+      onProgress: (update) => void sent.push(ctx.progress(update.progress, update.total, update.message).catch(() => undefined)),
       ...(meta && { meta }),
     };
     const { _meta: _ignored, ...params } = ctx.request.params;
@@ -142,9 +144,11 @@ export class UpstreamProxy implements McpHandler {
     try {
       result = await connection.run(downstream, (client) => this.forward(client, method, params, options));
     } catch (error) {
+      await Promise.all(sent);
       if (inputRequired !== undefined) throw inputRequired;
       throw error;
     }
+    await Promise.all(sent);
     if (inputRequired !== undefined) throw inputRequired;
     if (method === 'tools/list' && Array.isArray(result.tools)) this.learnTools(result.tools as { name: string; inputSchema?: object }[]);
     return result;

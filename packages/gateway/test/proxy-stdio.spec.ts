@@ -1,0 +1,146 @@
+/**
+ * `hermes-mcp proxy <url> --stdio`: a remote server given to a host that only spawns processes —
+ * here the everything example behind an HTTP proxy, reached again over stdio by the official SDK
+ * clients (v1 in a 2025-11-25 session, v2 pinned to 2026-07-28), questions included: nothing but
+ * protocol on stdout. And a config file in the hosts' `mcpServers` shape: each server at
+ * `/<name>/mcp`, or one picked with `--server` for `--stdio`. And the command lines it refuses.
+ */
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
+import { CLI, EVERYTHING, REPO_ROOT, RunningProxy, startProxy, textOf } from './support';
+
+const NAME_ANSWER = { action: 'accept' as const, content: { name: 'Grace', color: 'red', subscribe: false } };
+
+describe('a remote server over stdio', () => {
+  let upstream: RunningProxy;
+
+  beforeAll(async () => {
+    upstream = await startProxy(['--http', '0', '--', ...EVERYTHING]);
+  });
+
+  afterAll(async () => {
+    await upstream?.stop();
+  });
+
+  it('serves an SDK v1 client in a 2025-11-25 session, elicitation included', async () => {
+    const stderr: string[] = [];
+    const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'proxy', upstream.urls[0], '--stdio'], cwd: REPO_ROOT, stderr: 'pipe' });
+    transport.stderr?.on('data', (chunk: Buffer) => void stderr.push(chunk.toString()));
+    const client = new Client({ name: 'host', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+    client.setRequestHandler(ElicitRequestSchema, () => NAME_ANSWER);
+    await client.connect(transport);
+    try {
+      expect(client.getServerVersion()).toMatchObject({ name: 'hermes-everything' });
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'two hops' } }))).toBe('two hops');
+      // The wire, as read (SDK v1 may drop a progress that shares a chunk with the answer: read it here).
+      const wire: Record<string, unknown>[] = [];
+      const read = transport.onmessage!;
+      transport.onmessage = (message) => (wire.push(message as Record<string, unknown>), read(message));
+      await client.callTool({ name: 'slow', arguments: { steps: 2, delayMs: 5 } }, undefined, { onprogress: () => undefined });
+      expect(wire.map((message) => message.method ?? 'answer')).toEqual(['notifications/progress', 'notifications/progress', 'answer']);
+      expect(textOf(await client.callTool({ name: 'ask_name', arguments: {} }))).toBe('Hello Grace, who likes red');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('serves an SDK v2 client pinned to 2026-07-28', async () => {
+    const client = new ModernClient({ name: 'host', version: '2.4.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    client.setRequestHandler('elicitation/create', async () => NAME_ANSWER);
+    await client.connect(new ModernStdioTransport({ command: process.execPath, args: [CLI, 'proxy', upstream.urls[0], '--stdio'], cwd: REPO_ROOT, stderr: 'pipe' }));
+    try {
+      expect(client.getProtocolEra()).toBe('modern');
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'modern hops' } }))).toBe('modern hops');
+      expect(textOf(await client.callTool({ name: 'ask_name', arguments: {} }))).toBe('Hello Grace, who likes red');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('writes nothing but JSON-RPC on stdout', () => {
+    const input = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`;
+    const run = spawnSync(process.execPath, [CLI, 'proxy', upstream.urls[0], '--stdio'], { cwd: REPO_ROOT, input, encoding: 'utf8', timeout: 20_000 });
+    const lines = run.stdout.split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThanOrEqual(1);
+    for (const line of lines) expect(JSON.parse(line)).toMatchObject({ jsonrpc: '2.0' });
+    expect(JSON.parse(lines[0])).toMatchObject({ id: 1, result: { serverInfo: { name: 'hermes-everything' } } });
+  });
+});
+
+describe('a config file in the hosts’ mcpServers shape', () => {
+  let dir: string;
+  let file: string;
+
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'hermes-gateway-'));
+    file = path.join(dir, 'mcp.json');
+    const [command, ...args] = EVERYTHING;
+    writeFileSync(file, JSON.stringify({ mcpServers: { notes: { command, args }, tasks: { command, args, env: { HERMES_LOG_LEVEL: 'error' } } } }));
+  });
+
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('serves each server at /<name>/mcp on one port', async () => {
+    const gateway = await startProxy(['--config', file, '--http', '0'], 2);
+    try {
+      expect(gateway.urls.map((url) => new URL(url).pathname)).toEqual(['/notes/mcp', '/tasks/mcp']);
+      for (const url of gateway.urls) {
+        const client = new ModernClient({ name: 'host', version: '2.4.0' });
+        await client.connect(new ModernHttpTransport(new URL(url)));
+        expect(textOf(await client.callTool({ name: 'echo', arguments: { message: url } }))).toBe(url);
+        await client.close();
+      }
+    } finally {
+      await gateway.stop();
+    }
+  });
+
+  it('serves one of them on stdio with --server', async () => {
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'proxy', '--config', file, '--server', 'tasks', '--stdio'], cwd: REPO_ROOT, stderr: 'pipe' }));
+    try {
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'picked' } }))).toBe('picked');
+    } finally {
+      await client.close();
+    }
+  });
+});
+
+describe('the command line', () => {
+  const proxy = (...args: string[]) => spawnSync(process.execPath, [CLI, 'proxy', ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 20_000 });
+
+  it('prints its usage for --help, exit 0', () => {
+    const run = proxy('--help');
+    expect(run.status).toBe(0);
+    expect(run.stderr).toMatch(/^usage: hermes-mcp proxy /);
+  });
+
+  it.each([
+    [[], 'name one upstream'],
+    [['--http', '0'], 'name one upstream'],
+    [['--', 'node', 'x.js'], 'one of --http <port> or --stdio'],
+    [['http://127.0.0.1:1/mcp', '--http', '0', '--stdio'], 'one of --http <port> or --stdio'],
+    [['not a url', '--stdio'], 'is not a URL'],
+    [['--http', 'many', '--', 'node'], '--http wants a port'],
+    [['--http', '0', '--header', 'X:1', '--', 'node'], 'for a URL upstream'],
+    [['--http', '0', '--jwks', 'http://x', '--', 'node'], 'need --issuer'],
+    [['--http', '0', '--issuer', 'http://x', '--', 'node'], 'needs --resource'],
+  ])('refuses %j with exit 2, saying why', (args, why) => {
+    const run = proxy(...args);
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain(why);
+  });
+
+  it('exits 1 when the upstream cannot be started', () => {
+    const run = proxy('--http', '0', '--', process.execPath, '-e', 'process.exit(3)');
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain('GATEWAY_UPSTREAM_UNAVAILABLE');
+  });
+});
