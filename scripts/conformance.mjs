@@ -10,7 +10,8 @@
 //    Fastify plugin with its sessions, streams and tasks in Redis (@hermes-mcp/redis, a
 //    redis-server of its own on a free port; left out with one line when there is no redis-server
 //    on PATH, except in CI), and the Web-standard handler served by `Bun.serve` (the compiled
-//    server run by the `bun` devDependency) — `CONFORMANCE_ADAPTERS=web` picks one.
+//    server run by the `bun` devDependency), and `hermes-mcp proxy` (@hermes-mcp/gateway) serving
+//    the server spawned on stdio over HTTP — `CONFORMANCE_ADAPTERS=web` picks one.
 // 4. Stops the server, then runs the suite's client side once per entry of RUNS against
 //    examples/conformance-client (@hermes-mcp/client, signing in with its OAuthClient), the
 //    authorization extensions (DPoP, the JWT-bearer grants) included, with no expected failures.
@@ -66,7 +67,9 @@ const SKILLS = {
 };
 
 /** The HTTP adapters the server runs on, one server each (`ADAPTER` of the conformance server). */
-const ADAPTERS = (process.env.CONFORMANCE_ADAPTERS ?? 'fastify,web,redis,bun').split(',').filter(Boolean);
+const ADAPTERS = (process.env.CONFORMANCE_ADAPTERS ?? 'fastify,web,redis,bun,proxy').split(',').filter(Boolean);
+/** The `proxy` adapter: `hermes-mcp proxy` (@hermes-mcp/gateway) serving the conformance server, spawned on stdio, over HTTP. */
+const PROXY_CLI = join(ROOT, 'packages/client/dist/cli.js');
 
 /**
  * The runtime that runs the server for `adapter`: Bun (the devDependency's binary, which runs the
@@ -118,9 +121,11 @@ function build() {
  * the URL it prints, and waits until it answers HTTP.
  */
 async function startServer(adapter, env = {}) {
-  const child = spawn(runtimeOf(adapter), [SERVER], {
+  // The proxy prints its endpoint as the server does; its upstream is the server on stdio (ADAPTER=stdio).
+  const args = adapter === 'proxy' ? [PROXY_CLI, 'proxy', '--http', '0', '--', process.execPath, SERVER] : [SERVER];
+  const child = spawn(runtimeOf(adapter), args, {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', ADAPTER: adapter, ...env },
+    env: { ...process.env, PORT: '0', ADAPTER: adapter === 'proxy' ? 'stdio' : adapter, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   child.stdout.pipe(process.stderr);

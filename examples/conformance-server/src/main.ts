@@ -20,6 +20,9 @@ const WATCH_INTERVAL_MS = 3_000;
  * (`@hermes-mcp/redis`), as one instance of a cluster would.
  */
 async function main(): Promise<void> {
+  // ADAPTER=stdio: the same server on stdin and stdout, for `hermes-mcp proxy` to put behind HTTP
+  // (the conformance script's `proxy` adapter).
+  if (process.env.ADAPTER === 'stdio') return serveStdio(process.env.LOG_LEVEL ?? 'warn');
   const port = Number(process.env.PORT ?? 3001);
   const level = process.env.LOG_LEVEL ?? 'warn';
   const adapters: Record<string, (port: number, level: string) => Promise<Served>> = { web: serveWeb, bun: serveBun };
@@ -40,6 +43,18 @@ async function main(): Promise<void> {
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());
+}
+
+/** On stdio: the watched resource changes as over HTTP; the process ends when stdin closes. */
+async function serveStdio(level: string): Promise<void> {
+  const app = McpFactory.create(ConformanceServer, { logger: createLogger({ level }) });
+  const watched = Container.get(Watched);
+  const timer = setInterval(() => {
+    watched.revision++;
+    app.notifyResourceUpdated(WATCHED_URI);
+  }, WATCH_INTERVAL_MS);
+  timer.unref();
+  await app.listen();
 }
 
 /** What a running adapter gives back. */

@@ -132,6 +132,13 @@ export interface CallOptions {
   headers?: Readonly<Record<string, string>>;
   /** Told the JSON-RPC id of the request before it is sent (of each round's request, in 2026-07-28). */
   onId?: (id: RequestId) => void;
+  /**
+   * `false`: a 2026-07-28 answer that asks for input (`resultType: 'input_required'`) is returned
+   * as it is, its questions unanswered — for a gateway that passes them on to its own client and
+   * retries with `inputResponses` and `requestState` itself. Default true: the handlers answer
+   * them and the request is sent again.
+   */
+  answerInputRequests?: boolean;
 }
 
 /** What `subscriptions/listen` asks for (MCP 2026-07-28). */

@@ -531,7 +531,8 @@ export class McpClient {
       this.negotiated(other);
       return this.send(method, params, options);
     });
-    // The server asks its questions by ending the round; answer them and go again.
+    // The server asks its questions by ending the round; answer them and go again (or leave them to the caller).
+    if (options.answerInputRequests === false && result.resultType === 'input_required') return result;
     const maxRounds = this.options.maxRounds ?? 10;
     for (let round = 1; result.resultType === 'input_required'; round++) {
       if (round > maxRounds) throw new McpError(ErrorCode.InternalError, `${method}: the server still asks for input after ${maxRounds} rounds (maxRounds)`);

@@ -12,7 +12,7 @@
 import { subscribe } from 'node:diagnostics_channel';
 import type { McpApp, McpContext, McpHandler, NotificationContext } from '@hermes-mcp/core';
 import type { CallOptions, LogMessage, McpClient } from '@hermes-mcp/client';
-import { META_KEYS, TRACE_CHANNELS } from '@hermes-mcp/protocol';
+import { ErrorCode, McpError, META_KEYS, TRACE_CHANNELS, encodeHeaderValue, headerParamsOf, isRecord } from '@hermes-mcp/protocol';
 import type { Implementation, JsonRpcNotification, ServerCapabilities, SessionEvent } from '@hermes-mcp/protocol';
 import { DownstreamRequest, UpstreamConnection, UpstreamOptions, UpstreamSpec } from './upstream';
 
@@ -41,6 +41,18 @@ function withoutEnvelope(result: Record<string, unknown>): Record<string, unknow
   }
   return rest;
 }
+
+/** Most input rounds one forwarded 2026-07-28 request may take upstream. */
+const MAX_ROUNDS = 10;
+
+/** The capabilities the downstream sees: the upstream's, less the tasks extension, which the gateway does not forward yet. */
+function servedCapabilities(capabilities: ServerCapabilities): ServerCapabilities {
+  const extensions = capabilities.extensions as Record<string, unknown> | undefined;
+  if (!extensions || !(TASKS in extensions)) return capabilities;
+  const { [TASKS]: _tasks, ...rest } = extensions;
+  return { ...capabilities, extensions: rest } as ServerCapabilities;
+}
+const TASKS = 'io.modelcontextprotocol/tasks';
 
 /** True for core's signal that a 2026-07-28 round needs the client's input first (it is not an Error). */
 function isInputRequired(value: unknown): boolean {
@@ -76,7 +88,7 @@ export class UpstreamProxy implements McpHandler {
     readonly spec: UpstreamSpec,
     private readonly options: UpstreamProxyOptions,
   ) {
-    this.shared = this.connection();
+    this.shared = this.connection({ listenForListChanges: true });
     const onClosed = (event: unknown) => {
       const id = (event as SessionEvent).sessionId;
       const connection = id === undefined ? undefined : this.sessions.get(id);
@@ -93,7 +105,7 @@ export class UpstreamProxy implements McpHandler {
     const proxy = new UpstreamProxy(spec, options);
     try {
       const described = await proxy.shared.describe();
-      proxy.capabilities = described.capabilities;
+      proxy.capabilities = servedCapabilities(described.capabilities);
       if (described.serverInfo) proxy.serverInfo = described.serverInfo;
       proxy.instructions = described.instructions;
       if (described.capabilities.tools) proxy.learnTools(await (await proxy.shared.client()).listAllTools());
@@ -142,7 +154,9 @@ export class UpstreamProxy implements McpHandler {
     const { _meta: _ignored, ...params } = ctx.request.params;
     let result: Record<string, unknown>;
     try {
-      result = await connection.run(downstream, (client) => this.forward(client, method, params, options));
+      result = await connection.run(downstream, (client) =>
+        ctx.session.era === 'modern' && client.era === 'modern' ? this.forwardRounds(client, ctx, params, options) : this.forward(client, method, params, options),
+      );
     } catch (error) {
       await Promise.all(sent);
       if (inputRequired !== undefined) throw inputRequired;
@@ -176,14 +190,68 @@ export class UpstreamProxy implements McpHandler {
     await Promise.all(all.map((connection) => connection.close()));
   }
 
-  private async forward(client: McpClient, method: string, params: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
+  private async forward(client: McpClient, method: string, params: Record<string, unknown>, options: CallOptions, raw = false): Promise<Record<string, unknown>> {
     if (client.era !== 'modern') return client.request(method, params, options);
     // A 2026-07-28 upstream over HTTP wants some arguments in headers too: callTool mirrors them.
     const result =
       method === 'tools/call' && typeof params.name === 'string'
-        ? ((await client.callTool(params.name, (params.arguments ?? {}) as Record<string, unknown>, options)) as unknown as Record<string, unknown>)
+        ? await client.request('tools/call', params, this.withParamHeaders(params, options))
         : await client.request(method, params, options);
+    return raw ? result : withoutEnvelope(result);
+  }
+
+  /**
+   * A 2026-07-28 request to a 2026-07-28 upstream. The upstream's input rounds are the
+   * downstream's: each question goes to the client under the upstream's own key (several in one
+   * round, as the upstream asked them), and the round ends there until the client answers. Core
+   * seals the answers into its own `requestState`; on the client's retry the call is made again
+   * from its first round and each question is answered from the client's, so the upstream's
+   * `requestState` never leaves the gateway and the downstream's is core's, checked as its own.
+   */
+  private async forwardRounds(client: McpClient, ctx: McpContext, params: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
+    const { inputResponses: _responses, requestState: _state, ...fresh } = params;
+    // The upstream asks what the downstream client can answer: its capabilities, not the gateway's.
+    const own: CallOptions = {
+      ...options,
+      answerInputRequests: false,
+      meta: { ...options.meta, [META_KEYS.clientCapabilities]: ctx.session.clientCapabilities },
+    };
+    let result = await this.forward(client, ctx.request.method, fresh, own, true);
+    for (let round = 1; result.resultType === 'input_required'; round++) {
+      if (round > MAX_ROUNDS) throw new McpError(ErrorCode.InternalError, `${ctx.request.method}: the upstream still asks for input after ${MAX_ROUNDS} rounds`);
+      const questions = (typeof result.inputRequests === 'object' && result.inputRequests !== null ? result.inputRequests : {}) as Record<string, { method: string; params?: Record<string, unknown> }>;
+      const inputResponses: Record<string, unknown> = {};
+      let unanswered: unknown;
+      for (const [key, question] of Object.entries(questions)) {
+        try {
+          inputResponses[key] = await ctx.forwardQuestion(question.method as 'elicitation/create', question.params ?? {}, { key });
+        } catch (error) {
+          if (!isInputRequired(error)) throw error;
+          unanswered = error;
+        }
+      }
+      if (unanswered !== undefined) throw unanswered;
+      result = await this.forward(client, ctx.request.method, { ...fresh, inputResponses, ...(result.requestState !== undefined && { requestState: result.requestState }) }, own, true);
+    }
     return withoutEnvelope(result);
+  }
+
+  /**
+   * The options of a `tools/call` to a 2026-07-28 upstream: the arguments its tool declares with
+   * `x-mcp-header` go in `Mcp-Param-*` headers too, as the upstream listed the tool.
+   */
+  private withParamHeaders(params: Record<string, unknown>, options: CallOptions): CallOptions {
+    const schema = this.toolSchemas.get(String(params.name));
+    const declarations = schema ? headerParamsOf(schema as Record<string, unknown>) : [];
+    if (declarations.length === 0) return options;
+    const headers: Record<string, string> = { ...options.headers };
+    for (const { path, header } of declarations) {
+      let value: unknown = params.arguments;
+      for (const key of path) value = isRecord(value) && Object.hasOwn(value, key) ? value[key] : undefined;
+      const encoded = encodeHeaderValue(value);
+      if (encoded !== undefined) headers[`mcp-param-${header.toLowerCase()}`] = encoded;
+    }
+    return { ...options, headers };
   }
 
   private connectionOf(ctx: McpContext): UpstreamConnection {
@@ -191,11 +259,14 @@ export class UpstreamProxy implements McpHandler {
     if (ctx.session.era !== 'legacy' || typeof id !== 'string') return this.shared;
     let connection = this.sessions.get(id);
     // The upstream speaks the session's revision, so it shapes its results for it (as a Hermes server, or any multi-revision server, does).
-    if (!connection) this.sessions.set(id, (connection = this.connection({ protocolVersion: ctx.session.protocolVersion, oneClient: true })));
+    if (!connection) {
+      const own = { protocolVersion: ctx.session.protocolVersion, oneClient: true, capabilities: ctx.session.clientCapabilities };
+      this.sessions.set(id, (connection = this.connection(own)));
+    }
     return connection;
   }
 
-  private connection(own: Pick<UpstreamOptions, 'protocolVersion' | 'oneClient'> = {}): UpstreamConnection {
+  private connection(own: Pick<UpstreamOptions, 'protocolVersion' | 'oneClient' | 'capabilities' | 'listenForListChanges'> = {}): UpstreamConnection {
     return new UpstreamConnection(this.spec, {
       ...this.options,
       ...own,

@@ -19,7 +19,7 @@ import {
   WebSocketClientTransport,
 } from '@hermes-mcp/client';
 import type { Transport } from '@hermes-mcp/client';
-import type { CreateMessageRequestParams, CreateMessageResult, Implementation, ProtocolVersion, Root, ServerCapabilities } from '@hermes-mcp/protocol';
+import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, Implementation, ProtocolVersion, Root, ServerCapabilities } from '@hermes-mcp/protocol';
 import { gatewayError } from './errors';
 
 /** An upstream started as a process speaking MCP on its stdin and stdout (the hosts' `mcpServers` entry). */
@@ -81,6 +81,17 @@ export interface UpstreamOptions {
    * `GATEWAY_QUESTION_UNROUTABLE`) or dropped (a log message) rather than shown to another client.
    */
   oneClient?: boolean;
+  /**
+   * The capabilities declared to the upstream (default: elicitation, sampling and roots, all of
+   * them answered by routing). A legacy session's connection declares its client's, so that the
+   * upstream asks only what that client can answer.
+   */
+  capabilities?: ClientCapabilities;
+  /**
+   * Keep a 2026-07-28 `subscriptions/listen` stream open on the upstream for its list changes
+   * (default false), so that {@link onListChanged} hears of them as a legacy session would.
+   */
+  listenForListChanges?: boolean;
   /** Told of each notification that is not about one request (list changes, resource updates). */
   onListChanged?: (list: 'tools' | 'resources' | 'prompts') => void;
   /** Told of each `notifications/resources/updated`. */
@@ -105,6 +116,8 @@ export class UpstreamConnection {
   private readonly inFlight: DownstreamRequest[] = [];
   /** The downstream request of the code running now (a question asked inside a forwarded call). */
   private readonly scope = new AsyncLocalStorage<DownstreamRequest>();
+  /** What stops each client's listen stream. */
+  private readonly stopListening = new WeakMap<McpClient, AbortController>();
 
   constructor(
     readonly spec: UpstreamSpec,
@@ -152,6 +165,7 @@ export class UpstreamConnection {
     const current = this.current;
     this.current = undefined;
     const client = await current?.catch(() => undefined);
+    if (client) this.stopListening.get(client)?.abort();
     await client?.close().catch(() => undefined);
   }
 
@@ -161,7 +175,7 @@ export class UpstreamConnection {
     const transport = await this.transport();
     const client = new McpClient(transport, {
       clientInfo: this.options.clientInfo ?? { name: 'hermes-mcp-gateway', version: '0.1.0' },
-      capabilities: QUESTION_CAPABILITIES,
+      capabilities: this.options.capabilities ?? QUESTION_CAPABILITIES,
       requestTimeout: this.options.requestTimeout ?? 300_000,
       // Every message: each downstream client's own level filters them (its `logging/setLevel`).
       logLevel: 'debug',
@@ -184,6 +198,7 @@ export class UpstreamConnection {
       throw gatewayError('GATEWAY_UPSTREAM_UNAVAILABLE', this.name, `the upstream "${this.name}" could not be started or reached: ${error instanceof Error ? error.message : String(error)}`);
     }
     this.failures = 0;
+    if (this.options.listenForListChanges && client.era === 'modern') this.listen(client);
     // Closed (the process exited, the server dropped the connection): the next request starts a new one.
     const onclose = transport.onclose;
     transport.onclose = () => {
@@ -193,6 +208,20 @@ export class UpstreamConnection {
     return client;
   }
 
+  /** Keeps a listen stream open for the upstream's list changes while `client` is the connection's (the client tells `onListChanged`). */
+  private listen(client: McpClient): void {
+    const caps = client.serverCapabilities;
+    const filter = { toolsListChanged: !!caps.tools?.listChanged, promptsListChanged: !!caps.prompts?.listChanged, resourcesListChanged: !!caps.resources?.listChanged };
+    if (!filter.toolsListChanged && !filter.promptsListChanged && !filter.resourcesListChanged) return;
+    const abort = new AbortController();
+    this.stopListening.set(client, abort);
+    void (async () => {
+      for await (const _notification of client.listen(filter, { signal: abort.signal })) {
+        // onListChanged is called by the client for each.
+      }
+    })().catch(() => undefined);
+  }
+
   /** Forgets a client whose connection closed, so the next request starts a new one (after the backoff). */
   private lost(client: McpClient): void {
     void this.current?.then((current) => {
@@ -200,6 +229,7 @@ export class UpstreamConnection {
       this.current = undefined;
       this.failures++;
       this.failedAt = Date.now();
+      this.stopListening.get(client)?.abort();
       void client.close().catch(() => undefined);
     });
   }
