@@ -304,6 +304,13 @@ function stdioSection(stdio: NonNullable<BenchResults['stdio']>, targets: Target
       : '';
     targets.push({ what: 'stdio round trip through `hermes-mcp dev` ≤ 1.6 × direct (Hermes, sequential)', measured: `${fixed(hop)} ×${bare}`, holds: hop <= 1.6 });
   }
+  const mountCpu = stdio.pipelinedCpuUs?.['hermes-mount'];
+  const directCpu = stdio.pipelinedCpuUs?.hermes;
+  if (mountCpu?.length && directCpu?.length) {
+    // Direct CPU per call ÷ the mounted tool's, round by round: 1 is no cost, above 0.95 the target.
+    const share = median(ratios(directCpu, mountCpu));
+    targets.push({ what: 'a tool call through a local mount: server CPU per call ≥ 0.95 × direct (direct ÷ mounted, stdio pipelined)', measured: `${fixed(share)} ×`, holds: share >= 0.95 });
+  }
   return [
     `### stdio (sequential: ${fixed(stdio.sequentialMs / 1000, 1)} s of one call at a time; pipelined: ${int(stdio.pipelinedCalls)} calls written at once, median of 3 bursts a round)`,
     '',
@@ -427,9 +434,12 @@ const START_TARGET_SIZES = [50, 1000];
 /** Hermes' own CPU above the floor at 2 tools, at most (ms). */
 const START_OWN_CPU_MS = 40;
 
-/** Per round, `f` of Hermes' start and another server's at the same size; the median. */
-function startPaired(node: StartNodeResults, other: string, size: number, f: (own: StartSample, other: StartSample) => number): number {
-  const own = node.starts.hermes?.[size] ?? [];
+/** What Hermes' start from its snapshot (install's entry) may cost, at most, against SDK v2's default start. */
+const START_SNAPSHOT_RATIO = 0.6;
+
+/** Per round, `f` of Hermes' start (`ownKey`: plain, or from its snapshot) and another server's at the same size; the median. */
+function startPaired(node: StartNodeResults, other: string, size: number, f: (own: StartSample, other: StartSample) => number, ownKey = 'hermes'): number {
+  const own = node.starts[ownKey]?.[size] ?? [];
   const theirs = node.starts[other]?.[size] ?? [];
   return median(own.map((sample, i) => (theirs[i] ? f(sample, theirs[i]) : NaN)));
 }
@@ -456,6 +466,7 @@ function startNodeTables(start: StartResults, node: StartNodeResults, targets: T
   ]);
   const ratio = (other: string, size: number, field: 'wallMs' | 'cpuMs') => startPaired(node, other, size, (own, theirs) => own[field] / theirs[field]);
   const aboveFloor = (size: number) => startPaired(node, 'floor', size, (own, floor) => own.cpuMs - floor.cpuMs);
+  const snapshotRatio = (size: number, field: 'wallMs' | 'cpuMs') => startPaired(node, 'sdk-v2', size, (own, theirs) => own[field] / theirs[field], 'hermes-snapshot');
   const ratioRows = sizes.map((size) => [
     int(size),
     `${fixed(ratio('sdk-v2', size, 'cpuMs'))} ×`,
@@ -463,6 +474,8 @@ function startNodeTables(start: StartResults, node: StartNodeResults, targets: T
     `${fixed(ratio('sdk-v1', size, 'cpuMs'))} ×`,
     `${fixed(ratio('sdk-v1', size, 'wallMs'))} ×`,
     `${int(aboveFloor(size))} ms`,
+    `${fixed(snapshotRatio(size, 'cpuMs'))} ×`,
+    `${fixed(snapshotRatio(size, 'wallMs'))} ×`,
   ]);
   const on = `Node ${node.version}`;
   const own = aboveFloor(small);
@@ -492,6 +505,18 @@ function startNodeTables(start: StartResults, node: StartNodeResults, targets: T
       }
     }
   }
+  for (const size of sizes)
+    for (const [field, what] of [
+      ['cpuMs', 'CPU'],
+      ['wallMs', 'wall time'],
+    ] as const) {
+      const value = snapshotRatio(size, field);
+      targets.push({
+        what: `stdio start from the snapshot (install's entry) ${what} ≤ ${START_SNAPSHOT_RATIO} × SDK v2's default start, ${int(size)} tools, ${on}`,
+        measured: `${fixed(value)} ×`,
+        holds: value <= START_SNAPSHOT_RATIO,
+      });
+    }
   return [
     `${on}, median of ${start.rounds} starts (wall / server CPU, ms):`,
     '',
@@ -499,7 +524,7 @@ function startNodeTables(start: StartResults, node: StartNodeResults, targets: T
     '',
     `${on}, Hermes against the others in the same round (ratios per round, then the median):`,
     '',
-    table(['tools', 'Hermes ÷ SDK v2, CPU', 'wall', 'Hermes ÷ SDK v1, CPU', 'wall', 'Hermes − floor, CPU'], ratioRows),
+    table(['tools', 'Hermes ÷ SDK v2, CPU', 'wall', 'Hermes ÷ SDK v1, CPU', 'wall', 'Hermes − floor, CPU', 'snapshot ÷ SDK v2, CPU', 'wall'], ratioRows),
   ].join('\n');
 }
 

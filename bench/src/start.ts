@@ -79,6 +79,9 @@ export interface StartResults {
 }
 
 const TIMEOUT_MS = 30_000;
+
+/** The hermes-mcp CLI, whose `snapshot` builds the snapshot row's launchers. */
+const SNAPSHOT_CLI = join(__dirname, '..', '..', 'packages', 'client', 'dist', 'cli.js');
 const EXIT_TIMEOUT_MS = 10_000;
 
 /** The children's environment: Node's compile cache off, whatever the runner's says. */
@@ -93,9 +96,15 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
  * `tool_0` … `tool_<size-1>`, each with the same input shape), closes its stdin and waits for it to
  * exit. Fails with the server's stderr on any wrong answer.
  */
-export async function startOnce(node: string, file: string, size: number, options: { nodeFlags?: string[]; env?: Record<string, string> } = {}): Promise<StartSample> {
+export async function startOnce(
+  node: string,
+  file: string,
+  size: number,
+  options: { nodeFlags?: string[]; env?: Record<string, string>; launcher?: string } = {},
+): Promise<StartSample> {
   const started = performance.now();
-  const [command, args] = onServerCore(node, [...(options.nodeFlags ?? []), file]);
+  // A snapshot's launcher is a shell script that execs `node --snapshot-blob …` (the same process).
+  const [command, args] = options.launcher !== undefined ? onServerCore('/bin/sh', [options.launcher]) : onServerCore(node, [...(options.nodeFlags ?? []), file]);
   const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: childEnv(options.env) });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4096)));
@@ -247,17 +256,29 @@ export async function measureStart(options: { rounds: number; loadRuns: number; 
   const generated = performance.now();
   writeStartServers(START_SIZES);
   log(`servers generated in ${((performance.now() - generated) / 1000).toFixed(1)} s; Nodes: ${nodes.map((n) => `${n.version} (${n.path})`).join(', ')}`);
+  // Hermes' snapshots, built by each Node (a snapshot loads only in the Node that built it).
+  const launchers = new Map<string, string>();
+  for (const node of nodes)
+    for (const size of START_SIZES) {
+      const built = spawnSync(node.path, [SNAPSHOT_CLI, 'snapshot', startServerFile('hermes', size)], { encoding: 'utf8', env: childEnv() });
+      if (built.status !== 0) throw new Error(`hermes-mcp snapshot of ${size} tools on ${node.version} failed: ${built.stderr}`);
+      const { launcher, ms, bytes } = JSON.parse(built.stdout) as { launcher: string; ms: number; bytes: number };
+      launchers.set(`${node.path}|${size}`, launcher);
+      log(`snapshot  ${node.version.padEnd(9)} ${String(size).padStart(4)} tools: built in ${ms} ms, ${(bytes / 2 ** 20).toFixed(1)} MiB`);
+    }
   const runs = nodes.flatMap((node) => START_SERVERS.flatMap((server) => START_SIZES.map((size) => ({ node, key: server.key, label: server.label, size }))));
+  const once = (run: (typeof runs)[number]) =>
+    startOnce(run.node.path, startServerFile(run.key, run.size), run.size, run.key === 'hermes-snapshot' ? { launcher: launchers.get(`${run.node.path}|${run.size}`) } : {});
   for (const { node, key, size } of runs) (node.starts[key] ??= {})[size] = [];
-  const describe = (run: (typeof runs)[number]) => `${run.node.version.padEnd(9)} ${run.key.padEnd(6)} ${String(run.size).padStart(4)} tools`;
+  const describe = (run: (typeof runs)[number]) => `${run.node.version.padEnd(9)} ${run.key.padEnd(15)} ${String(run.size).padStart(4)} tools`;
   // One start of each, not counted: its answers checked, and the files in the page cache.
   for (const run of runs) {
-    const sample = await startOnce(run.node.path, startServerFile(run.key, run.size), run.size);
+    const sample = await once(run);
     log(`checked  ${describe(run)}: ${sample.pages} page${sample.pages === 1 ? '' : 's'}, ${sample.wallMs.toFixed(0)} ms wall, ${sample.cpuMs.toFixed(0)} ms CPU`);
   }
   for (let round = 1; round <= options.rounds; round++) {
     for (const run of shuffled(runs)) {
-      const sample = await startOnce(run.node.path, startServerFile(run.key, run.size), run.size);
+      const sample = await once(run);
       run.node.starts[run.key][run.size].push(sample);
       log(`round ${round}  ${describe(run)}: ${sample.wallMs.toFixed(0).padStart(5)} ms wall, ${sample.cpuMs.toFixed(0).padStart(5)} ms CPU`);
     }

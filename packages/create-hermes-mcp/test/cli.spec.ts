@@ -126,11 +126,16 @@ describe('the loop of a new project, built (call key=value, install into a host)
     expect(JSON.parse(readFileSync(path.join(home, '.cursor/mcp.json'), 'utf8'))).toEqual({
       mcpServers: {
         greeter: {
-          command: process.execPath,
-          args: [path.join(project, 'dist/main.js')],
+          // The launcher of the server's startup snapshot, which install built (esbuild is found).
+          command: '/bin/sh',
+          args: [expect.stringMatching(/node_modules\/\.cache\/hermes-mcp\/snapshot\/main-[0-9a-f]{12}\/start\.sh$/)],
           env: { NODE_COMPILE_CACHE: expect.stringMatching(/node_modules\/\.cache\/node-compile-cache$/) },
         },
       },
     });
+    // The host's command starts the server: the same call through it.
+    const { command, args } = JSON.parse(readFileSync(path.join(home, '.cursor/mcp.json'), 'utf8')).mcpServers.greeter;
+    const hosted = spawnSync(process.execPath, [HERMES, 'call', 'greet', 'person.name=Ada', '--stdio', [command, ...args].map((word: string) => `"${word}"`).join(' ')], { cwd: home, encoding: 'utf8' });
+    expect({ status: hosted.status, text: JSON.parse(hosted.stdout).content[0].text }).toEqual({ status: 0, text: 'Hello, Ada!' });
   }, 180_000);
 });
