@@ -17,7 +17,7 @@ import { fileURLToPath } from 'node:url';
 import { typescriptCompiler } from './cache.mjs';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
-const PACKAGES = ['protocol', 'core', 'fastify', 'testing', 'client', 'opentelemetry', 'redis'];
+const PACKAGES = ['protocol', 'core', 'fastify', 'testing', 'client', 'opentelemetry', 'redis', 'gateway'];
 /** Every entry point the packages publish, by the name a consumer imports. */
 const ENTRIES = [...PACKAGES.map((name) => `@hermes-mcp/${name}`), '@hermes-mcp/core/adapter', '@hermes-mcp/core/internal', '@hermes-mcp/protocol/internal'];
 

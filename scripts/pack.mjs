@@ -15,7 +15,7 @@ const REPO = fileURLToPath(new URL('..', import.meta.url));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 
 /** Every package of the repository, by its folder under packages/ (create-hermes-mcp is run, not installed). */
-export const PACKAGES = ['protocol', 'core', 'fastify', 'testing', 'client', 'redis', 'opentelemetry', 'create-hermes-mcp'];
+export const PACKAGES = ['protocol', 'core', 'fastify', 'testing', 'client', 'redis', 'opentelemetry', 'gateway', 'create-hermes-mcp'];
 
 /** The packages a project installs: what `npm run pack` takes. */
 const PROJECT_PACKAGES = PACKAGES.filter((name) => name !== 'create-hermes-mcp');

@@ -1,8 +1,9 @@
 /**
  * The shape of the source tree, held by a test so it cannot drift back: no import cycle among
  * core's files (type-only imports count — a cycle of types is a cycle of design, and it is how the
- * runtime ones start), core's layers run one way, no src file grows past 700 lines, and each
- * package's src imports only the packages its package.json lists.
+ * runtime ones start), core's layers run one way, no src file grows past 700 lines, each
+ * package's src imports only the packages its package.json lists, and the packages depend on
+ * each other one way (the gateway above core and the client).
  *
  * Imports are read with the TypeScript compiler's parser: `import`, `import type`, `export … from`,
  * `export type … from`, `import('…')`, `require('…')` and `import('…')` types.
@@ -197,5 +198,29 @@ describe('every package', () => {
       );
     });
     expect(undeclared).toEqual([]);
+  });
+});
+
+/**
+ * The packages' own arrows (../shared/intent.json): core never needs the client, the client only
+ * the protocol, and the gateway — remote servers and `hermes-mcp proxy` — sits above both: it may
+ * depend on core, the client and the protocol, and nothing of theirs may depend on it (the
+ * `hermes-mcp proxy` verb loads it by a name its manifest does not list, when installed).
+ */
+describe('the packages’ layering', () => {
+  const dependsOn = (name: string): string[] => {
+    const manifest = JSON.parse(fs.readFileSync(path.join(PACKAGES, name, 'package.json'), 'utf8'));
+    return Object.keys({ ...manifest.dependencies, ...manifest.peerDependencies, ...manifest.optionalDependencies }).filter((dep) => dep.startsWith('@hermes-mcp/'));
+  };
+
+  it('keeps core off the client and the gateway, and the client on the protocol only', () => {
+    expect(dependsOn('core')).toEqual(['@hermes-mcp/protocol']);
+    expect(dependsOn('client')).toEqual(['@hermes-mcp/protocol']);
+  });
+
+  it('lets the gateway depend on core, the client and the protocol, and no package on the gateway', () => {
+    expect(dependsOn('gateway').sort()).toEqual(['@hermes-mcp/client', '@hermes-mcp/core', '@hermes-mcp/protocol']);
+    const packages = fs.readdirSync(PACKAGES).filter((name) => name !== 'gateway' && fs.existsSync(path.join(PACKAGES, name, 'package.json')));
+    expect(packages.filter((name) => dependsOn(name).includes('@hermes-mcp/gateway'))).toEqual([]);
   });
 });
