@@ -10,10 +10,10 @@
  * one client) share one connection, opened at start to learn what the upstream serves.
  */
 import { subscribe } from 'node:diagnostics_channel';
-import type { McpApp, McpContext, McpHandler, NotificationContext } from '@hermes-mcp/core';
+import type { McpApp, McpContext, McpHandler, NotificationContext, SessionChange, SessionStore } from '@hermes-mcp/core';
 import type { CallOptions, LogMessage, McpClient } from '@hermes-mcp/client';
 import { ErrorCode, McpError, META_KEYS, TRACE_CHANNELS, encodeHeaderValue, headerParamsOf, isRecord } from '@hermes-mcp/protocol';
-import type { Implementation, JsonRpcNotification, ServerCapabilities, SessionEvent } from '@hermes-mcp/protocol';
+import type { ClientCapabilities, Implementation, JsonRpcNotification, ProtocolVersion, ServerCapabilities, SessionEvent } from '@hermes-mcp/protocol';
 import { DownstreamRequest, UpstreamConnection, UpstreamOptions, UpstreamSpec } from './upstream';
 
 /** Options of an {@link UpstreamProxy}: the upstream connections' options. */
@@ -254,15 +254,54 @@ export class UpstreamProxy implements McpHandler {
     return { ...options, headers };
   }
 
+  /**
+   * `store`, watched: a session's `resources/subscribe` and `resources/unsubscribe` (which core
+   * answers from the session's own state, and keeps in its store) are made on the session's
+   * upstream connection too, before the client gets its answer; a session deleted closes its
+   * connection. Give it as the HTTP endpoint's `sessionStore` ({@link serveHttp} does).
+   */
+  watchSessions(store: SessionStore): SessionStore {
+    const changed = async (id: string, change: SessionChange): Promise<void> => {
+      const uri = 'subscribe' in change ? change.subscribe : 'unsubscribe' in change ? change.unsubscribe : undefined;
+      if (uri === undefined) return;
+      const record = await store.get(id);
+      if (!record) return;
+      const connection = this.sessionConnection(id, record.protocolVersion as ProtocolVersion, record.clientCapabilities);
+      const client = await connection.client();
+      if (client.era !== 'legacy' || !client.serverCapabilities.resources?.subscribe) return;
+      await ('subscribe' in change ? client.subscribe(uri) : client.unsubscribe(uri));
+    };
+    return {
+      create: (record, idleMs) => store.create(record, idleMs),
+      update: async (id, change) => {
+        await store.update(id, change);
+        await changed(id, change);
+      },
+      get: (id) => store.get(id),
+      touch: (id, idleMs) => store.touch(id, idleMs),
+      delete: (id) => {
+        const connection = this.sessions.get(id);
+        this.sessions.delete(id);
+        void connection?.close();
+        return store.delete(id);
+      },
+    };
+  }
+
   private connectionOf(ctx: McpContext): UpstreamConnection {
     const id = ctx.transport.sessionId;
     if (ctx.session.era !== 'legacy' || typeof id !== 'string') return this.shared;
+    return this.sessionConnection(id, ctx.session.protocolVersion, ctx.session.clientCapabilities);
+  }
+
+  /**
+   * The upstream connection of the legacy session `id`, opened for it: at its revision (so the
+   * upstream shapes its results for it, as a multi-revision server does), with its client's
+   * capabilities, its questions and log messages for its client only.
+   */
+  private sessionConnection(id: string, protocolVersion: ProtocolVersion, capabilities: ClientCapabilities): UpstreamConnection {
     let connection = this.sessions.get(id);
-    // The upstream speaks the session's revision, so it shapes its results for it (as a Hermes server, or any multi-revision server, does).
-    if (!connection) {
-      const own = { protocolVersion: ctx.session.protocolVersion, oneClient: true, capabilities: ctx.session.clientCapabilities };
-      this.sessions.set(id, (connection = this.connection(own)));
-    }
+    if (!connection) this.sessions.set(id, (connection = this.connection({ protocolVersion, oneClient: true, capabilities })));
     return connection;
   }
 

@@ -5,7 +5,7 @@
  */
 import { createServer, Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { McpFactory, createLogger, createWebHandler, toNodeListener } from '@hermes-mcp/core';
+import { InMemorySessionStore, McpFactory, createLogger, createWebHandler, toNodeListener } from '@hermes-mcp/core';
 import type { Logger, ResourceServerOptions, WebHandler, WebHandlerOptions } from '@hermes-mcp/core';
 import { UpstreamProxy, UpstreamProxyOptions } from './proxy';
 import type { UpstreamSpec } from './upstream';
@@ -62,7 +62,8 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpGateway>
       const proxy = await UpstreamProxy.create(upstream.spec, { name: upstream.name, ...options.upstream });
       const app = McpFactory.create(proxy, { logger });
       proxy.attach(app);
-      const handler = createWebHandler(app, { ...options.http, path: upstream.path, ...(options.auth && { auth: options.auth }) });
+      const sessionStore = proxy.watchSessions(options.http?.sessionStore ?? new InMemorySessionStore());
+      const handler = createWebHandler(app, { ...options.http, sessionStore, path: upstream.path, ...(options.auth && { auth: options.auth }) });
       served.push({ path: upstream.path, proxy, handler });
     }
   } catch (error) {

@@ -8,8 +8,9 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
+import { SseReader } from '../../../test-support/sse-reader';
 import { EVERYTHING, RunningProxy, rejectionOf, startProxy, textOf } from './support';
 
 const NAME_ANSWER = { action: 'accept' as const, content: { name: 'Ada', age: 36, color: 'green', subscribe: true } };
@@ -95,6 +96,20 @@ describe('SDK v1 over Streamable HTTP (a 2025-11-25 session)', () => {
     expect(JSON.parse(textOf(await client.callTool({ name: 'roots', arguments: {} })))).toEqual({ roots: [{ uri: 'file:///work/project', name: 'project' }] });
   });
 
+  it("subscribes the session's upstream and passes its resource updates on; unsubscribing stops them", async () => {
+    const updated: string[] = [];
+    client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updated.push(notification.params.uri));
+    await client.subscribeResource({ uri: 'status://server' });
+    expect(textOf(await client.callTool({ name: 'touch', arguments: { uri: 'status://server' } }))).toBe('touched status://server');
+    // The notification may come after the answer (the upstream sends it to the session, not the call).
+    while (updated.length === 0) await client.ping();
+    expect(updated).toEqual(['status://server']);
+    await client.unsubscribeResource({ uri: 'status://server' });
+    await client.callTool({ name: 'touch', arguments: { uri: 'status://server' } });
+    await client.callTool({ name: 'echo', arguments: { message: 'after' } });
+    expect(updated).toEqual(['status://server']);
+  });
+
   it('cancels the upstream call when the client cancels', async () => {
     const abort = new AbortController();
     const call = client.callTool({ name: 'slow', arguments: { steps: 50, delayMs: 200, label: 'cancel-me' } }, undefined, {
@@ -174,5 +189,36 @@ describe('SDK v2 pinned to 2026-07-28 (stateless)', () => {
     expect(textOf(await client.callTool({ name: 'ask_name', arguments: {} }))).toBe('Hello Ada (36), who likes green and news');
     expect(elicitations).toEqual([expect.objectContaining({ message: 'Please tell us about yourself', requestedSchema: expect.objectContaining({ type: 'object' }) })]);
     expect(textOf(await client.callTool({ name: 'summarize', arguments: { text: 'text' } }))).toBe('test-model: short');
+  });
+});
+
+describe('resumability (2025-11-25, raw HTTP)', () => {
+  const post = (body: unknown, headers: Record<string, string> = {}) =>
+    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+
+  it('replays the rest of a call’s stream, its answer included, from Last-Event-ID after the client left', async () => {
+    const initialize = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const session = initialize.headers.get('mcp-session-id')!;
+    await initialize.text();
+    const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
+    expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status).toBe(202);
+
+    const call = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { steps: 3, delayMs: 150, label: 'r' }, _meta: { progressToken: 'r' } } }, headers);
+    expect(call.headers.get('content-type')).toMatch(/^text\/event-stream/);
+    const first = new SseReader(call.body!, 30_000);
+    let seen = await first.message('the first progress');
+    // A priming event (no data) may come first.
+    while ((seen.message as { method?: string }).method !== 'notifications/progress') seen = await first.message('the first progress');
+    expect(seen.message).toMatchObject({ params: { progressToken: 'r', progress: 1 } });
+    await first.cancel();
+
+    const resumed = await fetch(url, { headers: { accept: 'text/event-stream', ...headers, 'last-event-id': seen.event.id! } });
+    expect(resumed.status).toBe(200);
+    const rest = new SseReader(resumed.body!, 30_000);
+    const messages: Record<string, unknown>[] = [];
+    while (!messages.some((message) => message.id === 1)) messages.push((await rest.message('the rest of the stream')).message);
+    await rest.cancel();
+    expect(messages.map((message) => (message.params as { progress?: number } | undefined)?.progress ?? message.id)).toEqual([2, 3, 1]);
+    expect(messages.at(-1)).toMatchObject({ id: 1, result: { content: [{ type: 'text', text: 'r: completed 3 steps' }] } });
   });
 });
