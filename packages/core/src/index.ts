@@ -20,36 +20,57 @@ export { McpServer } from './decorators/mcp-server.decorator';
 export { Tool } from './decorators/tool.decorator';
 export { Resource } from './decorators/resource.decorator';
 export { AppResource } from './decorators/app-resource.decorator';
-export { APPS_EXTENSION, APP_MIME_TYPE } from '@hermes-mcp/protocol';
-export type { AppCsp, AppPermissions, AppToolMeta, AppVisibility } from '@hermes-mcp/protocol';
+export {
+  APPS_EXTENSION,
+  APP_MIME_TYPE,
+  type AppCsp,
+  type AppPermissions,
+  type AppToolMeta,
+  type AppVisibility,
+  SKILLS_EXTENSION,
+  type SkillResource,
+  McpError,
+  ErrorCode,
+  type JsonSchemaObject,
+} from '@hermes-mcp/protocol';
 export { Prompt } from './decorators/prompt.decorator';
 export { Ctx } from './decorators/ctx.decorator';
-export type { AppResourceOptions, McpServerOptions, MountMap, PromptOptions, ResourceOptions, SchemaOptions, ToolOptions } from './metadata/options';
-export { McpContext } from './context/mcp-context';
-export type { AskOptions, AuthInfo, ElicitResult, RequestInfo, SessionInfo, UrlElicitation } from './context/mcp-context';
+export type {
+  AppResourceOptions,
+  McpServerOptions,
+  MountMap,
+  PromptOptions,
+  ResourceOptions,
+  SchemaOptions,
+  ToolOptions,
+  McpMiddleware,
+  Middleware,
+  MiddlewareLike,
+  DeclaredCapabilities,
+  CompleteFn,
+  CompletionContext,
+  CacheHints,
+  TaskStart,
+  TaskSupport,
+  SkillFiles,
+  SkillLimits,
+  SkillOptions,
+  SkillsOptions,
+} from './metadata/options';
+export { McpContext, type AskOptions, type AuthInfo, type ElicitResult, type RequestInfo, type SessionInfo, type UrlElicitation, type Listing } from './context/mcp-context';
 export { Use } from './decorators/use.decorator';
-export type { McpMiddleware, Middleware, MiddlewareLike } from './metadata/options';
-export type { Listing } from './context/mcp-context';
-export type { DeclaredCapabilities } from './metadata/options';
 export { Complete } from './decorators/complete.decorator';
-export type { CompleteFn, CompletionContext } from './metadata/options';
 export { EnumTitles } from './decorators/enum-titles.decorator';
-export { elicitationSchemaFor } from './schema/elicitation-schema';
-export type { ElicitationSchema } from './schema/elicitation-schema';
-export type { McpHandler, NotificationContext } from './engine/mcp-handler';
-export { isMcpHandler } from './engine/mcp-handler';
-export { McpApp, McpFactory } from './bootstrap/factory';
-export { isolatedContainer } from './container';
-export type { Constructor, DependencyContainer } from './container';
-export type { McpAppOptions, NotificationListener, RegisteredHandle, RuntimeHandler } from './bootstrap/factory';
+export { elicitationSchemaFor, type ElicitationSchema } from './schema/elicitation-schema';
+export { type McpHandler, type NotificationContext, isMcpHandler } from './engine/mcp-handler';
+export { McpApp, McpFactory, type McpAppOptions, type NotificationListener, type RegisteredHandle, type RuntimeHandler, type AppSkills } from './bootstrap/factory';
+export { isolatedContainer, type Constructor, type DependencyContainer } from './container';
 export type { ServingOptions } from './engine/engine';
-export type { CacheHints } from './metadata/options';
 export type { NotificationEvent, RequestTrace, ServerRequestTrace, SessionEvent } from './diagnostics';
 export { HttpError } from './transports/http/http-error';
 export type { ProtectedResourceMetadata, ResourceServerOptions, TokenVerifier } from './auth/resource-server';
 export type { DpopOptions } from './auth/dpop';
-export { InMemoryReplayStore } from './stores/replay-store';
-export type { ReplayStore } from './stores/replay-store';
+export { InMemoryReplayStore, type ReplayStore } from './stores/replay-store';
 export type { JwtVerifierOptions } from './auth/jwt';
 export type { IntrospectionVerifierOptions } from './auth/introspection';
 export { RequireScopes } from './decorators/require-scopes.decorator';
@@ -60,47 +81,35 @@ export type { HttpRequest } from './transports/http/exchange';
 export type { WebSocketLike, WebSocketTransportOptions } from './transports/websocket';
 export type { WebHandler, WebHandlerOptions } from './transports/http/web';
 export type { OriginPolicy } from './transports/http/origin';
-export { InMemorySessionStore } from './stores/session-store';
-export type { SessionChange, SessionRecord, SessionStore } from './stores/session-store';
-export { InMemoryEventStore } from './stores/event-store';
-export type { EventStore, StoredEvent } from './stores/event-store';
-export { InMemoryTaskStore } from './stores/task-store';
-export type { TaskInputRequest, TaskRecord, TaskStore } from './stores/task-store';
+export { InMemorySessionStore, type SessionChange, type SessionRecord, type SessionStore } from './stores/session-store';
+export { InMemoryEventStore, type EventStore, type StoredEvent } from './stores/event-store';
+export { InMemoryTaskStore, type TaskInputRequest, type TaskRecord, type TaskStore, type TaskStatus } from './stores/task-store';
 export type { Awaitable } from './stores/awaitable';
 export type { Cluster, ClusterBus, ClusterMessage, SessionMessage } from './stores/cluster';
-export { checkParamHeaders, checkStandardHeaders, decodeHeaderValue, headerParamsOf, validateHeaderDeclarations } from './engine/modern-headers';
-export type { HeaderParam, HeaderProblem, HeadersRecord } from './engine/modern-headers';
-export { TASKS_EXTENSION } from './engine/tasks';
-export type { TaskOptions } from './engine/tasks';
-export type { TaskStart, TaskSupport } from './metadata/options';
-export type { TaskStatus } from './stores/task-store';
-export type { SkillFiles, SkillLimits, SkillOptions, SkillsOptions } from './metadata/options';
+export {
+  checkParamHeaders,
+  checkStandardHeaders,
+  decodeHeaderValue,
+  headerParamsOf,
+  validateHeaderDeclarations,
+  type HeaderParam,
+  type HeaderProblem,
+  type HeadersRecord,
+} from './engine/modern-headers';
+export { TASKS_EXTENSION, type TaskOptions } from './engine/tasks';
 export { Skill } from './decorators/skill.decorator';
-export type { AppSkills } from './bootstrap/factory';
 export type { SkillsReload } from './skills/host';
-export { SKILLS_EXTENSION } from '@hermes-mcp/protocol';
-export type { SkillResource } from '@hermes-mcp/protocol';
-export { StdioTransport, DEFAULT_MAX_MESSAGE_BYTES } from './transports/stdio.transport';
-export type { StdioTransportOptions } from './transports/stdio.transport';
-export { ERROR_CATALOG, HermesError, ToolError } from './errors';
-export { interopStatus } from './interop/report';
-export type { InteropStatus } from './interop/report';
-export type { HermesErrorCode } from './errors';
+export { StdioTransport, DEFAULT_MAX_MESSAGE_BYTES, type StdioTransportOptions } from './transports/stdio.transport';
+export { ERROR_CATALOG, HermesError, ToolError, type HermesErrorCode } from './errors';
+export { interopStatus, type InteropStatus } from './interop/report';
 export { audio, embedded, image, resourceLink, text } from './results/content';
-export { REDACTED_LOG_PATHS, createLogger } from './logger';
-export type { Logger, LoggerOptions } from './logger';
-export { Registry } from './bootstrap/registry';
-export type { ListKind, Page, PromptDefinition, ResourceDefinition, ResourceTemplateDefinition, ToolDefinition } from './bootstrap/registry';
-export { compileUriTemplate } from './bootstrap/uri-template';
-export type { UriTemplate } from './bootstrap/uri-template';
-export { JSON_SCHEMA_2020_12, buildObjectSchema, emptyObjectSchema, promptArgumentsFor } from './schema/schema-builder';
-export type { NestedSchemas, ObjectSchemaOptions } from './schema/schema-builder';
+export { REDACTED_LOG_PATHS, createLogger, type Logger, type LoggerOptions } from './logger';
+export { Registry, type ListKind, type Page, type PromptDefinition, type ResourceDefinition, type ResourceTemplateDefinition, type ToolDefinition } from './bootstrap/registry';
+export { compileUriTemplate, type UriTemplate } from './bootstrap/uri-template';
+export { JSON_SCHEMA_2020_12, buildObjectSchema, emptyObjectSchema, promptArgumentsFor, type NestedSchemas, type ObjectSchemaOptions } from './schema/schema-builder';
 export { Description, JSONSchema } from './decorators/description.decorator';
 export { McpHeader } from './decorators/mcp-header.decorator';
-export { formatIssues, validateInput, validateInputAsync } from './validation/validator';
-export type { ValidateOptions, ValidationIssue, ValidationResult } from './validation/validator';
-export { McpError, ErrorCode } from '@hermes-mcp/protocol';
-export type { JsonSchemaObject } from '@hermes-mcp/protocol';
+export { formatIssues, validateInput, validateInputAsync, type ValidateOptions, type ValidationIssue, type ValidationResult } from './validation/validator';
 
 // What serves HTTP and WebSocket, and the OAuth resource server: loaded the first time one of these
 // is read, not with the package, so that a stdio server starts without their 30 modules. Each is

@@ -60,6 +60,18 @@ import type { SessionChange, SessionRecord, SessionStore } from '../stores/sessi
 import type { ClusterBus, SessionMessage } from '../stores/cluster';
 
 /**
+ * Answers one modern-era (2026-07-28) request, whatever carries it (`Engine.serveModern`):
+ * `headers` are the HTTP request's (none on a stream), `sink` receives its notifications.
+ */
+export type ServeModern = (
+  request: JsonRpcRequest,
+  headers: HeadersRecord | undefined,
+  extra: InboundRequestExtra,
+  transport: TransportInfo,
+  sink: ModernSink,
+) => Promise<Record<string, unknown>>;
+
+/**
  * What a connection needs of the engine that made it (`Engine` is one): the handler, the limits,
  * the modern era for a modern request on a stream, and to be let go when it closes. Named here so
  * the connection does not depend on the engine that depends on it.
@@ -74,13 +86,7 @@ export interface ConnectionHost {
   /** What the contexts of its requests reach for server-wide actions (the app). */
   readonly server: ServerActions;
   /** Answers one modern-era request that arrived on this connection's stream. */
-  serveModern(
-    request: JsonRpcRequest,
-    headers: HeadersRecord | undefined,
-    extra: InboundRequestExtra,
-    transport: TransportInfo,
-    sink: ModernSink,
-  ): Promise<Record<string, unknown>>;
+  serveModern: ServeModern;
   /** The connection is gone: forget it. */
   release(connection: Connection): void;
 }
