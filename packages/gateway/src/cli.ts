@@ -46,7 +46,21 @@ connection of its own (for a command, its own process); stateless 2026-07-28 req
 /** A command line `hermes-mcp proxy` cannot use. */
 class UsageError extends Error {}
 
-const VALUE_FLAGS = new Set(['--http', '--host', '--path', '--header', '--transport', '--config', '--server', '--issuer', '--jwks', '--resource', '--audience', '--scope', '--allowed-host']);
+const VALUE_FLAGS = new Set([
+  '--http',
+  '--host',
+  '--path',
+  '--header',
+  '--transport',
+  '--config',
+  '--server',
+  '--issuer',
+  '--jwks',
+  '--resource',
+  '--audience',
+  '--scope',
+  '--allowed-host',
+]);
 const REPEATED = new Set(['--header', '--scope', '--allowed-host']);
 
 interface ProxyArgs {
@@ -104,7 +118,8 @@ function upstreams(args: ProxyArgs): Map<string, UpstreamSpec> {
       headers[header.slice(0, colon).trim()] = header.slice(colon + 1).trim();
     }
     const transport = one(args, '--transport');
-    if (transport !== undefined && !['streamable-http', 'sse', 'websocket'].includes(transport)) throw new UsageError(`--transport is streamable-http, sse or websocket; got ${transport}`);
+    if (transport !== undefined && !['streamable-http', 'sse', 'websocket'].includes(transport))
+      throw new UsageError(`--transport is streamable-http, sse or websocket; got ${transport}`);
     const spec: UrlUpstream = { url: url.href, ...(Object.keys(headers).length > 0 && { headers }), ...(transport && { transport: transport as UrlUpstream['transport'] }) };
     return new Map([['upstream', spec]]);
   }

@@ -34,7 +34,12 @@ export function upstreamsOf(document: unknown): Map<string, UpstreamSpec> {
       if (entry.args !== undefined && !isStrings(entry.args)) throw new GatewayConfigError(`"${name}".args must be an array of strings`);
       if (entry.env !== undefined && !isStringMap(entry.env)) throw new GatewayConfigError(`"${name}".env must map names to strings`);
       if (entry.cwd !== undefined && typeof entry.cwd !== 'string') throw new GatewayConfigError(`"${name}".cwd must be a string`);
-      found.set(name, { command: entry.command, ...(entry.args !== undefined && { args: entry.args }), ...(entry.env !== undefined && { env: entry.env }), ...(entry.cwd !== undefined && { cwd: entry.cwd }) });
+      found.set(name, {
+        command: entry.command,
+        ...(entry.args !== undefined && { args: entry.args }),
+        ...(entry.env !== undefined && { env: entry.env }),
+        ...(entry.cwd !== undefined && { cwd: entry.cwd }),
+      });
     } else if (typeof entry.url === 'string') {
       try {
         new URL(entry.url);
@@ -43,7 +48,8 @@ export function upstreamsOf(document: unknown): Map<string, UpstreamSpec> {
       }
       if (entry.headers !== undefined && !isStringMap(entry.headers)) throw new GatewayConfigError(`"${name}".headers must map names to strings`);
       const kind = entry.transport ?? entry.type;
-      const transport = kind === 'sse' ? 'sse' : kind === 'websocket' || kind === 'ws' ? 'websocket' : kind === undefined || kind === 'http' || kind === 'streamable-http' ? undefined : null;
+      const transport =
+        kind === 'sse' ? 'sse' : kind === 'websocket' || kind === 'ws' ? 'websocket' : kind === undefined || kind === 'http' || kind === 'streamable-http' ? undefined : null;
       if (transport === null) throw new GatewayConfigError(`"${name}".type must be "http", "streamable-http", "sse" or "websocket"; got ${JSON.stringify(kind)}`);
       found.set(name, { url: entry.url, ...(entry.headers !== undefined && { headers: entry.headers }), ...(transport && { transport }) });
     } else {

@@ -50,7 +50,7 @@ function servedCapabilities(capabilities: ServerCapabilities): ServerCapabilitie
   const extensions = capabilities.extensions as Record<string, unknown> | undefined;
   if (!extensions || !(TASKS in extensions)) return capabilities;
   const { [TASKS]: _tasks, ...rest } = extensions;
-  return { ...capabilities, extensions: rest } as ServerCapabilities;
+  return { ...capabilities, extensions: rest };
 }
 const TASKS = 'io.modelcontextprotocol/tasks';
 
@@ -145,7 +145,7 @@ export class UpstreamProxy implements McpHandler {
       },
       log: (message: LogMessage) => void sent.push(ctx.notify(message.level, message.data, message.logger).catch(() => undefined)),
     };
-    const meta = forwardedMeta(ctx.request._meta as Record<string, unknown> | undefined);
+    const meta = forwardedMeta(ctx.request._meta);
     const options: CallOptions = {
       signal: AbortSignal.any([ctx.signal, abort.signal]),
       onProgress: (update) => void sent.push(ctx.progress(update.progress, update.total, update.message).catch(() => undefined)),
@@ -159,10 +159,12 @@ export class UpstreamProxy implements McpHandler {
       );
     } catch (error) {
       await Promise.all(sent);
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- core's control-flow signal: the round ends asking the client
       if (inputRequired !== undefined) throw inputRequired;
       throw error;
     }
     await Promise.all(sent);
+    // eslint-disable-next-line @typescript-eslint/only-throw-error -- core's control-flow signal: the round ends asking the client
     if (inputRequired !== undefined) throw inputRequired;
     if (method === 'tools/list' && Array.isArray(result.tools)) this.learnTools(result.tools as { name: string; inputSchema?: object }[]);
     return result;
@@ -219,7 +221,10 @@ export class UpstreamProxy implements McpHandler {
     let result = await this.forward(client, ctx.request.method, fresh, own, true);
     for (let round = 1; result.resultType === 'input_required'; round++) {
       if (round > MAX_ROUNDS) throw new McpError(ErrorCode.InternalError, `${ctx.request.method}: the upstream still asks for input after ${MAX_ROUNDS} rounds`);
-      const questions = (typeof result.inputRequests === 'object' && result.inputRequests !== null ? result.inputRequests : {}) as Record<string, { method: string; params?: Record<string, unknown> }>;
+      const questions = (typeof result.inputRequests === 'object' && result.inputRequests !== null ? result.inputRequests : {}) as Record<
+        string,
+        { method: string; params?: Record<string, unknown> }
+      >;
       const inputResponses: Record<string, unknown> = {};
       let unanswered: unknown;
       for (const [key, question] of Object.entries(questions)) {
@@ -230,8 +235,15 @@ export class UpstreamProxy implements McpHandler {
           unanswered = error;
         }
       }
+      // eslint-disable-next-line @typescript-eslint/only-throw-error -- core's control-flow signal: the round ends asking the client
       if (unanswered !== undefined) throw unanswered;
-      result = await this.forward(client, ctx.request.method, { ...fresh, inputResponses, ...(result.requestState !== undefined && { requestState: result.requestState }) }, own, true);
+      result = await this.forward(
+        client,
+        ctx.request.method,
+        { ...fresh, inputResponses, ...(result.requestState !== undefined && { requestState: result.requestState }) },
+        own,
+        true,
+      );
     }
     return withoutEnvelope(result);
   }
@@ -242,7 +254,7 @@ export class UpstreamProxy implements McpHandler {
    */
   private withParamHeaders(params: Record<string, unknown>, options: CallOptions): CallOptions {
     const schema = this.toolSchemas.get(String(params.name));
-    const declarations = schema ? headerParamsOf(schema as Record<string, unknown>) : [];
+    const declarations = schema ? headerParamsOf(schema) : [];
     if (declarations.length === 0) return options;
     const headers: Record<string, string> = { ...options.headers };
     for (const { path, header } of declarations) {

@@ -73,8 +73,7 @@ export async function serveHttp(options: ServeHttpOptions): Promise<HttpGateway>
   const listeners = served.map(({ path, handler }) => ({ path, listener: toNodeListener(handler) }));
   const server: Server = createServer((req, res) => {
     const pathname = (req.url ?? '/').split('?')[0];
-    const owner =
-      listeners.find(({ path }) => pathname === path || pathname.startsWith(`${path}/`) || pathname === `/.well-known/oauth-protected-resource${path}`) ?? listeners[0];
+    const owner = listeners.find(({ path }) => pathname === path || pathname.startsWith(`${path}/`) || pathname === `/.well-known/oauth-protected-resource${path}`) ?? listeners[0];
     owner.listener(req, res);
   });
   await new Promise<void>((resolve, reject) => {

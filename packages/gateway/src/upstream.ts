@@ -151,7 +151,11 @@ export class UpstreamConnection {
     } catch (error) {
       if (error instanceof ConnectionClosedError) {
         this.lost(client);
-        throw gatewayError('GATEWAY_UPSTREAM_CLOSED', this.name, `the upstream "${this.name}" closed while this request was in flight (${error.message}); the next request starts it again`);
+        throw gatewayError(
+          'GATEWAY_UPSTREAM_CLOSED',
+          this.name,
+          `the upstream "${this.name}" closed while this request was in flight (${error.message}); the next request starts it again`,
+        );
       }
       throw error;
     } finally {
@@ -172,7 +176,7 @@ export class UpstreamConnection {
   private async start(): Promise<McpClient> {
     const wait = this.failures === 0 ? 0 : Math.min((this.options.backoffMs ?? 250) * 2 ** (this.failures - 1), this.options.maxBackoffMs ?? 10_000) - (Date.now() - this.failedAt);
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-    const transport = await this.transport();
+    const transport = this.transport();
     const client = new McpClient(transport, {
       clientInfo: this.options.clientInfo ?? { name: 'hermes-mcp-gateway', version: '0.1.0' },
       capabilities: this.options.capabilities ?? QUESTION_CAPABILITIES,
@@ -195,7 +199,11 @@ export class UpstreamConnection {
       this.failedAt = Date.now();
       this.current = undefined;
       await client.close().catch(() => undefined);
-      throw gatewayError('GATEWAY_UPSTREAM_UNAVAILABLE', this.name, `the upstream "${this.name}" could not be started or reached: ${error instanceof Error ? error.message : String(error)}`);
+      throw gatewayError(
+        'GATEWAY_UPSTREAM_UNAVAILABLE',
+        this.name,
+        `the upstream "${this.name}" could not be started or reached: ${error instanceof Error ? error.message : String(error)}`,
+      );
     }
     this.failures = 0;
     if (this.options.listenForListChanges && client.era === 'modern') this.listen(client);
@@ -246,7 +254,10 @@ export class UpstreamConnection {
     return this.inFlight.length === 1 || this.options.oneClient ? this.inFlight[this.inFlight.length - 1] : undefined;
   }
 
-  private ask(method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: ElicitationRequest | CreateMessageRequestParams | Record<string, unknown>): Promise<Record<string, unknown>> {
+  private ask(
+    method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list',
+    params: ElicitationRequest | CreateMessageRequestParams | Record<string, unknown>,
+  ): Promise<Record<string, unknown>> {
     const downstream = this.routed();
     if (!downstream) {
       return Promise.reject(
@@ -257,10 +268,10 @@ export class UpstreamConnection {
         ),
       );
     }
-    return downstream.ask(method, params as Record<string, unknown>);
+    return downstream.ask(method, params);
   }
 
-  private async transport(): Promise<Transport> {
+  private transport(): Transport {
     const spec = this.spec;
     if (isStdioUpstream(spec)) {
       return new StdioClientTransport({

@@ -62,7 +62,21 @@ beforeAll(async () => {
     );
   });
   const upstream = `${await listen(hop)}${target.pathname}`;
-  gateway = await startProxy([upstream, '--http', '0', '--header', 'X-Gateway: its-own', '--issuer', issuer, '--jwks', `${issuer}/jwks`, '--resource', RESOURCE, '--scope', 'mcp:use']);
+  gateway = await startProxy([
+    upstream,
+    '--http',
+    '0',
+    '--header',
+    'X-Gateway: its-own',
+    '--issuer',
+    issuer,
+    '--jwks',
+    `${issuer}/jwks`,
+    '--resource',
+    RESOURCE,
+    '--scope',
+    'mcp:use',
+  ]);
 });
 
 afterAll(async () => {

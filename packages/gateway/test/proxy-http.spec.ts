@@ -8,7 +8,13 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
 import { SseReader } from '../../../test-support/sse-reader';
 import { EVERYTHING, RunningProxy, rejectionOf, startProxy, textOf } from './support';
@@ -197,13 +203,21 @@ describe('resumability (2025-11-25, raw HTTP)', () => {
     fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
 
   it('replays the rest of a call’s stream, its answer included, from Last-Event-ID after the client left', async () => {
-    const initialize = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } });
+    const initialize = await post({
+      jsonrpc: '2.0',
+      id: 0,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } },
+    });
     const session = initialize.headers.get('mcp-session-id')!;
     await initialize.text();
     const headers = { 'mcp-session-id': session, 'mcp-protocol-version': '2025-11-25' };
     expect((await post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers)).status).toBe(202);
 
-    const call = await post({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { steps: 3, delayMs: 150, label: 'r' }, _meta: { progressToken: 'r' } } }, headers);
+    const call = await post(
+      { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { steps: 3, delayMs: 150, label: 'r' }, _meta: { progressToken: 'r' } } },
+      headers,
+    );
     expect(call.headers.get('content-type')).toMatch(/^text\/event-stream/);
     const first = new SseReader(call.body!, 30_000);
     let seen = await first.message('the first progress');

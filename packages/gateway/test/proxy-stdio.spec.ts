@@ -42,7 +42,7 @@ describe('a remote server over stdio', () => {
       // The wire, as read (SDK v1 may drop a progress that shares a chunk with the answer: read it here).
       const wire: Record<string, unknown>[] = [];
       const read = transport.onmessage!;
-      transport.onmessage = (message) => (wire.push(message as Record<string, unknown>), read(message));
+      transport.onmessage = (message) => (wire.push(message), read(message));
       await client.callTool({ name: 'slow', arguments: { steps: 2, delayMs: 5 } }, undefined, { onprogress: () => undefined });
       expect(wire.map((message) => message.method ?? 'answer')).toEqual(['notifications/progress', 'notifications/progress', 'answer']);
       expect(textOf(await client.callTool({ name: 'ask_name', arguments: {} }))).toBe('Hello Grace, who likes red');
@@ -104,7 +104,9 @@ describe('a config file in the hosts’ mcpServers shape', () => {
 
   it('serves one of them on stdio with --server', async () => {
     const client = new Client({ name: 'host', version: '1.0.0' });
-    await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'proxy', '--config', file, '--server', 'tasks', '--stdio'], cwd: REPO_ROOT, stderr: 'pipe' }));
+    await client.connect(
+      new StdioClientTransport({ command: process.execPath, args: [CLI, 'proxy', '--config', file, '--server', 'tasks', '--stdio'], cwd: REPO_ROOT, stderr: 'pipe' }),
+    );
     try {
       expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'picked' } }))).toBe('picked');
     } finally {

@@ -28,7 +28,7 @@ export function startProxy(args: string[], count = 1, env: NodeJS.ProcessEnv = {
   const child = spawn(process.execPath, [CLI, 'proxy', ...args], { cwd: REPO_ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   let stdout = '';
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   const stop = async () => {
     if (child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((resolve) => child.once('exit', resolve));
@@ -42,12 +42,12 @@ export function startProxy(args: string[], count = 1, env: NodeJS.ProcessEnv = {
       stderr += chunk.toString();
       const urls = [...stderr.matchAll(/served at (http:\/\/\S+)/g)].map((m) => m[1]);
       if (urls.length >= count) {
-        child.stderr!.off('data', onData);
-        child.stderr!.on('data', (more: Buffer) => (stderr += more.toString()));
+        child.stderr.off('data', onData);
+        child.stderr.on('data', (more: Buffer) => (stderr += more.toString()));
         resolve({ child, urls, stderr: () => stderr, stop });
       }
     };
-    child.stderr!.on('data', onData);
+    child.stderr.on('data', onData);
     child.once('exit', (code, signal) => reject(new Error(`hermes-mcp proxy exited (${signal ?? code}) before serving:\n${stderr}\n${stdout}`)));
   });
 }

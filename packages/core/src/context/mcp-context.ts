@@ -555,7 +555,11 @@ export class McpContext {
    * a request tied to this one in a legacy session, an input request of this round in 2026-07-28.
    * Handlers of their own use those three, which check the client's capabilities and the answer.
    */
-  forwardQuestion(method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: Record<string, unknown>, options: AskOptions = {}): Promise<Record<string, unknown>> {
+  forwardQuestion(
+    method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list',
+    params: Record<string, unknown>,
+    options: AskOptions = {},
+  ): Promise<Record<string, unknown>> {
     const kind = method === 'elicitation/create' ? 'elicit' : method === 'sampling/createMessage' ? 'sample' : 'roots';
     return this.ask(kind, method, params, options);
   }
