@@ -191,6 +191,19 @@ describe('SDK v2 pinned to 2026-07-28 (stateless)', () => {
     expect(progress).toHaveLength(2);
   });
 
+  it('cancels the upstream call when the client cancels', async () => {
+    const abort = new AbortController();
+    const call = client.callTool(
+      { name: 'slow', arguments: { steps: 50, delayMs: 200, label: 'modern-cancel' } },
+      { signal: abort.signal, onprogress: () => abort.abort('enough') },
+    );
+    await rejectionOf(call);
+    for (;;) {
+      const seen = JSON.parse(textOf(await client.callTool({ name: 'cancellations', arguments: {} }))) as { aborted: string[] };
+      if (seen.aborted.includes('modern-cancel')) break;
+    }
+  });
+
   it("answers the upstream's elicitation and sampling through input rounds with this client", async () => {
     expect(textOf(await client.callTool({ name: 'ask_name', arguments: {} }))).toBe('Hello Ada (36), who likes green and news');
     expect(elicitations).toEqual([expect.objectContaining({ message: 'Please tell us about yourself', requestedSchema: expect.objectContaining({ type: 'object' }) })]);
