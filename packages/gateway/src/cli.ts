@@ -32,6 +32,8 @@ Options:
   --host <address>       where --http listens (default 127.0.0.1)
   --path <path>          the endpoint's path (default /mcp; with --config, /<name>/mcp each)
   --allowed-host <host>  a Host header name to accept besides loopback ones (repeatable; for --host 0.0.0.0)
+  --max-sessions <n>     most 2025-era sessions at once, each with its own upstream (default 100 for
+                         a command: a process each; 10000 for a URL); at the limit the idlest ends
   --header <K:V>         a header sent to a <url> upstream: the gateway's own credential (repeatable)
   --transport <kind>     how to reach <url>: streamable-http (default), sse, websocket
   --issuer <url>         serve --http as an OAuth resource server: tokens from this authorization server
@@ -43,11 +45,15 @@ Options:
 The caller's token is checked here and never sent upstream. A 2025-era session gets an upstream
 connection of its own (for a command, its own process); stateless 2026-07-28 requests share one.`;
 
+/** Most 2025-era sessions at once in front of a command: each has a process of its own. */
+const DEFAULT_MAX_SESSIONS = 100;
+
 /** A command line `hermes-mcp proxy` cannot use. */
 class UsageError extends Error {}
 
 const VALUE_FLAGS = new Set([
   '--http',
+  '--max-sessions',
   '--host',
   '--path',
   '--header',
@@ -210,6 +216,12 @@ export async function proxyMain(argv: string[]): Promise<number> {
     return 2;
   }
   const allowedHosts = args.flags.get('--allowed-host');
+  const maxSessionsFlag = one(args, '--max-sessions');
+  const maxSessions = maxSessionsFlag === undefined ? ([...found.values()].some((spec) => 'command' in spec) ? DEFAULT_MAX_SESSIONS : undefined) : Number(maxSessionsFlag);
+  if (maxSessions !== undefined && !(Number.isInteger(maxSessions) && maxSessions > 0)) {
+    process.stderr.write(`hermes-mcp proxy: --max-sessions wants a whole number above 0, got ${maxSessionsFlag}\n\n${PROXY_USAGE}\n`);
+    return 2;
+  }
   let gateway: Awaited<ReturnType<typeof serveHttp>>;
   try {
     gateway = await serveHttp({
@@ -217,7 +229,10 @@ export async function proxyMain(argv: string[]): Promise<number> {
       port,
       host,
       ...(auth && { auth }),
-      ...(allowedHosts && { http: { allowedHosts: ['localhost', '127.0.0.1', '[::1]', ...allowedHosts] } }),
+      http: {
+        ...(allowedHosts && { allowedHosts: ['localhost', '127.0.0.1', '[::1]', ...allowedHosts] }),
+        ...(maxSessions !== undefined && { maxSessions }),
+      },
     });
   } catch (error) {
     process.stderr.write(`hermes-mcp proxy: ${error instanceof Error ? error.message : String(error)}\n`);

@@ -134,6 +134,7 @@ describe('the command line', () => {
     [['--http', '0', '--header', 'X:1', '--', 'node'], 'for a URL upstream'],
     [['--http', '0', '--jwks', 'http://x', '--', 'node'], 'need --issuer'],
     [['--http', '0', '--issuer', 'http://x', '--', 'node'], 'needs --resource'],
+    [['--http', '0', '--max-sessions', '0', '--', 'node'], '--max-sessions wants a whole number'],
   ])('refuses %j with exit 2, saying why', (args, why) => {
     const run = proxy(...args);
     expect(run.status).toBe(2);

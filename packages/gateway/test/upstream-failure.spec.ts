@@ -79,3 +79,26 @@ it('does the same for the upstream 2026-07-28 requests share', async () => {
     await client.close();
   }
 });
+
+it('ends the idlest session at --max-sessions, and its upstream process with it', async () => {
+  const small = await startProxy(['--http', '0', '--max-sessions', '1', '--', ...EVERYTHING]);
+  const connect = async () => {
+    const before = new Set(childrenOf(small.child.pid!));
+    const client = new Client({ name: 'sdk-v1', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(small.urls[0])));
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'here' } }))).toBe('here');
+    return { client, pid: childrenOf(small.child.pid!).find((pid) => !before.has(pid))! };
+  };
+  try {
+    const first = await connect();
+    const second = await connect();
+    expect(second.pid).not.toBe(first.pid);
+    // The first session made room for the second: its upstream process ends.
+    while (childrenOf(small.child.pid!).includes(first.pid)) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(childrenOf(small.child.pid!)).toContain(second.pid);
+    await first.client.close().catch(() => undefined);
+    await second.client.close();
+  } finally {
+    await small.stop();
+  }
+});
