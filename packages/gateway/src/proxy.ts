@@ -14,6 +14,7 @@ import type { McpApp, McpContext, McpHandler, NotificationContext, SessionChange
 import type { CallOptions, LogMessage, McpClient } from '@hermes-mcp/client';
 import { ErrorCode, McpError, META_KEYS, TRACE_CHANNELS, encodeHeaderValue, headerParamsOf, isRecord } from '@hermes-mcp/protocol';
 import type { ClientCapabilities, Implementation, JsonRpcNotification, ProtocolVersion, ServerCapabilities, SessionEvent } from '@hermes-mcp/protocol';
+import { gatewayError } from './errors';
 import { DownstreamRequest, UpstreamConnection, UpstreamOptions, UpstreamSpec } from './upstream';
 
 /** Options of an {@link UpstreamProxy}: the upstream connections' options. */
@@ -41,6 +42,9 @@ function withoutEnvelope(result: Record<string, unknown>): Record<string, unknow
   }
   return rest;
 }
+
+/** The key of a stdio downstream's legacy session (it has no id: one client per process). */
+const STDIO_SESSION = '\u0000stdio';
 
 /** Most input rounds one forwarded 2026-07-28 request may take upstream. */
 const MAX_ROUNDS = 10;
@@ -178,9 +182,17 @@ export class UpstreamProxy implements McpHandler {
   /** Passes the downstream's `notifications/roots/list_changed` on to its upstream connection. */
   async handleNotification(notification: JsonRpcNotification, ctx: NotificationContext): Promise<void> {
     if (notification.method !== 'notifications/roots/list_changed') return;
-    const id = ctx.session.id;
-    const connection = id === undefined ? this.shared : this.sessions.get(id);
-    const client = await connection?.client().catch(() => undefined);
+    const connection = this.sessions.get(ctx.session.id ?? STDIO_SESSION);
+    if (!connection) return;
+    // The upstream asks for the roots now, outside any call: its client answers through this notification's context.
+    connection.idle ??= {
+      ask: async (method) => {
+        if (method !== 'roots/list') throw gatewayError('GATEWAY_QUESTION_UNROUTABLE', connection.name, `${method} outside any request of this session`);
+        return { roots: await ctx.listRoots() };
+      },
+      log: () => undefined,
+    };
+    const client = await connection.client().catch(() => undefined);
     await client?.notify(notification.method, notification.params).catch(() => undefined);
   }
 
@@ -301,8 +313,9 @@ export class UpstreamProxy implements McpHandler {
   }
 
   private connectionOf(ctx: McpContext): UpstreamConnection {
-    const id = ctx.transport.sessionId;
-    if (ctx.session.era !== 'legacy' || typeof id !== 'string') return this.shared;
+    if (ctx.session.era !== 'legacy') return this.shared;
+    // A legacy connection without a session id is the process's one client (stdio).
+    const id = typeof ctx.transport.sessionId === 'string' ? ctx.transport.sessionId : STDIO_SESSION;
     return this.sessionConnection(id, ctx.session.protocolVersion, ctx.session.clientCapabilities);
   }
 

@@ -251,8 +251,16 @@ export class UpstreamConnection {
   private routed(): DownstreamRequest | undefined {
     const running = this.scope.getStore();
     if (running) return running;
-    return this.inFlight.length === 1 || this.options.oneClient ? this.inFlight[this.inFlight.length - 1] : undefined;
+    if (this.inFlight.length === 1 || (this.options.oneClient && this.inFlight.length > 0)) return this.inFlight[this.inFlight.length - 1];
+    return this.options.oneClient ? this.idle : undefined;
   }
+
+  /**
+   * Where a question or log message goes when no request is in flight, on a connection of one
+   * client (`oneClient`): that client, reached outside any request (the roots it lists after
+   * telling of a change, say).
+   */
+  idle?: DownstreamRequest = undefined;
 
   private ask(
     method: 'elicitation/create' | 'sampling/createMessage' | 'roots/list',

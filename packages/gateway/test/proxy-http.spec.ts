@@ -102,6 +102,16 @@ describe('SDK v1 over Streamable HTTP (a 2025-11-25 session)', () => {
     expect(JSON.parse(textOf(await client.callTool({ name: 'roots', arguments: {} })))).toEqual({ roots: [{ uri: 'file:///work/project', name: 'project' }] });
   });
 
+  it("tells the session's upstream that the roots changed, and answers the roots/list it then asks outside any call", async () => {
+    await client.sendRootsListChanged();
+    for (;;) {
+      const seen = JSON.parse(textOf(await client.callTool({ name: 'roots_changes', arguments: {} }))) as { changes: number; roots?: unknown };
+      if (seen.changes === 0) continue;
+      expect(seen).toEqual({ changes: 1, roots: [{ uri: 'file:///work/project', name: 'project' }] });
+      break;
+    }
+  });
+
   it("subscribes the session's upstream and passes its resource updates on; unsubscribing stops them", async () => {
     const updated: string[] = [];
     client.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void updated.push(notification.params.uri));
