@@ -20,13 +20,17 @@ export class Invoices {
   readonly open = new Set(['inv-1', 'inv-2']);
 }
 
-/** Billing's own guard: it sees billing's names (`refund`), wherever the server is mounted. */
-const noRefundOnWeekends: Middleware = (ctx, next) => {
-  if (ctx.request.params.name === 'refund' && process.env.BILLING_FROZEN === '1') throw new ToolError('refunds are frozen');
-  return next();
+/** Billing's own middleware: it runs around billing's tools, resources and prompts only, inside the shop's. */
+const timed: Middleware = async (ctx, next) => {
+  const started = performance.now();
+  try {
+    return await next();
+  } finally {
+    if (!ctx.listing) ctx.log.debug({ ms: performance.now() - started }, 'billing answered');
+  }
 };
 
-@McpServer({ name: 'billing', version: '1.0.0', use: [noRefundOnWeekends] })
+@McpServer({ name: 'billing', version: '1.0.0', use: [timed] })
 export class BillingServer {
   constructor(private readonly invoices: Invoices) {}
 

@@ -5,7 +5,7 @@
  * definitions are copied into the mounting server's registry once, at bootstrap: names and URIs
  * prefixed, each call wrapped in the mounting server's scopes and middleware. The engine answers
  * from the registry as for any other definition: nothing here runs for a server without mounts,
- * and a mounted handler's call costs one derived context (see {@link Mount.enter}).
+ * and a mounted handler's call allocates nothing more (see {@link Mount.wrap}).
  *
  * Naming (docs/compose.md): a tool or prompt `refund` of the server mounted at `billing` is
  * `billing_refund` (the separator is `mountSeparator`, `_` by default); a resource URI or template
@@ -17,7 +17,7 @@
 import { APP_RESOURCE_URI_META_KEY, isRecord, isThenable } from '@hermes-mcp/protocol';
 import type { Meta } from '@hermes-mcp/protocol';
 import type { Constructor } from '../container';
-import type { McpContext, ServerActions } from '../context/mcp-context';
+import type { McpContext } from '../context/mcp-context';
 import { HermesError } from '../errors';
 import type { McpServerOptions, Middleware, MountMap } from '../metadata/options';
 import { compose } from '../engine/middleware';
@@ -104,11 +104,11 @@ export function checkMountable(entry: MountEntry, owner: string, ancestors: read
 }
 
 /**
- * Copies the definitions of a mounted server's registry into `registry`, prefixed; `outer`: the
- * mounting server's scope guard and middleware, outermost first, around each of them. @internal
+ * Copies the definitions of a mounted server's registry into `registry`, prefixed, each wrapped
+ * in the mounting server's scope guard (when it has scopes) and middleware. @internal
  */
-export function mountInto(registry: Registry, scan: MountedScan, entry: MountEntry, separator: string, outer: readonly Middleware[]): void {
-  const mount = new Mount(entry.namespace, separator, nameOf(entry.server));
+export function mountInto(registry: Registry, scan: MountedScan, entry: MountEntry, separator: string, guard: Middleware | undefined, middleware: readonly Middleware[]): void {
+  const mount = new Mount(entry.namespace, separator, nameOf(entry.server), guard, middleware);
   const { tools, resources, templates, prompts } = scan.registry.definitions();
   const cache = scan.options.cache;
   for (const def of tools) {
@@ -123,7 +123,7 @@ export function mountInto(registry: Registry, scan: MountedScan, entry: MountEnt
     const _meta = mount.toolMeta(def.descriptor._meta);
     const tool: ToolDefinition = {
       ...def,
-      ...mount.wrap(def, { wire: name, own: def.name }, outer, false),
+      ...mount.wrap(def, false),
       name,
       descriptor: { ...def.descriptor, name, ...(_meta && { _meta }) },
     };
@@ -134,7 +134,7 @@ export function mountInto(registry: Registry, scan: MountedScan, entry: MountEnt
     mount.check(registry, 'resource', uri, def.owner);
     const resource: ResourceDefinition = {
       ...def,
-      ...mount.wrap(def, { wire: uri, own: def.uri }, outer, true),
+      ...mount.wrap(def, true),
       uri,
       descriptor: { ...def.descriptor, uri },
       ...((def.cache ?? cache) && { cache: def.cache ?? cache }),
@@ -146,7 +146,7 @@ export function mountInto(registry: Registry, scan: MountedScan, entry: MountEnt
     mount.check(registry, 'resource', pattern, def.owner);
     const template: ResourceTemplateDefinition = {
       ...def,
-      ...mount.wrap(def, { wire: pattern, own: def.template.template }, outer, true),
+      ...mount.wrap(def, true),
       template: compileUriTemplate(pattern),
       descriptor: { ...def.descriptor, uriTemplate: pattern },
       ...((def.cache ?? cache) && { cache: def.cache ?? cache }),
@@ -156,29 +156,28 @@ export function mountInto(registry: Registry, scan: MountedScan, entry: MountEnt
   for (const def of prompts) {
     const name = mount.name(def.name);
     mount.check(registry, 'prompt', name, def.owner);
-    const prompt: PromptDefinition = { ...def, ...mount.wrap(def, { wire: name, own: def.name }, outer, false), name, descriptor: { ...def.descriptor, name } };
+    const prompt: PromptDefinition = { ...def, ...mount.wrap(def, false), name, descriptor: { ...def.descriptor, name } };
     registry.addPrompt(prompt);
   }
 }
 
-/** A definition's key as the client sees it (`wire`) and as the mounted server knows it (`own`). */
-interface Names {
-  readonly wire: string;
-  readonly own: string;
-}
-
-type Writable<T> = { -readonly [K in keyof T]: T[K] };
-
-/** One mounted server: how its names and URIs are prefixed, and the context its handlers see. */
+/** One mounted server: how its names and URIs are prefixed, and how its calls are wrapped. */
 class Mount {
-  /** The app's server-wide actions as this mount's handlers reach them, by the app's. */
-  private readonly servers = new WeakMap<object, ServerActions>();
+  /** `prefixed` as a function a context carries (`ctx.mountedUri`), and its compositions with the mounts around it. */
+  private readonly ownUri = (uri: string): string => (typeof uri === 'string' ? (this.prefixed(uri) ?? uri) : uri);
+  private readonly chained = new Map<(uri: string) => string, (uri: string) => string>();
+  /** The mounting server's scope guard, then its middleware. */
+  private readonly outer: readonly Middleware[];
 
   constructor(
     readonly namespace: string,
     private readonly separator: string,
     private readonly className: string,
-  ) {}
+    guard: Middleware | undefined,
+    private readonly middleware: readonly Middleware[],
+  ) {
+    this.outer = guard ? [guard, ...middleware] : middleware;
+  }
 
   /** A tool's or prompt's name as the client sees it. */
   name(own: string): string {
@@ -202,13 +201,6 @@ class Mount {
     return match ? `${match[1]}${this.namespace}/${match[2]}` : undefined;
   }
 
-  /** The mounted server's own URI for a prefixed one (unchanged when it is not this mount's). */
-  original(uri: string): string {
-    const match = SCHEME.exec(uri);
-    const head = `${this.namespace}/`;
-    return match && match[2].startsWith(head) ? match[1] + match[2].slice(head.length) : uri;
-  }
-
   /** Refuses a key the mounting server (or an earlier mount) already serves. */
   check(registry: Registry, kind: 'tool' | 'prompt' | 'resource', key: string, owner: string): void {
     const existing = registry.find(kind, key);
@@ -230,56 +222,34 @@ class Mount {
   }
 
   /**
-   * The call and middleware of a mounted definition: `outer` (the mounting server's) around the
-   * mounted server's own, which see the context as if their server were served alone (see
-   * {@link enter}). `contents`: a resource, whose returned contents get their URIs prefixed.
+   * The call and middleware of a mounted definition: the mounting server's scope guard and
+   * middleware around the mounted server's own (and its scope guard), which run with the request's
+   * context as it is — the names and URIs the client sent — and `ctx.mountedUri` set, so that
+   * `ctx.notifyResourceUpdated` with one of the mounted server's own URIs reaches the subscribers
+   * of its prefixed form. One field of the request's own context, set per call: a mounted call
+   * allocates nothing a direct one does not. When the mounting server has middleware of its own,
+   * the field is put back once the mounted server is done, for what that middleware does after
+   * `next()`. `contents`: a resource, whose returned contents get their URIs prefixed.
    */
-  wrap(def: Invocation, names: Names, outer: readonly Middleware[], contents: boolean): Pick<Invocation, 'call' | 'middleware'> {
+  wrap(def: Invocation, contents: boolean): Pick<Invocation, 'call' | 'middleware'> {
     const own = def.call;
     const inner = contents ? (input: unknown, ctx: unknown) => this.prefixContents(own(input, ctx)) : own;
-    const through = (input: unknown, ctx: McpContext): unknown => inner(input, this.enter(ctx, names));
-    const call = compose(outer, through) as Invocation['call'];
-    const ownMiddleware = def.middleware;
-    // For lists (`ctx.listing`): the mounted server's middleware decides too, with the context it knows.
-    const bridge: Middleware | undefined = ownMiddleware && ((ctx, next) => compose(ownMiddleware, () => next())(undefined, this.enter(ctx, names)));
-    const middleware = bridge ? [...outer, bridge] : outer.length > 0 ? [...outer] : undefined;
-    return { call, middleware };
+    const through = (input: unknown, ctx: McpContext): unknown => {
+      if (ctx) ctx.mountedUri = this.uriFor(ctx.mountedUri);
+      return inner(input, ctx);
+    };
+    const call = this.middleware.length > 0 ? compose(this.outer, restoring(through)) : compose(this.outer, through);
+    // Lists ask both layers' middleware, outermost first, whether a caller sees the definition.
+    const middleware = [...this.outer, ...(def.middleware ?? [])];
+    return { call: call as Invocation['call'], middleware: middleware.length > 0 ? middleware : undefined };
   }
 
-  /**
-   * The context a mounted server's middleware and handler see: the request with its own name or
-   * URI (`ctx.request.params`, `ctx.listing`), and server-wide actions that prefix what it names
-   * (`ctx.notifyResourceUpdated(uri)` with its own URI reaches the subscribers of the prefixed
-   * one). Everything else is the request's context (signal, auth, progress, elicitation…).
-   */
-  enter(ctx: McpContext, names: Names): McpContext {
-    if (ctx === undefined || ctx === null) return ctx;
-    const inner = Object.create(ctx) as Writable<McpContext>;
-    const request = ctx.request;
-    const params = request?.params;
-    if (isRecord(params)) {
-      if (params.name === names.wire) inner.request = { ...request, params: { ...params, name: names.own } };
-      else if (typeof params.uri === 'string') {
-        const uri = this.original(params.uri);
-        if (uri !== params.uri) inner.request = { ...request, params: { ...params, uri } };
-      }
-    }
-    const server = ctx.server;
-    if (server) inner.server = this.serverFor(server);
-    const listing = ctx.listing;
-    if (listing) Object.defineProperty(inner, 'listing', { value: { ...listing, name: names.own }, enumerable: true });
-    return inner as unknown as McpContext;
-  }
-
-  /** The app as this mount's handlers reach it: the same object (`McpApp.of(ctx)` works), with resource URIs prefixed. */
-  private serverFor(server: ServerActions): ServerActions {
-    let mounted = this.servers.get(server);
-    if (!mounted) {
-      const notify = (uri: string): void => server.notifyResourceUpdated(typeof uri === 'string' ? (this.prefixed(uri) ?? uri) : uri);
-      mounted = Object.create(server, { notifyResourceUpdated: { value: notify, enumerable: false } }) as ServerActions;
-      this.servers.set(server, mounted);
-    }
-    return mounted;
+  /** This mount's URIs as clients see them, after the mounts around it (`around`, set by them) if any. */
+  private uriFor(around: ((uri: string) => string) | undefined): (uri: string) => string {
+    if (!around) return this.ownUri;
+    let chained = this.chained.get(around);
+    if (!chained) this.chained.set(around, (chained = (uri: string) => around(this.ownUri(uri))));
+    return chained;
   }
 
   /** A resource's return value with the URIs of the contents it names prefixed (a plain value gets the requested URI later). */
@@ -294,6 +264,28 @@ class Mount {
     if (!isRecord(item) || typeof item.uri !== 'string' || !('text' in item || 'blob' in item)) return item;
     return { ...item, uri: this.prefixed(item.uri) ?? item.uri };
   }
+}
+
+/** `through`, with `ctx.mountedUri` put back as it was once it settled. */
+function restoring(through: (input: unknown, ctx: McpContext) => unknown): (input: unknown, ctx: McpContext) => unknown {
+  return (input, ctx) => {
+    const before = ctx?.mountedUri;
+    const back = (): void => {
+      if (ctx) ctx.mountedUri = before;
+    };
+    let result: unknown;
+    try {
+      result = through(input, ctx);
+    } catch (error) {
+      back();
+      throw error;
+    }
+    if (!isThenable(result)) {
+      back();
+      return result;
+    }
+    return Promise.resolve(result).finally(back);
+  };
 }
 
 function invalid(message: string): HermesError {

@@ -14,7 +14,6 @@ import type {
   HandlerKind,
   HandlerMetadata,
   McpServerOptions,
-  Middleware,
   MountMap,
   PromptOptions,
   ResourceOptions,
@@ -130,7 +129,7 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
     const ancestors = [...(mounts.ancestors ?? []), serverClass];
     const scopes = unionOfScopes(mounts.scopes, options.scopes);
     // Around each mounted handler: this server's scopes (a caller without them runs nothing), then its middleware.
-    const outer: Middleware[] = [...(scopes.length > 0 ? [scopeGuard(scopes, `the servers mounted by ${serverClass.name}`)] : []), ...serverMiddleware];
+    const guard = scopes.length > 0 ? scopeGuard(scopes, `the servers mounted by ${serverClass.name}`) : undefined;
     for (const entry of mounted) {
       const mountedOptions = checkMountable(
         entry,
@@ -142,7 +141,7 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
       const own = new Registry(registry.pageSize, new CursorCodec());
       const scan = scanServer(entry.server, container, own, closed, { scopes, ancestors });
       for (const warning of scan.warnings) warnings.set(`${warning.code} ${warning.className}.${warning.property} ${warning.rule ?? ''}`, warning);
-      mountInto(registry, { registry: own, options: mountedOptions }, entry, separator, outer);
+      mountInto(registry, { registry: own, options: mountedOptions }, entry, separator, guard, serverMiddleware);
     }
   }
   for (const tool of registry.allTools()) checkAppLink(registry, tool.descriptor._meta, tool.owner);

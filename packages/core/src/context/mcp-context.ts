@@ -432,7 +432,8 @@ export class McpContext {
    * every session subscribed to it (`resources/subscribe`) and every 2026-07-28 listen stream that
    * named it, on every transport, and with a `cluster` on the other instances too. The app's own
    * `notifyResourceUpdated`: the same path, from any handler. Clients that did not subscribe hear
-   * nothing.
+   * nothing. In a mounted server (`@McpServer({ mount })`), `uri` is one of its own URIs: the
+   * clients subscribed to its prefixed form hear it (docs/compose.md).
    *
    * @example
    * \@Tool({ description: 'Adds an entity to the graph' })
@@ -443,8 +444,15 @@ export class McpContext {
    * }
    */
   notifyResourceUpdated(uri: string): void {
-    this.server.notifyResourceUpdated(uri);
+    this.server.notifyResourceUpdated(this.mountedUri ? this.mountedUri(uri) : uri);
   }
+
+  /**
+   * Set while a mounted server's middleware and handler run (bootstrap/mount.ts): turns a URI as
+   * that server names it into the one clients see. A field of the request's own context, not a
+   * context of its own, so that a mounted call allocates nothing more. @internal
+   */
+  mountedUri?: (uri: string) => string;
 
   /**
    * Tells clients that a list changed (`notifications/{tools,resources,prompts}/list_changed`):

@@ -59,8 +59,8 @@ class BillingServer {
 
   @Tool({ description: 'Changes every invoice' })
   touch(ctx: McpContext) {
-    ctx.notifyResourceUpdated('invoices://all');
-    McpApp.of(ctx).notifyResourceUpdated('invoices://invoice/7');
+    ctx.notifyResourceUpdated('invoices://all'); // its own URI: prefixed on the way out
+    McpApp.of(ctx).notifyResourceUpdated('invoices://billing/invoice/7'); // the app's: the URI clients see
     return 'touched';
   }
 
@@ -101,15 +101,15 @@ describe.each(ERAS)('a mounted server (%s era)', (era) => {
     await client.close();
   });
 
-  it('calls a mounted tool: the mounting server middleware outside, the mounted server, class and method middleware inside, seeing its own name', async () => {
+  it('calls a mounted tool: the mounting server middleware outside, the mounted server, class and method middleware inside, all seeing the name the client sent', async () => {
     const client = await createTestClient(ShopServer, { era });
     const result = await client.callTool('billing_refund', { id: 'a1' });
-    expect(textOf(result)).toBe('refunded a1 (called as refund)');
+    expect(textOf(result)).toBe('refunded a1 (called as billing_refund)');
     expect(trail).toEqual([
       'shop>billing_refund',
-      'billing-server>refund',
-      'billing-class>refund',
-      'refund-method>refund',
+      'billing-server>billing_refund',
+      'billing-class>billing_refund',
+      'refund-method>billing_refund',
       'refund',
       '<refund-method',
       '<billing-class',
@@ -123,13 +123,13 @@ describe.each(ERAS)('a mounted server (%s era)', (era) => {
     await client.close();
   });
 
-  it('reads a mounted resource and template by their prefixed URIs; the class sees its own URI, the client the prefixed one', async () => {
+  it('reads a mounted resource and template by their prefixed URIs; contents the class names by its own URIs reach the client prefixed', async () => {
     const client = await createTestClient(ShopServer, { era });
     expect((await client.readResource('invoices://billing/all')).contents).toEqual([
-      { uri: 'invoices://billing/all', mimeType: 'text/plain', text: 'all (read as invoices://all)' },
+      { uri: 'invoices://billing/all', mimeType: 'text/plain', text: 'all (read as invoices://billing/all)' },
     ]);
     expect((await client.readResource('invoices://billing/invoice/7')).contents).toEqual([
-      { uri: 'invoices://billing/invoice/7', mimeType: 'text/plain', text: 'invoice 7 (read as invoices://invoice/7)' },
+      { uri: 'invoices://billing/invoice/7', mimeType: 'text/plain', text: 'invoice 7 (read as invoices://billing/invoice/7)' },
     ]);
     await expect(client.readResource('invoices://all')).rejects.toMatchObject({ code: era === 'modern' ? -32602 : -32002 });
     await client.close();
@@ -147,7 +147,7 @@ describe.each(ERAS)('a mounted server (%s era)', (era) => {
 });
 
 describe('notifications from a mounted server', () => {
-  it('a legacy session subscribed to the prefixed URI hears the mounted class notify its own URI', async () => {
+  it('a legacy session subscribed to the prefixed URI hears the mounted class notify its own URI (ctx) or the prefixed one (the app)', async () => {
     const client = await createTestClient(ShopServer, { era: 'legacy' });
     await client.request('resources/subscribe', { uri: 'invoices://billing/all' });
     await client.request('resources/subscribe', { uri: 'invoices://billing/invoice/7' });
@@ -213,12 +213,12 @@ describe('what a mounted server keeps', () => {
     }
   });
 
-  it('its guards decide what a caller sees in lists, with the names it knows', async () => {
+  it('its guards decide what a caller sees in lists (with the names clients see)', async () => {
     const seen: string[] = [];
     const onlyPublic: Middleware = (ctx, next) => {
       if (ctx.listing) seen.push(ctx.listing.name);
       const name = ctx.listing?.name ?? String(ctx.request.params.name);
-      if (name.startsWith('secret')) throw new ToolError('hidden');
+      if (name.startsWith('inner_secret')) throw new ToolError('hidden');
       return next();
     };
     @McpServer({ name: 'inner', version: '1', use: [onlyPublic] })
@@ -234,7 +234,7 @@ describe('what a mounted server keeps', () => {
     class Outer {}
     const client = await createTestClient(Outer);
     expect((await client.listTools()).map((t) => t.name)).toEqual(['inner_publicPlan']);
-    expect(seen.sort()).toEqual(['publicPlan', 'secretPlan']);
+    expect(seen.sort()).toEqual(['inner_publicPlan', 'inner_secretPlan']);
     expect((await client.callTool('inner_secretPlan')).isError).toBe(true);
     await client.close();
   });
@@ -246,6 +246,10 @@ describe('what a mounted server keeps', () => {
       @Tool() grow() {
         return 'grown';
       }
+      @Tool() fall(ctx: McpContext) {
+        ctx.notifyResourceUpdated('tree://leaf/9');
+        return 'fell';
+      }
       @Resource({ uri: 'tree://leaf/{id}' }) leaf(params: InvoiceParams, ctx: McpContext) {
         return `leaf ${params.id} as ${String(ctx.request.params.uri)}`;
       }
@@ -255,11 +259,42 @@ describe('what a mounted server keeps', () => {
     @McpServer({ name: 'trunk', version: '1', use: [mark(order, 'trunk')], mount: { branch: Branch } })
     class Trunk {}
     const client = await createTestClient(Trunk, { era: 'modern' });
-    expect((await client.listTools()).map((t) => t.name)).toEqual(['branch_leaf.grow']);
+    expect((await client.listTools()).map((t) => t.name)).toEqual(['branch_leaf.grow', 'branch_leaf.fall']);
     expect((await client.listResourceTemplates()).map((t) => t.uriTemplate)).toEqual(['tree://branch/leaf/leaf/{id}']);
     expect(textOf(await client.callTool('branch_leaf.grow'))).toBe('grown');
-    expect(order).toEqual(['trunk>branch_leaf.grow', 'branch>leaf.grow', 'leaf>grow', '<leaf', '<branch', '<trunk']);
-    expect((await client.readResource('tree://branch/leaf/leaf/3')).contents).toEqual([{ uri: 'tree://branch/leaf/leaf/3', text: 'leaf 3 as tree://leaf/3' }]);
+    expect(order).toEqual(['trunk>branch_leaf.grow', 'branch>branch_leaf.grow', 'leaf>branch_leaf.grow', '<leaf', '<branch', '<trunk']);
+    expect((await client.readResource('tree://branch/leaf/leaf/3')).contents).toEqual([{ uri: 'tree://branch/leaf/leaf/3', text: 'leaf 3 as tree://branch/leaf/leaf/3' }]);
+    await client.close();
+    const session = await createTestClient(Trunk, { era: 'legacy' });
+    await session.request('resources/subscribe', { uri: 'tree://branch/leaf/leaf/9' });
+    await session.callTool('branch_leaf.fall');
+    expect(session.notifications.filter((n) => n.method === 'notifications/resources/updated').map((n) => n.params)).toEqual([{ uri: 'tree://branch/leaf/leaf/9' }]);
+    await session.close();
+  });
+
+  it("the mounting server's middleware names its own URIs, after the mounted handler ran too", async () => {
+    @McpServer({ name: 'feed', version: '1' })
+    class Feed {
+      @Tool() post(ctx: McpContext) {
+        ctx.notifyResourceUpdated('feed://latest');
+        return 'posted';
+      }
+    }
+    const audit: Middleware = async (ctx, next) => {
+      const result = await next();
+      if (!ctx.listing) ctx.notifyResourceUpdated('audit://log');
+      return result;
+    };
+    @McpServer({ name: 'site', version: '1', use: [audit], mount: { news: Feed }, capabilities: { resources: {} } })
+    class Site {}
+    const client = await createTestClient(Site, { era: 'legacy' });
+    await client.request('resources/subscribe', { uri: 'feed://news/latest' });
+    await client.request('resources/subscribe', { uri: 'audit://log' });
+    expect(textOf(await client.callTool('news_post'))).toBe('posted');
+    expect(client.notifications.filter((n) => n.method === 'notifications/resources/updated').map((n) => n.params)).toEqual([
+      { uri: 'feed://news/latest' },
+      { uri: 'audit://log' },
+    ]);
     await client.close();
   });
 
