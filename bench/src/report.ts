@@ -309,7 +309,11 @@ function stdioSection(stdio: NonNullable<BenchResults['stdio']>, targets: Target
   if (mountCpu?.length && directCpu?.length) {
     // Direct CPU per call ÷ the mounted tool's, round by round: 1 is no cost, above 0.95 the target.
     const share = median(ratios(directCpu, mountCpu));
-    targets.push({ what: 'a tool call through a local mount: server CPU per call ≥ 0.95 × direct (direct ÷ mounted, stdio pipelined)', measured: `${fixed(share)} ×`, holds: share >= 0.95 });
+    targets.push({
+      what: 'a tool call through a local mount: server CPU per call ≥ 0.95 × direct (direct ÷ mounted, stdio pipelined)',
+      measured: `${fixed(share)} ×`,
+      holds: share >= 0.95,
+    });
   }
   return [
     `### stdio (sequential: ${fixed(stdio.sequentialMs / 1000, 1)} s of one call at a time; pipelined: ${int(stdio.pipelinedCalls)} calls written at once, median of 3 bursts a round)`,

@@ -390,6 +390,7 @@ const STDIO_CONFIGS = [
   { key: 'echo', label: 'bare newline-JSON echo (limit)', server: 'echo-stdio.server.js' },
   { key: 'hermes', label: 'Hermes (legacy, initialize)', server: 'hermes-stdio.server.js' },
   { key: 'hermes-pipe', label: 'Hermes behind a bare pipe (one hop, limit)', server: 'pipe-proxy-stdio.server.js' },
+  { key: 'hermes-mount', label: 'Hermes, the tool through a local mount', server: 'hermes-mount-stdio.server.js', tool: 'math_add' },
   { key: 'hermes-dev', label: 'Hermes through `hermes-mcp dev`', server: 'hermes-dev-stdio.server.js' },
   { key: 'sdk-v1', label: 'SDK v1 1.32.2', server: 'sdk-v1-stdio.server.js' },
   { key: 'sdk-v2', label: 'SDK v2 2.4.0, serveStdio', server: 'sdk-v2-stdio.server.js' },
@@ -465,7 +466,7 @@ async function benchStdio(options: Options): Promise<BenchResults['stdio']> {
   const clients: Array<{ key: string; label: string; client: StdioClient; server: ReturnType<typeof startStdio> }> = [];
   for (const config of STDIO_CONFIGS) {
     const server = startStdio(`stdio-${config.key}`, config.server);
-    const client = new StdioClient(server);
+    const client = new StdioClient(server, 'tool' in config ? config.tool : undefined);
     await client.handshakeAndCheck();
     clients.push({ ...config, client, server });
   }

@@ -9,8 +9,8 @@ import { LEGACY_VERSION, RpcMessage } from './mcp';
 
 const NEWLINE = 0x0a;
 
-function addLine(id: number): string {
-  return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"add","arguments":{"a":2,"b":3}}}\n`;
+function addLine(id: number, tool: string): string {
+  return `{"jsonrpc":"2.0","id":${id},"method":"tools/call","params":{"name":"${tool}","arguments":{"a":2,"b":3}}}\n`;
 }
 
 /** One stdio connection to a server process. */
@@ -22,7 +22,14 @@ export class StdioClient {
   /** The last two chunks of a burst: enough to hold its last answer line. */
   private tail: Buffer[] = [];
 
-  constructor(private readonly server: ServerProcess) {
+  /**
+   * @param server the server process
+   * @param tool the name the add tool has on it (`math_add` through a local mount)
+   */
+  constructor(
+    private readonly server: ServerProcess,
+    private readonly tool = 'add',
+  ) {
     server.process.stdout!.on('data', (chunk: Buffer) => this.onData(chunk));
   }
 
@@ -82,7 +89,7 @@ export class StdioClient {
     const init = await this.request('initialize', { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'hermes-bench', version: '1.0.0' } });
     if (!init.result) throw new Error(`${this.server.name}: initialize failed: ${JSON.stringify(init)}`);
     this.write('{"jsonrpc":"2.0","method":"notifications/initialized"}\n');
-    const call = await this.request('tools/call', { name: 'add', arguments: { a: 2, b: 3 } });
+    const call = await this.request('tools/call', { name: this.tool, arguments: { a: 2, b: 3 } });
     const text = (call.result?.content as Array<{ text?: string }> | undefined)?.[0]?.text;
     if (text !== '5') throw new Error(`${this.server.name}: expected "5", got ${JSON.stringify(call)}`);
   }
@@ -95,7 +102,7 @@ export class StdioClient {
     while (now - start < durationMs) {
       const id = this.nextId++;
       const answered = this.nextLine();
-      this.write(addLine(id));
+      this.write(addLine(id, this.tool));
       await answered;
       const after = performance.now();
       times.push(after - now);
@@ -108,7 +115,7 @@ export class StdioClient {
   /** Writes `count` calls at once and waits for `count` answer lines; returns calls per second. */
   async pipelined(count: number): Promise<{ callsPerSec: number; ms: number }> {
     let batch = '';
-    for (let i = 0; i < count; i++) batch += addLine(this.nextId++);
+    for (let i = 0; i < count; i++) batch += addLine(this.nextId++, this.tool);
     this.tail = [];
     const start = performance.now();
     const done = new Promise<void>((resolve, reject) => {
