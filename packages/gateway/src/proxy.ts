@@ -9,7 +9,7 @@
  * and its questions stay with that client. Stateless 2026-07-28 requests (and a stdio downstream,
  * one client) share one connection, opened at start to learn what the upstream serves.
  */
-import { subscribe } from 'node:diagnostics_channel';
+import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { McpApp, McpContext, McpHandler, NotificationContext, SessionChange, SessionStore } from '@hermes-mcp/core';
 import type { CallOptions, LogMessage, McpClient } from '@hermes-mcp/client';
 import { ErrorCode, McpError, META_KEYS, TRACE_CHANNELS, encodeHeaderValue, headerParamsOf, isRecord } from '@hermes-mcp/protocol';
@@ -101,7 +101,7 @@ export class UpstreamProxy implements McpHandler {
       void connection.close();
     };
     subscribe(TRACE_CHANNELS.sessionClosed, onClosed);
-    this.unsubscribe = () => void import('node:diagnostics_channel').then((channels) => channels.unsubscribe(TRACE_CHANNELS.sessionClosed, onClosed));
+    this.unsubscribe = () => void unsubscribe(TRACE_CHANNELS.sessionClosed, onClosed);
   }
 
   /** A proxy of `spec`, connected once to learn what it serves (its capabilities, tools, name). */
