@@ -64,6 +64,17 @@ describe('a remote server over stdio', () => {
     }
   });
 
+  it('reaches an upstream over the 2024-11-05 HTTP+SSE transport with --transport sse', async () => {
+    const client = new Client({ name: 'host', version: '1.0.0' });
+    const args = [CLI, 'proxy', `${upstream.urls[0]}/sse`, '--transport', 'sse', '--stdio'];
+    await client.connect(new StdioClientTransport({ command: process.execPath, args, cwd: REPO_ROOT, stderr: 'pipe' }));
+    try {
+      expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'over sse' } }))).toBe('over sse');
+    } finally {
+      await client.close();
+    }
+  });
+
   it('writes nothing but JSON-RPC on stdout', () => {
     const input = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'raw', version: '1' } } })}\n`;
     const run = spawnSync(process.execPath, [CLI, 'proxy', upstream.urls[0], '--stdio'], { cwd: REPO_ROOT, input, encoding: 'utf8', timeout: 20_000 });
