@@ -272,6 +272,36 @@ describe('what a mounted server keeps', () => {
     await session.close();
   });
 
+  it.each(ERAS)('its tools ask the client (elicitation: a server→client request, or an MRTR round) and report progress, in the %s era', async (era) => {
+    class NameForm {
+      @IsString() name!: string;
+    }
+    @McpServer({ name: 'greeter', version: '1' })
+    class Greeter {
+      @Tool() async greet(ctx: McpContext) {
+        await ctx.progress(1, 2, 'asking');
+        const answer = await ctx.elicit('Who are you?', NameForm);
+        await ctx.progress(2, 2, 'answered');
+        return answer.action === 'accept' ? `hello ${answer.content.name}` : answer.action;
+      }
+    }
+    @McpServer({ name: 'front', version: '1', use: [mark([], 'front')], mount: { hi: Greeter } })
+    class Front {}
+    const asked: string[] = [];
+    const client = await createTestClient(Front, {
+      era,
+      onElicitation: (request) => {
+        asked.push(request.message);
+        return { action: 'accept', content: { name: 'Ada' } };
+      },
+    });
+    const progress: Array<string | undefined> = [];
+    expect(textOf(await client.callTool('hi_greet', {}, { onProgress: (update) => void progress.push(update.message) }))).toBe('hello Ada');
+    expect(asked).toEqual(['Who are you?']);
+    expect(progress).toEqual(era === 'legacy' ? ['asking', 'answered'] : ['asking', 'asking', 'answered']);
+    await client.close();
+  });
+
   it("the mounting server's middleware names its own URIs, after the mounted handler ran too", async () => {
     @McpServer({ name: 'feed', version: '1' })
     class Feed {
