@@ -371,7 +371,14 @@ export class McpContext {
    * }
    */
   runAsTask<T>(work: (ctx: McpContext) => Promise<T>): Promise<T> {
-    return this.taskStarter ? this.taskStarter(work) : work(this);
+    if (!this.taskStarter) return work(this);
+    // The task's context speaks for the same mounted server as this one (docs/compose.md).
+    const mountedUri = this.mountedUri;
+    if (!mountedUri) return this.taskStarter(work);
+    return this.taskStarter((ctx) => {
+      ctx.mountedUri = mountedUri;
+      return work(ctx);
+    });
   }
 
   /** Aborts this request's signal from the server side (timeouts); the request is still answered. @internal */
