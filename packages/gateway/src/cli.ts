@@ -32,6 +32,9 @@ Options:
   --host <address>       where --http listens (default 127.0.0.1)
   --path <path>          the endpoint's path (default /mcp; with --config, /<name>/mcp each)
   --allowed-host <host>  a Host header name to accept besides loopback ones (repeatable; for --host 0.0.0.0)
+  --session-upstream <r> the revision a 2025-era session's upstream connection speaks: session (default;
+                         the upstream shapes its answers for it) or newest (2026-07-28 when the upstream
+                         speaks it: for servers whose older revisions cannot ask questions)
   --max-sessions <n>     most 2025-era sessions at once, each with its own upstream (default 100 for
                          a command: a process each; 10000 for a URL); at the limit the idlest ends
   --header <K:V>         a header sent to a <url> upstream: the gateway's own credential (repeatable)
@@ -54,6 +57,7 @@ class UsageError extends Error {}
 const VALUE_FLAGS = new Set([
   '--http',
   '--max-sessions',
+  '--session-upstream',
   '--host',
   '--path',
   '--header',
@@ -179,11 +183,15 @@ export async function proxyMain(argv: string[]): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) return (process.stderr.write(`${PROXY_USAGE}\n`), 0);
   let args: ProxyArgs;
   let found: Map<string, UpstreamSpec>;
+  let sessionRevision: 'session' | 'newest' | undefined;
   try {
     args = parse(argv);
     found = upstreams(args);
     if (args.stdio === args.flags.has('--http')) throw new UsageError('serve with one of --http <port> or --stdio');
     if (args.stdio && found.size > 1) throw new UsageError('--stdio serves one server: pick it with --server <name>');
+    const revision = one(args, '--session-upstream');
+    if (revision !== undefined && revision !== 'session' && revision !== 'newest') throw new UsageError(`--session-upstream is session or newest, got ${revision}`);
+    sessionRevision = revision;
   } catch (error) {
     if (!(error instanceof UsageError) && !(error instanceof GatewayConfigError)) throw error;
     process.stderr.write(`hermes-mcp proxy: ${error.message}\n\n${PROXY_USAGE}\n`);
@@ -192,7 +200,7 @@ export async function proxyMain(argv: string[]): Promise<number> {
   if (args.stdio) {
     const [name, spec] = [...found][0];
     try {
-      await serveStdio({ name, spec });
+      await serveStdio({ name, spec, ...(sessionRevision && { upstream: { sessionRevision } }) });
     } catch (error) {
       process.stderr.write(`hermes-mcp proxy: ${error instanceof Error ? error.message : String(error)}\n`);
       return 1;
@@ -226,6 +234,7 @@ export async function proxyMain(argv: string[]): Promise<number> {
   try {
     gateway = await serveHttp({
       upstreams: served,
+      ...(sessionRevision && { upstream: { sessionRevision } }),
       port,
       host,
       ...(auth && { auth }),

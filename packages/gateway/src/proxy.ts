@@ -17,8 +17,21 @@ import type { ClientCapabilities, Implementation, JsonRpcNotification, ProtocolV
 import { gatewayError } from './errors';
 import { DownstreamRequest, UpstreamConnection, UpstreamOptions, UpstreamSpec } from './upstream';
 
-/** Options of an {@link UpstreamProxy}: the upstream connections' options. */
-export type UpstreamProxyOptions = Omit<UpstreamOptions, 'onListChanged' | 'onResourceUpdated'>;
+/** Options of an {@link UpstreamProxy}: the upstream connections' options, and the revision of a session's. */
+export interface UpstreamProxyOptions extends Omit<
+  UpstreamOptions,
+  'onListChanged' | 'onResourceUpdated' | 'protocolVersion' | 'oneClient' | 'capabilities' | 'listenForListChanges'
+> {
+  /**
+   * The revision a 2025-era session's upstream connection speaks. `session` (default): the
+   * session's own, so the upstream shapes its answers and errors for it, and asks its questions
+   * as requests of the session. `newest`: 2026-07-28 when the upstream speaks it, its questions
+   * then input rounds the gateway answers through the session — for upstreams that serve older
+   * revisions without asking anything (the SDK v2's `createMcpHandler`); their answers are then
+   * 2026-07-28's, passed on as they are.
+   */
+  sessionRevision?: 'session' | 'newest';
+}
 
 /** The `_meta` keys of the downstream's own envelope and correlation, which the upstream client makes anew. */
 function forwardedMeta(meta: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
@@ -326,13 +339,17 @@ export class UpstreamProxy implements McpHandler {
    */
   private sessionConnection(id: string, protocolVersion: ProtocolVersion, capabilities: ClientCapabilities): UpstreamConnection {
     let connection = this.sessions.get(id);
-    if (!connection) this.sessions.set(id, (connection = this.connection({ protocolVersion, oneClient: true, capabilities })));
+    if (!connection) {
+      const revision = this.options.sessionRevision === 'newest' ? 'auto' : protocolVersion;
+      this.sessions.set(id, (connection = this.connection({ protocolVersion: revision, oneClient: true, capabilities })));
+    }
     return connection;
   }
 
   private connection(own: Pick<UpstreamOptions, 'protocolVersion' | 'oneClient' | 'capabilities' | 'listenForListChanges'> = {}): UpstreamConnection {
+    const { sessionRevision: _revision, ...options } = this.options;
     return new UpstreamConnection(this.spec, {
-      ...this.options,
+      ...options,
       ...own,
       onListChanged: (list) => this.app?.notifyListChanged(list),
       onResourceUpdated: (uri) => this.app?.notifyResourceUpdated(uri),
