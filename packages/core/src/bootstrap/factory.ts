@@ -403,7 +403,12 @@ export class McpFactory {
   static create(target: Constructor | McpHandler, options: McpAppOptions = {}): McpApp {
     assertSingleCopies();
     const logger = options.logger ?? deferredLogger();
-    if (isMcpHandler(target)) return new McpApp(target, undefined, options, logger);
+    if (isMcpHandler(target)) {
+      if (options.mount !== undefined) {
+        throw new HermesError('HERMES_MOUNT_INVALID', '`mount` takes decorated servers into a decorated one; an McpHandler answers every request itself.');
+      }
+      return new McpApp(target, undefined, options, logger);
+    }
     reportInterop(logger);
     if (typeof target !== 'function') {
       throw new HermesError('HERMES_NOT_A_SERVER', 'McpFactory.create takes a class decorated with @McpServer or an object implementing McpHandler.');

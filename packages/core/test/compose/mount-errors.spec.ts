@@ -145,6 +145,13 @@ describe('HERMES_MOUNT_INVALID', () => {
     expect(failure(() => McpFactory.create(Shop, { logger, mount: 'billing' as never })).code).toBe('HERMES_MOUNT_INVALID');
   });
 
+  it('refuses mounts into an McpHandler, which answers every request itself', () => {
+    const handler = { serverInfo: { name: 'raw', version: '1' }, capabilities: {}, handleRequest: () => ({}) };
+    const error = failure(() => McpFactory.create(handler, { logger, mount: { billing: Billing } }));
+    expect(error.code).toBe('HERMES_MOUNT_INVALID');
+    expect(error.message).toMatch(/an McpHandler answers every request itself/);
+  });
+
   it('refuses two classes at one namespace (decorator and factory); the same class in both is one mount', () => {
     @McpServer({ name: 'other', version: '1' })
     class Other {}
