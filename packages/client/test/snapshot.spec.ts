@@ -82,9 +82,12 @@ function snapshot(...args: string[]): { code: number | null; stdout: string; std
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** One start through the launcher, as a host does: tools listed, `how` and `echo` called; what the server wrote on stderr. */
-async function start(launcher: string): Promise<{ tools: string[]; how: { restored: boolean; coreFilesLoaded: number }; echo: unknown; stderr: string }> {
-  const transport = new StdioClientTransport({ command: '/bin/sh', args: [launcher], stderr: 'pipe' });
+/** One start through the launcher (its file, or a host's command), as a host does: tools listed, `how` and `echo` called; what the server wrote on stderr. */
+async function start(
+  launcher: string | { command: string; args: string[] },
+): Promise<{ tools: string[]; how: { restored: boolean; coreFilesLoaded: number }; echo: unknown; stderr: string }> {
+  const { command, args } = typeof launcher === 'string' ? { command: '/bin/sh', args: [launcher] } : launcher;
+  const transport = new StdioClientTransport({ command, args, stderr: 'pipe' });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'snapshot-spec', version: '1.0.0' });
@@ -160,6 +163,16 @@ describe('hermes-mcp snapshot', () => {
     expect(plain).toMatchObject({ how: { restored: false }, echo: 'hi' });
     await rebuiltAfter(blob, old.getTime());
     expect(await start(launcher)).toMatchObject({ how: { restored: true } });
+  });
+
+  it("starts from the host's command (what install writes) even when the cache was wiped (npm ci empties node_modules): once without the snapshot, which is rebuilt", async () => {
+    const built = JSON.parse(snapshot('dist/main.js').stdout) as { command: string; args: string[]; blob: string };
+    expect(built.command).toBe('/bin/sh');
+    expect(await start(built)).toMatchObject({ how: { restored: true } });
+    rmSync(path.dirname(built.blob), { recursive: true, force: true });
+    expect(await start(built)).toMatchObject({ tools: ['echo', 'how'], how: { restored: false }, echo: 'hi' });
+    await rebuiltAfter(built.blob, 0);
+    expect(await start(built)).toMatchObject({ how: { restored: true, coreFilesLoaded: 1 } });
   });
 
   it('refuses what it cannot snapshot with a message and exit 1, and a command line it cannot read with exit 2', () => {

@@ -111,7 +111,7 @@ describe('the loop of a new project (hermes-mcp dev, inspect)', () => {
 });
 
 describe('the loop of a new project, built (call key=value, install into a host)', () => {
-  it('calls its tools with key=value and installs it into a host, as its README shows', () => {
+  it('calls its tools with key=value and installs it into a host, as its README shows', async () => {
     const project = path.join(scratch('loop'), 'greeter');
     expect(cli([project], REPO).status).toBe(0);
     expect(spawnSync(process.execPath, [path.join(REPO, 'node_modules/typescript/bin/tsc')], { cwd: project, encoding: 'utf8' })).toMatchObject({ status: 0 });
@@ -126,16 +126,30 @@ describe('the loop of a new project, built (call key=value, install into a host)
     expect(JSON.parse(readFileSync(path.join(home, '.cursor/mcp.json'), 'utf8'))).toEqual({
       mcpServers: {
         greeter: {
-          // The launcher of the server's startup snapshot, which install built (esbuild is found).
+          // The server's startup snapshot through its launcher (install built it: esbuild is found).
           command: '/bin/sh',
-          args: [expect.stringMatching(/node_modules\/\.cache\/hermes-mcp\/snapshot\/main-[0-9a-f]{12}\/start\.sh$/)],
+          args: [
+            '-c',
+            expect.stringContaining('--snapshot-blob'),
+            'hermes-mcp-snapshot',
+            process.execPath,
+            path.join(project, 'dist/main.js'),
+            expect.stringMatching(/node_modules\/\.cache\/hermes-mcp\/snapshot\/main-[0-9a-f]{12}\/snapshot\.blob$/),
+            HERMES,
+          ],
           env: { NODE_COMPILE_CACHE: expect.stringMatching(/node_modules\/\.cache\/node-compile-cache$/) },
         },
       },
     });
-    // The host's command starts the server: the same call through it.
-    const { command, args } = JSON.parse(readFileSync(path.join(home, '.cursor/mcp.json'), 'utf8')).mcpServers.greeter;
-    const hosted = spawnSync(process.execPath, [HERMES, 'call', 'greet', 'person.name=Ada', '--stdio', [command, ...args].map((word: string) => `"${word}"`).join(' ')], { cwd: home, encoding: 'utf8' });
-    expect({ status: hosted.status, text: JSON.parse(hosted.stdout).content[0].text }).toEqual({ status: 0, text: 'Hello, Ada!' });
+    // The host's command starts the server, from another folder, as a host spawns it.
+    const { command, args, env } = JSON.parse(readFileSync(path.join(home, '.cursor/mcp.json'), 'utf8')).mcpServers.greeter;
+    const client = new Client({ name: 'scaffold-spec', version: '1.0.0' });
+    await client.connect(new StdioClientTransport({ command, args, env, cwd: home, stderr: 'ignore' }));
+    try {
+      const greeting = await client.callTool({ name: 'greet', arguments: { person: { name: 'Ada' } } });
+      expect((greeting.content as Array<{ text: string }>)[0].text).toBe('Hello, Ada!');
+    } finally {
+      await client.close();
+    }
   }, 180_000);
 });

@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { Node, ParseError, findNodeAtLocation, parseTree, printParseErrorCode } from 'jsonc-parser';
 import { HOSTS, Host, HostPlatform, currentPlatform } from './hosts';
 import { entryKind, swcFor } from './entry';
-import { SnapshotError, buildSnapshot, snapshotFiles } from './snapshot';
+import { SnapshotError, buildSnapshot, launcherCommand } from './snapshot';
 
 /** A mistake in the command line: exit 2, with the usage. */
 export class InstallUsageError extends Error {}
@@ -139,14 +139,15 @@ function defaultName(entry: string): string {
  * a host starts the server many times a day, and each start then compiles only code that changed
  * (Node checks each file's hash, so a changed file is never served from the cache); `--env`
  * wins over it. With a `launcher` (a startup snapshot's, {@link snapshotLauncher}) the command is
- * `/bin/sh <launcher>`: it starts the entry from the snapshot, or itself when the snapshot is stale.
+ * `/bin/sh -c <program> …`: it starts the entry from the snapshot, or itself (and rebuilds the
+ * snapshot) when the snapshot is stale or gone.
  */
-function serverEntry(host: Host, entry: string, env: Record<string, string>, launcher?: string): Record<string, unknown> {
+function serverEntry(host: Host, entry: string, env: Record<string, string>, launcher?: { command: string; args: string[] }): Record<string, unknown> {
   const ts = entryKind(entry) === 'ts';
   return {
     ...(host.typed && { type: 'stdio' }),
-    command: launcher === undefined ? process.execPath : '/bin/sh',
-    args: launcher !== undefined ? [launcher] : ts ? [CLI, 'run', entry] : [entry],
+    command: launcher?.command ?? process.execPath,
+    args: launcher?.args ?? (ts ? [CLI, 'run', entry] : [entry]),
     env: { NODE_COMPILE_CACHE: compileCacheOf(entry), ...env },
   };
 }
@@ -156,10 +157,11 @@ function serverEntry(host: Host, entry: string, env: Record<string, string>, lau
  * the entry is a Hermes server's .js file on a POSIX system; undefined (the host starts the
  * entry itself) for anything else, and when it cannot be built — then stderr says why.
  */
-function snapshotLauncher(entry: string, dryRun: boolean): string | undefined {
+function snapshotLauncher(entry: string, dryRun: boolean): { command: string; args: string[] } | undefined {
   if (entryKind(entry) !== 'js' || process.platform === 'win32' || !isHermesServer(entry)) return undefined;
   try {
-    return dryRun ? snapshotFiles(entry).launcher : buildSnapshot(entry).launcher;
+    if (!dryRun) buildSnapshot(entry);
+    return launcherCommand(entry);
   } catch (error) {
     if (!(error instanceof SnapshotError)) throw error;
     process.stderr.write(`hermes-mcp: no startup snapshot (${error.message}); the host starts ${path.basename(entry)} itself\n`);

@@ -35,6 +35,9 @@ export const SNAPSHOT_PACKAGES = ['reflect-metadata', 'class-validator', 'class-
 /** What the bundle leaves to be loaded from disk when first used: the logger (with its worker transports) and optional peers. */
 const LEFT_OUT = ['pino', 'pino-*', 'thread-stream', '@opentelemetry/*', 'ws', 'fastify', '@fastify/*', 'redis', '@redis/*', 'jose'];
 
+/** This CLI (dist/cli/snapshot.js → dist/cli.js): what rebuilds a stale snapshot. */
+const CLI = path.join(__dirname, '..', 'cli.js');
+
 /** The name esbuild gives the generated module that requires each package (not a file). */
 const ENTRY_NAME = '<hermes-mcp snapshot entry>';
 
@@ -79,6 +82,8 @@ export function snapshotFiles(entry: string, node: string = process.execPath): S
 
 /** What a build did. */
 export interface SnapshotBuilt extends SnapshotFiles {
+  /** The server's entry (absolute). */
+  entry: string;
   /** The packages it holds → the file each resolved to. */
   packages: Record<string, string>;
   /** Files bundled. */
@@ -141,7 +146,7 @@ export function buildSnapshot(entry: string, node: string = process.execPath): S
     const { size, mtimeMs } = statSync(file);
     return [file, size, mtimeMs];
   });
-  const config: SnapshotConfig = { libs: packages, inputs, resolved: buildTimeResolutions(packages), builtins: [...builtinModules], cli: path.join(__dirname, '..', 'cli.js') };
+  const config: SnapshotConfig = { libs: packages, inputs, resolved: buildTimeResolutions(packages), builtins: [...builtinModules], cli: CLI };
   const runtime = readFileSync(path.join(__dirname, 'snapshot-runtime.js'), 'utf8').replace(/\n\/\/# sourceMappingURL=.*$/, '');
   const script =
     `'use strict';\n` +
@@ -167,7 +172,7 @@ export function buildSnapshot(entry: string, node: string = process.execPath): S
   renameSync(partial, files.blob);
   writeFileSync(files.launcher, launcherScript(node, entry, files.blob, config.cli));
   chmodSync(files.launcher, 0o755);
-  return { ...files, packages, inputs: inputs.length, bytes: statSync(files.blob).size, ms: Date.now() - started };
+  return { ...files, entry, packages, inputs: inputs.length, bytes: statSync(files.blob).size, ms: Date.now() - started };
 }
 
 /** The package.json nearest above `dir` (the package a bundled file belongs to), remembered per folder. */
@@ -201,24 +206,38 @@ function buildTimeResolutions(packages: Record<string, string>): Record<string, 
   return resolved;
 }
 
-/** The launcher: the snapshot when the Node that built it is unchanged, else a plain start and a rebuild. */
-function launcherScript(node: string, entry: string, blob: string, cli: string): string {
-  const q = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
-  return `#!/bin/sh
-# Written by hermes-mcp snapshot: starts ${path.basename(entry)} from its startup snapshot.
-# A snapshot loads only in the Node that built it: when that binary changed since (its status
-# changed after the snapshot was written), start without it and build a new one.
-node=${q(node)}
-entry=${q(entry)}
-blob=${q(blob)}
-# find from the system's folders too: hosts start servers with a PATH of their own. When the check
-# cannot be made, the snapshot is not used.
+/**
+ * The launcher's program, for `/bin/sh -c`: its arguments are the node, the entry, the blob and
+ * this CLI, then the server's own. The snapshot when the Node that built it is unchanged, else a
+ * plain start and a rebuild in the background.
+ */
+const LAUNCHER = `node=$1 entry=$2 blob=$3 cli=$4; shift 4
+# A snapshot loads only in the Node that built it: when that binary changed since (its status changed
+# after the snapshot was written), or this cannot be checked, start without it and build a new one.
+# find is looked for in the system's folders too: hosts start servers with a PATH of their own.
 PATH="\${PATH:+$PATH:}/usr/bin:/bin"
 if [ -f "$blob" ] && newer=$(find "$node" -prune -cnewer "$blob" 2>/dev/null) && [ -z "$newer" ]; then
   exec "$node" --snapshot-blob "$blob" "$entry" "$@"
 fi
-"$node" ${q(cli)} snapshot "$entry" --quiet </dev/null >/dev/null 2>&1 &
-exec "$node" "$entry" "$@"
+"$node" "$cli" snapshot "$entry" --quiet </dev/null >/dev/null 2>&1 &
+exec "$node" "$entry" "$@"`;
+
+/**
+ * The command a host runs to start the server at `entry` from its snapshot: `/bin/sh -c
+ * <program> …`, the program in the command itself, so that a wiped cache (`npm ci` empties
+ * node_modules) costs one plain start and a rebuild, never a command that no longer exists.
+ */
+export function launcherCommand(entry: string, node: string = process.execPath): { command: string; args: string[] } {
+  return { command: '/bin/sh', args: ['-c', LAUNCHER, 'hermes-mcp-snapshot', node, path.resolve(entry), snapshotFiles(path.resolve(entry), node).blob, CLI] };
+}
+
+/** The same program as a script file (`start.sh` beside the blob), to run by hand: `/bin/sh start.sh`. */
+function launcherScript(node: string, entry: string, blob: string, cli: string): string {
+  const q = (text: string) => `'${text.replace(/'/g, `'\\''`)}'`;
+  return `#!/bin/sh
+# Written by hermes-mcp snapshot: starts ${path.basename(entry)} from its startup snapshot.
+set -- ${q(node)} ${q(entry)} ${q(blob)} ${q(cli)} "$@"
+${LAUNCHER}
 `;
 }
 
@@ -273,7 +292,7 @@ export function snapshotMain(argv: string[]): number {
     const built = buildSnapshot(positional[0]);
     if (!quiet)
       process.stdout.write(
-        `${JSON.stringify({ launcher: built.launcher, blob: built.blob, packages: Object.keys(built.packages), files: built.inputs, bytes: built.bytes, ms: built.ms }, null, 2)}\n`,
+        `${JSON.stringify({ ...launcherCommand(built.entry), launcher: built.launcher, blob: built.blob, packages: Object.keys(built.packages), files: built.inputs, bytes: built.bytes, ms: built.ms }, null, 2)}\n`,
       );
     return 0;
   } catch (error) {
