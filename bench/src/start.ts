@@ -100,11 +100,11 @@ export async function startOnce(
   node: string,
   file: string,
   size: number,
-  options: { nodeFlags?: string[]; env?: Record<string, string>; launcher?: string } = {},
+  options: { nodeFlags?: string[]; env?: Record<string, string>; launcher?: { command: string; args: string[] } } = {},
 ): Promise<StartSample> {
   const started = performance.now();
-  // A snapshot's launcher is a shell script that execs `node --snapshot-blob …` (the same process).
-  const [command, args] = options.launcher !== undefined ? onServerCore('/bin/sh', [options.launcher]) : onServerCore(node, [...(options.nodeFlags ?? []), file]);
+  // A snapshot's launcher is install's `/bin/sh -c …`, which execs `node --snapshot-blob …` (the same process).
+  const [command, args] = options.launcher !== undefined ? onServerCore(options.launcher.command, options.launcher.args) : onServerCore(node, [...(options.nodeFlags ?? []), file]);
   const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: childEnv(options.env) });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4096)));
@@ -257,13 +257,13 @@ export async function measureStart(options: { rounds: number; loadRuns: number; 
   writeStartServers(START_SIZES);
   log(`servers generated in ${((performance.now() - generated) / 1000).toFixed(1)} s; Nodes: ${nodes.map((n) => `${n.version} (${n.path})`).join(', ')}`);
   // Hermes' snapshots, built by each Node (a snapshot loads only in the Node that built it).
-  const launchers = new Map<string, string>();
+  const launchers = new Map<string, { command: string; args: string[] }>();
   for (const node of nodes)
     for (const size of START_SIZES) {
       const built = spawnSync(node.path, [SNAPSHOT_CLI, 'snapshot', startServerFile('hermes', size)], { encoding: 'utf8', env: childEnv() });
       if (built.status !== 0) throw new Error(`hermes-mcp snapshot of ${size} tools on ${node.version} failed: ${built.stderr}`);
-      const { launcher, ms, bytes } = JSON.parse(built.stdout) as { launcher: string; ms: number; bytes: number };
-      launchers.set(`${node.path}|${size}`, launcher);
+      const { command, args, ms, bytes } = JSON.parse(built.stdout) as { command: string; args: string[]; ms: number; bytes: number };
+      launchers.set(`${node.path}|${size}`, { command, args });
       log(`snapshot  ${node.version.padEnd(9)} ${String(size).padStart(4)} tools: built in ${ms} ms, ${(bytes / 2 ** 20).toFixed(1)} MiB`);
     }
   const runs = nodes.flatMap((node) => START_SERVERS.flatMap((server) => START_SIZES.map((size) => ({ node, key: server.key, label: server.label, size }))));
