@@ -7,7 +7,6 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
-  CallOptions,
   ConnectionClosedError,
   ElicitationAnswer,
   ElicitationRequest,
@@ -24,16 +23,21 @@ import { gatewayError } from './errors';
 
 /** An upstream started as a process speaking MCP on its stdin and stdout (the hosts' `mcpServers` entry). */
 export interface StdioUpstream {
+  /** The program to run (`node`, `npx`, `uvx`, …). */
   command: string;
+  /** Its arguments. */
   args?: string[];
   /** Added to the gateway's own environment (the hosts' meaning of `env`). */
   env?: Record<string, string>;
+  /** Its working directory (default the gateway's). */
   cwd?: string;
 }
 
 /** An upstream reached over the network; the gateway's own credentials in `headers`, never a caller's. */
 export interface UrlUpstream {
+  /** The server's MCP endpoint (`https://…/mcp`; `ws://`/`wss://` for WebSocket, `…/sse` with `transport: 'sse'`). */
   url: string;
+  /** Headers sent with every request: the gateway's own credentials (`Authorization: Bearer …`). */
   headers?: Record<string, string>;
   /** How to reach it (default: `ws:`/`wss:` URLs over WebSocket, others over Streamable HTTP). */
   transport?: 'streamable-http' | 'sse' | 'websocket';
@@ -297,6 +301,3 @@ export class UpstreamConnection {
     return new StreamableHttpClientTransport({ url, headers: spec.headers });
   }
 }
-
-/** What {@link UpstreamConnection.run}'s work passes to each forwarded call: progress, cancellation, `_meta`. */
-export type ForwardOptions = CallOptions;
