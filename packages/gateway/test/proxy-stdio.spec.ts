@@ -6,7 +6,7 @@
  * `/<name>/mcp`, or one picked with `--server` for `--stdio`. And the command lines it refuses.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -150,6 +150,28 @@ describe('the command line', () => {
     const run = proxy(...args);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain(why);
+  });
+
+  it('is named, with how to install it, by a hermes-mcp that cannot find this package', () => {
+    // The client alone, as npm installs it in a project without the gateway (its own dependencies linked).
+    const project = mkdtempSync(path.join(tmpdir(), 'hermes-client-only-'));
+    try {
+      const client = path.join(project, 'node_modules/@hermes-mcp/client');
+      cpSync(path.join(REPO_ROOT, 'packages/client/dist'), path.join(client, 'dist'), { recursive: true });
+      cpSync(path.join(REPO_ROOT, 'packages/client/package.json'), path.join(client, 'package.json'));
+      symlinkSync(path.join(REPO_ROOT, 'packages/protocol'), path.join(project, 'node_modules/@hermes-mcp/protocol'));
+      for (const dependency of ['jsonc-parser', 'yaml']) symlinkSync(path.join(REPO_ROOT, 'node_modules', dependency), path.join(project, 'node_modules', dependency));
+      const run = spawnSync(process.execPath, [path.join(client, 'dist/cli.js'), 'proxy', '--http', '0', '--', 'node', 'x.js'], {
+        cwd: project,
+        encoding: 'utf8',
+        timeout: 20_000,
+      });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain('"proxy" is served by @hermes-mcp/gateway, which is not installed here');
+      expect(run.stderr).toContain('npm install @hermes-mcp/gateway');
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
   });
 
   it('exits 1 when the upstream cannot be started', () => {
