@@ -8,6 +8,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import {
   ConnectionClosedError,
+  McpError,
   ElicitationAnswer,
   ElicitationRequest,
   LogMessage,
@@ -102,6 +103,13 @@ export interface UpstreamOptions {
   onResourceUpdated?: (uri: string) => void;
 }
 
+/** Why a connection could not be opened (its `cause`), before it counts as a failure. */
+class GatewayOpenError extends Error {
+  constructor(override readonly cause: unknown) {
+    super('the upstream could not be opened');
+  }
+}
+
 const QUESTION_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: { tools: {}, context: {} }, roots: { listChanged: true } };
 
 /**
@@ -180,6 +188,34 @@ export class UpstreamConnection {
   private async start(): Promise<McpClient> {
     const wait = this.failures === 0 ? 0 : Math.min((this.options.backoffMs ?? 250) * 2 ** (this.failures - 1), this.options.maxBackoffMs ?? 10_000) - (Date.now() - this.failedAt);
     if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const pinned = this.options.protocolVersion ?? 'auto';
+    try {
+      return await this.open(pinned);
+    } catch (error) {
+      // A server that turned the revision down (it answered: an error of the protocol, not a closed
+      // connection) is asked again in whichever revision it speaks, its newest.
+      if (pinned === 'auto' || !(error instanceof GatewayOpenError) || !(error.cause instanceof McpError)) throw this.failed(error);
+      return this.open('auto').catch((again: unknown) => {
+        throw this.failed(again);
+      });
+    }
+  }
+
+  /** Counts a failure to start (for the backoff) and makes the error requests get. */
+  private failed(error: unknown): McpError {
+    this.failures++;
+    this.failedAt = Date.now();
+    this.current = undefined;
+    const cause = error instanceof GatewayOpenError ? error.cause : error;
+    return gatewayError(
+      'GATEWAY_UPSTREAM_UNAVAILABLE',
+      this.name,
+      `the upstream "${this.name}" could not be started or reached: ${cause instanceof Error ? cause.message : String(cause)}`,
+    );
+  }
+
+  /** A connected client speaking `protocolVersion`; rejects with a {@link GatewayOpenError} holding why not. */
+  private async open(protocolVersion: 'auto' | ProtocolVersion): Promise<McpClient> {
     const transport = this.transport();
     const client = new McpClient(transport, {
       clientInfo: this.options.clientInfo ?? { name: 'hermes-mcp-gateway', version: '0.1.0' },
@@ -187,7 +223,7 @@ export class UpstreamConnection {
       requestTimeout: this.options.requestTimeout ?? 300_000,
       // Every message: each downstream client's own level filters them (its `logging/setLevel`).
       logLevel: 'debug',
-      protocolVersion: this.options.protocolVersion ?? 'auto',
+      protocolVersion,
       onElicitation: (request) => this.ask('elicitation/create', request) as Promise<ElicitationAnswer>,
       onSampling: (request) => this.ask('sampling/createMessage', request) as Promise<unknown> as Promise<CreateMessageResult>,
       onRoots: async () => ((await this.ask('roots/list', {})).roots ?? []) as Root[],
@@ -199,15 +235,8 @@ export class UpstreamConnection {
     try {
       await client.connect();
     } catch (error) {
-      this.failures++;
-      this.failedAt = Date.now();
-      this.current = undefined;
       await client.close().catch(() => undefined);
-      throw gatewayError(
-        'GATEWAY_UPSTREAM_UNAVAILABLE',
-        this.name,
-        `the upstream "${this.name}" could not be started or reached: ${error instanceof Error ? error.message : String(error)}`,
-      );
+      throw new GatewayOpenError(error);
     }
     this.failures = 0;
     if (this.options.listenForListChanges && client.era === 'modern') this.listen(client);

@@ -105,3 +105,18 @@ describe('a fastmcp server over Streamable HTTP, on stdio', () => {
     }
   });
 });
+
+describe('a server that speaks 2026-07-28 only, on stdio', () => {
+  it('serves a 2025-11-25 session through it: the session’s connection, refused its revision, speaks 2026-07-28', async () => {
+    const proxy = await startProxy(['--http', '0', '--', process.execPath, path.join(__dirname, 'fixtures/modern-only-server.mjs')]);
+    const client = new Client({ name: 'sdk-v1', version: '1.0.0' });
+    try {
+      await client.connect(new StreamableHTTPClientTransport(new URL(proxy.urls[0])));
+      expect(client.getServerVersion()).toMatchObject({ name: 'modern-only' });
+      expect(textOf(await client.callTool({ name: 'hello', arguments: {} }))).toBe('hello from 2026-07-28');
+    } finally {
+      await client.close();
+      await proxy.stop();
+    }
+  });
+});
