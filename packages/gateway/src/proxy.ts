@@ -15,6 +15,7 @@ import type { CallOptions, LogMessage, McpClient } from '@hermes-mcp/client';
 import { ErrorCode, McpError, META_KEYS, TRACE_CHANNELS, encodeHeaderValue, headerParamsOf, isRecord } from '@hermes-mcp/protocol';
 import type { ClientCapabilities, Implementation, JsonRpcNotification, ProtocolVersion, ServerCapabilities, SessionEvent } from '@hermes-mcp/protocol';
 import { gatewayError } from './errors';
+import { followTask } from './tasks';
 import { DownstreamRequest, UpstreamConnection, UpstreamOptions, UpstreamSpec } from './upstream';
 
 /** Options of an {@link UpstreamProxy}: the upstream connections' options, and the revision of a session's. */
@@ -62,7 +63,16 @@ const STDIO_SESSION = '\u0000stdio';
 /** Most input rounds one forwarded 2026-07-28 request may take upstream. */
 const MAX_ROUNDS = 10;
 
-/** The capabilities the downstream sees: the upstream's, less the tasks extension, which the gateway does not forward yet. */
+/** What {@link UpstreamProxy.taskSupport} says of every tool: a task when the upstream starts one. */
+const MANUAL_TASK = Object.freeze({ mode: 'optional' as const, start: 'manual' as const });
+
+/** True when the upstream declared the tasks extension. */
+function hasTasks(capabilities: ServerCapabilities): boolean {
+  const extensions = capabilities.extensions as Record<string, unknown> | undefined;
+  return !!extensions && TASKS in extensions;
+}
+
+/** The capabilities the downstream sees: the upstream's, less the tasks extension, which core declares when the gateway serves tasks. */
 function servedCapabilities(capabilities: ServerCapabilities): ServerCapabilities {
   const extensions = capabilities.extensions as Record<string, unknown> | undefined;
   if (!extensions || !(TASKS in extensions)) return capabilities;
@@ -94,6 +104,13 @@ export class UpstreamProxy implements McpHandler {
   capabilities: ServerCapabilities = {};
   /** The upstream's instructions. */
   instructions?: string = undefined;
+  /**
+   * Set when the upstream serves the tasks extension (2026-07-28): every tool may answer with a
+   * task, started by the upstream — the gateway then starts one of its own for the client
+   * (`ctx.runAsTask`) that follows the upstream's to its end, its questions and cancellation
+   * passed on. Core declares the extension for it.
+   */
+  taskSupport?: (toolName: string) => { mode: 'optional'; start: 'manual' } = undefined;
   private app?: McpApp = undefined;
   private readonly shared: UpstreamConnection;
   private readonly sessions = new Map<string, UpstreamConnection>();
@@ -105,7 +122,7 @@ export class UpstreamProxy implements McpHandler {
     readonly spec: UpstreamSpec,
     private readonly options: UpstreamProxyOptions,
   ) {
-    this.shared = this.connection({ listenForListChanges: true });
+    this.shared = this.connection({ listenForListChanges: true, tasks: true });
     const onClosed = (event: unknown) => {
       const id = (event as SessionEvent).sessionId;
       const connection = id === undefined ? undefined : this.sessions.get(id);
@@ -123,6 +140,7 @@ export class UpstreamProxy implements McpHandler {
     try {
       const described = await proxy.shared.describe();
       proxy.capabilities = servedCapabilities(described.capabilities);
+      if (described.era === 'modern' && hasTasks(described.capabilities)) proxy.taskSupport = () => MANUAL_TASK;
       if (described.serverInfo) proxy.serverInfo = described.serverInfo;
       proxy.instructions = described.instructions;
       if (described.capabilities.tools) proxy.learnTools(await (await proxy.shared.client()).listAllTools());
@@ -270,7 +288,26 @@ export class UpstreamProxy implements McpHandler {
         true,
       );
     }
+    if (result.resultType === 'task' && typeof result.taskId === 'string') return this.followTask(client, ctx, result.taskId, options);
     return withoutEnvelope(result);
+  }
+
+  /**
+   * The upstream answered with a task: the client gets a task of the gateway's (core's, through
+   * `ctx.runAsTask`) whose work follows the upstream's — `tasks/get` until it ends, its questions
+   * asked of the client through the gateway's task (`tasks/update` answers them), a `tasks/cancel`
+   * of the client's cancelling the upstream's.
+   */
+  private followTask(client: McpClient, ctx: McpContext, taskId: string, options: CallOptions): Promise<Record<string, unknown>> {
+    const connection = this.shared;
+    return ctx.runAsTask(async (task) => {
+      const downstream: DownstreamRequest = {
+        ask: (question, params) => task.forwardQuestion(question, params),
+        log: (message) => void task.notify(message.level, message.data, message.logger).catch(() => undefined),
+      };
+      const follow: CallOptions = options.meta ? { meta: options.meta } : {};
+      return withoutEnvelope(await connection.run(downstream, () => followTask(client, task, taskId, follow)));
+    });
   }
 
   /**
@@ -346,7 +383,7 @@ export class UpstreamProxy implements McpHandler {
     return connection;
   }
 
-  private connection(own: Pick<UpstreamOptions, 'protocolVersion' | 'oneClient' | 'capabilities' | 'listenForListChanges'> = {}): UpstreamConnection {
+  private connection(own: Pick<UpstreamOptions, 'protocolVersion' | 'oneClient' | 'capabilities' | 'listenForListChanges' | 'tasks'> = {}): UpstreamConnection {
     const { sessionRevision: _revision, ...options } = this.options;
     return new UpstreamConnection(this.spec, {
       ...options,

@@ -97,6 +97,8 @@ export interface UpstreamOptions {
    * (default false), so that {@link onListChanged} hears of them as a legacy session would.
    */
   listenForListChanges?: boolean;
+  /** Declare the tasks extension (2026-07-28) upstream, so that its tasks can be followed (`tasks/get`, `tasks/update`). */
+  tasks?: boolean;
   /** Told of each notification that is not about one request (list changes, resource updates). */
   onListChanged?: (list: 'tools' | 'resources' | 'prompts') => void;
   /** Told of each `notifications/resources/updated`. */
@@ -224,6 +226,7 @@ export class UpstreamConnection {
       // Every message: each downstream client's own level filters them (its `logging/setLevel`).
       logLevel: 'debug',
       protocolVersion,
+      ...(this.options.tasks && { tasks: true }),
       onElicitation: (request) => this.ask('elicitation/create', request) as Promise<ElicitationAnswer>,
       onSampling: (request) => this.ask('sampling/createMessage', request) as Promise<unknown> as Promise<CreateMessageResult>,
       onRoots: async () => ((await this.ask('roots/list', {})).roots ?? []) as Root[],
