@@ -21,6 +21,8 @@ let sign: (claims: Record<string, unknown>) => Promise<string>;
 let inner: RunningProxy;
 let hop: Server;
 const reachedUpstream: IncomingHttpHeaders[] = [];
+/** The JSON-RPC messages that reached the upstream. */
+const bodiesUpstream: Record<string, unknown>[] = [];
 let gateway: RunningProxy;
 
 async function listen(server: Server): Promise<string> {
@@ -52,14 +54,26 @@ beforeAll(async () => {
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string' && name !== 'host' && name !== 'connection') headers.set(name, value);
     const hasBody = req.method === 'POST';
-    void fetch(new URL(req.url!, target), { method: req.method, headers, ...(hasBody && { body: Readable.toWeb(req) as ReadableStream, duplex: 'half' }) }).then(
-      (answer) => {
-        res.writeHead(answer.status, Object.fromEntries(answer.headers));
-        if (answer.body) Readable.fromWeb(answer.body as never).pipe(res);
-        else res.end();
-      },
-      () => res.writeHead(502).end(),
-    );
+    const chunks: Buffer[] = [];
+    const body = hasBody
+      ? new Promise<Buffer>((resolve) => {
+          req.on('data', (chunk: Buffer) => chunks.push(chunk));
+          req.on('end', () => resolve(Buffer.concat(chunks)));
+        })
+      : Promise.resolve(undefined);
+    void body
+      .then((bytes) => {
+        if (bytes) bodiesUpstream.push(JSON.parse(bytes.toString('utf8')) as Record<string, unknown>);
+        return fetch(new URL(req.url!, target), { method: req.method, headers, ...(bytes && { body: new Uint8Array(bytes) }) });
+      })
+      .then(
+        (answer) => {
+          res.writeHead(answer.status, Object.fromEntries(answer.headers));
+          if (answer.body) Readable.fromWeb(answer.body as never).pipe(res);
+          else res.end();
+        },
+        () => res.writeHead(502).end(),
+      );
   });
   const upstream = `${await listen(hop)}${target.pathname}`;
   gateway = await startProxy([
@@ -117,7 +131,7 @@ it('serves a caller with a valid token, and never sends that token upstream (onl
   const client = new Client({ name: 'sdk-v1', version: '1.0.0' });
   await client.connect(new StreamableHTTPClientTransport(new URL(gateway.urls[0]), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
   try {
-    expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'authorized' } }))).toBe('authorized');
+    expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'authorized' }, _meta: { 'example.com/trace': 'abc' } }))).toBe('authorized');
   } finally {
     await client.close();
   }
@@ -125,4 +139,7 @@ it('serves a caller with a valid token, and never sends that token upstream (onl
   expect(reachedUpstream.filter((headers) => headers.authorization !== undefined)).toEqual([]);
   expect(reachedUpstream.filter((headers) => JSON.stringify(headers).includes(token))).toEqual([]);
   expect(new Set(reachedUpstream.map((headers) => headers['x-gateway']))).toEqual(new Set(['its-own']));
+  // The call's own _meta went on, beside the envelope the gateway's client made.
+  const call = bodiesUpstream.find((message) => message.method === 'tools/call' && (message.params as { name?: string }).name === 'echo');
+  expect((call?.params as { _meta?: Record<string, unknown> })._meta).toMatchObject({ 'example.com/trace': 'abc' });
 });
