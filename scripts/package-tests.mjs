@@ -20,7 +20,7 @@
 // Needs the registry (or npm's cache) for the peers; takes a minute or two. `--keep` leaves the
 // folders for a look.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -213,6 +213,37 @@ async function main() {
   run(npm, ['test'], project);
   step("scaffolder: the project's npm start answers an MCP client on stdio");
   await driveStdio(consumer, npm, ['start', '--silent'], project, ['greet', 'greet_all'], { name: 'greet', arguments: { person: { name: 'Ada', language: 'es' } } }, 'Hola, Ada!');
+  step('scaffolder: hermes-mcp install writes a host entry that starts the server from its startup snapshot (the packages as npm installed them)');
+  const hostFile = path.join(work, 'host-mcp.json');
+  run(path.join(project, 'node_modules/.bin/hermes-mcp'), ['install', 'claude-code', 'dist/main.js', '--config', hostFile], project, { capture: true });
+  const entry = Object.values(JSON.parse(readFileSync(hostFile, 'utf8')).mcpServers)[0];
+  check(
+    entry.command === '/bin/sh' && entry.args[0] === '-c' && entry.args[1].includes('--snapshot-blob'),
+    `the entry runs the snapshot's launcher (got ${JSON.stringify(entry)})`,
+  );
+  check(existsSync(entry.args[5]), `the snapshot was built (${entry.args[5]})`);
+  const lines = [
+    { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'package-tests', version: '1.0.0' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+  ];
+  const hosted = spawnSync(entry.command, entry.args, {
+    cwd: work,
+    input: lines.map((line) => `${JSON.stringify(line)}\n`).join(''),
+    encoding: 'utf8',
+    env: { ...entry.env },
+    timeout: 30_000,
+  });
+  const answers = hosted.stdout
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+  check(
+    answers.length === 2 && answers[1].result.tools.some((tool) => tool.name === 'greet'),
+    `the host's command answers initialize and tools/list (stdout ${hosted.stdout.slice(0, 300)}; stderr ${hosted.stderr.slice(0, 500)})`,
+  );
+  check(!hosted.stderr.includes('stale'), `the snapshot was used, not refused as stale (stderr: ${hosted.stderr.slice(0, 500)})`);
+  process.stdout.write(`  the host's command (the snapshot's launcher): initialize and tools/list over stdio: ok\n`);
   step('all package checks passed');
 }
 
