@@ -6,7 +6,7 @@
  * failover. Needs `redis-server` and `redis-cli` on PATH (Debian: `apt-get install redis-server`).
  */
 import { ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -79,7 +79,9 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
   }
 }
 
-const COMMON = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--loglevel', 'warning'];
+// A replica's first sync starts at once (Redis 7 waits 5 s by default to batch replicas): a master
+// killed before its replica ever synced cannot be replaced (the replica's data is too old to take over).
+const COMMON = ['--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--protected-mode', 'no', '--loglevel', 'warning', '--repl-diskless-sync-delay', '0'];
 
 /** A 6-node Redis Cluster of a test. */
 export interface RedisClusterNodes {
@@ -167,6 +169,13 @@ export async function startRedisCluster(security: NodeSecurity = NONE): Promise<
     );
   try {
     await waitUntilOk();
+    await waitFor('every replica is in sync with its master', async () => {
+      for (const node of nodes) {
+        const info = await cli(node.port, security, 'INFO', 'replication');
+        if (info.includes('role:slave') && !info.includes('master_link_status:up')) return false;
+      }
+      return true;
+    });
   } catch (error) {
     await stop();
     throw error;
@@ -295,4 +304,94 @@ async function uniquePorts(count: number): Promise<number[]> {
     if (port < 55_000) ports.add(port);
   }
   return [...ports];
+}
+
+/** One Hermes instance (test-support/redis/topology-instance.js) as its own process. */
+export interface TopologyInstance {
+  readonly name: string;
+  readonly port: number;
+  readonly url: string;
+  /** The codes it logged (`HERMES_REDIS_UNAVAILABLE`…), in order. */
+  readonly logged: string[];
+  /** False once the process ended (it never should while a test runs). */
+  readonly running: boolean;
+  /** SIGTERM, and waits for it to end. */
+  stop(): Promise<void>;
+  /** Its resident memory now, in bytes (from /proc). */
+  rss(): number;
+}
+
+/** Starts one instance of examples/cluster's server on the Redis `env` names (see topology-instance.js); resolves once it listens. */
+export async function startTopologyInstance(name: string, env: Record<string, string>): Promise<TopologyInstance> {
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [join(__dirname, 'topology-instance.js')], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      INSTANCE: name,
+      CURSOR_SECRET: 'cluster-test-cursor-secret-0123456789abcdef',
+      REQUEST_STATE_SECRET: 'cluster-test-request-state-secret-0123456789',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const logged: string[] = [];
+  let running = true;
+  child.once('exit', () => (running = false));
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`instance ${name} did not start: ${out}`)), 20_000);
+    child.stdout!.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      for (const match of chunk.toString().matchAll(/^redis-error (\S+)$/gm)) logged.push(match[1]);
+      if (out.includes('listening ')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`instance ${name} exited with ${code}: ${out}`));
+    });
+  });
+  return {
+    name,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    logged,
+    get running() {
+      return running;
+    },
+    stop: async () => {
+      if (!running) return;
+      const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+      child.kill('SIGTERM');
+      // An instance still holding streams open after 3 s is killed: the test must not leave it behind.
+      const timer = setTimeout(() => child.kill('SIGKILL'), 3_000);
+      await exited;
+      clearTimeout(timer);
+    },
+    rss: () => {
+      const status = readFileSync(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmRSS:\s+(\d+) kB/.exec(status)![1]) * 1024;
+    },
+  };
+}
+
+/** Starts one redis-server with `security` (TLS, an ACL file) on a free port, in a temp dir of its own. */
+export async function startTlsRedis(security: NodeSecurity): Promise<RedisNode> {
+  const dir = mkdtempSync(join(tmpdir(), 'hermes-redis-node-'));
+  const [port] = await uniquePorts(1);
+  const node = await startNode([...COMMON, '--dir', dir, ...security.serverArgs(port)], port, dir, security);
+  return {
+    port,
+    url: node.url,
+    get alive() {
+      return node.alive;
+    },
+    kill: async () => {
+      await node.kill();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }

@@ -33,6 +33,7 @@ export const ERROR_CATALOG = {
   HERMES_SKILL_CHANGED: 'A skill file changed on disk since the skills were loaded; its reads fail (-32603) until `app.skills.reload()`.',
   HERMES_APP_INVALID: "An MCP App is declared wrong: a tool's ui.resourceUri names no @AppResource, or ui or @AppResource settings are malformed.",
   HERMES_REDIS_UNAVAILABLE: 'Redis (the cluster of @hermes-mcp/redis) could not be reached, or did not answer in time.',
+  HERMES_REDIS_UNREPLICATED: 'A Redis write did not reach the replicas `durability.replicas` of @hermes-mcp/redis asks for within its timeout (logged; the write counts as done).',
 } as const;
 
 /** A stable code from {@link ERROR_CATALOG}. */

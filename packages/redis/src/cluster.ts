@@ -7,7 +7,7 @@ import { createClient } from 'redis';
 import { HermesError } from '@hermes-mcp/core';
 import type { Cluster, EventStore } from '@hermes-mcp/core';
 import { RedisBus } from './bus';
-import { AnyRedisClient, RedisClient, RedisConnection } from './connection';
+import { AnyRedisClient, Durability, RedisClient, RedisConnection } from './connection';
 import { EventWindow, RedisEventStore } from './event-store';
 import { RedisSessionStore } from './session-store';
 import { RedisReplayStore } from './replay-store';
@@ -37,6 +37,12 @@ export interface RedisClusterOptions {
   tasks?: TaskLeaseOptions;
   /** Where connection problems are logged, e.g. the app's pino logger (default: stderr through `console.warn`). */
   logger?: { warn(bindings: object, message: string): void };
+  /**
+   * How far each write goes before it counts as done (default: the master took it). With
+   * `{ replicas: 1 }`, a session, event or task acknowledged to a client is on a replica too, so a
+   * master that dies loses none of them (Redis replicates asynchronously otherwise).
+   */
+  durability?: Durability;
   /** How long to wait for Redis at start, in milliseconds (default 10 000). */
   connectTimeout?: number;
 }
@@ -104,7 +110,7 @@ export async function redisCluster(options: RedisClusterOptions = {}): Promise<R
     void subscriber.destroy();
     throw new HermesError('HERMES_REDIS_UNAVAILABLE', `could not connect to Redis at ${options.url ?? 'redis://127.0.0.1:6379'}: ${(error as Error).message}`, { cause: error });
   }
-  const redis = new RedisConnection(client, options.prefix ?? 'hermes:');
+  const redis = new RedisConnection(client, options.prefix ?? 'hermes:', options.durability, (bindings, message) => log.warn(bindings, message));
   const bus = new RedisBus(redis, subscriber, (error) => log.warn({ err: error }, 'a cluster bus message could not be read; ignored'));
   await bus.start();
   const sessionStore = new RedisSessionStore(redis);

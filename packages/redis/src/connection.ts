@@ -38,18 +38,45 @@ export function topologyOf(client: AnyRedisClient): RedisTopology {
   return 'single';
 }
 
+/**
+ * How far a write goes before the store call that made it resolves. Redis replicates
+ * asynchronously: a write its master acknowledged and had not yet sent to a replica is lost when
+ * that master dies and the replica takes over. With `replicas`, each write of the stores is
+ * followed, in the same round trip, by `WAIT {replicas} {timeoutMs}` on the node that took it.
+ */
+export interface Durability {
+  /** How many replicas must have a write before it counts as done (`WAIT`'s first argument). */
+  replicas: number;
+  /**
+   * How long to wait for them, in milliseconds (default 100): past it the write counts as done
+   * anyway (a replica down must not stop the service), writes stop waiting for
+   * {@link REPLICA_BACKOFF_MS}, and `HERMES_REDIS_UNREPLICATED` is reported to the logger once per
+   * minute at most.
+   */
+  timeoutMs?: number;
+}
+
 /** What talks to Redis for the stores and the bus. */
 export class RedisConnection {
   /** What kind of Redis `client` talks to. */
   readonly topology: RedisTopology;
+  private readonly wait?: string[];
+  private lastWarned = 0;
+  /** Until when writes do not wait for replicas (one did not reach them in time). */
+  private waitAgainAt = 0;
 
   constructor(
     /** Commands (stores, publish). */
     readonly client: AnyRedisClient,
     /** Key names start with it (`hermes:` by default), so one Redis can hold several clusters. */
     readonly prefix: string,
+    /** How far a write goes before it counts as done (default: the master took it). */
+    durability?: Durability,
+    /** Where a write that did not reach its replicas in time is reported. */
+    private readonly warn: (bindings: object, message: string) => void = () => undefined,
   ) {
     this.topology = topologyOf(client);
+    if (durability && durability.replicas > 0) this.wait = ['WAIT', String(durability.replicas), String(durability.timeoutMs ?? 100)];
   }
 
   /**
@@ -72,15 +99,50 @@ export class RedisConnection {
     }
   }
 
-  /** Runs a Lua script by its digest, loading it first when Redis does not know it (after a restart, or on another node). */
-  async run(script: Script, keys: string[], args: string[]): Promise<Reply> {
+  /** {@link send} for a write: with {@link Durability}, resolves once the replicas have it too (or the wait timed out). */
+  async write(args: string[], firstKey: string | undefined = args[1]): Promise<Reply> {
+    try {
+      const [reply] = await Promise.all([this.dispatch(args, firstKey), this.replicated(firstKey)]);
+      return reply;
+    } catch (error) {
+      throw unavailable(error);
+    }
+  }
+
+  /**
+   * Runs a Lua script by its digest, loading it first when Redis does not know it (after a restart,
+   * or on another node); a script that writes (`write`) waits for the replicas as {@link write} does.
+   */
+  async run(script: Script, keys: string[], args: string[], write = false): Promise<Reply> {
     const tail = [String(keys.length), ...keys, ...args];
     try {
-      return await this.dispatch(['EVALSHA', script.sha, ...tail], keys[0]);
+      // The WAIT goes right behind the script, in the same write to the same node.
+      const [reply] = await Promise.all([this.dispatch(['EVALSHA', script.sha, ...tail], keys[0]), write ? this.replicated(keys[0]) : undefined]);
+      return reply;
     } catch (error) {
       if (!(error instanceof ErrorReply) || !error.message.startsWith('NOSCRIPT')) throw unavailable(error);
     }
-    return this.send(['EVAL', script.source, ...tail], keys[0]);
+    return write ? this.write(['EVAL', script.source, ...tail], keys[0]) : this.send(['EVAL', script.source, ...tail], keys[0]);
+  }
+
+  /**
+   * `WAIT` on the node holding `firstKey`, right behind the write sent there in the same turn. A
+   * `WAIT` that times out holds the connection it came on (Redis answers nothing else on it
+   * meanwhile): after one, writes do not wait for `REPLICA_BACKOFF_MS` — a master left without its
+   * replica (it took over from a dead master) would otherwise slow every write to `timeoutMs`.
+   */
+  private async replicated(firstKey: string | undefined): Promise<void> {
+    if (!this.wait || Date.now() < this.waitAgainAt) return;
+    const acknowledged = (await this.dispatch(this.wait, firstKey)) as number;
+    if (acknowledged >= Number(this.wait[1])) return;
+    this.waitAgainAt = Date.now() + REPLICA_BACKOFF_MS;
+    if (Date.now() - this.lastWarned > 60_000) {
+      this.lastWarned = Date.now();
+      this.warn(
+        { code: 'HERMES_REDIS_UNREPLICATED', acknowledged, wanted: Number(this.wait[1]) },
+        `a Redis write reached ${acknowledged} of ${this.wait[1]} replicas within ${this.wait[2]} ms; it counts as done (reported once a minute at most)`,
+      );
+    }
   }
 
   private dispatch(args: string[], firstKey: string | undefined): Promise<Reply> {
@@ -94,6 +156,9 @@ export class RedisConnection {
     }
   }
 }
+
+/** How long writes do not wait for replicas after one did not reach them in time, in milliseconds. */
+export const REPLICA_BACKOFF_MS = 5_000;
 
 /** A Lua script and its SHA-1, for `EVALSHA`. */
 export class Script {

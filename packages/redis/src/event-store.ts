@@ -130,7 +130,7 @@ export class RedisEventStore implements EventStore {
     const args = [streamId, String(seq), this.maxAge, this.maxLength];
     // JSON never holds a raw newline, and keys are ours ([0-9a-z.]): the entry splits back unambiguously.
     if (message !== undefined) args.push(`${seq}\n${key ?? ''}\n${JSON.stringify(message)}`);
-    await this.redis.run(APPEND, [this.index, this.list(streamId)], args);
+    await this.redis.run(APPEND, [this.index, this.list(streamId)], args, true);
   }
 
   async replayAfter(streamId: string, seq: number): Promise<StoredEvent[] | undefined> {

@@ -15,5 +15,5 @@ export type { EventWindow } from './event-store';
 export { RedisTaskStore } from './task-store';
 export { RedisReplayStore } from './replay-store';
 export type { TaskLeaseOptions } from './task-store';
-export { RedisConnection, Script, topologyOf, unavailable } from './connection';
-export type { AnyRedisClient, RedisClient, RedisClusterClient, RedisSentinelClient, RedisTopology, Reply } from './connection';
+export { REPLICA_BACKOFF_MS, RedisConnection, Script, topologyOf, unavailable } from './connection';
+export type { AnyRedisClient, Durability, RedisClient, RedisClusterClient, RedisSentinelClient, RedisTopology, Reply } from './connection';

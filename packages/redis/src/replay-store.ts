@@ -11,7 +11,7 @@ export class RedisReplayStore implements ReplayStore {
   constructor(private readonly redis: RedisConnection) {}
 
   async firstSeen(key: string, ttlMs: number): Promise<boolean> {
-    const set = await this.redis.send(['SET', `${this.redis.prefix}dpop:${key}`, '1', 'NX', 'PX', String(Math.max(1, Math.round(ttlMs)))]);
+    const set = await this.redis.write(['SET', `${this.redis.prefix}dpop:${key}`, '1', 'NX', 'PX', String(Math.max(1, Math.round(ttlMs)))]);
     return set === 'OK';
   }
 }

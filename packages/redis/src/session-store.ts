@@ -40,14 +40,14 @@ export class RedisSessionStore implements SessionStore {
     if (logLevel !== undefined) fields.push('l', logLevel);
     for (const uri of subscriptions ?? []) fields.push(SUBSCRIPTION + uri, '1');
     // One transaction, one round trip: the record never exists without its expiry.
-    await this.redis.run(CREATE, [key], [String(Math.max(1, Math.round(idleMs))), ...fields]);
+    await this.redis.run(CREATE, [key], [String(Math.max(1, Math.round(idleMs))), ...fields], true);
   }
 
   async update(id: string, change: SessionChange): Promise<void> {
     const key = this.key(id);
-    if ('logLevel' in change) await this.redis.run(CHANGE, [key], ['set', 'l', change.logLevel]);
-    else if ('subscribe' in change) await this.redis.run(CHANGE, [key], ['set', SUBSCRIPTION + change.subscribe, '1']);
-    else await this.redis.run(CHANGE, [key], ['del', SUBSCRIPTION + change.unsubscribe]);
+    if ('logLevel' in change) await this.redis.run(CHANGE, [key], ['set', 'l', change.logLevel], true);
+    else if ('subscribe' in change) await this.redis.run(CHANGE, [key], ['set', SUBSCRIPTION + change.subscribe, '1'], true);
+    else await this.redis.run(CHANGE, [key], ['del', SUBSCRIPTION + change.unsubscribe], true);
   }
 
   async get(id: string): Promise<SessionRecord | undefined> {

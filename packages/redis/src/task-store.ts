@@ -72,8 +72,9 @@ export class RedisTaskStore implements TaskStore {
   async create(task: TaskRecord): Promise<void> {
     const running = !TERMINAL.has(task.status);
     await Promise.all([
-      this.redis.send(['SET', this.key(task.taskId), JSON.stringify(task), 'PX', String(task.ttlMs)]),
       running ? this.redis.send(['SET', this.lease(task.taskId), '1', 'PX', String(this.leaseMs)]) : undefined,
+      // After the lease, on the same node (one hash slot): the replicas have both once it resolves.
+      this.redis.write(['SET', this.key(task.taskId), JSON.stringify(task), 'PX', String(task.ttlMs)]),
     ]);
     if (running) this.hold(task.taskId);
   }
@@ -85,7 +86,7 @@ export class RedisTaskStore implements TaskStore {
 
   async update(task: TaskRecord): Promise<boolean> {
     const terminal = TERMINAL.has(task.status);
-    const replaced = (await this.redis.run(UPDATE, [this.key(task.taskId), this.lease(task.taskId)], [JSON.stringify(task), terminal ? '1' : '0'])) === 1;
+    const replaced = (await this.redis.run(UPDATE, [this.key(task.taskId), this.lease(task.taskId)], [JSON.stringify(task), terminal ? '1' : '0'], true)) === 1;
     if (terminal || !replaced) this.release(task.taskId);
     return replaced;
   }
@@ -110,10 +111,14 @@ export class RedisTaskStore implements TaskStore {
     }
   }
 
-  /** Renews the lease of every task running here: one pipelined `PEXPIRE` each. */
+  /**
+   * Renews the lease of every task running here: one pipelined `SET … PX` each — a `SET`, not a
+   * `PEXPIRE`, so a lease a failed-over master took with it (written, not yet replicated) is there
+   * again after the next renewal.
+   */
   private renew(): void {
     for (const taskId of this.running) {
-      this.redis.send(['PEXPIRE', this.lease(taskId), String(this.leaseMs)]).catch(() => undefined);
+      this.redis.send(['SET', this.lease(taskId), '1', 'PX', String(this.leaseMs)]).catch(() => undefined);
     }
   }
 }
