@@ -16,7 +16,7 @@ import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, st
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { StdioClientTransport, getDefaultEnvironment } from '@modelcontextprotocol/client/stdio';
 
 const root = path.join(__dirname, '../../..');
 const cli = path.join(root, 'packages/client/dist/cli.js');
@@ -85,9 +85,10 @@ function snapshot(...args: string[]): { code: number | null; stdout: string; std
 /** One start through the launcher (its file, or a host's command), as a host does: tools listed, `how` and `echo` called; what the server wrote on stderr. */
 async function start(
   launcher: string | { command: string; args: string[] },
+  env?: Record<string, string>,
 ): Promise<{ tools: string[]; how: { restored: boolean; coreFilesLoaded: number }; echo: unknown; stderr: string }> {
   const { command, args } = typeof launcher === 'string' ? { command: '/bin/sh', args: [launcher] } : launcher;
-  const transport = new StdioClientTransport({ command, args, stderr: 'pipe' });
+  const transport = new StdioClientTransport({ command, args, stderr: 'pipe', ...(env && { env: { ...getDefaultEnvironment(), ...env } }) });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'snapshot-spec', version: '1.0.0' });
@@ -132,6 +133,12 @@ describe('hermes-mcp snapshot', () => {
     expect(started).toMatchObject({ tools: ['echo', 'how'], how: { restored: true, coreFilesLoaded: 1 }, echo: 'hi' });
     // The console still goes to stderr: the transport's redirect works in a restored process.
     expect(started.stderr).toContain('how was called');
+  });
+
+  it('starts without the snapshot when HERMES_INTEROP is set: the self-checks it ran at build time are what that variable switches off', async () => {
+    const before = statSync(blob).mtimeMs;
+    expect(await start(launcher, { HERMES_INTEROP: 'public' })).toMatchObject({ how: { restored: false }, echo: 'hi' });
+    expect(statSync(blob).mtimeMs).toBe(before);
   });
 
   it("reads the user's code from disk at every start: a tool added after the build is served from the same snapshot", async () => {

@@ -13,7 +13,8 @@
  * `import`) of them then finds them there — and runs the entry, which is never in the snapshot:
  * the user's code is always read from disk. If not, the snapshot is stale: the process starts
  * again without it (the same arguments, nothing read from stdin yet) and a new one is built in
- * the background.
+ * the background. `HERMES_INTEROP` in the environment (which decides the self-checks a snapshot
+ * has already run) also starts the process without it.
  */
 
 /** What snapshot.ts tells the runtime, as JSON in the build script. */
@@ -71,6 +72,8 @@ export function hermesSnapshot(config: SnapshotConfig, bundle: Bundle, builtinRe
     };
     const entry = path.resolve(process.argv[1] ?? '');
     process.argv[1] = entry;
+    // Core's self-checks ran when the snapshot was built; HERMES_INTEROP=public asks for none.
+    if (process.env.HERMES_INTEROP !== undefined) return restart(undefined, entry);
     const stale = staleness(Module.createRequire(entry));
     if (stale !== undefined) return restart(stale, entry);
     for (const [name, file] of Object.entries(config.libs)) {
@@ -109,16 +112,18 @@ export function hermesSnapshot(config: SnapshotConfig, bundle: Bundle, builtinRe
     return undefined;
   }
 
-  /** Rebuilds the snapshot in the background and runs the entry again without it. */
-  function restart(why: string, entry: string): void {
+  /** Runs the entry again without the snapshot; when it is stale (`why`), builds a new one in the background. */
+  function restart(why: string | undefined, entry: string): void {
     const { spawn, spawnSync } = builtinRequire('node:child_process') as typeof import('node:child_process');
-    process.stderr.write(`hermes-mcp: the startup snapshot is stale (${why}): starting without it, and building a new one\n`);
-    try {
-      spawn(process.execPath, [config.cli, 'snapshot', entry, '--quiet'], { detached: true, stdio: 'ignore' })
-        .on('error', () => {})
-        .unref();
-    } catch {
-      // The next start tries again.
+    if (why !== undefined) {
+      process.stderr.write(`hermes-mcp: the startup snapshot is stale (${why}): starting without it, and building a new one\n`);
+      try {
+        spawn(process.execPath, [config.cli, 'snapshot', entry, '--quiet'], { detached: true, stdio: 'ignore' })
+          .on('error', () => {})
+          .unref();
+      } catch {
+        // The next start tries again.
+      }
     }
     const flags: string[] = [];
     for (let i = 0; i < process.execArgv.length; i++) {
