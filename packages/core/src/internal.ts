@@ -12,3 +12,7 @@ export { allMethods, methodSpec } from './engine/methods';
 export type { MethodSpec } from './engine/methods';
 export type { Engine, EngineOptions } from './engine/engine';
 export type { Connection, ConnectionOptions } from './engine/connection';
+// Remote mounts (@hermes-mcp/gateway): the registry they add to, and local mounts' naming and layering.
+export { checkNamespace, checkSeparator, mountHostOf, mountedName, mountedUri, unmountedUri, wrapMounted } from './bootstrap/mount';
+export type { MountHost } from './bootstrap/mount';
+export { compileUriTemplate } from './bootstrap/uri-template';

@@ -161,6 +161,60 @@ export function mountInto(registry: Registry, scan: MountedScan, entry: MountEnt
   }
 }
 
+/**
+ * What a remote mount (`mountRemote` of @hermes-mcp/gateway) takes from the server it mounts into:
+ * the separator of its mounts as given (unchecked; undefined for `_`), and the layer that wraps
+ * every mounted definition — its scope guard, then its middleware. Recorded by the scanner. @internal
+ */
+export interface MountHost {
+  readonly separator?: string;
+  readonly guard?: Middleware;
+  readonly middleware: readonly Middleware[];
+}
+
+const hosts = new WeakMap<Registry, MountHost>();
+
+/** Records how definitions mounted into `registry` are named and wrapped. @internal */
+export function setMountHost(registry: Registry, host: MountHost): void {
+  hosts.set(registry, host);
+}
+
+/** How definitions mounted into `registry` are named and wrapped (a server without `@McpServer`: none). @internal */
+export function mountHostOf(registry: Registry): MountHost | undefined {
+  return hosts.get(registry);
+}
+
+/** A namespace, checked as local mounts check theirs (`HERMES_MOUNT_INVALID`). @internal */
+export function checkNamespace(namespace: unknown, owner: string): string {
+  if (typeof namespace !== 'string' || !NAMESPACE.test(namespace)) {
+    throw invalid(`${owner}: the mount namespace ${JSON.stringify(namespace)} must be 1–64 of A–Z, a–z, 0–9, "_" and "-" (it goes into tool names and URIs).`);
+  }
+  return namespace;
+}
+
+/** A mounted tool's or prompt's name as clients see it: `<namespace><separator><name>`. @internal */
+export function mountedName(namespace: string, separator: string, name: string): string {
+  return `${namespace}${separator}${name}`;
+}
+
+/** A mounted URI or template as clients see it (`scheme://<namespace>/rest`); undefined without `scheme://`. @internal */
+export function mountedUri(namespace: string, uri: string): string | undefined {
+  const match = SCHEME.exec(uri);
+  return match ? `${match[1]}${namespace}/${match[2]}` : undefined;
+}
+
+/** The mounted server's own URI of one clients see (`<namespace>/` taken out after `://`); undefined when it is not of this mount. @internal */
+export function unmountedUri(namespace: string, uri: string): string | undefined {
+  const match = SCHEME.exec(uri);
+  return match && match[2].startsWith(`${namespace}/`) ? `${match[1]}${match[2].slice(namespace.length + 1)}` : undefined;
+}
+
+/** `call` wrapped in a host's layer (its scope guard, then its middleware), and that layer for lists to ask. @internal */
+export function wrapMounted(host: MountHost, call: Invocation['call']): Pick<Invocation, 'call' | 'middleware'> {
+  const outer = host.guard ? [host.guard, ...host.middleware] : host.middleware;
+  return { call: (outer.length > 0 ? compose(outer, call) : call) as Invocation['call'], middleware: outer.length > 0 ? outer : undefined };
+}
+
 /** One mounted server: how its names and URIs are prefixed, and how its calls are wrapped. */
 class Mount {
   /** `prefixed` as a function a context carries (`ctx.mountedUri`), and its compositions with the mounts around it. */

@@ -21,7 +21,7 @@ import type {
   ToolOptions,
 } from '../metadata/options';
 import { CursorCodec } from './cursor';
-import { checkMountable, checkSeparator, mountInto, mountsOf } from './mount';
+import { checkMountable, checkSeparator, mountInto, mountsOf, setMountHost } from './mount';
 import { appResourceOf, checkAppLink, toolMetaOf } from './apps';
 import { completersFor } from './completion';
 import { compose, middlewareOf, resolveMiddleware } from '../engine/middleware';
@@ -121,6 +121,13 @@ export function scanServer(serverClass: Constructor, container: DependencyContai
       }
     }
     return instance;
+  });
+  // For remote mounts (@hermes-mcp/gateway), added later: this server's separator, scope guard and middleware.
+  const hostScopes = unionOfScopes(mounts.scopes, options.scopes);
+  setMountHost(registry, {
+    separator: mounts.mountSeparator ?? options.mountSeparator,
+    guard: hostScopes.length > 0 ? scopeGuard(hostScopes, `the servers mounted by ${serverClass.name}`) : undefined,
+    middleware: serverMiddleware,
   });
   const mounted = mountsOf(`@McpServer on ${serverClass.name}`, options.mount, mounts.mount);
   if (mounted.length > 0) {
