@@ -9,18 +9,20 @@
  * Lua script touches one slot, on the master that holds it.
  */
 import { createHash } from 'node:crypto';
-import { createClient, ErrorReply } from 'redis';
-import type { RedisClusterType, RedisSentinelType } from 'redis';
+import { ErrorReply } from 'redis';
+import type { RedisClientType, RedisClusterType, RedisSentinelType } from 'redis';
 import { HermesError } from '@hermes-mcp/core';
 
-/** A node-redis client, as `createClient()` makes it. */
-export type RedisClient = ReturnType<typeof createClient>;
+/* eslint-disable @typescript-eslint/no-explicit-any -- any modules, scripts, RESP version and type mapping: Hermes sends raw commands only */
+/** A node-redis client, as `createClient()` makes it (whatever its modules, scripts, RESP version and type mapping). */
+export type RedisClient = RedisClientType<any, any, any, any, any>;
 
 /** A node-redis Redis Cluster client, as `createCluster()` makes it. */
-export type RedisClusterClient = RedisClusterType;
+export type RedisClusterClient = RedisClusterType | RedisClusterType<any, any, any, any, any>;
 
 /** A node-redis Sentinel client, as `createSentinel()` makes it. */
-export type RedisSentinelClient = RedisSentinelType;
+export type RedisSentinelClient = RedisSentinelType | RedisSentinelType<any, any, any, any, any>;
+/* eslint-enable @typescript-eslint/no-explicit-any */
 
 /** Any client Hermes runs on: one node, a Redis Cluster, or a primary Sentinel watches. */
 export type AnyRedisClient = RedisClient | RedisClusterClient | RedisSentinelClient;
