@@ -140,7 +140,9 @@ export class StdioClientTransport implements Transport {
 
   /** Writes the queued messages in one write. */
   private readonly flush = (): void => {
-    const batch = this.batch!;
+    const batch = this.batch;
+    // close() wrote the batch out already (it flushes what was sent before it): nothing is left.
+    if (batch === undefined) return;
     const text = this.outbox;
     const answers = this.outboxAnswers;
     this.batch = undefined;
