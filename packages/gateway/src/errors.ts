@@ -15,6 +15,8 @@ export const GATEWAY_ERRORS = Object.freeze({
   GATEWAY_UPSTREAM_UNAVAILABLE: 'the upstream server could not be started or reached',
   /** A server→client question of the upstream could not be told which downstream request it belongs to. */
   GATEWAY_QUESTION_UNROUTABLE: 'the upstream asked a question no downstream request can be found for',
+  /** A remote mount's upstream did not answer within its `timeout` (`mountRemote`); the request was cancelled upstream. */
+  GATEWAY_UPSTREAM_TIMEOUT: 'the upstream server did not answer within the remote mount\'s timeout',
 });
 
 /** One of {@link GATEWAY_ERRORS}' codes. */

@@ -17,3 +17,5 @@ export { GatewayConfigError, upstreamsOf } from './config';
 export { GATEWAY_ERRORS, gatewayError } from './errors';
 export type { GatewayErrorCode } from './errors';
 export { PROXY_USAGE, proxyMain } from './cli';
+export { mountRemote } from './remote-mount';
+export type { RemoteMount, RemoteMountOptions } from './remote-mount';
