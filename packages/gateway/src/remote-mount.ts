@@ -93,7 +93,7 @@ export async function mountRemote(app: McpApp, namespace: string, spec: Upstream
   const proxy = await UpstreamProxy.create(spec, { ...proxyOptions, name: options.name ?? namespace });
   const mount = new Mounted(app, registry, host, proxy, namespace, separator, options);
   try {
-    await mount.refresh();
+    await mount.refresh(true);
   } catch (error) {
     await mount.close();
     throw error;
@@ -105,9 +105,12 @@ export async function mountRemote(app: McpApp, namespace: string, spec: Upstream
 class Mounted implements RemoteMount {
   readonly name: string;
   private readonly owned: Owned = { tools: new Set(), resources: new Set(), prompts: new Set() };
+  /** What each list held when last listed (its descriptors as JSON), to tell a change from the same list. */
+  private readonly listed: Partial<Record<ListKind, string>> = {};
   /** The listing of each list running now, and whether another was asked meanwhile. */
   private readonly listing = new Map<ListKind, { running: Promise<void>; again: boolean }>();
   private closed = false;
+  private relisting = false;
 
   constructor(
     private readonly app: McpApp,
@@ -129,13 +132,27 @@ class Mounted implements RemoteMount {
     } as unknown as McpApp);
   }
 
-  async refresh(): Promise<void> {
+  /** `strict` (at mount): a name the app serves already fails the mount instead of being left out. */
+  async refresh(strict = false): Promise<void> {
     const capabilities = (await this.shared().describe()).capabilities;
     await Promise.all([
-      capabilities.tools ? this.list('tools') : undefined,
-      capabilities.resources ? this.list('resources') : undefined,
-      capabilities.prompts ? this.list('prompts') : undefined,
+      capabilities.tools ? this.list('tools', strict) : undefined,
+      capabilities.resources ? this.list('resources', strict) : undefined,
+      capabilities.prompts ? this.list('prompts', strict) : undefined,
     ]);
+  }
+
+  /**
+   * After a call found the upstream gone: start it again now (past the connection's backoff) and
+   * list it again — a restarted process serves what it serves at start, not what it added since.
+   * One at a time; a failure is logged, and the next failed call tries again.
+   */
+  private relist(): void {
+    if (this.relisting || this.closed) return;
+    this.relisting = true;
+    void this.refresh()
+      .catch((error: unknown) => this.warn('listing it again after it failed did not succeed (the next call tries again)', error))
+      .finally(() => (this.relisting = false));
   }
 
   async close(): Promise<void> {
@@ -151,7 +168,7 @@ class Mounted implements RemoteMount {
   }
 
   /** Lists `kind` again (one listing at a time per list; one more when asked meanwhile). */
-  private list(kind: ListKind): Promise<void> {
+  private list(kind: ListKind, strict = false): Promise<void> {
     const current = this.listing.get(kind);
     if (current) {
       current.again = true;
@@ -163,7 +180,7 @@ class Mounted implements RemoteMount {
         do {
           state.again = false;
           const client = await this.shared().client();
-          this.replace(kind, await this.fetch(client, kind));
+          this.replace(kind, await this.fetch(client, kind), strict);
         } while (state.again && !this.closed);
       } finally {
         this.listing.delete(kind);
@@ -193,17 +210,31 @@ class Mounted implements RemoteMount {
     return found;
   }
 
-  /** Swaps this mount's definitions of `kind` for `next`; a key the app serves otherwise is left out (and logged). */
-  private replace(kind: ListKind, next: Definition[]): void {
+  /**
+   * Swaps this mount's definitions of `kind` for `next` (nothing changes, and clients are told
+   * nothing, when the upstream lists the same). A key the app serves otherwise is left out and
+   * logged — refused with `HERMES_MOUNT_COLLISION` when `strict`.
+   */
+  private replace(kind: ListKind, next: Definition[], strict = false): void {
     const owned = this.owned[kind];
     const registryKind = kind === 'tools' ? 'tool' : kind === 'prompts' ? 'prompt' : 'resource';
+    const listed = JSON.stringify(next.map((def) => def.def.descriptor));
+    if (!this.closed && owned.size > 0 && listed === this.listed[kind]) return;
     for (const key of owned) this.registry.remove(registryKind, key);
     owned.clear();
+    this.listed[kind] = listed;
     if (this.closed) return;
     for (const def of next) {
       const key = keyOf(def);
-      if (this.registry.find(registryKind, key)) {
-        this.warn(`its ${registryKind} "${key}" is left out: the app serves that ${kind === 'resources' ? 'URI' : 'name'} already (HERMES_MOUNT_COLLISION)`);
+      const existing = this.registry.find(registryKind, key);
+      if (existing) {
+        const message = `the ${registryKind} "${key}" of the upstream "${this.name}" mounted at "${this.namespace}" is served by ${existing.owner} already`;
+        if (strict) {
+          for (const added of owned) this.registry.remove(registryKind, added);
+          owned.clear();
+          throw new HermesError('HERMES_MOUNT_COLLISION', `${message}: rename that one, or mount the upstream under another namespace.`);
+        }
+        this.warn(`${message}; it is left out (HERMES_MOUNT_COLLISION)`);
         continue;
       }
       if (def.kind === 'tool') this.registry.addTool(def.def);
@@ -330,6 +361,8 @@ class Mounted implements RemoteMount {
     try {
       return await this.proxy.handleRequest(forwarded);
     } catch (error) {
+      const code = gatewayCodeOf(error);
+      if (code === 'GATEWAY_UPSTREAM_CLOSED' || code === 'GATEWAY_UPSTREAM_UNAVAILABLE') this.relist();
       if (deadline?.aborted && !ctx.signal.aborted) {
         throw gatewayError('GATEWAY_UPSTREAM_TIMEOUT', this.name, `the upstream "${this.name}" did not answer ${ctx.request.method} within ${this.options.timeout} ms; the request was cancelled upstream`);
       }

@@ -18,7 +18,7 @@ import { RemoteMount, mountRemote } from '@hermes-mcp/gateway';
 import { createMcpHandler, McpServer as V2Server } from '@modelcontextprotocol/server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { serveFetch } from '../../client/test/fixtures/http-servers';
@@ -40,6 +40,7 @@ class GatewayServer {
 }
 
 const NAME = { action: 'accept' as const, content: { name: 'Ada', color: 'red', subscribe: false } };
+const SAMPLED = { role: 'assistant' as const, model: 'test-model', content: { type: 'text' as const, text: 'short' } };
 
 let upstream: Server;
 let gateway: Server;
@@ -88,16 +89,22 @@ afterAll(async () => {
 
 /** An SDK v1 client in a 2025-11-25 session that answers elicitations. */
 async function legacyClient(): Promise<Client> {
-  const client = new Client({ name: 'sdk-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  const client = new Client({ name: 'sdk-v1', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {}, roots: { listChanged: true } } });
   client.setRequestHandler(ElicitRequestSchema, () => NAME);
+  client.setRequestHandler(CreateMessageRequestSchema, () => SAMPLED);
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: 'file:///work/legacy', name: 'legacy' }] }));
   await client.connect(new StreamableHTTPClientTransport(url));
   return client;
 }
 
 /** An SDK v2 client speaking 2026-07-28 (stateless) that answers elicitations. */
 async function modernClient(): Promise<ModernClient> {
-  const client = new ModernClient({ name: 'sdk-v2', version: '2.4.0' }, { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } });
+  const client = new ModernClient(
+    { name: 'sdk-v2', version: '2.4.0' },
+    { capabilities: { elicitation: { form: {} }, sampling: {} }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+  );
   client.setRequestHandler('elicitation/create', async () => NAME);
+  client.setRequestHandler('sampling/createMessage', async () => SAMPLED);
   await client.connect(new ModernHttpTransport(url));
   return client;
 }
@@ -163,6 +170,19 @@ describe('a 2025-11-25 session (SDK v1 client)', () => {
     expect(textOf(await client.callTool({ name: 'every_ask_name', arguments: {} }))).toBe('Hello Ada, who likes red');
   });
 
+  it('sends the upstream’s sampling and roots requests to this client', async () => {
+    expect(textOf(await client.callTool({ name: 'every_summarize', arguments: { text: 'a long text' } }))).toBe('test-model: short');
+    expect(JSON.stringify((await client.callTool({ name: 'every_roots', arguments: {} })).content)).toContain('file:///work/legacy');
+  });
+
+  it('passes the upstream’s log messages on, at this client’s level', async () => {
+    const logged: unknown[] = [];
+    client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logged.push(notification.params.data));
+    await client.setLoggingLevel('error');
+    expect(textOf(await client.callTool({ name: 'every_log', arguments: { tag: 'mounted' } }))).toBe('logged');
+    expect(logged).toEqual(['error', 'critical', 'alert', 'emergency'].map((level) => ({ tag: 'mounted', level })));
+  });
+
   it('cancels the call upstream when the client cancels it', async () => {
     const abort = new AbortController();
     const call = client.callTool({ name: 'every_slow', arguments: { steps: 50, delayMs: 50, label: 'legacy-cancel' } }, undefined, {
@@ -211,6 +231,7 @@ describe('2026-07-28 requests (SDK v2 client)', () => {
     );
     expect(seen).toEqual([1, 2]);
     expect(textOf(await client.callTool({ name: 'every_ask_name', arguments: {} }))).toBe('Hello Ada, who likes red');
+    expect(textOf(await client.callTool({ name: 'every_summarize', arguments: { text: 'a long text' } }))).toBe('test-model: short');
   });
 
   it('cancels the call upstream when the client cancels it', async () => {
@@ -224,8 +245,15 @@ describe('2026-07-28 requests (SDK v2 client)', () => {
     }
   });
 
-  it('lists the upstream’s tools again when it says they changed', async () => {
+  it('lists the upstream’s tools again when it says they changed, and tells a session so', async () => {
+    const session = await legacyClient();
+    let told!: () => void;
+    const changed = new Promise<void>((resolve) => (told = resolve));
+    session.setNotificationHandler(ToolListChangedNotificationSchema, () => told());
     expect(textOf(await client.callTool({ name: 'every_add_tool', arguments: { name: 'greeter' } }))).toContain('greeter');
+    await changed;
+    expect((await session.listTools()).tools.map((tool) => tool.name)).toContain('every_greeter');
+    await session.close();
     for (;;) {
       const { tools } = await client.listTools();
       if (tools.some((tool) => tool.name === 'every_greeter')) break;
@@ -256,6 +284,12 @@ describe('an upstream killed mid-call', () => {
       expect(textOf(await client.callTool({ name: 'hello', arguments: {} }))).toBe('hello from the gateway');
       expect(textOf(await client.callTool({ name: 'every_echo', arguments: { message: 'back' } }))).toBe('back');
       expect(childrenOf(process.pid)).not.toContain(sharedPid);
+      // Listed again once started: the new process serves what it serves at start (not the tool the old one added).
+      for (;;) {
+        const { tools } = await client.listTools();
+        if (!tools.some((tool) => tool.name === 'every_greeter')) break;
+        await sleep(20);
+      }
     } finally {
       await client.close();
     }
