@@ -8,11 +8,12 @@
  *   npm run bench -- --only http,stdio # some sections (docs untouched)
  *   npm run bench -- --only websocket  # tools/call over WebSocket against a bare ws echo
  *   npm run bench -- --only redis-memory # what a session of a 3-instance cluster costs Redis (used_memory)
+ *   npm run bench -- --only redis-cluster # the Redis stores on one node vs a Redis Cluster (ops/s, commands/op, bytes/session)
  *   npm run bench -- --only start --start-node "$(node scripts/cache.mjs node 20)/node" # stdio starts, this Node and Node 20
  *   npm run bench -- --quick           # 1 round of 1 s: checks the harness (docs untouched)
  *   npm run bench -- --profile         # also writes a .cpuprofile per server (bench/dist/profiles)
  *
- * Flags: --rounds N (5), --duration S (3), --only http|stdio|websocket|client|memory|bootstrap|start|redis|redis-memory,…,
+ * Flags: --rounds N (5), --duration S (3), --only http|stdio|websocket|client|memory|bootstrap|start|redis|redis-memory|redis-cluster,…,
  * --redis-sessions N (10 000, for redis-memory), --start-rounds N (starts of each server in the start
  * section: 10, or --rounds when given), --start-node PATH (a Node binary, or its folder, to run the start
  * section on too, besides the runner's; repeatable), --profile, --quick, --no-docs, --from FILE (measure
@@ -35,10 +36,11 @@ import { StdioClient } from './stdio-client';
 import { WsClient } from './ws-client';
 import { BenchRedis, RedisCounters, countersOf, hasRedisServer, startRedis } from './redis';
 import { measureRedisMemory } from './redis-memory';
+import { benchRedisCluster } from './redis-cluster';
 import { measureStart } from './start';
 
-type Section = 'http' | 'stdio' | 'websocket' | 'client' | 'memory' | 'bootstrap' | 'start' | 'redis' | 'redis-memory';
-const SECTIONS: Section[] = ['http', 'stdio', 'websocket', 'client', 'memory', 'bootstrap', 'start', 'redis', 'redis-memory'];
+type Section = 'http' | 'stdio' | 'websocket' | 'client' | 'memory' | 'bootstrap' | 'start' | 'redis' | 'redis-memory' | 'redis-cluster';
+const SECTIONS: Section[] = ['http', 'stdio', 'websocket', 'client', 'memory', 'bootstrap', 'start', 'redis', 'redis-memory', 'redis-cluster'];
 
 interface Options {
   rounds: number;
@@ -751,6 +753,7 @@ async function main(): Promise<void> {
       results.start = await measureStart({ rounds: options.startRounds, loadRuns: Math.min(START_LOAD_RUNS, options.startRounds), nodes: options.startNodes }, log);
     if (options.sections.includes('redis')) results.redis = await benchRedis(options);
     if (options.sections.includes('redis-memory')) results.redisMemory = await benchRedisMemory(options);
+    if (options.sections.includes('redis-cluster') && hasRedisServer()) await benchRedisCluster(options.rounds, options.seconds, log);
   } finally {
     await stopAll();
   }

@@ -1,0 +1,207 @@
+/**
+ * `npm run bench -- --only redis-cluster`: what @hermes-mcp/redis's stores cost on one Redis node
+ * against a Redis Cluster (3 masters, 3 replicas, all on this machine), and with
+ * `durability: { replicas: 1 }` (a `WAIT` behind each write). Two `redisCluster()` instances in
+ * the runner's process drive the stores directly, 64 operations in flight:
+ *
+ * - `initialize`: a session record kept (`sessionStore.create`) and its bus channel joined;
+ * - `event`: one SSE event stored (`eventStore.append`), what a streamed notification costs;
+ * - `task`: a task started, read by the other instance, completed (create, get, update).
+ *
+ * Commands per operation are `total_commands_processed` summed over the masters (replicas replay
+ * the same writes; not counted). Memory per session is `used_memory` summed over the masters,
+ * before and after 10,000 sessions each with its record, its joined bus channel and ten events of
+ * ~100 bytes on one stream. Rows only in the log (not in docs/performance.md): the docs quote them
+ * (docs/scaling.md, "Redis Cluster, Sentinel, TLS").
+ */
+import { ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { createClient, createCluster } from 'redis';
+import { RedisCluster, redisCluster } from '@hermes-mcp/redis';
+import { ask } from './redis';
+import { median } from './stats';
+
+interface Target {
+  label: string;
+  /** Ports of the nodes whose counters count (the masters). */
+  masters: number[];
+  connect(): Promise<RedisCluster>;
+  stop(): Promise<void>;
+}
+
+const quiet = { warn: () => undefined };
+const IN_FLIGHT = 64;
+const SESSIONS = 10_000;
+const EVENT = { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'status://some/resource/0001' } } as const;
+
+async function freePorts(count: number): Promise<number[]> {
+  const { createServer } = await import('node:net');
+  const ports = new Set<number>();
+  while (ports.size < count) {
+    const port = await new Promise<number>((resolve) => {
+      const server = createServer().listen(0, '127.0.0.1', () => {
+        const { port: p } = server.address() as { port: number };
+        server.close(() => resolve(p));
+      });
+    });
+    if (port < 55_000) ports.add(port);
+  }
+  return [...ports];
+}
+
+async function startNodes(ports: number[], dir: string, extra: (port: number) => string[]): Promise<ChildProcess[]> {
+  const children = ports.map((port) =>
+    spawn(
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning', '--dir', dir, '--repl-diskless-sync-delay', '0', ...extra(port)],
+      { stdio: ['ignore', 'ignore', 'inherit'] },
+    ),
+  );
+  for (const port of ports) {
+    const deadline = Date.now() + 10_000;
+    while ((await ask(port, 'PING').catch(() => '')) !== 'PONG') {
+      if (Date.now() > deadline) throw new Error(`redis-server did not start on ${port}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+  return children;
+}
+
+const stopAll = async (children: ChildProcess[], dir: string) => {
+  for (const child of children) child.kill('SIGKILL');
+  rmSync(dir, { recursive: true, force: true });
+};
+
+async function oneNode(): Promise<Target> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-redis-'));
+  const [port] = await freePorts(1);
+  const children = await startNodes([port], dir, () => []);
+  return {
+    label: 'one node',
+    masters: [port],
+    connect: () => redisCluster({ client: createClient({ url: `redis://127.0.0.1:${port}`, disableOfflineQueue: true }), logger: quiet }),
+    stop: () => stopAll(children, dir),
+  };
+}
+
+async function cluster(durable: boolean): Promise<Target> {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-redis-cluster-'));
+  const ports = await freePorts(6);
+  const children = await startNodes(ports, dir, (port) => ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '5000']);
+  execFileSync('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], { stdio: 'ignore' });
+  const masters = async () => {
+    const nodes = String(await ask(ports[0], 'CLUSTER NODES'));
+    return nodes
+      .split('\n')
+      .filter((l) => l.includes('master') && !l.includes('fail'))
+      .map((l) => Number(l.split(' ')[1].split(':')[1].split('@')[0]));
+  };
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const ok = (await Promise.all(ports.map(async (p) => String(await ask(p, 'CLUSTER INFO')).includes('cluster_state:ok')))).every(Boolean);
+    const synced = (await Promise.all(ports.map(async (p) => String(await ask(p, 'INFO replication'))))).every(
+      (i) => !i.includes('role:slave') || i.includes('master_link_status:up'),
+    );
+    if (ok && synced && (await masters()).length === 3) break;
+    if (Date.now() > deadline) throw new Error('the bench cluster did not come up');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return {
+    label: durable ? 'cluster, durability { replicas: 1 }' : 'cluster (3 masters)',
+    masters: await masters(),
+    connect: () =>
+      redisCluster({
+        client: createCluster({ rootNodes: [{ url: `redis://127.0.0.1:${ports[0]}` }], defaults: { disableOfflineQueue: true } }),
+        logger: quiet,
+        ...(durable && { durability: { replicas: 1 } }),
+      }),
+    stop: () => stopAll(children, dir),
+  };
+}
+
+async function sum(ports: number[], section: string, field: string): Promise<number> {
+  let total = 0;
+  for (const port of ports) total += Number(new RegExp(`^${field}:(\\d+)`, 'm').exec(String(await ask(port, `INFO ${section}`)))?.[1] ?? NaN);
+  return total;
+}
+
+/** Runs `op` with IN_FLIGHT in flight for `seconds`; operations per second and commands per operation. */
+async function measure(target: Target, seconds: number, op: (n: number) => Promise<unknown>): Promise<{ perSecond: number; commands: number }> {
+  const before = await sum(target.masters, 'stats', 'total_commands_processed');
+  let n = 0;
+  let done = 0;
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  await Promise.all(
+    Array.from({ length: IN_FLIGHT }, async () => {
+      while (performance.now() < end) {
+        await op(n++);
+        done++;
+      }
+    }),
+  );
+  const elapsed = (performance.now() - started) / 1000;
+  const after = await sum(target.masters, 'stats', 'total_commands_processed');
+  // The INFO calls themselves: one per master, twice.
+  return { perSecond: done / elapsed, commands: (after - before - target.masters.length) / done };
+}
+
+/** One row per target and workload, the median of `rounds`; memory per session once per target. */
+export async function benchRedisCluster(rounds: number, seconds: number, log: (line: string) => void): Promise<void> {
+  log('\n== Redis Cluster: the stores on one node, a 3-master cluster, and with WAIT for a replica ==');
+  for (const make of [oneNode, () => cluster(false), () => cluster(true)]) {
+    const target = await make();
+    const [a, b] = [await target.connect(), await target.connect()];
+    try {
+      const record = (id: string) => ({ id, protocolVersion: '2025-11-25', clientInfo: { name: 'bench', version: '1' }, clientCapabilities: { elicitation: {} } });
+      const now = new Date().toISOString();
+      const workloads: Record<string, (n: number, round: number) => Promise<unknown>> = {
+        initialize: async (n, round) => {
+          const id = `init-${round}-${n}`;
+          await a.sessionStore.create(record(id), 60_000);
+          await a.bus.join(id, () => undefined);
+        },
+        event: (n, round) => a.eventStore(`ev-${round}-${n % 500}`).append('get.x', Math.floor(n / 500) + 1, EVENT, `k.${n}`),
+        task: async (n, round) => {
+          const task = { taskId: `t-${round}-${n}`, status: 'working', createdAt: now, lastUpdatedAt: now, ttlMs: 60_000, pollIntervalMs: 100 } as const;
+          await a.taskStore.create(task);
+          await b.taskStore.get(task.taskId);
+          await a.taskStore.update({ ...task, status: 'completed' });
+        },
+      };
+      for (const [name, op] of Object.entries(workloads)) {
+        const runs: Array<{ perSecond: number; commands: number }> = [];
+        for (let round = 0; round < rounds; round++) runs.push(await measure(target, seconds, (n) => op(n, round)));
+        log(
+          `${target.label.padEnd(38)} ${name.padEnd(11)} ${median(runs.map((r) => r.perSecond))
+            .toFixed(0)
+            .padStart(7)} ops/s  ${median(runs.map((r) => r.commands)).toFixed(2)} Redis commands/op`,
+        );
+      }
+      // Memory per session: FLUSHALL first (the workloads' keys), then 10,000 sessions.
+      for (const port of target.masters) await ask(port, 'FLUSHALL');
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const before = await sum(target.masters, 'memory', 'used_memory');
+      for (let i = 0; i < SESSIONS; i += 100) {
+        await Promise.all(
+          Array.from({ length: 100 }, async (_, k) => {
+            const id = `mem-${i + k}`;
+            await a.sessionStore.create(record(id), 600_000);
+            await a.bus.join(id, () => undefined);
+            for (let seq = 1; seq <= 10; seq++) await a.eventStore(id).append('get.x', seq, EVENT, `k.${seq}`);
+          }),
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const after = await sum(target.masters, 'memory', 'used_memory');
+      log(`${target.label.padEnd(38)} memory     ${((after - before) / SESSIONS).toFixed(0).padStart(7)} B per session (record, bus channel, 10 events), summed over the masters`);
+    } finally {
+      await Promise.allSettled([a.close(), b.close()]);
+      await Promise.allSettled([a.client.close(), b.client.close()]);
+      await target.stop();
+    }
+  }
+}
