@@ -16,7 +16,7 @@ export const GATEWAY_ERRORS = Object.freeze({
   /** A server→client question of the upstream could not be told which downstream request it belongs to. */
   GATEWAY_QUESTION_UNROUTABLE: 'the upstream asked a question no downstream request can be found for',
   /** A remote mount's upstream did not answer within its `timeout` (`mountRemote`); the request was cancelled upstream. */
-  GATEWAY_UPSTREAM_TIMEOUT: 'the upstream server did not answer within the remote mount\'s timeout',
+  GATEWAY_UPSTREAM_TIMEOUT: "the upstream server did not answer within the remote mount's timeout",
 });
 
 /** One of {@link GATEWAY_ERRORS}' codes. */

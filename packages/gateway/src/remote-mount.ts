@@ -196,7 +196,12 @@ class Mounted implements RemoteMount {
     if (kind === 'prompts') return (await client.listAllPrompts()).map((prompt) => this.prompt(prompt));
     const [resources, templates] = await Promise.all([
       client.listAllResources(),
-      client.serverCapabilities.resources ? client.listAllResourceTemplates().then((all) => all, () => [] as ResourceTemplate[]) : [],
+      client.serverCapabilities.resources
+        ? client.listAllResourceTemplates().then(
+            (all) => all,
+            () => [] as ResourceTemplate[],
+          )
+        : [],
     ]);
     const found: Definition[] = [];
     for (const resource of resources) {
@@ -335,7 +340,12 @@ class Mounted implements RemoteMount {
       const connection = this.shared();
       const client = await connection.client();
       if (!client.serverCapabilities.completions) return [];
-      const completion = await client.complete(ref, { name: argument, value }, { ...context.arguments }, this.options.timeout ? { signal: AbortSignal.timeout(this.options.timeout) } : undefined);
+      const completion = await client.complete(
+        ref,
+        { name: argument, value },
+        { ...context.arguments },
+        this.options.timeout ? { signal: AbortSignal.timeout(this.options.timeout) } : undefined,
+      );
       return completion.values;
     };
   }
@@ -364,7 +374,11 @@ class Mounted implements RemoteMount {
       const code = gatewayCodeOf(error);
       if (code === 'GATEWAY_UPSTREAM_CLOSED' || code === 'GATEWAY_UPSTREAM_UNAVAILABLE') this.relist();
       if (deadline?.aborted && !ctx.signal.aborted) {
-        throw gatewayError('GATEWAY_UPSTREAM_TIMEOUT', this.name, `the upstream "${this.name}" did not answer ${ctx.request.method} within ${this.options.timeout} ms; the request was cancelled upstream`);
+        throw gatewayError(
+          'GATEWAY_UPSTREAM_TIMEOUT',
+          this.name,
+          `the upstream "${this.name}" did not answer ${ctx.request.method} within ${this.options.timeout} ms; the request was cancelled upstream`,
+        );
       }
       throw error;
     }

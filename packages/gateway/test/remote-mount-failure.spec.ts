@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { McpApp, McpFactory, McpServer, Tool, createLogger, createWebHandler, toNodeListener } from '@hermes-mcp/core';
 import type { McpContext, McpHandler } from '@hermes-mcp/core';
-import { RemoteMount, mountRemote } from '@hermes-mcp/gateway';
+import { mountRemote } from '@hermes-mcp/gateway';
 import { createMcpHandler, McpServer as V2Server } from '@modelcontextprotocol/server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';

@@ -18,7 +18,13 @@ import { RemoteMount, mountRemote } from '@hermes-mcp/gateway';
 import { createMcpHandler, McpServer as V2Server } from '@modelcontextprotocol/server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema, LoggingMessageNotificationSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { serveFetch } from '../../client/test/fixtures/http-servers';
@@ -152,7 +158,10 @@ describe('a 2025-11-25 session (SDK v1 client)', () => {
 
   it('gets a prompt and completes its argument upstream', async () => {
     const { prompts } = await client.listPrompts();
-    expect(prompts.find((prompt) => prompt.name === 'every_greet')).toMatchObject({ title: 'Greeting', arguments: expect.arrayContaining([expect.objectContaining({ name: 'name' })]) });
+    expect(prompts.find((prompt) => prompt.name === 'every_greet')).toMatchObject({
+      title: 'Greeting',
+      arguments: expect.arrayContaining([expect.objectContaining({ name: 'name' })]),
+    });
     const greeting = await client.getPrompt({ name: 'every_greet', arguments: { name: 'Ada', style: 'formal' } });
     expect(greeting.messages).toEqual([{ role: 'user', content: { type: 'text', text: 'Good day, Ada.' } }]);
     const completed = await client.complete({ ref: { type: 'ref/prompt', name: 'every_code_review' }, argument: { name: 'code', value: 'run' } });

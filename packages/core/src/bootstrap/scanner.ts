@@ -9,17 +9,7 @@ import { Constructor, DependencyContainer, instantiate } from '../container';
 import { McpContext } from '../context/mcp-context';
 import { HermesError } from '../errors';
 import { CTX_PARAM, HANDLERS, SERVER_OPTIONS, SKILL_METHODS } from '../metadata/keys';
-import type {
-  AppResourceOptions,
-  HandlerKind,
-  HandlerMetadata,
-  McpServerOptions,
-  MountMap,
-  PromptOptions,
-  ResourceOptions,
-  SchemaOptions,
-  ToolOptions,
-} from '../metadata/options';
+import type { AppResourceOptions, HandlerKind, HandlerMetadata, McpServerOptions, MountMap, PromptOptions, ResourceOptions, SchemaOptions, ToolOptions } from '../metadata/options';
 import { CursorCodec } from './cursor';
 import { checkMountable, checkSeparator, mountInto, mountsOf, setMountHost } from './mount';
 import { appResourceOf, checkAppLink, toolMetaOf } from './apps';
