@@ -190,6 +190,14 @@ const COST_TARGETS: Readonly<Record<string, { baseline: string; least: number; w
   'legacy-json-dpop': { baseline: 'legacy-json-jwt', least: 0.7, what: 'with DPoP ≥ 0.7 × with a bearer token' },
 };
 
+/**
+ * The gateway's rows and the direct row each is held against. A call through the gateway is served
+ * twice (by the gateway over HTTP, then by the upstream over stdio) and crosses one more hop, a
+ * client's call over stdio: at most 2.5 × the direct row's CPU.
+ */
+const GATEWAY_BASELINES: Readonly<Record<string, string>> = { 'gateway-json': 'legacy-json', 'gateway-modern': 'modern' };
+const GATEWAY_CPU_TIMES = 2.5;
+
 function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[]): string {
   const rows: string[][] = [];
   for (const c of http.connections) {
@@ -219,6 +227,16 @@ function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[])
         targets.push({ what: `HTTP tools/call ${cost.what}, legacy session, JSON, ${c} connections`, measured: `${fixed(ratio)} ×`, holds: ratio >= cost.least });
       }
       if (key === 'legacy-json-otel') telemetryTargets(runs, c, targets);
+      const direct = GATEWAY_BASELINES[key];
+      if (direct && runs[direct]) {
+        // The gateway's and its upstream's CPU together, against Hermes answering the same request itself.
+        const times = 1 / cpuShare(own, runs[direct]);
+        targets.push({
+          what: `gateway: server CPU per HTTP tools/call, the gateway and its stdio upstream together, ≤ ${GATEWAY_CPU_TIMES} × Hermes serving it directly (${direct}), ${c} connections`,
+          measured: `${fixed(times)} × (${fixed(cpuOf(own), 1)} µs vs ${fixed(cpuOf(runs[direct]), 1)} µs)`,
+          holds: times <= GATEWAY_CPU_TIMES,
+        });
+      }
       if (HERMES_HTTP.includes(key)) {
         targets.push({ what: `HTTP tools/call ≥ 0.6 × bare, ${label}, ${c} connections`, measured: `${fixed(rpsRatio)} ×`, holds: rpsRatio >= 0.6 });
         targets.push({
