@@ -218,8 +218,20 @@ const HTTP_CONFIGS: HttpConfig[] = [
     expect: { framing: 'json' },
     env: OTEL_ENV,
   },
-  { key: 'gateway-json', label: 'Hermes stdio server behind the gateway (hermes-mcp proxy), legacy JSON', server: 'hermes-gateway.server.js', prepare: legacy(addCall()), expect: { framing: 'json' } },
-  { key: 'gateway-modern', label: 'Hermes stdio server behind the gateway (hermes-mcp proxy), modern', server: 'hermes-gateway.server.js', prepare: fixed(MODERN_HEADERS, addCall(MODERN_META)), expect: { framing: 'json' } },
+  {
+    key: 'gateway-json',
+    label: 'Hermes stdio server behind the gateway (hermes-mcp proxy), legacy JSON',
+    server: 'hermes-gateway.server.js',
+    prepare: legacy(addCall()),
+    expect: { framing: 'json' },
+  },
+  {
+    key: 'gateway-modern',
+    label: 'Hermes stdio server behind the gateway (hermes-mcp proxy), modern',
+    server: 'hermes-gateway.server.js',
+    prepare: fixed(MODERN_HEADERS, addCall(MODERN_META)),
+    expect: { framing: 'json' },
+  },
   { key: 'sdk-v1', label: 'SDK v1 1.32.2, stateful SSE', server: 'sdk-v1-http.server.js', prepare: legacy(addCall()), expect: { framing: 'sse' } },
   { key: 'sdk-v2', label: 'SDK v2 2.4.0, createMcpHandler', server: 'sdk-v2-http.server.js', prepare: fixed(MODERN_HEADERS, addCall(MODERN_META)), expect: { framing: 'json' } },
 ];
