@@ -111,6 +111,8 @@ class Mounted implements RemoteMount {
   private readonly listing = new Map<ListKind, { running: Promise<void>; again: boolean }>();
   private closed = false;
   private relisting = false;
+  /** Stops passing the clients' roots changes on. */
+  private readonly stopRoots: () => void;
 
   constructor(
     private readonly app: McpApp,
@@ -130,6 +132,8 @@ class Mounted implements RemoteMount {
         if (prefixed !== undefined) app.notifyResourceUpdated(prefixed);
       },
     } as unknown as McpApp);
+    // A session's roots changed: its upstream connection is told (and asks them of that client again).
+    this.stopRoots = app.onNotification('notifications/roots/list_changed', (notification, ctx) => proxy.handleNotification(notification, ctx));
   }
 
   /** `strict` (at mount): a name the app serves already fails the mount instead of being left out. */
@@ -157,6 +161,7 @@ class Mounted implements RemoteMount {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.stopRoots();
     for (const kind of ['tools', 'resources', 'prompts'] as const) this.replace(kind, []);
     await this.proxy.close();
   }

@@ -46,6 +46,8 @@ class GatewayServer {
 }
 
 const NAME = { action: 'accept' as const, content: { name: 'Ada', color: 'red', subscribe: false } };
+/** The roots the SDK v1 clients list. */
+const roots = [{ uri: 'file:///work/legacy', name: 'legacy' }];
 const SAMPLED = { role: 'assistant' as const, model: 'test-model', content: { type: 'text' as const, text: 'short' } };
 
 let upstream: Server;
@@ -98,7 +100,7 @@ async function legacyClient(): Promise<Client> {
   const client = new Client({ name: 'sdk-v1', version: '1.0.0' }, { capabilities: { elicitation: {}, sampling: {}, roots: { listChanged: true } } });
   client.setRequestHandler(ElicitRequestSchema, () => NAME);
   client.setRequestHandler(CreateMessageRequestSchema, () => SAMPLED);
-  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: 'file:///work/legacy', name: 'legacy' }] }));
+  client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [...roots] }));
   await client.connect(new StreamableHTTPClientTransport(url));
   return client;
 }
@@ -182,6 +184,16 @@ describe('a 2025-11-25 session (SDK v1 client)', () => {
   it('sends the upstream’s sampling and roots requests to this client', async () => {
     expect(textOf(await client.callTool({ name: 'every_summarize', arguments: { text: 'a long text' } }))).toBe('test-model: short');
     expect(JSON.stringify((await client.callTool({ name: 'every_roots', arguments: {} })).content)).toContain('file:///work/legacy');
+  });
+
+  it('tells the session’s upstream its roots changed, which asks this client for them again', async () => {
+    roots.push({ uri: 'file:///work/more', name: 'more' });
+    await client.sendRootsListChanged();
+    for (;;) {
+      const seen = (await client.callTool({ name: 'every_roots_changes', arguments: {} })).structuredContent as { changes: number; roots?: Array<{ uri: string }> };
+      if (seen.changes > 0 && seen.roots?.some((root) => root.uri === 'file:///work/more')) break;
+      await sleep(20);
+    }
   });
 
   it('passes the upstream’s log messages on, at this client’s level', async () => {
