@@ -17,22 +17,12 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
 import { SseReader } from '../../../test-support/sse-reader';
-import { EVERYTHING, RunningProxy, rejectionOf, startProxy, textOf } from './support';
+import { everythingProxy, rejectionOf, textOf } from './support';
 
 const NAME_ANSWER = { action: 'accept' as const, content: { name: 'Ada', age: 36, color: 'green', subscribe: true } };
 const SAMPLED = { role: 'assistant' as const, model: 'test-model', content: { type: 'text' as const, text: 'short' } };
 
-let proxy: RunningProxy;
-let url: URL;
-
-beforeAll(async () => {
-  proxy = await startProxy(['--http', '0', '--', ...EVERYTHING]);
-  url = new URL(proxy.urls[0]);
-});
-
-afterAll(async () => {
-  await proxy?.stop();
-});
+const served = everythingProxy();
 
 /** An SDK v1 client that answers every question, connected over Streamable HTTP (or HTTP+SSE). */
 async function legacyClient(sse = false): Promise<{ client: Client; logs: unknown[]; transport: StreamableHTTPClientTransport | SSEClientTransport }> {
@@ -42,7 +32,7 @@ async function legacyClient(sse = false): Promise<{ client: Client; logs: unknow
   client.setRequestHandler(ListRootsRequestSchema, () => ({ roots: [{ uri: 'file:///work/project', name: 'project' }] }));
   const logs: unknown[] = [];
   client.setNotificationHandler(LoggingMessageNotificationSchema, (notification) => void logs.push(notification.params));
-  const transport = sse ? new SSEClientTransport(new URL(`${url.href}/sse`)) : new StreamableHTTPClientTransport(url);
+  const transport = sse ? new SSEClientTransport(new URL(`${served.url.href}/sse`)) : new StreamableHTTPClientTransport(served.url);
   await client.connect(transport);
   return { client, logs, transport };
 }
@@ -179,7 +169,7 @@ describe('SDK v2 pinned to 2026-07-28 (stateless)', () => {
       return NAME_ANSWER;
     });
     client.setRequestHandler('sampling/createMessage', async () => SAMPLED);
-    await client.connect(new ModernHttpTransport(url));
+    await client.connect(new ModernHttpTransport(served.url));
   });
 
   afterAll(async () => {
@@ -223,7 +213,7 @@ describe('SDK v2 pinned to 2026-07-28 (stateless)', () => {
 
 describe('resumability (2025-11-25, raw HTTP)', () => {
   const post = (body: unknown, headers: Record<string, string> = {}) =>
-    fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
+    fetch(served.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers }, body: JSON.stringify(body) });
 
   it('replays the rest of a call’s stream, its answer included, from Last-Event-ID after the client left', async () => {
     const initialize = await post({
@@ -249,7 +239,7 @@ describe('resumability (2025-11-25, raw HTTP)', () => {
     expect(seen.message).toMatchObject({ params: { progressToken: 'r', progress: 1 } });
     await first.cancel();
 
-    const resumed = await fetch(url, { headers: { accept: 'text/event-stream', ...headers, 'last-event-id': seen.event.id! } });
+    const resumed = await fetch(served.url, { headers: { accept: 'text/event-stream', ...headers, 'last-event-id': seen.event.id! } });
     expect(resumed.status).toBe(200);
     const rest = new SseReader(resumed.body!, 30_000);
     const messages: Record<string, unknown>[] = [];

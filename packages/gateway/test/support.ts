@@ -85,3 +85,26 @@ export async function rejectionOf(promise: Promise<unknown>): Promise<Error & { 
   if (!('error' in outcome)) throw new Error(`expected a rejection, got ${JSON.stringify(outcome.value)}`);
   return outcome.error as Error & { code?: unknown; data?: unknown };
 }
+
+/**
+ * `hermes-mcp proxy --http 0 -- <the everything example>` for the spec that calls this: started
+ * before its tests, stopped after them. Read `proxy` and `url` inside the tests.
+ */
+export function everythingProxy(): { readonly proxy: RunningProxy; readonly url: URL } {
+  const running: { proxy?: RunningProxy; url?: URL } = {};
+  beforeAll(async () => {
+    running.proxy = await startProxy(['--http', '0', '--', ...EVERYTHING]);
+    running.url = new URL(running.proxy.urls[0]);
+  });
+  afterAll(async () => {
+    await running.proxy?.stop();
+  });
+  return {
+    get proxy() {
+      return running.proxy!;
+    },
+    get url() {
+      return running.url!;
+    },
+  };
+}

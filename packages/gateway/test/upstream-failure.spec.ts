@@ -8,27 +8,17 @@
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
-import { EVERYTHING, RunningProxy, childrenOf, rejectionOf, startProxy, textOf } from './support';
+import { EVERYTHING, childrenOf, everythingProxy, rejectionOf, startProxy, textOf } from './support';
 
-let proxy: RunningProxy;
-let url: URL;
-
-beforeAll(async () => {
-  proxy = await startProxy(['--http', '0', '--', ...EVERYTHING]);
-  url = new URL(proxy.urls[0]);
-});
-
-afterAll(async () => {
-  await proxy?.stop();
-});
+const served = everythingProxy();
 
 /** A connected SDK v1 client whose session's upstream has started (one call made); its upstream's pid. */
 async function session(): Promise<{ client: Client; pid: number }> {
-  const before = new Set(childrenOf(proxy.child.pid!));
+  const before = new Set(childrenOf(served.proxy.child.pid!));
   const client = new Client({ name: 'sdk-v1', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(url));
+  await client.connect(new StreamableHTTPClientTransport(served.url));
   expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'up' } }))).toBe('up');
-  const started = childrenOf(proxy.child.pid!).filter((pid) => !before.has(pid));
+  const started = childrenOf(served.proxy.child.pid!).filter((pid) => !before.has(pid));
   expect(started).toHaveLength(1);
   return { client, pid: started[0] };
 }
@@ -52,7 +42,7 @@ it('fails the call in flight on a killed session upstream with its code; another
 
     // The same session, served again by a new upstream process.
     expect(textOf(await a.client.callTool({ name: 'echo', arguments: { message: 'back' } }))).toBe('back');
-    expect(childrenOf(proxy.child.pid!)).not.toContain(a.pid);
+    expect(childrenOf(served.proxy.child.pid!)).not.toContain(a.pid);
   } finally {
     await a.client.close();
     await b.client.close();
@@ -61,11 +51,11 @@ it('fails the call in flight on a killed session upstream with its code; another
 
 it('does the same for the upstream 2026-07-28 requests share', async () => {
   const client = new ModernClient({ name: 'sdk-v2', version: '2.4.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
-  await client.connect(new ModernHttpTransport(url));
+  await client.connect(new ModernHttpTransport(served.url));
   try {
     expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'shared' } }))).toBe('shared');
     // The shared upstream is the gateway's first child: started at start, to learn what it serves.
-    const [shared] = childrenOf(proxy.child.pid!);
+    const [shared] = childrenOf(served.proxy.child.pid!);
     let progressed!: () => void;
     const inFlight = new Promise<void>((resolve) => (progressed = resolve));
     const call = client.callTool({ name: 'slow', arguments: { steps: 50, delayMs: 100 } }, { onprogress: () => progressed() });
@@ -74,7 +64,7 @@ it('does the same for the upstream 2026-07-28 requests share', async () => {
     const error = await rejectionOf(call);
     expect(error.message).toContain('GATEWAY_UPSTREAM_CLOSED');
     expect(textOf(await client.callTool({ name: 'echo', arguments: { message: 'again' } }))).toBe('again');
-    expect(childrenOf(proxy.child.pid!)).not.toContain(shared);
+    expect(childrenOf(served.proxy.child.pid!)).not.toContain(shared);
   } finally {
     await client.close();
   }
