@@ -1,16 +1,20 @@
 /**
  * The acceptance of issue 45: three Hermes instances (separate processes) behind the round-robin
  * proxy, on a real 6-node Redis Cluster and on a real Sentinel setup, under load on both eras, and
- * the master holding the sessions' keys killed with SIGKILL. Counted: every request acknowledged
+ * the master holding the sessions' keys killed with SIGKILL. An elicitation is answered through
+ * another instance than the one running the tool, before the kill and after the failover. Counted: every request acknowledged
  * before the kill is answered or resumable after the failover, every event a client got before the
  * kill is still replayed after it (the stores `WAIT` for a replica: `durability: { replicas: 1 }`),
  * no event number is missing from what a stream delivered, new sessions start, no instance restarts.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpClient } from '@hermes-mcp/client';
 import { Proxy, startProxy } from '../../../../test-support/redis/cluster';
 import { RedisNode, TopologyInstance, cli, startRedisCluster, startRedisSentinel, startTopologyInstance } from '../../../../test-support/redis/redis-topologies';
-import { eventually } from '../../../../test-support/e2e';
+import { eventually, textOf } from '../../../../test-support/e2e';
 import { LegacySession, Outcome, loop, modernClient, tally } from './load';
 
 const plain = { serverArgs: () => [], cliArgs: [], scheme: 'redis' as const };
@@ -43,11 +47,35 @@ function step(what: string): void {
   if (process.env.FAILOVER_DEBUG) process.stderr.write(`[failover ${new Date().toISOString()}] ${what}\n`);
 }
 
+/**
+ * An SDK v1 client through the proxy calls `greet`: the tool asks for a name (elicitation) on one
+ * instance, and the client's answer is POSTed to the next — it crosses the bus. Resolves with
+ * the instance the proxy sent the answer to and the one that ran the tool, and the greeting.
+ */
+async function elicitAcross(setup: Setup, url: string): Promise<{ greeting: string; ran: number; answered: number }> {
+  const client = new Client({ name: 'sdk-v1', version: '1.0.0' }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { name: 'Ada' } }));
+  const transport = new StreamableHTTPClientTransport(new URL(url));
+  await client.connect(transport);
+  try {
+    const greeting = textOf(await client.callTool({ name: 'greet' }));
+    const entries = setup.proxy.log.filter((f) => f.session === transport.sessionId);
+    return { greeting, ran: entries.filter((f) => f.rpc === 'tools/call').pop()!.backend, answered: entries.filter((f) => f.rpc === 'response').pop()!.backend };
+  } finally {
+    await client.close();
+  }
+}
+
 async function scenario(setup: Setup): Promise<Counts> {
   const url = `${setup.proxy.url}/mcp`;
   const sessions: LegacySession[] = [];
   const modern: McpClient[] = [];
   try {
+    // An elicitation answered through another instance than the one running the tool.
+    const early = await elicitAcross(setup, url);
+    expect(early.greeting).toMatch(/^hello Ada, from (one|two|three)$/);
+    expect(early.answered).not.toBe(early.ran);
+
     for (let i = 0; i < SESSIONS; i++) sessions.push(await LegacySession.open(url, `load-${i}`));
     for (const s of sessions) await eventually('the GET stream is open', () => s.stream.status === 200 && s.stream.events.length > 0);
 
@@ -164,6 +192,10 @@ async function scenario(setup: Setup): Promise<Counts> {
       if ((await s.call('whoami')) === 'ok') fresh++;
     }
     expect(fresh).toBe(5);
+    // An elicitation still crosses instances after the failover.
+    const after = await elicitAcross(setup, url);
+    expect(after.greeting).toMatch(/^hello Ada, from (one|two|three)$/);
+    expect(after.answered).not.toBe(after.ran);
     for (const instance of setup.instances) expect(instance.running).toBe(true);
 
     const counts = tally([...sessions.flatMap((s) => s.outcomes), ...modernOutcomes]);
