@@ -272,6 +272,8 @@ class Mounted implements RemoteMount {
       ...wrapMounted(this.host, call as ToolDefinition['call']),
       name,
       descriptor: { ...tool, name },
+      // An upstream with the tasks extension may answer with a task: the proxy then runs one of the app's that follows it (ctx.runAsTask).
+      ...(this.proxy.taskSupport && { task: 'optional' as const, taskStart: 'manual' as const }),
       enabled: true,
     };
     return { kind: 'tool', def };
