@@ -66,6 +66,8 @@ export class RedisConnection {
   private lastWarned = 0;
   /** Until when writes do not wait for replicas (one did not reach them in time). */
   private waitAgainAt = 0;
+  /** The WAIT about to be sent to each node (by its address), shared by the writes of this turn. */
+  private readonly waits = new Map<string, Promise<number>>();
 
   constructor(
     /** Commands (stores, publish). */
@@ -135,7 +137,21 @@ export class RedisConnection {
    */
   private async replicated(firstKey: string | undefined): Promise<void> {
     if (!this.wait || Date.now() < this.waitAgainAt) return;
-    const acknowledged = (await this.dispatch(this.wait, firstKey)) as number;
+    // One WAIT per node per turn of the event loop: it covers every write sent to that node
+    // before it (Redis answers a connection's commands in order), so writes of the same turn share it.
+    const node = this.nodeOf(firstKey);
+    let pending = this.waits.get(node);
+    if (!pending) {
+      const wait = this.wait;
+      pending = new Promise<number>((resolve, reject) =>
+        setImmediate(() => {
+          this.waits.delete(node);
+          this.dispatch(wait, firstKey).then((reply) => resolve(reply as number), reject);
+        }),
+      );
+      this.waits.set(node, pending);
+    }
+    const acknowledged = await pending;
     if (acknowledged >= Number(this.wait[1])) return;
     this.waitAgainAt = Date.now() + REPLICA_BACKOFF_MS;
     if (Date.now() - this.lastWarned > 60_000) {
@@ -145,6 +161,13 @@ export class RedisConnection {
         `a Redis write reached ${acknowledged} of ${this.wait[1]} replicas within ${this.wait[2]} ms; it counts as done (reported once a minute at most)`,
       );
     }
+  }
+
+  /** The node a key's commands go to: its slot's master on a Redis Cluster, the one node otherwise. */
+  private nodeOf(firstKey: string | undefined): string {
+    if (this.topology !== 'cluster' || firstKey === undefined) return '';
+    const slot = hashSlot(firstKey);
+    return (this.client as RedisClusterClient).slots[slot]?.master?.address ?? `slot ${slot}`;
   }
 
   private dispatch(args: string[], firstKey: string | undefined): Promise<Reply> {
@@ -161,6 +184,24 @@ export class RedisConnection {
 
 /** How long writes do not wait for replicas after one did not reach them in time, in milliseconds. */
 export const REPLICA_BACKOFF_MS = 5_000;
+
+/**
+ * The Redis Cluster hash slot of a key (CRC16/XMODEM of its hash tag, or of the whole key, modulo
+ * 16384), as Redis computes it.
+ */
+export function hashSlot(key: string): number {
+  const open = key.indexOf('{');
+  if (open !== -1) {
+    const close = key.indexOf('}', open + 1);
+    if (close > open + 1) key = key.slice(open + 1, close);
+  }
+  let crc = 0;
+  for (const byte of Buffer.from(key)) {
+    crc ^= byte << 8;
+    for (let bit = 0; bit < 8; bit++) crc = crc & 0x8000 ? ((crc << 1) ^ 0x1021) & 0xffff : (crc << 1) & 0xffff;
+  }
+  return crc % 16384;
+}
 
 /** A Lua script and its SHA-1, for `EVALSHA`. */
 export class Script {

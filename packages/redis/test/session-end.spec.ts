@@ -119,7 +119,7 @@ async function getStream(instance: Instance, session: Record<string, string>, la
 
 /** Every key Redis holds that names the session. */
 function keysOf(session: Record<string, string>): Promise<string[]> {
-  return instances[0].cluster.client.keys(`*${session['mcp-session-id']}*`);
+  return instances[0].cluster.client.keys(`*${session['mcp-session-id']}*`) as Promise<string[]>;
 }
 
 describe("a session's keys in Redis", () => {

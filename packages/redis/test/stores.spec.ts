@@ -63,7 +63,7 @@ describe('RedisSessionStore', () => {
     expect(await a.client.pTTL('hermes:session:{s2}')).toBeGreaterThan(3_000);
     await sleep(1_500); // past the first expiry, well inside the second
     expect(await a.sessionStore.get('s2')).toBeDefined();
-    const left = await a.client.pTTL('hermes:session:{s2}');
+    const left = Number(await a.client.pTTL('hermes:session:{s2}'));
     await sleep(left + 200);
     expect(await a.sessionStore.get('s2')).toBeUndefined();
   });
@@ -121,7 +121,7 @@ describe('RedisEventStore', () => {
     const update = { jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri: 'status://a' } } as const;
     for (let seq = 2; seq <= 11; seq++) await store.append('get.x', seq, update, `abc.${seq}`);
     const bytes = (await Promise.all(['hermes:events:{small}', 'hermes:events:{small}:get.x'].map((key) => a.client.memoryUsage(key, { SAMPLES: 0 })))).reduce(
-      (sum, n) => sum! + (n ?? 0),
+      (sum, n) => Number(sum) + Number(n ?? 0),
       0,
     )!;
     // Ten events of ~90 bytes of JSON, their numbers and keys: ~1.3 KB (a Redis Stream took 4.7 KB, preallocated).

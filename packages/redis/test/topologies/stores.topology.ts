@@ -5,7 +5,7 @@
  */
 import { createCluster, createSentinel } from 'redis';
 import type { SessionMessage } from '@hermes-mcp/core';
-import { RedisCluster, RedisClusterClient, redisCluster } from '@hermes-mcp/redis';
+import { RedisCluster, RedisClusterClient, hashSlot, redisCluster } from '@hermes-mcp/redis';
 import { RedisClusterNodes, RedisSentinelNodes, cli, startRedisCluster, startRedisSentinel } from '../../../../test-support/redis/redis-topologies';
 import { eventually } from '../../../../test-support/e2e';
 
@@ -89,6 +89,8 @@ describe('on a Redis Cluster (3 masters, 3 replicas)', () => {
       const slot = Number(await cli(nodes.nodes[0].port, plain, 'CLUSTER', 'KEYSLOT', id));
       for (const key of [`hermes:session:{${id}}`, `hermes:events:{${id}}`, `hermes:events:{${id}}:get.x`]) {
         expect(Number(await cli(nodes.nodes[0].port, plain, 'CLUSTER', 'KEYSLOT', key))).toBe(slot);
+        // The slot Hermes computes to share one WAIT among the writes to one master (durability).
+        expect(hashSlot(key)).toBe(slot);
       }
       holders.add((await nodes.masterOf(slot)).port);
     }
