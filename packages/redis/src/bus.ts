@@ -28,8 +28,11 @@ interface Envelope<T> {
 
 type Listener = (message: string, channel: string) => void;
 
-/** How often, while what the bus listens to is not what its sessions need, it tries again (cluster, Sentinel). */
+/** How often, while what the bus listens to is not what its sessions need, it tries again (cluster, Sentinel); and broadcasts waiting. */
 const RESYNC_MS = 500;
+
+/** How many broadcasts wait at most while their channel cannot be reached (~200 B each). */
+export const BROADCAST_QUEUE = 1_000;
 
 /** The cluster bus on Redis pub/sub (sharded pub/sub on a Redis Cluster). */
 export class RedisBus implements ClusterBus {
@@ -41,6 +44,11 @@ export class RedisBus implements ClusterBus {
   /** On a Redis Cluster or Sentinel: the channels subscribed (node-redis's own record is per node there). */
   private readonly subscribed = new Set<string>();
   private resync?: NodeJS.Timeout = undefined;
+  /** Broadcasts waiting for their channel to be reachable again, oldest first. */
+  private readonly queued: string[] = [];
+  private dropped = 0;
+  private flushing?: NodeJS.Timeout = undefined;
+  private sending = false;
   private readonly sharded: boolean;
 
   constructor(
@@ -67,10 +75,12 @@ export class RedisBus implements ClusterBus {
     await this.subscribe(this.broadcastChannel, this.onBroadcastMessage);
   }
 
-  /** Stops the retries of what could not be subscribed (the instance is closing). */
+  /** Stops the retries of what could not be subscribed or broadcast (the instance is closing). */
   stop(): void {
     if (this.resync) clearInterval(this.resync);
     this.resync = undefined;
+    if (this.flushing) clearInterval(this.flushing);
+    this.flushing = undefined;
   }
 
   /**
@@ -171,8 +181,53 @@ export class RedisBus implements ClusterBus {
     return (await this.redis.send([this.sharded ? 'SPUBLISH' : 'PUBLISH', this.channelOf(sessionId), this.envelope(message)])) as number;
   }
 
+  /**
+   * Sends a message to every other instance. While its channel cannot be reached (Redis away, or
+   * the master of its slot failing over), the message waits in a queue of at most
+   * {@link BROADCAST_QUEUE} messages (the oldest dropped past it), sent in order once the channel is
+   * back — a list change or a resource update raised meanwhile comes late rather than never.
+   */
   async broadcast(message: ClusterMessage): Promise<void> {
-    await this.redis.send([this.sharded ? 'SPUBLISH' : 'PUBLISH', this.broadcastChannel, this.envelope(message)]);
+    const envelope = this.envelope(message);
+    if (this.queued.length > 0) return this.enqueue(envelope);
+    try {
+      await this.redis.send([this.sharded ? 'SPUBLISH' : 'PUBLISH', this.broadcastChannel, envelope]);
+    } catch (error) {
+      if (!(error instanceof HermesError)) throw error;
+      this.enqueue(envelope);
+    }
+  }
+
+  /** Broadcasts dropped because the queue was full (Redis away for long). */
+  get broadcastsDropped(): number {
+    return this.dropped;
+  }
+
+  private enqueue(envelope: string): void {
+    this.queued.push(envelope);
+    if (this.queued.length > BROADCAST_QUEUE) {
+      this.queued.shift();
+      this.dropped++;
+    }
+    this.flushing ??= setInterval(() => void this.flush(), RESYNC_MS).unref();
+  }
+
+  /** Sends what waits, in order, until one fails (the next tick tries again) or none is left. */
+  private async flush(): Promise<void> {
+    if (this.sending) return;
+    this.sending = true;
+    try {
+      while (this.queued.length > 0) {
+        await this.redis.send([this.sharded ? 'SPUBLISH' : 'PUBLISH', this.broadcastChannel, this.queued[0]]);
+        this.queued.shift();
+      }
+      if (this.flushing) clearInterval(this.flushing);
+      this.flushing = undefined;
+    } catch {
+      // Still away: the next tick tries again.
+    } finally {
+      this.sending = false;
+    }
   }
 
   onBroadcast(receive: (message: ClusterMessage) => void): void {

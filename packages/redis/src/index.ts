@@ -8,7 +8,7 @@
  */
 export { redisCluster } from './cluster';
 export type { RedisCluster, RedisClusterOptions } from './cluster';
-export { RedisBus } from './bus';
+export { BROADCAST_QUEUE, RedisBus } from './bus';
 export { RedisSessionStore } from './session-store';
 export { EVENT_WINDOW_DEFAULTS, RedisEventStore } from './event-store';
 export type { EventWindow } from './event-store';

@@ -117,7 +117,7 @@ describe('while Redis is down', () => {
 });
 
 describe('once Redis is back', () => {
-  it('the bus listens to the channels of the sessions joined while it was down, and no longer to those left meanwhile', async () => {
+  it('the bus listens to the channels of the sessions joined while it was down, and no longer to those left meanwhile; a broadcast made meanwhile arrives', async () => {
     const redis = await startRedis();
     const [x, y] = await Promise.all([redisCluster({ url: redis.url, logger: quiet }), redisCluster({ url: redis.url, logger: quiet })]);
     try {
@@ -127,6 +127,11 @@ describe('once Redis is back', () => {
       const received: SessionMessage[] = [];
       await expect(x.bus.join('rejoined', (message) => received.push(message))).rejects.toMatchObject({ code: 'HERMES_REDIS_UNAVAILABLE' });
       await x.bus.leave('left');
+      // A broadcast made meanwhile waits in the bus's queue rather than being lost.
+      const heard: unknown[] = [];
+      y.bus.onBroadcast((message) => heard.push(message));
+      const change = { kind: 'notify', method: 'notifications/tools/list_changed' } as const;
+      await x.bus.broadcast(change as never);
       await redis.start();
       await eventually('the bus is back', () => x.bus.ready && y.client.isReady, 10_000);
       const subscribers = async (channel: string) => (await y.client.pubSubNumSub(channel))[channel];
@@ -137,6 +142,8 @@ describe('once Redis is back', () => {
       await y.bus.publish('rejoined', { kind: 'stream' });
       await eventually('the message arrived', () => received.length === 1);
       expect(received).toEqual([{ kind: 'stream' }]);
+      await eventually('the broadcast made while Redis was down arrived', () => heard.length === 1, 10_000);
+      expect(heard).toEqual([change]);
     } finally {
       await Promise.all([x.close(), y.close()]);
       await redis.stop();
