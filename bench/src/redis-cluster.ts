@@ -12,7 +12,8 @@
  * the same writes; not counted). Memory per session is `used_memory` summed over the masters,
  * before and after 10,000 sessions each with its record, its joined bus channel and ten events of
  * ~100 bytes on one stream. Rows only in the log (not in docs/performance.md): the docs quote them
- * (docs/scaling.md, "Redis Cluster, Sentinel, TLS").
+ * (docs/scaling.md, "Redis Cluster, Sentinel, TLS"). The nodes run on the servers' core, the
+ * runner on its own (as the other sections): with 2 cores, the six nodes of the cluster share one.
  */
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -21,6 +22,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient, createCluster } from 'redis';
 import { RedisCluster, redisCluster } from '@hermes-mcp/redis';
+import { onServerCore } from './children';
 import { ask } from './redis';
 import { median } from './stats';
 
@@ -53,13 +55,27 @@ async function freePorts(count: number): Promise<number[]> {
 }
 
 async function startNodes(ports: number[], dir: string, extra: (port: number) => string[]): Promise<ChildProcess[]> {
-  const children = ports.map((port) =>
-    spawn(
-      'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning', '--dir', dir, '--repl-diskless-sync-delay', '0', ...extra(port)],
-      { stdio: ['ignore', 'ignore', 'inherit'] },
-    ),
-  );
+  // On the servers' core (children.ts), as every server of the bench: the runner keeps its own.
+  const children = ports.map((port) => {
+    const [command, args] = onServerCore('redis-server', [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--loglevel',
+      'warning',
+      '--dir',
+      dir,
+      '--repl-diskless-sync-delay',
+      '0',
+      ...extra(port),
+    ]);
+    return spawn(command, args, { stdio: ['ignore', 'ignore', 'inherit'] });
+  });
   for (const port of ports) {
     const deadline = Date.now() + 10_000;
     while ((await ask(port, 'PING').catch(() => '')) !== 'PONG') {
