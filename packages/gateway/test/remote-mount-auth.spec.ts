@@ -87,7 +87,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   gateway?.closeAllConnections();
-  await new Promise((resolve) => gateway?.close(resolve));
+  if (gateway) await new Promise((resolve) => gateway.close(resolve));
   await app?.close();
   await mount?.close();
   upstream?.closeAllConnections();
