@@ -4,7 +4,7 @@
  * `@McpServer({ scopes })` shows and serves the tools it mounts only to callers with those scopes,
  * as it does its own; and the upstream — an official SDK v2 server over Streamable HTTP on
  * 127.0.0.1 — never receives the caller's token, only the gateway's own header. Driven by the
- * official SDK v1 client.
+ * official SDK v1 client; the call's own `_meta` reaches the upstream with the tool's own name.
  */
 import 'reflect-metadata';
 import { createServer, Server } from 'node:http';
@@ -36,6 +36,8 @@ let url: URL;
 let sign: (scope: string) => Promise<string>;
 /** The headers of every request the upstream received. */
 const reachedUpstream: Headers[] = [];
+/** The JSON-RPC messages the upstream received. */
+const bodiesUpstream: Array<{ method?: string; params?: { name?: string; _meta?: Record<string, unknown> } }> = [];
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -58,7 +60,14 @@ beforeAll(async () => {
   const served = await serveFetch({
     fetch: (request: Request) => {
       reachedUpstream.push(request.headers);
-      return handler.fetch(request);
+      if (request.method !== 'POST') return handler.fetch(request);
+      return request
+        .clone()
+        .text()
+        .then((body) => {
+          bodiesUpstream.push(JSON.parse(body) as (typeof bodiesUpstream)[number]);
+          return handler.fetch(request);
+        });
     },
   });
   upstream = served.server;
@@ -107,7 +116,7 @@ it('lists and serves the mounted tools to a caller with the app’s scopes; the 
   reachedUpstream.length = 0;
   try {
     expect((await client.listTools()).tools.map((tool) => tool.name).sort()).toEqual(['hello', 'sdk_add']);
-    expect(textOf(await client.callTool({ name: 'sdk_add', arguments: { a: 40, b: 2 } }))).toBe('42');
+    expect(textOf(await client.callTool({ name: 'sdk_add', arguments: { a: 40, b: 2 }, _meta: { 'example.com/trace': 'abc' } }))).toBe('42');
   } finally {
     await client.close();
   }
@@ -115,6 +124,9 @@ it('lists and serves the mounted tools to a caller with the app’s scopes; the 
   expect(reachedUpstream.filter((headers) => headers.get('authorization') !== null)).toEqual([]);
   expect(reachedUpstream.filter((headers) => JSON.stringify([...headers]).includes(token))).toEqual([]);
   expect(new Set(reachedUpstream.map((headers) => headers.get('x-gateway')))).toEqual(new Set(['its-own']));
+  // The call's own _meta went on, under the upstream's own name for the tool.
+  const call = bodiesUpstream.find((message) => message.method === 'tools/call' && message.params?.name === 'add');
+  expect(call?.params?._meta).toMatchObject({ 'example.com/trace': 'abc' });
 });
 
 it('neither lists nor runs them for a caller without the scopes, as for the app’s own tools', async () => {
