@@ -10,7 +10,7 @@
 export { UpstreamConnection, isStdioUpstream } from './upstream';
 export type { DownstreamRequest, StdioUpstream, UpstreamOptions, UpstreamSpec, UrlUpstream } from './upstream';
 export { UpstreamProxy } from './proxy';
-export type { UpstreamProxyOptions } from './proxy';
+export type { ProxyListener, UpstreamProxyOptions } from './proxy';
 export { serveHttp, serveStdio } from './serve';
 export type { HttpGateway, ServeHttpOptions, ServeStdioOptions, ServedUpstream } from './serve';
 export { GatewayConfigError, upstreamsOf } from './config';

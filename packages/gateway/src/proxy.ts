@@ -86,6 +86,9 @@ function isInputRequired(value: unknown): boolean {
   return typeof value === 'object' && value !== null && (value as { inputRequired?: unknown }).inputRequired === true;
 }
 
+/** What {@link UpstreamProxy.attach} tells of the upstream: an `McpApp` is one. */
+export type ProxyListener = Pick<McpApp, 'notifyListChanged' | 'notifyResourceUpdated'>;
+
 /**
  * Serves one upstream server as a Hermes `McpHandler`. Make it with {@link UpstreamProxy.create}
  * (which connects to learn the upstream's capabilities), give it to `McpFactory.create`, then
@@ -111,7 +114,7 @@ export class UpstreamProxy implements McpHandler {
    * passed on. Core declares the extension for it.
    */
   taskSupport?: (toolName: string) => { mode: 'optional'; start: 'manual' } = undefined;
-  private app?: McpApp = undefined;
+  private app?: ProxyListener = undefined;
   private readonly shared: UpstreamConnection;
   private readonly sessions = new Map<string, UpstreamConnection>();
   /** Tools' input schemas as the upstream listed them, for the `Mcp-Param-*` header checks of 2026-07-28. */
@@ -151,9 +154,17 @@ export class UpstreamProxy implements McpHandler {
     return proxy;
   }
 
-  /** The app serving this proxy: the upstream's list changes and resource updates are told to its clients. */
-  attach(app: McpApp): void {
+  /**
+   * The app serving this proxy (or whatever else should hear them, as a remote mount does): the
+   * upstream's list changes and resource updates are told to it.
+   */
+  attach(app: ProxyListener): void {
     this.app = app;
+  }
+
+  /** The connection requests without a 2025-era session share (also what lists and completions of a remote mount use). */
+  get sharedConnection(): UpstreamConnection {
+    return this.shared;
   }
 
   /** Forwards one request to the upstream connection of its session (or the shared one). */

@@ -131,7 +131,7 @@ class Mounted implements RemoteMount {
         const prefixed = mountedUri(namespace, uri);
         if (prefixed !== undefined) app.notifyResourceUpdated(prefixed);
       },
-    } as unknown as McpApp);
+    });
     // A session's roots changed: its upstream connection is told (and asks them of that client again).
     this.stopRoots = app.onNotification('notifications/roots/list_changed', (notification, ctx) => proxy.handleNotification(notification, ctx));
   }
@@ -168,8 +168,8 @@ class Mounted implements RemoteMount {
 
   /** The proxy's connection shared by stateless requests: the one lists and completions use. */
   private shared(): UpstreamConnection {
-    // The proxy's own connection (no second process for a command upstream); private to the proxy's API.
-    return this.proxy['shared'];
+    // The proxy's own connection: no second process for a command upstream.
+    return this.proxy.sharedConnection;
   }
 
   /** Lists `kind` again (one listing at a time per list; one more when asked meanwhile). */
