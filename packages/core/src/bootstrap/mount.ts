@@ -74,7 +74,7 @@ export function mountsOf(owner: string, declared: MountMap | undefined, given: M
   return [...merged].map(([namespace, server]) => ({ namespace, server }));
 }
 
-/** The separator of a server's mounts, checked. @internal */
+/** The separator of a server's mounts, checked. */
 export function checkSeparator(separator: unknown, owner: string): string {
   if (typeof separator !== 'string' || !SEPARATOR.test(separator)) {
     throw invalid(`${owner}: \`mountSeparator\` ${JSON.stringify(separator)} would make tool names MCP does not allow: use 1–16 of A–Z, a–z, 0–9, "_", "-" and "." (default "_").`);
@@ -164,7 +164,7 @@ export function mountInto(registry: Registry, scan: MountedScan, entry: MountEnt
 /**
  * What a remote mount (`mountRemote` of @hermes-mcp/gateway) takes from the server it mounts into:
  * the separator of its mounts as given (unchecked; undefined for `_`), and the layer that wraps
- * every mounted definition — its scope guard, then its middleware. Recorded by the scanner. @internal
+ * every mounted definition — its scope guard, then its middleware. Recorded by the scanner.
  */
 export interface MountHost {
   readonly separator?: string;
@@ -179,12 +179,12 @@ export function setMountHost(registry: Registry, host: MountHost): void {
   hosts.set(registry, host);
 }
 
-/** How definitions mounted into `registry` are named and wrapped (a server without `@McpServer`: none). @internal */
+/** How definitions mounted into `registry` are named and wrapped (a server without `@McpServer`: none). */
 export function mountHostOf(registry: Registry): MountHost | undefined {
   return hosts.get(registry);
 }
 
-/** A namespace, checked as local mounts check theirs (`HERMES_MOUNT_INVALID`). @internal */
+/** A namespace, checked as local mounts check theirs (`HERMES_MOUNT_INVALID`). */
 export function checkNamespace(namespace: unknown, owner: string): string {
   if (typeof namespace !== 'string' || !NAMESPACE.test(namespace)) {
     throw invalid(`${owner}: the mount namespace ${JSON.stringify(namespace)} must be 1–64 of A–Z, a–z, 0–9, "_" and "-" (it goes into tool names and URIs).`);
@@ -192,24 +192,24 @@ export function checkNamespace(namespace: unknown, owner: string): string {
   return namespace;
 }
 
-/** A mounted tool's or prompt's name as clients see it: `<namespace><separator><name>`. @internal */
+/** A mounted tool's or prompt's name as clients see it: `<namespace><separator><name>`. */
 export function mountedName(namespace: string, separator: string, name: string): string {
   return `${namespace}${separator}${name}`;
 }
 
-/** A mounted URI or template as clients see it (`scheme://<namespace>/rest`); undefined without `scheme://`. @internal */
+/** A mounted URI or template as clients see it (`scheme://<namespace>/rest`); undefined without `scheme://`. */
 export function mountedUri(namespace: string, uri: string): string | undefined {
   const match = SCHEME.exec(uri);
   return match ? `${match[1]}${namespace}/${match[2]}` : undefined;
 }
 
-/** The mounted server's own URI of one clients see (`<namespace>/` taken out after `://`); undefined when it is not of this mount. @internal */
+/** The mounted server's own URI of one clients see (`<namespace>/` taken out after `://`); undefined when it is not of this mount. */
 export function unmountedUri(namespace: string, uri: string): string | undefined {
   const match = SCHEME.exec(uri);
   return match && match[2].startsWith(`${namespace}/`) ? `${match[1]}${match[2].slice(namespace.length + 1)}` : undefined;
 }
 
-/** `call` wrapped in a host's layer (its scope guard, then its middleware), and that layer for lists to ask. @internal */
+/** `call` wrapped in a host's layer (its scope guard, then its middleware), and that layer for lists to ask. */
 export function wrapMounted(host: MountHost, call: Invocation['call']): Pick<Invocation, 'call' | 'middleware'> {
   const outer = host.guard ? [host.guard, ...host.middleware] : host.middleware;
   return { call: (outer.length > 0 ? compose(outer, call) : call) as Invocation['call'], middleware: outer.length > 0 ? outer : undefined };
