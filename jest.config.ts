@@ -20,6 +20,19 @@ function hasRedisServer(): boolean {
   return found;
 }
 
+/**
+ * In CI (`.ci/run`), each test step names the Node it means to test in HERMES_CI_NODE: jest must be
+ * running on that one (and its workers with it, which start from `process.execPath`), or the step
+ * fails here rather than passing on another Node.
+ */
+function checkCiNode(): void {
+  const wanted = process.env.HERMES_CI_NODE;
+  if (wanted === undefined) return;
+  if (process.version !== wanted) throw new Error(`.ci/run asked for Node ${wanted}, but jest runs on ${process.version} (${process.execPath})`);
+  process.stderr.write(`jest on Node ${process.version} (${process.execPath}), as .ci/run asked\n`);
+}
+checkCiNode();
+
 const config: Config = {
   projects: [
     project('protocol', 'packages/protocol'),
