@@ -6,12 +6,11 @@
  * what reached it carries the gateway's own `--header` only.
  */
 import { IncomingHttpHeaders, Server, createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Readable } from 'node:stream';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { EVERYTHING, RunningProxy, startProxy, textOf } from './support';
+import { EVERYTHING, RunningProxy, startProxy, textOf, listen } from './support';
 
 const RESOURCE = 'https://gateway.test/mcp';
 
@@ -24,11 +23,6 @@ const reachedUpstream: IncomingHttpHeaders[] = [];
 /** The JSON-RPC messages that reached the upstream. */
 const bodiesUpstream: Record<string, unknown>[] = [];
 let gateway: RunningProxy;
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 beforeAll(async () => {
   const { publicKey, privateKey } = await generateKeyPair('RS256');

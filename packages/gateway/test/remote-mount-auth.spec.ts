@@ -8,7 +8,6 @@
  */
 import 'reflect-metadata';
 import { createServer, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair } from 'jose';
 import { McpApp, McpFactory, McpServer, Tool, createLogger, createWebHandler, jwtVerifier, toNodeListener } from '@hermes-mcp/core';
 import { RemoteMount, mountRemote } from '@hermes-mcp/gateway';
@@ -17,7 +16,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { z } from 'zod';
 import { serveFetch } from '../../client/test/fixtures/http-servers';
-import { textOf } from './support';
+import { textOf, listen } from './support';
 
 @McpServer({ name: 'gateway', version: '1.0.0', scopes: ['shop:use'] })
 class GatewayServer {
@@ -38,11 +37,6 @@ let sign: (scope: string) => Promise<string>;
 const reachedUpstream: Headers[] = [];
 /** The JSON-RPC messages the upstream received. */
 const bodiesUpstream: Array<{ method?: string; params?: { name?: string; _meta?: Record<string, unknown> } }> = [];
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 beforeAll(async () => {
   const { publicKey, privateKey } = await generateKeyPair('RS256');

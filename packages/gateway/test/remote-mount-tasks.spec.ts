@@ -7,12 +7,11 @@
  * v2 client does not follow tasks).
  */
 import 'reflect-metadata';
-import { createServer, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { McpApp, McpFactory, McpServer, Tool, createLogger, createWebHandler, toNodeListener } from '@hermes-mcp/core';
+import { Server } from 'node:http';
+import { McpApp, McpFactory, McpServer, Tool, createLogger } from '@hermes-mcp/core';
 import { McpClient, StreamableHttpClientTransport } from '@hermes-mcp/client';
 import { RemoteMount, mountRemote } from '@hermes-mcp/gateway';
-import { EVERYTHING, textOf } from './support';
+import { EVERYTHING, closeServer, serveApp, textOf } from './support';
 
 @McpServer({ name: 'gateway', version: '1.0.0' })
 class GatewayServer {
@@ -30,14 +29,13 @@ let url: string;
 beforeAll(async () => {
   app = McpFactory.create(GatewayServer, { logger: createLogger({ level: 'silent' }) });
   mount = await mountRemote(app, 'every', { command: EVERYTHING[0], args: EVERYTHING.slice(1) }, { onStderr: () => undefined });
-  gateway = createServer(toNodeListener(createWebHandler(app)));
-  await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(gateway.address() as AddressInfo).port}/mcp`;
+  const served = await serveApp(app);
+  gateway = served.server;
+  url = served.url.href;
 });
 
 afterAll(async () => {
-  gateway?.closeAllConnections();
-  if (gateway) await new Promise((resolve) => gateway.close(resolve));
+  await closeServer(gateway);
   await app?.close();
   await mount?.close();
 });

@@ -15,7 +15,7 @@ import { McpApp, McpContext, McpFactory, McpServer, Prompt, Resource, Tool, WebS
 import { RemoteMount, mountRemote } from '@hermes-mcp/gateway';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { textOf } from './support';
+import { closeServer, serveApp, textOf } from './support';
 
 class CountInput {
   @IsInt() @Min(1) @Max(10) to!: number;
@@ -79,16 +79,15 @@ beforeAll(async () => {
   app = McpFactory.create(GatewayServer, { logger: silent() });
   mounts.push(await mountRemote(app, 'sse', { url: `http://127.0.0.1:${(notesHttp.address() as AddressInfo).port}/mcp/sse`, transport: 'sse' }));
   mounts.push(await mountRemote(app, 'ws', { url: `ws://127.0.0.1:${(notesWs.address() as AddressInfo).port}` }));
-  gateway = createServer(toNodeListener(createWebHandler(app)));
-  await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
+  const served = await serveApp(app);
+  gateway = served.server;
   client = new Client({ name: 'sdk-v1', version: '1.0.0' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${(gateway.address() as AddressInfo).port}/mcp`)));
+  await client.connect(new StreamableHTTPClientTransport(served.url));
 });
 
 afterAll(async () => {
   await client?.close();
-  gateway?.closeAllConnections();
-  if (gateway) await new Promise((resolve) => gateway.close(resolve));
+  await closeServer(gateway);
   await app?.close();
   await Promise.all(mounts.map((mount) => mount.close()));
   mounts = [];

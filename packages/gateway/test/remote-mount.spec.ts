@@ -10,10 +10,9 @@
  * `every` is served again without restarting anything.
  */
 import 'reflect-metadata';
-import { createServer, Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { Server } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { McpApp, McpFactory, McpServer, Middleware, Tool, createLogger, createWebHandler, toNodeListener } from '@hermes-mcp/core';
+import { McpApp, McpFactory, McpServer, Middleware, Tool, createLogger } from '@hermes-mcp/core';
 import { RemoteMount, mountRemote } from '@hermes-mcp/gateway';
 import { createMcpHandler, McpServer as V2Server } from '@modelcontextprotocol/server';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -28,7 +27,7 @@ import {
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
 import { z } from 'zod';
 import { serveFetch } from '../../client/test/fixtures/http-servers';
-import { EVERYTHING, childrenOf, textOf } from './support';
+import { EVERYTHING, childrenOf, closeServer, serveApp, textOf } from './support';
 
 /** What the app's own middleware saw called (not listed): mounted tools are the app's for it. */
 const audited: string[] = [];
@@ -80,14 +79,11 @@ beforeAll(async () => {
   // The SDK v2 server asks nothing of older revisions: a 2025-era session's connection speaks 2026-07-28 to it.
   mounts.push(await mountRemote(app, 'sdk', { url: `${served.origin}/mcp` }, { sessionRevision: 'newest' }));
 
-  gateway = createServer(toNodeListener(createWebHandler(app)));
-  await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
-  url = new URL(`http://127.0.0.1:${(gateway.address() as AddressInfo).port}/mcp`);
+  ({ server: gateway, url } = await serveApp(app));
 });
 
 afterAll(async () => {
-  gateway?.closeAllConnections();
-  if (gateway) await new Promise((resolve) => gateway.close(resolve));
+  await closeServer(gateway);
   await app?.close();
   await Promise.all(mounts.map((mount) => mount.close()));
   mounts = [];

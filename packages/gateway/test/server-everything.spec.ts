@@ -14,11 +14,11 @@
 import 'reflect-metadata';
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createServer, Server } from 'node:http';
+import { Server } from 'node:http';
 import { AddressInfo, createServer as createNetServer } from 'node:net';
 import * as path from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { McpApp, McpFactory, McpServer, Tool, createLogger, createWebHandler, toNodeListener } from '@hermes-mcp/core';
+import { McpApp, McpFactory, McpServer, Tool, createLogger } from '@hermes-mcp/core';
 import { RemoteMount, mountRemote } from '@hermes-mcp/gateway';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -26,7 +26,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CreateMessageRequestSchema, ElicitRequestSchema, ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
-import { CLI, REPO_ROOT, RunningProxy, rejectionOf, startProxy } from './support';
+import { CLI, REPO_ROOT, RunningProxy, closeServer, rejectionOf, serveApp, startProxy } from './support';
 
 const SERVER_EVERYTHING = require.resolve('@modelcontextprotocol/server-everything/dist/index.js', { paths: [REPO_ROOT] });
 /** The files it serves as its static resources (`demo://resource/static/document/<name>`). */
@@ -550,14 +550,11 @@ describe('server-everything mounted into a Hermes app (mountRemote), served over
   beforeAll(async () => {
     app = McpFactory.create(GatewayServer, { logger: createLogger({ level: 'silent' }) });
     mount = await mountRemote(app, 'everything', { command: process.execPath, args: [SERVER_EVERYTHING, 'stdio'] }, { onStderr: () => undefined });
-    gateway = createServer(toNodeListener(createWebHandler(app)));
-    await new Promise<void>((resolve) => gateway.listen(0, '127.0.0.1', resolve));
-    url = new URL(`http://127.0.0.1:${(gateway.address() as AddressInfo).port}/mcp`);
+    ({ server: gateway, url } = await serveApp(app));
   });
 
   afterAll(async () => {
-    gateway?.closeAllConnections();
-    if (gateway) await new Promise((resolve) => gateway.close(resolve));
+    await closeServer(gateway);
     await app?.close();
     await mount?.close();
   });

@@ -6,7 +6,10 @@
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { readFileSync, readdirSync } from 'node:fs';
+import { Server, createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
+import { McpApp, createWebHandler, toNodeListener } from '@hermes-mcp/core';
 
 export const REPO_ROOT = path.resolve(__dirname, '../../..');
 export const CLI = path.join(REPO_ROOT, 'packages/client/dist/cli.js');
@@ -107,4 +110,23 @@ export function everythingProxy(): { readonly proxy: RunningProxy; readonly url:
       return running.url!;
     },
   };
+}
+
+/** Listens on a free loopback port; resolves with the origin, `http://127.0.0.1:<port>`. */
+export async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Closes `server` (when there is one) and the connections it still holds. */
+export async function closeServer(server: Server | undefined): Promise<void> {
+  if (!server) return;
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+}
+
+/** Serves `app` over Streamable HTTP (core's Web handler under node:http) on loopback: the server and its /mcp URL. */
+export async function serveApp(app: McpApp): Promise<{ server: Server; url: URL }> {
+  const server = createServer(toNodeListener(createWebHandler(app)));
+  return { server, url: new URL(`${await listen(server)}/mcp`) };
 }
