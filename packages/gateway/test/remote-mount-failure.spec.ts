@@ -90,7 +90,9 @@ async function serve(app: McpApp): Promise<{ client: Client; close(): Promise<vo
 
 it('answers a tool error GATEWAY_UPSTREAM_TIMEOUT past the mount’s timeout; the app’s own tools and quick calls keep serving', async () => {
   const app = McpFactory.create(GatewayServer, { logger: silent() });
-  const mount = await mountRemote(app, 'sdk', { url: upstreamUrl }, { timeout: 300 });
+  // Long enough that a quick call answers in time on a loaded CI machine (at 300 ms, `sdk_add`
+  // itself timed out under the full suite on 2 cores), far short of the 60 s the slow call asks for.
+  const mount = await mountRemote(app, 'sdk', { url: upstreamUrl }, { timeout: 3_000 });
   const served = await serve(app);
   try {
     const late = await served.client.callTool({ name: 'sdk_wait', arguments: { ms: 60_000 } });
