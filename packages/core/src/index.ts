@@ -82,7 +82,7 @@ export type { WebSocketLike, WebSocketTransportOptions } from './transports/webs
 export type { WebHandler, WebHandlerOptions } from './transports/http/web';
 export type { OriginPolicy } from './transports/http/origin';
 export { InMemorySessionStore, type SessionChange, type SessionRecord, type SessionStore } from './stores/session-store';
-export { InMemoryEventStore, type EventStore, type StoredEvent } from './stores/event-store';
+export { InMemoryEventStore, type ClaimedStream, type EventStore, type StoredEvent } from './stores/event-store';
 export { InMemoryTaskStore, type TaskInputRequest, type TaskRecord, type TaskStore, type TaskStatus } from './stores/task-store';
 export type { Awaitable } from './stores/awaitable';
 export type { Cluster, ClusterBus, ClusterMessage, SessionMessage } from './stores/cluster';

@@ -123,7 +123,7 @@ export async function redisCluster(options: RedisClusterOptions = {}): Promise<R
     taskStore,
     replayStore: new RedisReplayStore(redis),
     client,
-    eventStore: (sessionId: string): RedisEventStore & EventStore => new RedisEventStore(redis, sessionId, window),
+    eventStore: (sessionId: string): RedisEventStore & EventStore => new RedisEventStore(redis, sessionId, window, bus.instanceId),
     async close(): Promise<void> {
       if (closed) return;
       closed = true;

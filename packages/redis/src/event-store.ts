@@ -21,7 +21,7 @@
  * (the endpoint answers 400) rather than skipping events silently.
  */
 import type { JsonRpcMessage } from '@hermes-mcp/protocol';
-import type { EventStore, StoredEvent } from '@hermes-mcp/core';
+import type { ClaimedStream, EventStore, StoredEvent } from '@hermes-mcp/core';
 import { RedisConnection, Script } from './connection';
 
 /** The bounds of the replay window of each stream. */
@@ -36,23 +36,46 @@ export interface EventWindow {
 export const EVENT_WINDOW_DEFAULTS = Object.freeze({ maxPerStream: 1000, maxAgeMs: 3_600_000 });
 
 /**
- * Keeps one event: KEYS the index and the stream's list; ARGV the stream id, the event's number,
- * the window (age, length), and the entry (none for a priming event). An event numbered at or
- * below the stream's newest is dropped: another instance writes that stream now (it resumed it),
- * and the events it numbered are the ones a client may have seen. A stream new to the index is
- * resumable from just before its first event only (its earlier events, if any, are gone).
+ * Reads a stream's field of the index (KEYS[1], field ARGV[1]) into `top`, `last`, `floor` and
+ * `owner` (the instance that claimed the stream, '' when none did); `kept` is false when the index
+ * has no such stream.
  */
-const APPEND = new Script(`
-local seq = tonumber(ARGV[2])
-local top, last, floor = 0, 0, seq - 1
+const READ_INDEX = `
 local kept = redis.call('HGET', KEYS[1], ARGV[1])
+local top, last, floor, owner = 0, 0, 0, ''
 if kept then
-  local t, l, f = string.match(kept, '^(%d+) (%d+) (%d+)$')
-  top, last, floor = tonumber(t), tonumber(l), tonumber(f)
-  if seq <= top then return 0 end
+  local t, l, f, o = string.match(kept, '^(%d+) (%d+) (%d+) ?(%S*)$')
+  top, last, floor, owner = tonumber(t), tonumber(l), tonumber(f), o
 end
-if ARGV[5] then
-  local length = redis.call('RPUSH', KEYS[2], ARGV[5])
+`;
+
+/** Writes the stream's field of the index back from `top`, `last`, `floor` and `owner`. */
+const WRITE_INDEX = `
+if owner == '' then
+  redis.call('HSET', KEYS[1], ARGV[1], string.format('%d %d %d', top, last, floor))
+else
+  redis.call('HSET', KEYS[1], ARGV[1], string.format('%d %d %d %s', top, last, floor, owner))
+end
+`;
+
+/**
+ * Keeps one event: KEYS the index and the stream's list; ARGV the stream id, the event's number,
+ * the window (age, length), the writing instance, and the entry (none for a priming event). Dropped
+ * when another instance claimed the stream (it resumed it, {@link CLAIM}), or numbered at or below
+ * the stream's newest: the events the current holder numbered are the ones a client may have seen.
+ * A stream new to the index is resumable from just before its first event only (its earlier
+ * events, if any, are gone).
+ */
+const APPEND = new Script(`${READ_INDEX}
+local seq = tonumber(ARGV[2])
+if kept then
+  if seq <= top or (owner ~= '' and owner ~= ARGV[5]) then return 0 end
+else
+  floor = seq - 1
+end
+top = seq
+if ARGV[6] then
+  local length = redis.call('RPUSH', KEYS[2], ARGV[6])
   last = seq
   local over = length - tonumber(ARGV[4])
   if over > 0 then
@@ -61,31 +84,60 @@ if ARGV[5] then
   end
   redis.call('PEXPIRE', KEYS[2], ARGV[3])
 end
-redis.call('HSET', KEYS[1], ARGV[1], string.format('%d %d %d', seq, last, floor))
+${WRITE_INDEX}
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1`);
 
 /**
- * The entries of a stream after event ARGV[2] (KEYS the index and the list, ARGV[1] the stream
- * id), oldest first; nil when the stream cannot be resumed from there: unknown, a number it never
- * had, from before an event trimmed, or its list expired (its newest event is missing). Message
- * numbers only grow, so the entries after event `after` are among the last `last - after`.
+ * Whether the stream can be resumed after event `after` (ARGV[2]), given its index field read and
+ * `tail`, its list's last entries (at least its newest): false for a stream unknown, a number it
+ * never had, from before an event trimmed, or a list expired (its newest event is missing).
  */
-const REPLAY = new Script(`
-local kept = redis.call('HGET', KEYS[1], ARGV[1])
-if not kept then return false end
-local t, l, f = string.match(kept, '^(%d+) (%d+) (%d+)$')
-local top, last, floor = tonumber(t), tonumber(l), tonumber(f)
+const RESUMABLE = `
+local function resumable(after, tail)
+  if not kept or after > top or after < floor then return false end
+  if last <= after then return true end
+  return #tail > 0 and tonumber(string.match(tail[#tail], '^%d+')) == last
+end
+`;
+
+/**
+ * The entries of a stream after event ARGV[2] (KEYS the index and the list, ARGV[1] the stream
+ * id), oldest first; nil when the stream cannot be resumed from there. Message numbers only grow,
+ * so the entries after event `after` are among the last `last - after`.
+ */
+const REPLAY = new Script(`${READ_INDEX}${RESUMABLE}
 local after = tonumber(ARGV[2])
-if after > top or after < floor then return false end
-if last <= after then return {} end
-local tail = redis.call('LRANGE', KEYS[2], after - last, -1)
-if #tail == 0 or tonumber(string.match(tail[#tail], '^%d+')) ~= last then return false end
+local tail = {}
+if kept and last > after then tail = redis.call('LRANGE', KEYS[2], after - last, -1) end
+if not resumable(after, tail) then return false end
 local first = #tail + 1
 while first > 1 and tonumber(string.match(tail[first - 1], '^%d+')) > after do first = first - 1 end
 local replay = {}
 for i = first, #tail do replay[#replay + 1] = tail[i] end
 return replay`);
+
+/**
+ * Claims a stream for instance ARGV[3] (KEYS the index and the list, ARGV[1] the stream id): from
+ * now on only it appends there ({@link APPEND}). Answers, read in the same step, the stream's
+ * newest number (first element), then each entry kept — whole after event ARGV[2], `{seq}\n{key}`
+ * up to it (only the keys of those are wanted); nil, claiming nothing, when the stream cannot be
+ * resumed from there.
+ */
+const CLAIM = new Script(`${READ_INDEX}${RESUMABLE}
+local after = tonumber(ARGV[2])
+local all = {}
+if kept and last > 0 then all = redis.call('LRANGE', KEYS[2], 0, -1) end
+if not resumable(after, all) then return false end
+owner = ARGV[3]
+${WRITE_INDEX}
+local answer = { tostring(top) }
+for _, entry in ipairs(all) do
+  local seq, rest = string.match(entry, '^(%d+)\\n(.*)$')
+  if tonumber(seq) > after then answer[#answer + 1] = entry
+  else answer[#answer + 1] = seq .. '\\n' .. string.match(rest, '^[^\\n]*') end
+end
+return answer`);
 
 /**
  * Forgets every stream of a session: KEYS[1] the index, ARGV[1] what its lists' names start with.
@@ -102,6 +154,8 @@ return #streams`);
 function readEntry(entry: string): { seq: number; key: string; message: string } {
   const first = entry.indexOf('\n');
   const second = entry.indexOf('\n', first + 1);
+  // A claim answers `{seq}\n{key}` alone for the entries up to where the stream is resumed.
+  if (second < 0) return { seq: Number(entry.slice(0, first)), key: entry.slice(first + 1), message: '' };
   return { seq: Number(entry.slice(0, first)), key: entry.slice(first + 1, second), message: entry.slice(second + 1) };
 }
 
@@ -112,10 +166,15 @@ export class RedisEventStore implements EventStore {
   /** The session's index of streams. */
   private readonly index: string;
 
+  /**
+   * @param instance the instance this store writes for (its cluster bus's id): once another
+   *   instance claimed a stream ({@link RedisEventStore.claim}), what this one appends to it is dropped.
+   */
   constructor(
     private readonly redis: RedisConnection,
     private readonly sessionId: string,
     window: EventWindow = {},
+    private readonly instance = '',
   ) {
     this.maxLength = String(window.maxPerStream ?? EVENT_WINDOW_DEFAULTS.maxPerStream);
     this.maxAge = String(window.maxAgeMs ?? EVENT_WINDOW_DEFAULTS.maxAgeMs);
@@ -127,7 +186,7 @@ export class RedisEventStore implements EventStore {
   }
 
   async append(streamId: string, seq: number, message?: JsonRpcMessage | JsonRpcMessage[], key?: string): Promise<void> {
-    const args = [streamId, String(seq), this.maxAge, this.maxLength];
+    const args = [streamId, String(seq), this.maxAge, this.maxLength, this.instance];
     // JSON never holds a raw newline, and keys are ours ([0-9a-z.]): the entry splits back unambiguously.
     if (message !== undefined) args.push(`${seq}\n${key ?? ''}\n${JSON.stringify(message)}`);
     await this.redis.run(APPEND, [this.index, this.list(streamId)], args, true);
@@ -143,14 +202,19 @@ export class RedisEventStore implements EventStore {
     });
   }
 
-  async keys(streamId: string): Promise<ReadonlySet<string>> {
-    const entries = (await this.redis.send(['LRANGE', this.list(streamId), '0', '-1'])) as string[] | null;
+  /** Makes this instance the only writer of `streamId` and reads it after `seq` in the same step (see `EventStore.claim`). */
+  async claim(streamId: string, seq: number): Promise<ClaimedStream | undefined> {
+    if (!Number.isSafeInteger(seq) || seq < 0) return undefined;
+    const answer = (await this.redis.run(CLAIM, [this.index, this.list(streamId)], [streamId, String(seq), this.instance], true)) as string[] | null;
+    if (!answer) return undefined;
+    const events: StoredEvent[] = [];
     const keys = new Set<string>();
-    for (const entry of entries ?? []) {
-      const { key } = readEntry(entry);
+    for (const entry of answer.slice(1)) {
+      const { seq: number, key, message } = readEntry(entry);
       if (key !== '') keys.add(key);
+      if (number > seq) events.push({ seq: number, message: JSON.parse(message) as JsonRpcMessage | JsonRpcMessage[] });
     }
-    return keys;
+    return { events, top: Number(answer[0]), keys };
   }
 
   async forget(streamId: string): Promise<void> {

@@ -91,10 +91,36 @@ describe('RedisEventStore', () => {
     expect(await b.eventStore('other').replayAfter('get.x', 1)).toBeUndefined();
     // Broadcasts are kept with their keys, for an instance that resumes the stream after its holder died.
     await write.append('get.x', 6, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' }, 'abc.7');
-    expect([...(await read.keys('get.x'))]).toEqual(['abc.7']);
     expect((await read.replayAfter('get.x', 5))?.map((e) => e.message)).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
+    expect(await read.claim('get.x', 5)).toEqual({ events: [{ seq: 6, message: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' } }], top: 6, keys: new Set(['abc.7']) });
     await read.forget('get.x');
     expect(await write.replayAfter('get.x', 1)).toBeUndefined();
+  });
+
+  it('a claimed stream takes appends from its claimer only; the claim reads what was kept in the same step', async () => {
+    const message = (data: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/message', params: { data } });
+    const holder = a.eventStore('claimed');
+    await holder.append('get.a', 1);
+    for (let seq = 2; seq <= 4; seq++) await holder.append('get.a', seq, message(seq), `k.${seq}`);
+    const taker = b.eventStore('claimed');
+    // Resumed after event 2: events 3 and 4 come whole, every key kept, and the newest number.
+    expect(await taker.claim('get.a', 2)).toEqual({ events: [3, 4].map((seq) => ({ seq, message: message(seq) })), top: 4, keys: new Set(['k.2', 'k.3', 'k.4']) });
+    // The old holder has not heard yet and goes on numbering: dropped; the claimer's next is kept.
+    await holder.append('get.a', 5, message(50), 'k.late');
+    await holder.append('get.a', 6);
+    expect(await taker.replayAfter('get.a', 4)).toEqual([]);
+    await taker.append('get.a', 5, message(5), 'k.5');
+    expect(await holder.replayAfter('get.a', 4)).toEqual([{ seq: 5, message: message(5) }]);
+    // Claimed back (the client resumed on the first instance again): now the other is dropped.
+    expect((await holder.claim('get.a', 5))?.top).toBe(5);
+    await taker.append('get.a', 6, message(60));
+    await holder.append('get.a', 6, message(6));
+    expect(await taker.replayAfter('get.a', 5)).toEqual([{ seq: 6, message: message(6) }]);
+    // A claim the stream cannot be resumed from claims nothing.
+    expect(await taker.claim('get.a', 9)).toBeUndefined();
+    expect(await taker.claim('get.none', 0)).toBeUndefined();
+    await holder.append('get.a', 7, message(7));
+    expect((await taker.replayAfter('get.a', 6))?.map((e) => e.seq)).toEqual([7]);
   });
 
   it('bounds a stream by count and age; a resumption from a trimmed event fails instead of skipping', async () => {

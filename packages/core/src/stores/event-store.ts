@@ -13,6 +13,16 @@ export interface StoredEvent {
   message: JsonRpcMessage | JsonRpcMessage[];
 }
 
+/** What {@link EventStore.claim} answers. */
+export interface ClaimedStream {
+  /** The events after the number asked for, oldest first. */
+  events: StoredEvent[];
+  /** The number of the stream's newest event, a priming event's too. */
+  top: number;
+  /** The keys of every broadcast kept on the stream (see {@link EventStore.append}). */
+  keys: ReadonlySet<string>;
+}
+
 /** An event the in-memory store keeps, with what it weighs. */
 interface KeptEvent extends StoredEvent {
   /** The characters of its JSON. */
@@ -41,11 +51,16 @@ export interface EventStore {
   /** Forgets a stream (its request was answered and the client has had time to resume). */
   forget(streamId: string): Awaitable<void>;
   /**
-   * The keys of the broadcasts kept on a stream (a cluster's store): when a GET stream moves to
-   * another instance after its holder died, that instance adds the broadcasts it saw that the
-   * holder never kept. Optional: without it nothing is added.
+   * Makes this process the only one that writes `streamId` from now on — a cluster's GET stream
+   * resumed here that another instance held: what the other appends afterwards is dropped — and
+   * answers, in the same step, what `replayAfter(streamId, seq)` answers, the number of the
+   * stream's newest event (`top`, priming events included) and the keys of every broadcast kept on
+   * it. In one step because the other instance may still be appending: an event it keeps after the
+   * replay was read but before the keys were would be in neither what the client is sent nor what
+   * this process adds. Optional: a store for one process needs none (a cluster's store without it
+   * resumes by `replayAfter`, and adds nothing it missed).
    */
-  keys?(streamId: string): Awaitable<ReadonlySet<string>>;
+  claim?(streamId: string, seq: number): Awaitable<ClaimedStream | undefined>;
   /**
    * Forgets every stream of the session, whichever process wrote it: the session ended (`DELETE`;
    * it expired — called by the last process holding it, once the session store no longer has its

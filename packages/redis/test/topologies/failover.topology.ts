@@ -86,8 +86,7 @@ async function scenario(setup: Setup): Promise<Counts> {
     for (const s of sessions) await eventually('three updates', () => s.updates() === 3);
     for (const s of sessions) await s.resume();
     // The resumed stream answers once its first event comes (the proxy sends the headers with it):
-    // touch until it did. An update raised while the stream changes hands may come on neither
-    // connection (see touched and delivered below: a core matter, not Redis's).
+    // touch until it did.
     for (const s of sessions) {
       for (let i = 0; i < 50 && s.stream.status === 0; i++) {
         await s.touch();
@@ -204,9 +203,9 @@ async function scenario(setup: Setup): Promise<Counts> {
     expect(counts.other).toEqual([]);
     const affected = sessions.slice(0, SESSIONS).filter((s) => s.outcomes.includes('documented error')).length;
     // Updates raised by calls answered ok, and updates the streams carried: pub/sub is at most once
-    // (one published to a shard failing over, or while a stream changes hands, reaches no stream),
-    // and an instance taking a stream over re-sends the broadcasts it kept that the store lacks (an
-    // update can come twice). Reported, not asserted (docs/reliability.md).
+    // (one published to a shard failing over reaches no stream), and an instance taking a stream
+    // over re-sends the broadcasts it kept that the store lacks (one whose event could not be stored
+    // in the failover can come twice). Reported, not asserted (docs/reliability.md).
     const touched = sessions.reduce((sum, s) => sum + s.touched, 0);
     const delivered = sessions.reduce((sum, s) => sum + s.updates(), 0);
     const summary: Counts = {

@@ -23,7 +23,7 @@ import {
   serialize,
 } from '@hermes-mcp/protocol';
 import { SparseMap } from '@hermes-mcp/protocol/internal';
-import type { EventStore, StoredEvent } from '../../stores/event-store';
+import type { ClaimedStream, EventStore, StoredEvent } from '../../stores/event-store';
 import type { HttpResponse } from './exchange';
 import { SseConnection } from './sse';
 import { OutputLimits, Sendable, clientTooSlow, dropForSlowClient, outgoing } from '../backpressure';
@@ -84,6 +84,9 @@ const MISSED_LIMIT = 32;
 /** …for at most this long (ms): enough for a client to reconnect after its instance died. */
 const MISSED_MS = 60_000;
 
+/** The newest broadcasts kept on a GET stream when it is claimed, of which a late one is recognised (see `claimedKeys`). */
+const CLAIMED_KEYS = 64;
+
 /** Whether a stream id names a GET stream (this process's, or one begun by another). */
 function isStandalone(streamId: string): boolean {
   return streamId === STANDALONE || streamId.startsWith(`${STANDALONE}.`);
@@ -125,6 +128,15 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
    * never kept follow the replay.
    */
   private missed?: Array<{ key: string; message: JsonRpcMessage; at: number }> = undefined;
+  /** What is sent for the GET stream while a claim of it is read (see `claim`): numbered once it is. */
+  private claiming?: Array<{ key?: string; message: JsonRpcMessage }> = undefined;
+  /**
+   * The keys of the newest broadcasts the store had kept on the GET stream when this instance
+   * claimed it, that this instance had not received yet: pub/sub reaches instances at different
+   * times, and one kept by the old holder may reach this one after the claim. Each is skipped when
+   * it comes (once: an instance receives a broadcast once); forgotten after {@link MISSED_MS}.
+   */
+  private claimedKeys?: { keys: Set<string>; until: number } = undefined;
   /** What starts the ids of request streams (`p`, then the stream prefix and a dot, if any). */
   private readonly requestStreamPrefix: string;
 
@@ -239,6 +251,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
     const after = Number(lastEventId.slice(cut + 1));
     if (cut <= 0 || !/^\d+$/.test(lastEventId.slice(cut + 1)) || !Number.isSafeInteger(after)) return undefined;
     const standalone = isStandalone(streamId);
+    if (standalone && this.options.eventStore.claim) return this.claim(response, streamId, after);
     const exchange = standalone ? undefined : this.streams.get(streamId);
     const live = exchange !== undefined && !exchange.done;
     if (live) exchange.hold();
@@ -254,26 +267,13 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
       }
     }
     if (!events) return undefined;
-    // A GET stream another instance held (and kept events of): the broadcasts seen here that it never kept.
-    const missed = standalone ? await this.notKept(streamId) : undefined;
     const connection = this.open(response);
     for (const event of events) connection.write(serialize(event.message), `${streamId}_${event.seq}`);
     if (standalone) {
       const held = this.standaloneHeld ?? [];
       this.standaloneHeld = undefined;
       for (const frame of held) connection.writeFrame(frame);
-      // A stream begun on another instance goes on from where it was, under its id.
-      if (streamId !== this.standaloneId) {
-        this.standaloneId = streamId;
-        this.standaloneSeq = 0;
-      }
-      this.standaloneSeq = Math.max(this.standaloneSeq, after, events.length > 0 ? events[events.length - 1].seq : 0);
-      this.standaloneOpened = true;
-      this.standaloneElsewhere = false;
-      for (const { key, message } of missed ?? []) {
-        const text = serialize(message);
-        connection.write(text, this.event(streamId, ++this.standaloneSeq, message, key, text.length));
-      }
+      this.adoptStandalone(streamId, Math.max(after, events.length > 0 ? events[events.length - 1].seq : 0), false);
       this.keepStandalone(connection);
     } else if (live) {
       exchange.reattach(connection);
@@ -284,25 +284,74 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
   }
 
   /**
-   * The broadcasts missed here (while another instance held the GET stream) that the store has not
-   * kept on `streamId`, oldest first; they are forgotten here either way. None when the store cannot tell.
+   * Resumes the GET stream of a cluster's session ({@link EventStore.claim}): in one step the store
+   * says what was kept on it and makes this instance its only writer — the instance that held it
+   * may go on writing until it hears (`releaseStandalone`), and nothing it writes then is kept.
+   * What is sent here meanwhile waits, unnumbered. Then the replay, and after it the broadcasts
+   * seen here that the store never kept — those missed while another instance held the stream
+   * (it died, or had not yet received them) and those of the wait — numbered on from the
+   * stream's newest event: each broadcast reaches the client once.
    */
-  private async notKept(streamId: string): Promise<Array<{ key: string; message: JsonRpcMessage }> | undefined> {
-    const store = this.options.eventStore;
-    if (!this.missed || !store.keys) return undefined;
-    let kept: ReadonlySet<string>;
+  private async claim(response: HttpResponse, streamId: string, after: number): Promise<SseConnection | undefined> {
+    this.claiming ??= [];
+    let claimed: ClaimedStream | undefined;
     try {
-      const answer = store.keys(streamId);
-      kept = isThenable(answer) ? await answer : answer;
-    } catch (error) {
-      this.storeFailed(error);
-      return undefined;
+      const answer = this.options.eventStore.claim!(streamId, after);
+      claimed = isThenable(answer) ? await answer : answer;
+    } finally {
+      // Not resumed here (the store cannot, or failed): what waited goes where it would have gone.
+      if (!claimed) this.unclaim();
     }
-    // Read after the await: what was missed meanwhile is in it.
-    const missed = this.missed;
+    if (!claimed) return undefined;
+    const waited = this.claiming ?? [];
+    this.claiming = undefined;
+    const connection = this.open(response);
+    for (const event of claimed.events) connection.write(serialize(event.message), `${streamId}_${event.seq}`);
+    this.adoptStandalone(streamId, claimed.top, true);
+    const now = performance.now();
+    const missed = (this.missed ?? []).filter((m) => m.at >= now - MISSED_MS);
     this.missed = undefined;
-    const since = performance.now() - MISSED_MS;
-    return missed?.filter((m) => m.at >= since && !kept.has(m.key));
+    const late = new Set([...claimed.keys].slice(-CLAIMED_KEYS));
+    for (const { key, message } of [...missed, ...waited]) {
+      if (key !== undefined && late.delete(key)) continue;
+      if (key !== undefined && claimed.keys.has(key)) continue;
+      const text = serialize(message);
+      connection.write(text, this.event(streamId, ++this.standaloneSeq, message, key, text.length));
+    }
+    this.claimedKeys = late.size > 0 ? { keys: late, until: now + MISSED_MS } : undefined;
+    this.keepStandalone(connection);
+    return connection;
+  }
+
+  /** Whether the broadcast `key` is one the store had kept when this instance claimed the GET stream (see `claimedKeys`). */
+  private alreadyKept(key: string): boolean {
+    const claimed = this.claimedKeys!;
+    if (performance.now() > claimed.until) this.claimedKeys = undefined;
+    else if (claimed.keys.delete(key)) return true;
+    return false;
+  }
+
+  /** Sends what waited on a claim that did not resume the stream where it would have gone without one. */
+  private unclaim(): void {
+    const waited = this.claiming ?? [];
+    this.claiming = undefined;
+    // Each was accepted once already; a refusal now (a client fallen behind) was dealt with by `route`.
+    for (const { message, key } of waited) void this.route(message, key === undefined ? undefined : { eventKey: key })?.catch(() => undefined);
+  }
+
+  /**
+   * This instance holds the GET stream `streamId` from now on, whose newest event is `top` (a
+   * stream begun on another instance goes on from where it was, under its id); `exact` when the
+   * store said so (a claim), rather than what this instance numbered itself.
+   */
+  private adoptStandalone(streamId: string, top: number, exact: boolean): void {
+    if (streamId !== this.standaloneId) {
+      this.standaloneId = streamId;
+      this.standaloneSeq = 0;
+    }
+    this.standaloneSeq = exact ? top : Math.max(this.standaloneSeq, top);
+    this.standaloneOpened = true;
+    this.standaloneElsewhere = false;
   }
 
   /** A broadcast this instance does not write (another holds the GET stream), kept for a while. */
@@ -340,7 +389,14 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
       exchange = key === undefined || key === null ? undefined : this.exchanges.get(key);
     }
     if (exchange) return this.deliver(exchange, message, responses, options?.relatedRequestId);
+    if (!responses && this.claiming && !Array.isArray(message)) {
+      const out = this.encode(message, options?.relatedRequestId);
+      if (out.text === undefined) return out.refusal;
+      this.claiming.push({ key: options?.eventKey, message: out.sent as JsonRpcMessage });
+      return undefined;
+    }
     if (!responses && this.standaloneOpened) {
+      if (this.claimedKeys && options?.eventKey !== undefined && this.alreadyKept(options.eventKey)) return undefined;
       const out = this.encode(message, options?.relatedRequestId);
       if (out.text === undefined) return out.refusal;
       // Stored even while the GET stream is down, so a client that resumes it misses nothing.
