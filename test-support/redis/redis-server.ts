@@ -15,6 +15,10 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port, empty. */
   start(): Promise<void>;
+  /** Freezes it (SIGSTOP): connections stay open and nothing is answered, as a hung node. */
+  pause(): void;
+  /** Lets a frozen one go on (SIGCONT). */
+  unpause(): void;
 }
 
 /** A free TCP port on 127.0.0.1. */
@@ -69,5 +73,5 @@ export async function startRedis(): Promise<RedisServer> {
     await exited;
   };
   await start();
-  return { port, url: `redis://127.0.0.1:${port}`, stop, start };
+  return { port, url: `redis://127.0.0.1:${port}`, stop, start, pause: () => void child?.kill('SIGSTOP'), unpause: () => void child?.kill('SIGCONT') };
 }

@@ -97,7 +97,7 @@ export class RedisBus implements ClusterBus {
       throw new HermesError('HERMES_REDIS_UNAVAILABLE', 'Redis could not be reached (the pub/sub connection is down); the instance reconnects by itself');
     }
     try {
-      await this.subscribe(this.channelOf(sessionId), this.onSessionMessage);
+      await this.redis.bound(this.subscribe(this.channelOf(sessionId), this.onSessionMessage), 'SUBSCRIBE');
     } catch (error) {
       this.schedule();
       throw unavailable(error);
@@ -108,7 +108,7 @@ export class RedisBus implements ClusterBus {
   async leave(sessionId: string): Promise<void> {
     if (!this.sessions.delete(sessionId) || !this.subscriber.isReady) return void this.schedule();
     try {
-      await this.unsubscribe(this.channelOf(sessionId), this.onSessionMessage);
+      await this.redis.bound(this.unsubscribe(this.channelOf(sessionId), this.onSessionMessage), 'UNSUBSCRIBE');
     } catch (error) {
       this.schedule();
       throw unavailable(error);

@@ -45,6 +45,14 @@ export interface RedisClusterOptions {
   durability?: Durability;
   /** How long to wait for Redis at start, in milliseconds (default 10 000). */
   connectTimeout?: number;
+  /**
+   * How long one Redis command may go unanswered, in milliseconds (default 5 000, and no bound on
+   * Sentinel; 0: no bound): past it the request that needed it gets `HERMES_REDIS_UNAVAILABLE`.
+   * Bounds what requests wait while a node hangs. A Sentinel client holds commands while it
+   * follows a failover, and failing them early slows it down (docs/scaling.md): set it there only
+   * to bound a Sentinel that may never find a primary.
+   */
+  commandTimeout?: number;
 }
 
 /** A {@link Cluster} on Redis, with access to its parts. */
@@ -110,7 +118,7 @@ export async function redisCluster(options: RedisClusterOptions = {}): Promise<R
     void subscriber.destroy();
     throw new HermesError('HERMES_REDIS_UNAVAILABLE', `could not connect to Redis at ${options.url ?? 'redis://127.0.0.1:6379'}: ${(error as Error).message}`, { cause: error });
   }
-  const redis = new RedisConnection(client, options.prefix ?? 'hermes:', options.durability, (bindings, message) => log.warn(bindings, message));
+  const redis = new RedisConnection(client, options.prefix ?? 'hermes:', options.durability, (bindings, message) => log.warn(bindings, message), options.commandTimeout);
   const bus = new RedisBus(redis, subscriber, (error) => log.warn({ err: error }, 'a cluster bus message could not be read; ignored'));
   await bus.start();
   const sessionStore = new RedisSessionStore(redis);

@@ -58,6 +58,19 @@ export interface Durability {
   timeoutMs?: number;
 }
 
+/** How long a command may go unanswered by default, in milliseconds (see {@link RedisConnection}). */
+export const DEFAULT_COMMAND_TIMEOUT_MS = 5_000;
+
+/** A command sent and not yet answered, while commands have a timeout. */
+interface InFlight {
+  /** When it was sent (`performance.now()`). */
+  readonly at: number;
+  readonly command: string;
+  readonly reject: (error: Error) => void;
+  /** Takes it out of node-redis's queue if it is still there (not written yet). */
+  readonly controller?: AbortController;
+}
+
 /** What talks to Redis for the stores and the bus. */
 export class RedisConnection {
   /** What kind of Redis `client` talks to. */
@@ -68,6 +81,12 @@ export class RedisConnection {
   private waitAgainAt = 0;
   /** The WAIT about to be sent to each node (by its address), shared by the writes of this turn. */
   private readonly waits = new Map<string, Promise<number>>();
+  /** How long a command may go unanswered, in milliseconds (0: for ever). */
+  private readonly timeoutMs: number;
+  /** Commands not answered yet (only with a command timeout). */
+  private readonly inFlight = new Set<InFlight>();
+  /** What fails the commands past their timeout, every quarter of it, while any is in flight. */
+  private sweeper?: NodeJS.Timeout;
 
   constructor(
     /** Commands (stores, publish). */
@@ -78,8 +97,19 @@ export class RedisConnection {
     durability?: Durability,
     /** Where a write that did not reach its replicas in time is reported. */
     private readonly warn: (bindings: object, message: string) => void = () => undefined,
+    /**
+     * How long a command may go unanswered, in milliseconds (0: for ever; default
+     * {@link DEFAULT_COMMAND_TIMEOUT_MS}, and 0 on Sentinel): past it, the call that sent it fails
+     * with `HERMES_REDIS_UNAVAILABLE` (the command may still run on Redis). Bounds what a request
+     * waits while a node hangs. Not on Sentinel by default: its client holds commands while it
+     * follows a failover, and failing them early sends their retries into its rediscovery, which
+     * then takes longer (the failover test served again 25 s after the kill, or not within 60 s,
+     * against 13–16 s held).
+     */
+    timeoutMs?: number,
   ) {
     this.topology = topologyOf(client);
+    this.timeoutMs = timeoutMs ?? (this.topology === 'sentinel' ? 0 : DEFAULT_COMMAND_TIMEOUT_MS);
     if (durability && durability.replicas > 0) this.wait = ['WAIT', String(durability.replicas), String(durability.timeoutMs ?? 100)];
   }
 
@@ -171,13 +201,63 @@ export class RedisConnection {
   }
 
   private dispatch(args: string[], firstKey: string | undefined): Promise<Reply> {
+    // Not on Sentinel: its client takes an aborted command for a lost primary and rediscovers.
+    if (this.timeoutMs <= 0 || this.topology === 'sentinel') return this.bound(this.sendRaw(args, firstKey), args[0]);
+    // Aborted at its timeout: one node-redis still holds (not written yet) is never sent.
+    const controller = new AbortController();
+    return this.bound(this.sendRaw(args, firstKey, controller.signal), args[0], controller);
+  }
+
+  /**
+   * `sent`, failed with `HERMES_REDIS_UNAVAILABLE` once it has gone unanswered for the command
+   * timeout (`command` names it in the message); `sent` itself when there is none.
+   */
+  bound<T>(sent: Promise<T>, command: string, controller?: AbortController): Promise<T> {
+    if (this.timeoutMs <= 0) return sent;
+    return new Promise<T>((resolve, reject) => {
+      const entry: InFlight = { at: performance.now(), command, reject, controller };
+      this.inFlight.add(entry);
+      this.sweeper ??= setInterval(this.sweep, Math.max(10, this.timeoutMs / 4)).unref();
+      sent.then(
+        (reply) => {
+          this.inFlight.delete(entry);
+          resolve(reply);
+        },
+        (error: unknown) => {
+          this.inFlight.delete(entry);
+          reject(error);
+        },
+      );
+    });
+  }
+
+  /** Fails the commands past their timeout (oldest first: a Set keeps the order they were sent in). */
+  private readonly sweep = (): void => {
+    const expired = performance.now() - this.timeoutMs;
+    for (const entry of this.inFlight) {
+      if (entry.at > expired) break;
+      this.inFlight.delete(entry);
+      entry.controller?.abort();
+      entry.reject(
+        new HermesError('HERMES_REDIS_UNAVAILABLE', `Redis did not answer ${entry.command} within ${this.timeoutMs} ms (commandTimeout); the instance goes on trying`),
+      );
+    }
+    if (this.inFlight.size === 0) {
+      clearInterval(this.sweeper);
+      this.sweeper = undefined;
+    }
+  };
+
+  /** Sends a command the way the client's topology takes it. */
+  private sendRaw(args: string[], firstKey: string | undefined, abortSignal?: AbortSignal): Promise<Reply> {
+    const options = abortSignal && { abortSignal };
     switch (this.topology) {
       case 'cluster':
-        return (this.client as RedisClusterClient).sendCommand<Reply>(firstKey, false, args);
+        return (this.client as RedisClusterClient).sendCommand<Reply>(firstKey, false, args, options);
       case 'sentinel':
-        return (this.client as RedisSentinelClient).sendCommand<Reply>(false, args);
+        return (this.client as RedisSentinelClient).sendCommand<Reply>(false, args, options);
       default:
-        return (this.client as RedisClient).sendCommand<Reply>(args);
+        return (this.client as RedisClient).sendCommand<Reply>(args, options);
     }
   }
 }

@@ -116,6 +116,47 @@ describe('while Redis is down', () => {
   });
 });
 
+describe('while Redis hangs', () => {
+  it('fails what waits on it after commandTimeout with HERMES_REDIS_UNAVAILABLE, then serves again once it answers', async () => {
+    const redis = await startRedis();
+    const cluster = await redisCluster({ url: redis.url, logger: quiet, commandTimeout: 500 });
+    const fastify = Fastify({ logger: false });
+    try {
+      await fastify.register(hermesMcp, { server: McpFactory.create(OutageServer, { logger: createLogger({ level: 'silent' }), cluster }), path: '/mcp' });
+      await fastify.listen({ host: '127.0.0.1', port: 0 });
+      const url = `http://127.0.0.1:${(fastify.server.address() as AddressInfo).port}/mcp`;
+      const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'hang', version: '1.0.0' } } };
+      const open = () =>
+        fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(initialize) }).then(
+          async (response) => ({ status: response.status, session: response.headers.get('mcp-session-id'), body: await response.json() }),
+        );
+      redis.pause();
+      // The connection stays up (no error for node-redis to see): only the timeout ends the wait.
+      const started = performance.now();
+      const [read, opened] = await Promise.all([
+        cluster.sessionStore.get('any').then(
+          () => 'answered',
+          (error: Error) => error.message,
+        ),
+        open(),
+      ]);
+      const waited = performance.now() - started;
+      expect(read).toMatch(/^HERMES_REDIS_UNAVAILABLE: Redis did not answer HGETALL within 500 ms \(commandTimeout\)/);
+      expect(opened).toMatchObject({ status: 200, session: null, body: { error: { code: -32603, message: expect.stringMatching(/the session store failed/) } } });
+      // Bounded by the timeout and the sweep's quarter of it, not by Redis.
+      expect(waited).toBeGreaterThanOrEqual(450);
+      expect(waited).toBeLessThan(5_000);
+      redis.unpause();
+      expect(await open()).toMatchObject({ status: 200, session: expect.any(String), body: { result: { serverInfo: { name: 'outage' } } } });
+    } finally {
+      redis.unpause();
+      await fastify.close();
+      await cluster.close();
+      await redis.stop();
+    }
+  });
+});
+
 describe('once Redis is back', () => {
   it('the bus listens to the channels of the sessions joined while it was down, and no longer to those left meanwhile; a broadcast made meanwhile arrives', async () => {
     const redis = await startRedis();
