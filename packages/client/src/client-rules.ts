@@ -38,12 +38,15 @@ export function declaredCapabilities(options: McpClientOptions): ClientCapabilit
 }
 
 /**
- * The result of `method` (its row of the method table) if it has the field the row requires; an `McpError` (-32603) saying
+ * The result of `method` (its row of the method table) if it has the field the row requires, or
+ * is a task (`resultType: "task"` of 2026-07-28, a 2025-11-25 `CreateTaskResult`); an `McpError` (-32603) saying
  * what is missing otherwise — a malformed answer fails where it is read, not deep in the caller.
  */
 export function checked(method: string, row: McpMethod | undefined, result: Record<string, unknown>): Record<string, unknown> {
   const shape = row?.result;
   if (!shape || result.resultType === 'task' || result.resultType === 'input_required') return result;
+  // A 2025-11-25 task-augmented request (`params.task`) is answered with the task it started.
+  if (isRecord(result.task) && typeof result.task.taskId === 'string') return result;
   const value = result[shape.field];
   const ok = shape.is === 'array' ? Array.isArray(value) : shape.is === 'object' ? isRecord(value) : typeof value === 'string';
   if (ok) return result;

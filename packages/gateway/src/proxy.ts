@@ -72,13 +72,38 @@ function hasTasks(capabilities: ServerCapabilities): boolean {
   return !!extensions && TASKS in extensions;
 }
 
-/** The capabilities the downstream sees: the upstream's, less the tasks extension, which core declares when the gateway serves tasks. */
+/**
+ * The capabilities the downstream sees: the upstream's, less the tasks extension, which core
+ * declares when the gateway serves tasks, and less 2025-11-25's `tasks`: the gateway runs an
+ * upstream's task-only tools itself, as plain calls ({@link UpstreamProxy} `callAsTask`).
+ */
 function servedCapabilities(capabilities: ServerCapabilities): ServerCapabilities {
-  const extensions = capabilities.extensions as Record<string, unknown> | undefined;
-  if (!extensions || !(TASKS in extensions)) return capabilities;
+  const { tasks: _legacyTasks, ...served } = capabilities as ServerCapabilities & { tasks?: unknown };
+  const extensions = served.extensions as Record<string, unknown> | undefined;
+  if (!extensions || !(TASKS in extensions)) return served;
   const { [TASKS]: _tasks, ...rest } = extensions;
-  return { ...capabilities, extensions: rest };
+  return { ...served, extensions: rest };
 }
+
+/** A tool as the upstream listed it. */
+type ListedTool = { name: string; inputSchema?: object; execution?: { taskSupport?: string } };
+
+/**
+ * A tool as the downstream sees it: without 2025-11-25's `execution.taskSupport`, since the
+ * gateway serves no 2025-11-25 tasks — it calls a task-only tool as a task upstream and answers
+ * the downstream's plain call with the task's result.
+ */
+export function servedTool<T extends ListedTool>(tool: T): T {
+  if (tool.execution?.taskSupport === undefined) return tool;
+  const { taskSupport: _support, ...execution } = tool.execution;
+  const { execution: _execution, ...rest } = tool;
+  return (Object.keys(execution).length > 0 ? { ...rest, execution } : rest) as T;
+}
+
+/** How long an upstream's 2025-11-25 task the gateway starts is kept after it ends (its `ttl`). */
+const LEGACY_TASK_TTL_MS = 60_000;
+/** The `_meta` key that ties a 2025-11-25 message to its task (the upstream's: not the downstream's business). */
+const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const TASKS = 'io.modelcontextprotocol/tasks';
 
 /** True for core's signal that a 2026-07-28 round needs the client's input first (it is not an Error). */
@@ -119,6 +144,8 @@ export class UpstreamProxy implements McpHandler {
   private readonly sessions = new Map<string, UpstreamConnection>();
   /** Tools' input schemas as the upstream listed them, for the `Mcp-Param-*` header checks of 2026-07-28. */
   private readonly toolSchemas = new Map<string, object>();
+  /** The tools a 2025-11-25 upstream runs only as tasks (`execution.taskSupport: "required"`). */
+  private readonly taskOnly = new Set<string>();
   private readonly unsubscribe: () => void;
 
   private constructor(
@@ -146,7 +173,7 @@ export class UpstreamProxy implements McpHandler {
       if (described.era === 'modern' && hasTasks(described.capabilities)) proxy.taskSupport = () => MANUAL_TASK;
       if (described.serverInfo) proxy.serverInfo = described.serverInfo;
       proxy.instructions = described.instructions;
-      if (described.capabilities.tools) proxy.learnTools(await (await proxy.shared.client()).listAllTools());
+      if (described.capabilities.tools) proxy.learnTools((await (await proxy.shared.client()).listAllTools()));
     } catch (error) {
       await proxy.close();
       throw error;
@@ -212,7 +239,10 @@ export class UpstreamProxy implements McpHandler {
     await Promise.all(sent);
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- core's control-flow signal: the round ends asking the client
     if (inputRequired !== undefined) throw inputRequired;
-    if (method === 'tools/list' && Array.isArray(result.tools)) this.learnTools(result.tools as { name: string; inputSchema?: object }[]);
+    if (method === 'tools/list' && Array.isArray(result.tools)) {
+      this.learnTools(result.tools as ListedTool[]);
+      return { ...result, tools: (result.tools as ListedTool[]).map(servedTool) };
+    }
     return result;
   }
 
@@ -247,7 +277,11 @@ export class UpstreamProxy implements McpHandler {
   }
 
   private async forward(client: McpClient, method: string, params: Record<string, unknown>, options: CallOptions, raw = false): Promise<Record<string, unknown>> {
-    if (client.era !== 'modern') return client.request(method, params, options);
+    if (client.era !== 'modern') {
+      if (method !== 'tools/call') return client.request(method, params, options);
+      const { task: _task, ...call } = params;
+      return this.taskOnly.has(String(call.name)) ? this.callAsTask(client, call, options) : client.request(method, call, options);
+    }
     // A 2026-07-28 upstream over HTTP wants some arguments in headers too: callTool mirrors them.
     const result =
       method === 'tools/call' && typeof params.name === 'string'
@@ -404,7 +438,37 @@ export class UpstreamProxy implements McpHandler {
     });
   }
 
-  private learnTools(tools: readonly { name: string; inputSchema?: object }[]): void {
-    for (const tool of tools) if (tool.inputSchema) this.toolSchemas.set(tool.name, tool.inputSchema);
+  /** Keeps what the gateway needs of the upstream's tools: their input schemas, and which run only as tasks. */
+  learnTools(tools: readonly ListedTool[]): void {
+    for (const tool of tools) {
+      if (tool.inputSchema) this.toolSchemas.set(tool.name, tool.inputSchema);
+      if (tool.execution?.taskSupport === 'required') this.taskOnly.add(tool.name);
+      else this.taskOnly.delete(tool.name);
+    }
+  }
+
+  /**
+   * A 2025-11-25 upstream's task-only tool, called for a downstream's plain call: started as a task
+   * (`params.task`), then `tasks/result`, which answers once the task ends — the questions the task
+   * asks meanwhile come on that request and go to the downstream as any other's. The downstream
+   * cancelling its call cancels the task (`tasks/cancel`).
+   */
+  private async callAsTask(client: McpClient, params: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
+    const created = await client.request('tools/call', { ...params, task: { ttl: LEGACY_TASK_TTL_MS } }, options);
+    const taskId = isRecord(created.task) ? created.task.taskId : undefined;
+    // Answered at once after all (a server may run a short call plainly).
+    if (typeof taskId !== 'string') return created;
+    const cancel = () => void client.request('tasks/cancel', { taskId }).catch(() => undefined);
+    options.signal?.addEventListener('abort', cancel, { once: true });
+    try {
+      const result = await client.request('tasks/result', { taskId }, options);
+      const meta = result._meta as Record<string, unknown> | undefined;
+      if (!meta || !(RELATED_TASK in meta)) return result;
+      const { [RELATED_TASK]: _related, ...kept } = meta;
+      const { _meta: _dropped, ...rest } = result;
+      return Object.keys(kept).length > 0 ? { ...rest, _meta: kept } : rest;
+    } finally {
+      options.signal?.removeEventListener('abort', cancel);
+    }
   }
 }

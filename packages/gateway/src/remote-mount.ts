@@ -18,7 +18,7 @@ import type { McpClient } from '@hermes-mcp/client';
 import { McpError, isRecord } from '@hermes-mcp/protocol';
 import type { Prompt, Resource, ResourceTemplate, Tool } from '@hermes-mcp/protocol';
 import { GATEWAY_ERRORS, GatewayErrorCode, gatewayError } from './errors';
-import { UpstreamProxy, UpstreamProxyOptions } from './proxy';
+import { UpstreamProxy, UpstreamProxyOptions, servedTool } from './proxy';
 import type { UpstreamConnection, UpstreamSpec } from './upstream';
 
 /** Options of {@link mountRemote}: the upstream connections' options, the separator and the per-call timeout. */
@@ -197,7 +197,11 @@ class Mounted implements RemoteMount {
 
   /** Every page of `kind` from the upstream, as definitions of the app. */
   private async fetch(client: McpClient, kind: ListKind): Promise<Definition[]> {
-    if (kind === 'tools') return (await client.listAllTools()).map((tool) => this.tool(tool));
+    if (kind === 'tools') {
+      const tools = await client.listAllTools();
+      this.proxy.learnTools(tools);
+      return tools.map((tool) => this.tool(tool));
+    }
     if (kind === 'prompts') return (await client.listAllPrompts()).map((prompt) => this.prompt(prompt));
     const [resources, templates] = await Promise.all([
       client.listAllResources(),
@@ -271,7 +275,7 @@ class Mounted implements RemoteMount {
       owner: `${this.name} (remote, mounted at "${this.namespace}")`,
       ...wrapMounted(this.host, call as ToolDefinition['call']),
       name,
-      descriptor: { ...tool, name },
+      descriptor: { ...servedTool(tool), name },
       // An upstream with the tasks extension may answer with a task: the proxy then runs one of the app's that follows it (ctx.runAsTask).
       ...(this.proxy.taskSupport && { task: 'optional' as const, taskStart: 'manual' as const }),
       enabled: true,

@@ -294,14 +294,13 @@ const CALLS: Record<string, { args: Record<string, unknown>; check: (result: Res
 
 /**
  * Tools it lists that are not called here, and why. The test that lists the tools asserts each is
- * listed (and that a plain call is refused as the upstream refuses it).
+ * listed.
  */
 const NOT_CALLED: Record<string, string> = {
-  // `execution.taskSupport: 'required'`: it runs only as a task of the 2025-11-25 experimental tasks
-  // (SEP-1686). Through the gateway, a task-augmented `tools/call` in a 2025-era session is answered
-  // -32603 (the gateway forwards tasks in 2026-07-28 only, and then the 2026 tasks extension, which
-  // this SDK v1 server does not speak); the official SDK v2 client does not follow tasks.
-  'simulate-research-query': 'runs only as a task (2025-11-25 experimental tasks), which the gateway does not forward',
+  // Runs only as a 2025-11-25 task upstream (`execution.taskSupport: "required"`, four 1-second
+  // stages): called plainly by a test of its own, which the gateway makes a task-augmented call
+  // and `tasks/result` upstream.
+  'simulate-research-query': 'called by "answers its task-only tool asked plainly"',
 };
 
 /**
@@ -376,13 +375,17 @@ describe('server-everything on stdio behind `hermes-mcp proxy --http`', () => {
       expect([...names].sort()).toEqual([...Object.keys(CALLS), ...Object.keys(NOT_CALLED)].sort());
       for (const name of Object.keys(NOT_CALLED)) expect(names).toContain(name);
       for (const name of NOT_LISTED) expect(names).not.toContain(name);
-      // A plain call of the task-only tool is refused (by the SDK v1 client, which read the listed
-      // `execution`, or by the upstream itself as a tool error for the SDK v2 client).
-      const refused = await driver.call('simulate-research-query', { topic: 'python' }).then(
-        (result) => result.content.map((block) => block.text).join('\n'),
-        (error: Error) => error.message,
-      );
-      expect(refused).toMatch(/simulate-research-query.*requires task|requires task.*simulate-research-query/s);
+      // Its task-only tool is listed as a plain one: the gateway runs it as a task upstream.
+      const research = (await driver.tools()).find((tool) => tool.name === 'simulate-research-query') as { execution?: { taskSupport?: string } };
+      expect(research.execution?.taskSupport).toBeUndefined();
+    });
+
+    it('answers its task-only tool asked plainly: the gateway runs it as a 2025-11-25 task upstream, the question the task asks on the way goes to this client', async () => {
+      const result = await driver.call('simulate-research-query', { topic: 'python', ambiguous: true });
+      expect(texts(result)[0]).toMatch(/^# Research Report: python \(User accepted without selection\)\n/);
+      expect(texts(result)[0]).toContain('`working` → `input_required` → `working` → `completed`');
+      expect(driver.asked.elicitations.at(-1)).toMatchObject({ message: expect.stringMatching(/^The research query "python" could have multiple interpretations/) });
+      expect((result as { _meta?: Record<string, unknown> })._meta?.['io.modelcontextprotocol/related-task']).toBeUndefined();
     });
 
     it.each(Object.keys(CALLS))('calls %s and gets its answer', async (name) => {
