@@ -22,7 +22,9 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { createClient, createCluster } from 'redis';
 import { RedisCluster, redisCluster } from '@hermes-mcp/redis';
-import { onServerCore } from './children';
+import { onServerCore, startHttp, stop } from './children';
+import { load } from './http-load';
+import { LEGACY_VERSION, PLAIN_HEADERS, RequestTemplate, addCall, checkAnswer, openSession } from './mcp';
 import { ask } from './redis';
 import { median } from './stats';
 
@@ -31,6 +33,8 @@ interface Target {
   /** Ports of the nodes whose counters count (the masters). */
   masters: number[];
   connect(): Promise<RedisCluster>;
+  /** The environment that makes `hermes-http.server.ts` an instance on this Redis. */
+  serverEnv: Record<string, string>;
   stop(): Promise<void>;
 }
 
@@ -99,6 +103,7 @@ async function oneNode(): Promise<Target> {
     label: 'one node',
     masters: [port],
     connect: () => redisCluster({ client: createClient({ url: `redis://127.0.0.1:${port}`, disableOfflineQueue: true }), logger: quiet }),
+    serverEnv: { HERMES_BENCH_REDIS: `redis://127.0.0.1:${port}` },
     stop: () => stopAll(children, dir),
   };
 }
@@ -134,6 +139,7 @@ async function cluster(durable: boolean): Promise<Target> {
         logger: quiet,
         ...(durable && { durability: { replicas: 1 } }),
       }),
+    serverEnv: { HERMES_BENCH_REDIS_CLUSTER: `redis://127.0.0.1:${ports[0]}`, ...(durable && { HERMES_BENCH_REDIS_REPLICAS: '1' }) },
     stop: () => stopAll(children, dir),
   };
 }
@@ -165,13 +171,75 @@ async function measure(target: Target, seconds: number, op: (n: number) => Promi
   return { perSecond: done / elapsed, commands: (after - before - target.masters.length) / done };
 }
 
+/** The `initialize` of a new 2025-11-25 session, for autocannon (its id placeholder). */
+const INITIALIZE = JSON.stringify({
+  jsonrpc: '2.0',
+  id: '[<id>]',
+  method: 'initialize',
+  params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1.0.0' } },
+});
+
+/** The HTTP workloads: what one Hermes instance serves with its sessions in this Redis. */
+const HTTP_WORKLOADS = ['tools/call', 'initialize'] as const;
+
+/** One HTTP row: calls per second, the server's CPU per call, Redis commands per call (medians). */
+interface HttpRow {
+  perSecond: number;
+  cpuUs: number;
+  commands: number;
+}
+
+/**
+ * One Hermes instance (`hermes-http.server.ts`, on the servers' core) on `target`, loaded over
+ * HTTP at 10 connections: the legacy `tools/call` of a session it holds, and `initialize` (a new
+ * session per request: its record kept, its bus channel joined).
+ */
+async function httpRows(target: Target, rounds: number, seconds: number): Promise<Record<(typeof HTTP_WORKLOADS)[number], HttpRow>> {
+  const server = await startHttp('redis-cluster-http', 'hermes-http.server.js', { env: target.serverEnv });
+  try {
+    const templates: Record<(typeof HTTP_WORKLOADS)[number], RequestTemplate> = {
+      'tools/call': { headers: await openSession(server.url), body: addCall() },
+      initialize: { headers: PLAIN_HEADERS, body: INITIALIZE },
+    };
+    await checkAnswer(server.url, templates['tools/call'], { framing: 'json' }, '5');
+    const rows = {} as Record<(typeof HTTP_WORKLOADS)[number], HttpRow>;
+    for (const workload of HTTP_WORKLOADS) {
+      await load(server.url, templates[workload], 10, { seconds: Math.min(1, seconds) });
+      const runs: HttpRow[] = [];
+      for (let round = 0; round < rounds; round++) {
+        const before = await sum(target.masters, 'stats', 'total_commands_processed');
+        const run = await load(server.url, templates[workload], 10, { seconds }, server.process.pid);
+        const after = await sum(target.masters, 'stats', 'total_commands_processed');
+        if (run.non2xx > 0 || run.errors > 0) throw new Error(`${target.label} ${workload}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
+        runs.push({ perSecond: run.rps, cpuUs: run.cpuUs ?? NaN, commands: (after - before - target.masters.length) / run.total });
+      }
+      rows[workload] = { perSecond: median(runs.map((r) => r.perSecond)), cpuUs: median(runs.map((r) => r.cpuUs)), commands: median(runs.map((r) => r.commands)) };
+    }
+    return rows;
+  } finally {
+    await stop(server);
+  }
+}
+
 /** One row per target and workload, the median of `rounds`; memory per session once per target. */
 export async function benchRedisCluster(rounds: number, seconds: number, log: (line: string) => void): Promise<void> {
   log('\n== Redis Cluster: the stores on one node, a 3-master cluster, and with WAIT for a replica ==');
+  /** The one node's HTTP rows, which the cluster's are measured against. */
+  let oneNodeHttp: Record<string, HttpRow> | undefined;
   for (const make of [oneNode, () => cluster(false), () => cluster(true)]) {
     const target = await make();
     const [a, b] = [await target.connect(), await target.connect()];
     try {
+      const http = await httpRows(target, rounds, seconds);
+      oneNodeHttp ??= http;
+      for (const workload of HTTP_WORKLOADS) {
+        const row = http[workload];
+        const ratio = row.perSecond / oneNodeHttp[workload].perSecond;
+        log(
+          `${target.label.padEnd(38)} HTTP ${workload.padEnd(10)} ${row.perSecond.toFixed(0).padStart(7)} calls/s  ${row.cpuUs.toFixed(1)} µs server CPU/call  ` +
+            `${(row.commands * 1000).toFixed(1)} Redis commands/1,000 calls  ${ratio.toFixed(2)} × one node (target ≥ 0.9 × on a cluster)`,
+        );
+      }
       const record = (id: string) => ({ id, protocolVersion: '2025-11-25', clientInfo: { name: 'bench', version: '1' }, clientCapabilities: { elicitation: {} } });
       const now = new Date().toISOString();
       const workloads: Record<string, (n: number, round: number) => Promise<unknown>> = {
