@@ -27,7 +27,7 @@ function hasRedisServer(): boolean {
  */
 function checkCiNode(): void {
   const wanted = process.env.HERMES_CI_NODE;
-  if (wanted === undefined) return;
+  if (!wanted) return;
   if (process.version !== wanted) throw new Error(`.ci/run asked for Node ${wanted}, but jest runs on ${process.version} (${process.execPath})`);
   process.stderr.write(`jest on Node ${process.version} (${process.execPath}), as .ci/run asked\n`);
 }
