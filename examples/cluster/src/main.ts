@@ -5,20 +5,32 @@ import { McpFactory } from '@hermes-mcp/core';
 import { hermesMcp } from '@hermes-mcp/fastify';
 import { redisCluster } from '@hermes-mcp/redis';
 import { ClusterServer, Instance } from './cluster.server';
+import { durabilityOf, redisClient } from './redis';
 
 /**
  * One instance of the cluster: Fastify on 127.0.0.1:`PORT`, MCP at /mcp, sessions, streams, tasks
- * and the bus on the Redis at `REDIS_URL`. Start several with different ports behind any load
- * balancer; give them all the same `CURSOR_SECRET` and `REQUEST_STATE_SECRET`.
+ * and the bus on Redis — one node at `REDIS_URL`, a Redis Cluster (`REDIS_CLUSTER_NODES`) or a
+ * Sentinel-watched primary (`REDIS_SENTINELS`, `REDIS_SENTINEL_NAME`), see ./redis.ts. Start several
+ * with different ports behind any load balancer; give them all the same `CURSOR_SECRET` and
+ * `REQUEST_STATE_SECRET`.
  */
 async function main(): Promise<void> {
   const fastify = Fastify({ logger: { level: process.env.LOG_LEVEL ?? 'warn' } });
-  const cluster = await redisCluster({
-    url: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  const client = redisClient(process.env);
+  // node-redis throws the errors no one listens to; the cluster logs the first of each outage.
+  client.on('error', () => undefined);
+  const connecting = redisCluster({
+    client,
     logger: fastify.log,
     // How long a task outlives an instance that died running it, before it reads as failed.
     tasks: { leaseMs: Number(process.env.TASK_LEASE_MS ?? 30_000) },
+    ...durabilityOf(process.env),
   });
+  // The client retries for ever (a failover must not make it give up): at start, 10 s is enough.
+  const cluster = await Promise.race([
+    connecting,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('HERMES_REDIS_UNAVAILABLE: Redis could not be reached within 10 s')), 10_000).unref()),
+  ]);
   const secret = (name: string) => {
     const value = process.env[name];
     if (!value) fastify.log.warn(`${name} is not set: instances will not read each other's ${name === 'CURSOR_SECRET' ? 'cursors' : 'request states'}`);
@@ -32,7 +44,11 @@ async function main(): Promise<void> {
     tasks: { pollIntervalMs: 200 },
   });
   await fastify.register(hermesMcp, { server: app, path: '/mcp', sessionIdleTimeout: Number(process.env.SESSION_IDLE_MS ?? 30 * 60_000) });
-  fastify.addHook('onClose', () => cluster.close());
+  fastify.addHook('onClose', async () => {
+    await cluster.close();
+    // The client is ours (given to redisCluster, which closes only what it made).
+    await client.close().catch(() => undefined);
+  });
   const port = Number(process.env.PORT ?? 3000);
   const address = await fastify.listen({ host: '127.0.0.1', port });
   // The line a supervisor (or the cluster test) waits for.

@@ -173,7 +173,7 @@ export class UpstreamProxy implements McpHandler {
       if (described.era === 'modern' && hasTasks(described.capabilities)) proxy.taskSupport = () => MANUAL_TASK;
       if (described.serverInfo) proxy.serverInfo = described.serverInfo;
       proxy.instructions = described.instructions;
-      if (described.capabilities.tools) proxy.learnTools((await (await proxy.shared.client()).listAllTools()));
+      if (described.capabilities.tools) proxy.learnTools(await (await proxy.shared.client()).listAllTools());
     } catch (error) {
       await proxy.close();
       throw error;

@@ -238,9 +238,7 @@ export class RedisConnection {
       if (entry.at > expired) break;
       this.inFlight.delete(entry);
       entry.controller?.abort();
-      entry.reject(
-        new HermesError('HERMES_REDIS_UNAVAILABLE', `Redis did not answer ${entry.command} within ${this.timeoutMs} ms (commandTimeout); the instance goes on trying`),
-      );
+      entry.reject(new HermesError('HERMES_REDIS_UNAVAILABLE', `Redis did not answer ${entry.command} within ${this.timeoutMs} ms (commandTimeout); the instance goes on trying`));
     }
     if (this.inFlight.size === 0) {
       clearInterval(this.sweeper);

@@ -15,5 +15,5 @@ export type { EventWindow } from './event-store';
 export { RedisTaskStore } from './task-store';
 export { RedisReplayStore } from './replay-store';
 export type { TaskLeaseOptions } from './task-store';
-export { REPLICA_BACKOFF_MS, RedisConnection, Script, hashSlot, topologyOf, unavailable } from './connection';
+export { DEFAULT_COMMAND_TIMEOUT_MS, REPLICA_BACKOFF_MS, RedisConnection, Script, hashSlot, topologyOf, unavailable } from './connection';
 export type { AnyRedisClient, Durability, RedisClient, RedisClusterClient, RedisSentinelClient, RedisTopology, Reply } from './connection';

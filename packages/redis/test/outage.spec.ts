@@ -125,7 +125,12 @@ describe('while Redis hangs', () => {
       await fastify.register(hermesMcp, { server: McpFactory.create(OutageServer, { logger: createLogger({ level: 'silent' }), cluster }), path: '/mcp' });
       await fastify.listen({ host: '127.0.0.1', port: 0 });
       const url = `http://127.0.0.1:${(fastify.server.address() as AddressInfo).port}/mcp`;
-      const initialize = { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'hang', version: '1.0.0' } } };
+      const initialize = {
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'hang', version: '1.0.0' } },
+      };
       const open = () =>
         fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: JSON.stringify(initialize) }).then(
           async (response) => ({ status: response.status, session: response.headers.get('mcp-session-id'), body: await response.json() }),

@@ -92,7 +92,11 @@ describe('RedisEventStore', () => {
     // Broadcasts are kept with their keys, for an instance that resumes the stream after its holder died.
     await write.append('get.x', 6, { jsonrpc: '2.0', method: 'notifications/tools/list_changed' }, 'abc.7');
     expect((await read.replayAfter('get.x', 5))?.map((e) => e.message)).toEqual([{ jsonrpc: '2.0', method: 'notifications/tools/list_changed' }]);
-    expect(await read.claim('get.x', 5)).toEqual({ events: [{ seq: 6, message: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' } }], top: 6, keys: new Set(['abc.7']) });
+    expect(await read.claim('get.x', 5)).toEqual({
+      events: [{ seq: 6, message: { jsonrpc: '2.0', method: 'notifications/tools/list_changed' } }],
+      top: 6,
+      keys: new Set(['abc.7']),
+    });
     await read.forget('get.x');
     expect(await write.replayAfter('get.x', 1)).toBeUndefined();
   });

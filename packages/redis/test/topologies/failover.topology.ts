@@ -232,7 +232,7 @@ describe('three instances on a Redis Cluster, a master killed under load', () =>
     const instances: TopologyInstance[] = [];
     let proxy: Proxy | undefined;
     try {
-      const env = { REDIS_TOPOLOGY: 'cluster', REDIS_URLS: nodes.rootNodes.map((n) => n.url).join(','), REDIS_WAIT_REPLICAS: '1', TASK_LEASE_MS: '20000' };
+      const env = { REDIS_CLUSTER_NODES: nodes.rootNodes.map((n) => n.url).join(','), REDIS_WAIT_REPLICAS: '1', TASK_LEASE_MS: '20000' };
       for (const name of ['one', 'two', 'three']) instances.push(await startTopologyInstance(name, env));
       proxy = await startProxy(instances.map((i) => i.port));
       const counts = await scenario({
@@ -262,7 +262,6 @@ describe('three instances on a Sentinel-watched primary, the primary killed unde
     let proxy: Proxy | undefined;
     try {
       const env = {
-        REDIS_TOPOLOGY: 'sentinel',
         REDIS_SENTINELS: nodes.sentinelRootNodes.map((n) => `${n.host}:${n.port}`).join(','),
         REDIS_SENTINEL_NAME: nodes.name,
         REDIS_WAIT_REPLICAS: '1',

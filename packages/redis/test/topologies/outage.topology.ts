@@ -31,7 +31,7 @@ describe('Redis stopped for 10 s under load', () => {
 
   it('answers every request with a result or a documented error, keeps memory bounded, and serves again by itself', async () => {
     redis = await startRedis();
-    for (const name of ['one', 'two', 'three']) instances.push(await startTopologyInstance(name, { REDIS_TOPOLOGY: 'single', REDIS_URLS: redis.url }));
+    for (const name of ['one', 'two', 'three']) instances.push(await startTopologyInstance(name, { REDIS_URL: redis.url }));
     proxy = await startProxy(instances.map((i) => i.port));
     const url = `${proxy.url}/mcp`;
     const sessions: LegacySession[] = [];
