@@ -13,7 +13,7 @@
  *   npm run bench -- --quick           # 1 round of 1 s: checks the harness (docs untouched)
  *   npm run bench -- --profile         # also writes a .cpuprofile per server (bench/dist/profiles)
  *
- * Flags: --rounds N (5), --duration S (3), --only http|stdio|websocket|client|memory|bootstrap|start|redis|redis-memory|redis-cluster,…,
+ * Flags: --rows KEY,… (only those HTTP rows; docs untouched), --rounds N (5), --duration S (3), --only http|stdio|websocket|client|memory|bootstrap|start|redis|redis-memory|redis-cluster,…,
  * --redis-sessions N (10 000, for redis-memory), --start-rounds N (starts of each server in the start
  * section: 10, or --rounds when given), --start-node PATH (a Node binary, or its folder, to run the start
  * section on too, besides the runner's; repeatable), --profile, --quick, --no-docs, --from FILE (measure
@@ -63,6 +63,8 @@ interface Options {
   startNodes: string[];
   /** A saved run to report again instead of measuring. */
   from?: string;
+  /** Only these rows of the HTTP section (`--rows`, keys; docs untouched). */
+  rows?: string[];
 }
 
 function parseArgs(argv: string[]): Options {
@@ -102,6 +104,7 @@ function parseArgs(argv: string[]): Options {
     else if (arg === '--quick') Object.assign(options, { quick: true, rounds: 1, seconds: 1, pipelined: 2_000, sessions: 100, redisSessions: 300, retainedCalls: 2_000 });
     else if (arg === '--no-docs') options.docs = false;
     else if (arg === '--from') options.from = value();
+    else if (arg === '--rows') Object.assign(options, { rows: value().split(','), docs: false });
     else if (arg === '--redis-sessions') options.redisSessions = Number(value());
     else if (arg === '--start-rounds') startRounds = Number(value());
     else if (arg === '--start-node') options.startNodes.push(value());
@@ -262,11 +265,12 @@ async function prepareAll(configs: HttpConfig[], prefix = '', env: Record<string
 async function benchHttp(options: Options): Promise<BenchResults['http']> {
   log('\n== HTTP tools/call (autocannon) ==');
   authorization = await benchAuthorization();
-  const prepared = await prepareAll(HTTP_CONFIGS);
+  const configs = options.rows ? HTTP_CONFIGS.filter((c) => options.rows!.includes(c.key)) : HTTP_CONFIGS;
+  const prepared = await prepareAll(configs);
   log(`answers checked: ${prepared.map((p) => p.config.key).join(', ')}`);
   for (const { server, template } of prepared) await load(server.url, template, 10, { seconds: Math.min(1, options.seconds) }); // warm-up
   const runs: Record<number, Record<string, HttpRun[]>> = {};
-  for (const connections of CONNECTIONS) runs[connections] = Object.fromEntries(HTTP_CONFIGS.map((c) => [c.key, []]));
+  for (const connections of CONNECTIONS) runs[connections] = Object.fromEntries(configs.map((c) => [c.key, []]));
   for (let round = 1; round <= options.rounds; round++) {
     for (const connections of CONNECTIONS) {
       for (const { config, server, template } of prepared) {
@@ -281,7 +285,7 @@ async function benchHttp(options: Options): Promise<BenchResults['http']> {
   for (const { config, server, template } of prepared) await checkAnswer(server.url, template, config.expect, '5');
   await Promise.all(prepared.map((p) => stop(p.server)));
   authorization.stop();
-  return { configs: HTTP_CONFIGS.map(({ key, label }) => ({ key, label })), connections: CONNECTIONS, seconds: options.seconds, runs };
+  return { configs: configs.map(({ key, label }) => ({ key, label })), connections: CONNECTIONS, seconds: options.seconds, runs };
 }
 
 // ---------------------------------------------------------------------------------------------
