@@ -134,7 +134,8 @@ function machine(): MachineInfo {
 
 function describeRun(run: HttpRun): string {
   const invalid = run.non2xx || run.errors ? `  !! ${run.non2xx} non-2xx, ${run.errors} errors` : '';
-  return `${Math.round(run.rps).toString().padStart(7)} req/s  p50 ${run.p50.toFixed(1)} ms  p99 ${run.p99.toFixed(1)} ms${invalid}`;
+  const cpu = run.cpuUs === undefined ? '' : `  ${run.cpuUs.toFixed(1)} µs server CPU/req`;
+  return `${Math.round(run.rps).toString().padStart(7)} req/s  p50 ${run.p50.toFixed(1)} ms  p99 ${run.p99.toFixed(1)} ms${cpu}${invalid}`;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -778,6 +779,11 @@ async function main(): Promise<void> {
   info.loadAfter = os.loadavg();
   results.elapsedSeconds = (performance.now() - started) / 1000;
   const complete = options.sections.length === SECTIONS.length && !options.quick;
+  if (options.rows) {
+    // Some rows only: the report's ratios need rows that did not run; the log lines have the figures.
+    log(`\nrows ${options.rows.join(', ')}: the figures are the log lines above; no report (--rows)`);
+    return;
+  }
   const written = writeReport(results, root, { docs: options.docs && complete });
   log(`\n${written.markdown}`);
   log(`load average after: ${info.loadAfter.map((l) => l.toFixed(2)).join(' ')}; ${results.elapsedSeconds.toFixed(0)} s in all`);

@@ -64,7 +64,7 @@ export class StdioClientTransport implements Transport {
   /** The line passed `maxMessageBytes`: its bytes are counted, not kept, up to its newline. */
   private skipping = false;
   private readonly maxBytes: number;
-  /** Messages sent in this job, written together at its end ({@link flush}). */
+  /** Messages sent in this turn of the event loop, written together at its end ({@link flush}). */
   private outbox = '';
   /** True when the outbox holds an answer to one of the server's requests. */
   private outboxAnswers = false;
@@ -120,9 +120,11 @@ export class StdioClientTransport implements Transport {
   }
 
   /**
-   * Queues the message; the messages sent in one go (a burst of calls made together) reach the
-   * pipe in one write, at the end of the current job. The promise settles once that write was taken
-   * (after a `drain` while the pipe is full: backpressure).
+   * Queues the message; the messages sent in one turn of the event loop reach the pipe in one
+   * write, once that turn's I/O callbacks ran (`setImmediate`): a burst of calls made together, and
+   * the calls of requests that arrived together on several sockets (a gateway forwarding them) —
+   * one write, so the server wakes once. The promise settles once that write was taken (after a
+   * `drain` while the pipe is full: backpressure).
    */
   send(message: JsonRpcMessage | JsonRpcMessage[]): Promise<void> {
     const stdin = this.child?.stdin;
@@ -133,7 +135,7 @@ export class StdioClientTransport implements Transport {
       let settle!: { resolve: () => void; reject: (error: Error) => void };
       const promise = new Promise<void>((resolve, reject) => (settle = { resolve, reject }));
       this.batch = { promise, ...settle };
-      queueMicrotask(this.flush);
+      setImmediate(this.flush);
     }
     return this.batch.promise;
   }
