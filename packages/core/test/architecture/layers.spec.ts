@@ -204,7 +204,8 @@ describe('every package', () => {
 /**
  * The packages' own arrows (../shared/intent.json): core never needs the client, the client only
  * the protocol, and the gateway — remote servers and `hermes-mcp proxy` — sits above both: it may
- * depend on core, the client and the protocol, and nothing of theirs may depend on it (the
+ * depend on core, the client, the protocol and the Fastify adapter (it serves HTTP through it),
+ * and nothing of theirs may depend on it (the
  * `hermes-mcp proxy` verb loads it by a name its manifest does not list, when installed).
  */
 describe('the packages’ layering', () => {
@@ -218,8 +219,8 @@ describe('the packages’ layering', () => {
     expect(dependsOn('client')).toEqual(['@hermes-mcp/protocol']);
   });
 
-  it('lets the gateway depend on core, the client and the protocol, and no package on the gateway', () => {
-    expect(dependsOn('gateway').sort()).toEqual(['@hermes-mcp/client', '@hermes-mcp/core', '@hermes-mcp/protocol']);
+  it('lets the gateway depend on core, the client, the protocol and the Fastify adapter, and no package on the gateway', () => {
+    expect(dependsOn('gateway').sort()).toEqual(['@hermes-mcp/client', '@hermes-mcp/core', '@hermes-mcp/fastify', '@hermes-mcp/protocol']);
     const packages = fs.readdirSync(PACKAGES).filter((name) => name !== 'gateway' && fs.existsSync(path.join(PACKAGES, name, 'package.json')));
     expect(packages.filter((name) => dependsOn(name).includes('@hermes-mcp/gateway'))).toEqual([]);
   });
