@@ -19,18 +19,14 @@ async function main(): Promise<void> {
   const client = redisClient(process.env);
   // node-redis throws the errors no one listens to; the cluster logs the first of each outage.
   client.on('error', () => undefined);
-  const connecting = redisCluster({
+  // Rejects with HERMES_REDIS_UNAVAILABLE when Redis cannot be reached in `connectTimeout` (10 s).
+  const cluster = await redisCluster({
     client,
     logger: fastify.log,
     // How long a task outlives an instance that died running it, before it reads as failed.
     tasks: { leaseMs: Number(process.env.TASK_LEASE_MS ?? 30_000) },
     ...durabilityOf(process.env),
   });
-  // The client retries for ever (a failover must not make it give up): at start, 10 s is enough.
-  const cluster = await Promise.race([
-    connecting,
-    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('HERMES_REDIS_UNAVAILABLE: Redis could not be reached within 10 s')), 10_000).unref()),
-  ]);
   const secret = (name: string) => {
     const value = process.env[name];
     if (!value) fastify.log.warn(`${name} is not set: instances will not read each other's ${name === 'CURSOR_SECRET' ? 'cursors' : 'request states'}`);

@@ -43,7 +43,11 @@ export interface RedisClusterOptions {
    * master that dies loses none of them (Redis replicates asynchronously otherwise).
    */
   durability?: Durability;
-  /** How long to wait for Redis at start, in milliseconds (default 10 000). */
+  /**
+   * How long to wait for Redis at start, in milliseconds (default 10 000), whether the client is
+   * made from `url` or given: past it `redisCluster()` rejects with `HERMES_REDIS_UNAVAILABLE` (a
+   * given client is left as it is — still trying, if it retries: close it).
+   */
   connectTimeout?: number;
   /**
    * How long one Redis command may go unanswered, in milliseconds (default 5 000, and no bound on
@@ -109,14 +113,26 @@ export async function redisCluster(options: RedisClusterOptions = {}): Promise<R
     down = false;
   };
   for (const c of (own ? [client, subscriber] : [subscriber]) as RedisClient[]) c.on('error', onError).on('node-error', onError).on('ready', onReady).on('node-ready', onReady);
+  // `connectTimeout` bounds the start whoever made the client: one given may retry for ever (a
+  // failover must not make it give up), and would otherwise hold `redisCluster()` as long.
+  let deadline: NodeJS.Timeout | undefined;
   try {
-    await Promise.all([client.isOpen ? undefined : client.connect(), subscriber.connect()]);
+    const connected = Promise.all([client.isOpen ? undefined : client.connect(), subscriber.connect()]);
+    connected.catch(() => undefined);
+    await Promise.race([
+      connected,
+      new Promise<never>((_, reject) => {
+        deadline = setTimeout(() => reject(new Error(`no connection within ${connectTimeout} ms (connectTimeout)`)), connectTimeout);
+      }),
+    ]);
     connectedOnce = true;
   } catch (error) {
     // destroy() is synchronous: it drops the sockets and the reconnection timers.
     if (own) void client.destroy();
     void subscriber.destroy();
     throw new HermesError('HERMES_REDIS_UNAVAILABLE', `could not connect to Redis at ${options.url ?? 'redis://127.0.0.1:6379'}: ${(error as Error).message}`, { cause: error });
+  } finally {
+    clearTimeout(deadline);
   }
   const redis = new RedisConnection(client, options.prefix ?? 'hermes:', options.durability, (bindings, message) => log.warn(bindings, message), options.commandTimeout);
   const bus = new RedisBus(redis, subscriber, (error) => log.warn({ err: error }, 'a cluster bus message could not be read; ignored'));

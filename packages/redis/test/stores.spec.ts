@@ -3,6 +3,7 @@
  * long, what two instances see of each other, and what a lost Redis looks like.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { createClient } from 'redis';
 import type { ClusterMessage, SessionMessage, TaskRecord } from '@hermes-mcp/core';
 import { HermesError } from '@hermes-mcp/core';
 import { RedisCluster, redisCluster } from '@hermes-mcp/redis';
@@ -289,6 +290,22 @@ describe('without Redis', () => {
     const attempt = redisCluster({ url: `redis://127.0.0.1:${port}`, connectTimeout: 500, logger: quiet });
     await expect(attempt).rejects.toThrow(HermesError);
     await expect(attempt).rejects.toMatchObject({ code: 'HERMES_REDIS_UNAVAILABLE' });
+  });
+
+  it("fails to start with HERMES_REDIS_UNAVAILABLE after connectTimeout with a client of the caller's that retries for ever", async () => {
+    const port = await freePort();
+    const client = createClient({ url: `redis://127.0.0.1:${port}`, socket: { reconnectStrategy: () => 50 } });
+    client.on('error', () => undefined);
+    const started = performance.now();
+    try {
+      await expect(redisCluster({ client, connectTimeout: 500, logger: quiet })).rejects.toMatchObject({
+        code: 'HERMES_REDIS_UNAVAILABLE',
+        message: expect.stringContaining('no connection within 500 ms (connectTimeout)'),
+      });
+      expect(performance.now() - started).toBeLessThan(5_000);
+    } finally {
+      client.destroy();
+    }
   });
 
   it('fails calls at once while Redis is down, and serves again once it is back', async () => {

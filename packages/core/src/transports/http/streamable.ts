@@ -313,8 +313,11 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
     this.missed = undefined;
     const late = new Set([...claimed.keys].slice(-CLAIMED_KEYS));
     for (const { key, message } of [...missed, ...waited]) {
-      if (key !== undefined && late.delete(key)) continue;
-      if (key !== undefined && claimed.keys.has(key)) continue;
+      // Kept already (and, having come here, not to come again).
+      if (key !== undefined && claimed.keys.has(key)) {
+        late.delete(key);
+        continue;
+      }
       const text = serialize(message);
       connection.write(text, this.event(streamId, ++this.standaloneSeq, message, key, text.length));
     }
