@@ -128,6 +128,8 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
    * never kept follow the replay.
    */
   private missed?: Array<{ key: string; message: JsonRpcMessage; at: number }> = undefined;
+  /** GET stream claims and openings so far: a claim that ends after a newer one started gives way. */
+  private standaloneClaims = 0;
   /** What is sent for the GET stream while a claim of it is read (see `claim`): numbered once it is. */
   private claiming?: Array<{ key?: string; message: JsonRpcMessage }> = undefined;
   /**
@@ -204,6 +206,7 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
 
   /** Opens the session's GET stream for messages unrelated to any request. */
   openStandalone(response: HttpResponse, priming: boolean): SseConnection {
+    this.standaloneClaims++;
     const connection = this.open(response);
     this.standaloneOpened = true;
     this.standaloneElsewhere = false;
@@ -293,6 +296,9 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
    * stream's newest event: each broadcast reaches the client once.
    */
   private async claim(response: HttpResponse, streamId: string, after: number): Promise<SseConnection | undefined> {
+    // A newer resumption (or a new GET stream) started while this claim was read: it holds the
+    // stream, and this one must not take it back (a claim slowed by a failover ends last).
+    const claim = ++this.standaloneClaims;
     this.claiming ??= [];
     let claimed: ClaimedStream | undefined;
     try {
@@ -303,6 +309,11 @@ export class StreamableHttpTransport implements Transport, ExchangeOwner {
       if (!claimed) this.unclaim();
     }
     if (!claimed) return undefined;
+    if (claim !== this.standaloneClaims) {
+      const superseded = this.open(response);
+      superseded.end();
+      return superseded;
+    }
     const waited = this.claiming ?? [];
     this.claiming = undefined;
     const connection = this.open(response);
