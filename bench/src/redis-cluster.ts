@@ -6,7 +6,10 @@
  *
  * - `initialize`: a session record kept (`sessionStore.create`) and its bus channel joined;
  * - `event`: one SSE event stored (`eventStore.append`), what a streamed notification costs;
- * - `task`: a task started, read by the other instance, completed (create, get, update).
+ * - `task`: a task started, read by the other instance, completed (create, get, update);
+ * - `initialize, node-redis alone`: the floor of `initialize` — node-redis itself sending the two
+ *   commands a new session needs (`SET … PX`, then `SUBSCRIBE`, or `SSUBSCRIBE` on a cluster), no
+ *   Hermes code: how much of the cluster's cost per new session is the client's and the nodes'.
  *
  * Commands per operation are `total_commands_processed` summed over the masters (replicas replay
  * the same writes; not counted). Memory per session is `used_memory` summed over the masters,
@@ -33,9 +36,48 @@ interface Target {
   /** Ports of the nodes whose counters count (the masters). */
   masters: number[];
   connect(): Promise<RedisCluster>;
+  /** node-redis alone on this Redis: what a new session's two commands cost without Hermes (the floor row). */
+  bare(): Promise<BareRedis>;
   /** The environment that makes `hermes-http.server.ts` an instance on this Redis. */
   serverEnv: Record<string, string>;
   stop(): Promise<void>;
+}
+
+/** node-redis alone: a session record kept and its channel subscribed, as the stores do, nothing else. */
+interface BareRedis {
+  initialize(id: string, record: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A connected client and its subscriber on one node: `SET … PX` and `SUBSCRIBE`, the session store's and the bus's commands. */
+async function bareNode(url: string): Promise<BareRedis> {
+  const client = createClient({ url, disableOfflineQueue: true });
+  const subscriber = client.duplicate();
+  await Promise.all([client.connect(), subscriber.connect()]);
+  return {
+    initialize: async (id, record) => {
+      await client.set(`s:{${id}}`, record, { expiration: { type: 'PX', value: 60_000 } });
+      await subscriber.subscribe(`c:{${id}}`, () => undefined);
+    },
+    close: async () => {
+      await Promise.allSettled([client.close(), subscriber.close()]);
+    },
+  };
+}
+
+/** The same on a cluster: the record to the slot's master, the channel with a sharded `SSUBSCRIBE` on that master. */
+async function bareCluster(url: string): Promise<BareRedis> {
+  const client = createCluster({ rootNodes: [{ url }], defaults: { disableOfflineQueue: true } });
+  await client.connect();
+  return {
+    initialize: async (id, record) => {
+      await client.set(`s:{${id}}`, record, { expiration: { type: 'PX', value: 60_000 } });
+      await client.sSubscribe(`c:{${id}}`, () => undefined);
+    },
+    close: async () => {
+      await client.close();
+    },
+  };
 }
 
 const quiet = { warn: () => undefined };
@@ -103,6 +145,7 @@ async function oneNode(): Promise<Target> {
     label: 'one node',
     masters: [port],
     connect: () => redisCluster({ client: createClient({ url: `redis://127.0.0.1:${port}`, disableOfflineQueue: true }), logger: quiet }),
+    bare: () => bareNode(`redis://127.0.0.1:${port}`),
     serverEnv: { HERMES_BENCH_REDIS: `redis://127.0.0.1:${port}` },
     stop: () => stopAll(children, dir),
   };
@@ -139,6 +182,7 @@ async function cluster(durable: boolean): Promise<Target> {
         logger: quiet,
         ...(durable && { durability: { replicas: 1 } }),
       }),
+    bare: () => bareCluster(`redis://127.0.0.1:${ports[0]}`),
     serverEnv: { HERMES_BENCH_REDIS_CLUSTER: `redis://127.0.0.1:${ports[0]}`, ...(durable && { HERMES_BENCH_REDIS_REPLICAS: '1' }) },
     stop: () => stopAll(children, dir),
   };
@@ -151,8 +195,9 @@ async function sum(ports: number[], section: string, field: string): Promise<num
 }
 
 /** Runs `op` with IN_FLIGHT in flight for `seconds`; operations per second and commands per operation. */
-async function measure(target: Target, seconds: number, op: (n: number) => Promise<unknown>): Promise<{ perSecond: number; commands: number }> {
+async function measure(target: Target, seconds: number, op: (n: number) => Promise<unknown>): Promise<{ perSecond: number; commands: number; cpuUs: number }> {
   const before = await sum(target.masters, 'stats', 'total_commands_processed');
+  const cpu = process.cpuUsage();
   let n = 0;
   let done = 0;
   const started = performance.now();
@@ -166,9 +211,10 @@ async function measure(target: Target, seconds: number, op: (n: number) => Promi
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
+  const used = process.cpuUsage(cpu);
   const after = await sum(target.masters, 'stats', 'total_commands_processed');
   // The INFO calls themselves: one per master, twice.
-  return { perSecond: done / elapsed, commands: (after - before - target.masters.length) / done };
+  return { perSecond: done / elapsed, commands: (after - before - target.masters.length) / done, cpuUs: (used.user + used.system) / done };
 }
 
 /** The `initialize` of a new 2025-11-25 session, for autocannon (its id placeholder). */
@@ -226,6 +272,8 @@ export async function benchRedisCluster(rounds: number, seconds: number, log: (l
   log('\n== Redis Cluster: the stores on one node, a 3-master cluster, and with WAIT for a replica ==');
   /** The one node's HTTP rows, which the cluster's are measured against. */
   let oneNodeHttp: Record<string, HttpRow> | undefined;
+  /** The one node's store-level operations per second, likewise. */
+  const oneNodeOps: Record<string, { perSecond: number; cpuUs: number }> = {};
   for (const make of [oneNode, () => cluster(false), () => cluster(true)]) {
     const target = await make();
     const [a, b] = [await target.connect(), await target.connect()];
@@ -256,14 +304,26 @@ export async function benchRedisCluster(rounds: number, seconds: number, log: (l
           await a.taskStore.update({ ...task, status: 'completed' });
         },
       };
-      for (const [name, op] of Object.entries(workloads)) {
-        const runs: Array<{ perSecond: number; commands: number }> = [];
-        for (let round = 0; round < rounds; round++) runs.push(await measure(target, seconds, (n) => op(n, round)));
-        log(
-          `${target.label.padEnd(38)} ${name.padEnd(11)} ${median(runs.map((r) => r.perSecond))
-            .toFixed(0)
-            .padStart(7)} ops/s  ${median(runs.map((r) => r.commands)).toFixed(2)} Redis commands/op`,
-        );
+      // The floor of `initialize`: node-redis alone sending the same two commands, no Hermes code.
+      const bare = await target.bare();
+      workloads['initialize, node-redis alone'] = (n, round) => {
+        const id = `bare-${round}-${n}`;
+        return bare.initialize(id, JSON.stringify(record(id)));
+      };
+      try {
+        for (const [name, op] of Object.entries(workloads)) {
+          const runs: Array<{ perSecond: number; commands: number; cpuUs: number }> = [];
+          for (let round = 0; round < rounds; round++) runs.push(await measure(target, seconds, (n) => op(n, round)));
+          const perSecond = median(runs.map((r) => r.perSecond));
+          const cpuUs = median(runs.map((r) => r.cpuUs));
+          oneNodeOps[name] ??= { perSecond, cpuUs };
+          log(
+            `${target.label.padEnd(38)} ${name.padEnd(28)} ${perSecond.toFixed(0).padStart(7)} ops/s  ${cpuUs.toFixed(1)} µs client CPU/op  ` +
+              `${median(runs.map((r) => r.commands)).toFixed(2)} Redis commands/op  ${(perSecond / oneNodeOps[name].perSecond).toFixed(2)} × one node`,
+          );
+        }
+      } finally {
+        await bare.close();
       }
       // Memory per session: FLUSHALL first (the workloads' keys), then 10,000 sessions.
       for (const port of target.masters) await ask(port, 'FLUSHALL');

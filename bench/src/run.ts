@@ -13,7 +13,7 @@
  *   npm run bench -- --quick           # 1 round of 1 s: checks the harness (docs untouched)
  *   npm run bench -- --profile         # also writes a .cpuprofile per server (bench/dist/profiles)
  *
- * Flags: --rows KEY,… (only those HTTP rows; docs untouched), --rounds N (5), --duration S (3), --only http|stdio|websocket|client|memory|bootstrap|start|redis|redis-memory|redis-cluster,…,
+ * Flags: --rows KEY,… (only those rows of the HTTP and stdio sections; docs untouched), --rounds N (5), --duration S (3), --only http|stdio|websocket|client|memory|bootstrap|start|redis|redis-memory|redis-cluster,…,
  * --redis-sessions N (10 000, for redis-memory), --start-rounds N (starts of each server in the start
  * section: 10, or --rounds when given), --start-node PATH (a Node binary, or its folder, to run the start
  * section on too, besides the runner's; repeatable), --profile, --quick, --no-docs, --from FILE (measure
@@ -63,7 +63,7 @@ interface Options {
   startNodes: string[];
   /** A saved run to report again instead of measuring. */
   from?: string;
-  /** Only these rows of the HTTP section (`--rows`, keys; docs untouched). */
+  /** Only these rows of the HTTP and stdio sections (`--rows`, keys; docs untouched). */
   rows?: string[];
 }
 
@@ -411,7 +411,21 @@ const STDIO_CONFIGS = [
   { key: 'echo', label: 'bare newline-JSON echo (limit)', server: 'echo-stdio.server.js' },
   { key: 'hermes', label: 'Hermes (legacy, initialize)', server: 'hermes-stdio.server.js' },
   { key: 'hermes-pipe', label: 'Hermes behind a bare pipe (one hop, limit)', server: 'pipe-proxy-stdio.server.js' },
+  { key: 'hermes-parse', label: 'Hermes behind a forwarding pipe (parses, renumbers ids; limit)', server: 'parse-proxy-stdio.server.js' },
   { key: 'hermes-mount', label: 'Hermes, the tool through a local mount', server: 'hermes-mount-stdio.server.js', tool: 'math_add' },
+  {
+    key: 'hermes-remote-stdio',
+    label: 'Hermes, the tool through a remote mount (stdio upstream)',
+    server: 'hermes-remote-mount-stdio.server.js',
+    tool: 'math_add',
+  },
+  {
+    key: 'hermes-remote-http',
+    label: 'Hermes, the tool through a remote mount (HTTP upstream)',
+    server: 'hermes-remote-mount-stdio.server.js',
+    tool: 'math_add',
+    env: { HERMES_BENCH_UPSTREAM: 'http' },
+  },
   { key: 'hermes-dev', label: 'Hermes through `hermes-mcp dev`', server: 'hermes-dev-stdio.server.js' },
   { key: 'sdk-v1', label: 'SDK v1 1.32.2', server: 'sdk-v1-stdio.server.js' },
   { key: 'sdk-v2', label: 'SDK v2 2.4.0, serveStdio', server: 'sdk-v2-stdio.server.js' },
@@ -468,7 +482,8 @@ async function callRounds(
       pipelined[key].push(pipe);
       if (cpuUs !== undefined) (pipelinedCpuUs[key] ??= []).push(cpuUs);
       log(
-        `round ${round}  ${label.padEnd(labelWidth)} sequential ${Math.round(seq.callsPerSec).toString().padStart(6)} calls/s (median ${seq.medianUs.toFixed(0)} µs)   pipelined ${Math.round(pipe).toString().padStart(6)} calls/s (bursts ${bursts.map((b) => Math.round(b / 1000)).join(', ')} k)`,
+        `round ${round}  ${label.padEnd(labelWidth)} sequential ${Math.round(seq.callsPerSec).toString().padStart(6)} calls/s (median ${seq.medianUs.toFixed(0)} µs)   pipelined ${Math.round(pipe).toString().padStart(6)} calls/s (bursts ${bursts.map((b) => Math.round(b / 1000)).join(', ')} k)` +
+          `   server CPU/call ${seq.cpuUs?.toFixed(1) ?? '–'} µs sequential, ${cpuUs?.toFixed(1) ?? '–'} µs pipelined`,
       );
     }
   }
@@ -485,15 +500,16 @@ async function burstsOf(client: Pick<CallClient, 'pipelined'>, calls: number): P
 async function benchStdio(options: Options): Promise<BenchResults['stdio']> {
   log('\n== stdio ==');
   const clients: Array<{ key: string; label: string; client: StdioClient; server: ReturnType<typeof startStdio> }> = [];
-  for (const config of STDIO_CONFIGS) {
-    const server = startStdio(`stdio-${config.key}`, config.server);
+  const configs = options.rows ? STDIO_CONFIGS.filter((c) => options.rows!.includes(c.key)) : STDIO_CONFIGS;
+  for (const config of configs) {
+    const server = startStdio(`stdio-${config.key}`, config.server, 'env' in config ? { env: config.env } : {});
     const client = new StdioClient(server, 'tool' in config ? config.tool : undefined);
     await client.handshakeAndCheck();
     clients.push({ ...config, client, server });
   }
   const runs = await callRounds(clients, options, 32);
   await Promise.all(clients.map((c) => stop(c.server)));
-  return { configs: STDIO_CONFIGS.map(({ key, label }) => ({ key, label })), pipelinedCalls: options.pipelined, ...runs };
+  return { configs: configs.map(({ key, label }) => ({ key, label })), pipelinedCalls: options.pipelined, ...runs };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -13,7 +13,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { McpApp, McpContext, McpHandler, NotificationContext, SessionChange, SessionStore } from '@hermes-mcp/core';
 import type { CallOptions, LogMessage, McpClient } from '@hermes-mcp/client';
 import { ErrorCode, McpError, META_KEYS, TRACE_CHANNELS, encodeHeaderValue, headerParamsOf, isRecord } from '@hermes-mcp/protocol';
-import type { ClientCapabilities, Implementation, JsonRpcNotification, ProtocolVersion, ServerCapabilities, SessionEvent } from '@hermes-mcp/protocol';
+import type { ClientCapabilities, Implementation, JsonRpcNotification, ProgressUpdate, ProtocolVersion, ServerCapabilities, SessionEvent } from '@hermes-mcp/protocol';
 import { gatewayError } from './errors';
 import { followTask } from './tasks';
 import { DownstreamRequest, UpstreamConnection, UpstreamOptions, UpstreamSpec } from './upstream';
@@ -194,51 +194,50 @@ export class UpstreamProxy implements McpHandler {
     return this.shared;
   }
 
-  /** Forwards one request to the upstream connection of its session (or the shared one). */
-  async handleRequest(ctx: McpContext): Promise<Record<string, unknown>> {
-    const { method } = ctx.request;
+  /**
+   * Forwards one request to the upstream connection of its session (or the shared one): `request`
+   * (default the context's own; a remote mount gives the upstream's names) until `signal` aborts
+   * (default the context's).
+   */
+  async handleRequest(ctx: McpContext, request: McpContext['request'] = ctx.request, signal: AbortSignal = ctx.signal): Promise<Record<string, unknown>> {
+    const { method } = request;
     const connection = this.connectionOf(ctx);
-    const abort = new AbortController();
-    let inputRequired: unknown;
-    // The notifications passed on for this request: each is out before its answer.
-    const sent: Promise<void>[] = [];
-    const downstream: DownstreamRequest = {
-      ask: async (question, params) => {
-        try {
-          return await ctx.forwardQuestion(question, params);
-        } catch (error) {
-          // 2026-07-28 downstream: the round ends asking the client; the upstream call is dropped and
-          // made again when the client retries with its answers (the upstream's question then answered).
-          if (isInputRequired(error)) {
-            inputRequired ??= error;
-            abort.abort();
-          }
-          throw error;
-        }
-      },
-      log: (message: LogMessage) => void sent.push(ctx.notify(message.level, message.data, message.logger).catch(() => undefined)),
-    };
-    const meta = forwardedMeta(ctx.request._meta);
+    // A 2026-07-28 downstream's input round ends the upstream call early (below), so its call gets a
+    // signal of its own that the downstream's cancellation aborts too; a legacy downstream's call
+    // runs on the downstream's signal itself (no second AbortSignal per call).
+    const abort = ctx.session.era === 'modern' ? new AbortController() : undefined;
+    const downstream = new Forwarded(ctx, abort);
+    const meta = forwardedMeta(request._meta);
+    // The downstream's cancellation ends that own signal (a listener, not AbortSignal.any: a
+    // composite signal per call is weak references and finalizers the collector pays for).
+    const cancelled = abort && (() => abort.abort(signal.reason));
+    if (abort && cancelled) {
+      if (signal.aborted) abort.abort(signal.reason);
+      else signal.addEventListener('abort', cancelled, { once: true });
+    }
     const options: CallOptions = {
-      signal: AbortSignal.any([ctx.signal, abort.signal]),
-      onProgress: (update) => void sent.push(ctx.progress(update.progress, update.total, update.message).catch(() => undefined)),
+      signal: abort?.signal ?? signal,
+      // Progress only where the downstream asked for it (its token): without one there is no one to tell.
+      ...(request._meta?.progressToken !== undefined && { onProgress: (update: ProgressUpdate) => downstream.progress(update) }),
       ...(meta && { meta }),
     };
-    const { _meta: _ignored, ...params } = ctx.request.params;
+    const { _meta: _ignored, ...params } = request.params;
     let result: Record<string, unknown>;
     try {
       result = await connection.run(downstream, (client) =>
-        ctx.session.era === 'modern' && client.era === 'modern' ? this.forwardRounds(client, ctx, params, options) : this.forward(client, method, params, options),
+        ctx.session.era === 'modern' && client.era === 'modern' ? this.forwardRounds(client, ctx, method, params, options) : this.forward(client, method, params, options),
       );
     } catch (error) {
-      await Promise.all(sent);
+      await downstream.settled();
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- core's control-flow signal: the round ends asking the client
-      if (inputRequired !== undefined) throw inputRequired;
+      if (downstream.inputRequired !== undefined) throw downstream.inputRequired;
       throw error;
+    } finally {
+      if (cancelled) signal.removeEventListener('abort', cancelled);
     }
-    await Promise.all(sent);
+    await downstream.settled();
     // eslint-disable-next-line @typescript-eslint/only-throw-error -- core's control-flow signal: the round ends asking the client
-    if (inputRequired !== undefined) throw inputRequired;
+    if (downstream.inputRequired !== undefined) throw downstream.inputRequired;
     if (method === 'tools/list' && Array.isArray(result.tools)) {
       this.learnTools(result.tools as ListedTool[]);
       return { ...result, tools: (result.tools as ListedTool[]).map(servedTool) };
@@ -298,7 +297,7 @@ export class UpstreamProxy implements McpHandler {
    * from its first round and each question is answered from the client's, so the upstream's
    * `requestState` never leaves the gateway and the downstream's is core's, checked as its own.
    */
-  private async forwardRounds(client: McpClient, ctx: McpContext, params: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
+  private async forwardRounds(client: McpClient, ctx: McpContext, method: string, params: Record<string, unknown>, options: CallOptions): Promise<Record<string, unknown>> {
     const { inputResponses: _responses, requestState: _state, ...fresh } = params;
     // The upstream asks what the downstream client can answer: its capabilities, not the gateway's.
     const own: CallOptions = {
@@ -306,9 +305,9 @@ export class UpstreamProxy implements McpHandler {
       answerInputRequests: false,
       meta: { ...options.meta, [META_KEYS.clientCapabilities]: ctx.session.clientCapabilities },
     };
-    let result = await this.forward(client, ctx.request.method, fresh, own, true);
+    let result = await this.forward(client, method, fresh, own, true);
     for (let round = 1; result.resultType === 'input_required'; round++) {
-      if (round > MAX_ROUNDS) throw new McpError(ErrorCode.InternalError, `${ctx.request.method}: the upstream still asks for input after ${MAX_ROUNDS} rounds`);
+      if (round > MAX_ROUNDS) throw new McpError(ErrorCode.InternalError, `${method}: the upstream still asks for input after ${MAX_ROUNDS} rounds`);
       const questions = (typeof result.inputRequests === 'object' && result.inputRequests !== null ? result.inputRequests : {}) as Record<
         string,
         { method: string; params?: Record<string, unknown> }
@@ -325,13 +324,7 @@ export class UpstreamProxy implements McpHandler {
       }
       // eslint-disable-next-line @typescript-eslint/only-throw-error -- core's control-flow signal: the round ends asking the client
       if (unanswered !== undefined) throw unanswered;
-      result = await this.forward(
-        client,
-        ctx.request.method,
-        { ...fresh, inputResponses, ...(result.requestState !== undefined && { requestState: result.requestState }) },
-        own,
-        true,
-      );
+      result = await this.forward(client, method, { ...fresh, inputResponses, ...(result.requestState !== undefined && { requestState: result.requestState }) }, own, true);
     }
     if (result.resultType === 'task' && typeof result.taskId === 'string') return this.followTask(client, ctx, result.taskId, options);
     return withoutEnvelope(result);
@@ -470,5 +463,50 @@ export class UpstreamProxy implements McpHandler {
     } finally {
       options.signal?.removeEventListener('abort', cancel);
     }
+  }
+}
+
+/**
+ * The downstream side of one forwarded request (what {@link UpstreamConnection.run} routes the
+ * upstream's questions and log messages to): methods, not closures, since a busy gateway holds one
+ * per request in flight.
+ */
+class Forwarded implements DownstreamRequest {
+  /** A 2026-07-28 downstream's input round that ended this request (rethrown once the call is over). */
+  inputRequired: unknown = undefined;
+  /** The notifications passed on for this request, each out before its answer (made on the first). */
+  private sent?: Promise<void>[] = undefined;
+
+  constructor(
+    private readonly ctx: McpContext,
+    /** What ends the upstream call when the downstream's round ends asking its client. */
+    private readonly abort: AbortController | undefined,
+  ) {}
+
+  async ask(question: 'elicitation/create' | 'sampling/createMessage' | 'roots/list', params: Record<string, unknown>): Promise<Record<string, unknown>> {
+    try {
+      return await this.ctx.forwardQuestion(question, params);
+    } catch (error) {
+      // 2026-07-28 downstream: the round ends asking the client; the upstream call is dropped and
+      // made again when the client retries with its answers (the upstream's question then answered).
+      if (isInputRequired(error)) {
+        this.inputRequired ??= error;
+        this.abort?.abort();
+      }
+      throw error;
+    }
+  }
+
+  log(message: LogMessage): void {
+    (this.sent ??= []).push(this.ctx.notify(message.level, message.data, message.logger).catch(() => undefined));
+  }
+
+  progress(update: ProgressUpdate): void {
+    (this.sent ??= []).push(this.ctx.progress(update.progress, update.total, update.message).catch(() => undefined));
+  }
+
+  /** Resolves once every notification passed on so far is out. */
+  async settled(): Promise<void> {
+    if (this.sent) await Promise.all(this.sent);
   }
 }

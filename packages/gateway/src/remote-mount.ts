@@ -368,19 +368,9 @@ class Mounted implements RemoteMount {
    * also ends at it.
    */
   private async forward(ctx: McpContext, params: Record<string, unknown>): Promise<Record<string, unknown>> {
-    const request = { ...ctx.request, params };
     const deadline = this.options.timeout === undefined ? undefined : AbortSignal.timeout(this.options.timeout);
-    const signal = deadline ? AbortSignal.any([ctx.signal, deadline]) : undefined;
-    const forwarded = new Proxy(ctx, {
-      get(target, key) {
-        if (key === 'request') return request;
-        if (key === 'signal' && signal) return signal;
-        const value: unknown = Reflect.get(target, key, target);
-        return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
-      },
-    });
     try {
-      return await this.proxy.handleRequest(forwarded);
+      return await this.proxy.handleRequest(ctx, { ...ctx.request, params }, deadline ? AbortSignal.any([ctx.signal, deadline]) : ctx.signal);
     } catch (error) {
       const code = gatewayCodeOf(error);
       if (code === 'GATEWAY_UPSTREAM_CLOSED' || code === 'GATEWAY_UPSTREAM_UNAVAILABLE') this.relist();

@@ -126,8 +126,8 @@ export class UpstreamConnection {
   private failures = 0;
   private failedAt = 0;
   private closed = false;
-  /** The requests forwarded on this connection now, oldest first. */
-  private readonly inFlight: DownstreamRequest[] = [];
+  /** The requests forwarded on this connection now, oldest first (a set: a call's end removes it in constant time, whatever is in flight). */
+  private readonly inFlight = new Set<DownstreamRequest>();
   /** The downstream request of the code running now (a question asked inside a forwarded call). */
   private readonly scope = new AsyncLocalStorage<DownstreamRequest>();
   /** What stops each client's listen stream. */
@@ -159,7 +159,7 @@ export class UpstreamConnection {
    */
   async run<T>(downstream: DownstreamRequest, work: (client: McpClient) => Promise<T>): Promise<T> {
     const client = await this.client();
-    this.inFlight.push(downstream);
+    this.inFlight.add(downstream);
     try {
       return await this.scope.run(downstream, () => work(client));
     } catch (error) {
@@ -173,7 +173,7 @@ export class UpstreamConnection {
       }
       throw error;
     } finally {
-      this.inFlight.splice(this.inFlight.indexOf(downstream), 1);
+      this.inFlight.delete(downstream);
     }
   }
 
@@ -287,7 +287,12 @@ export class UpstreamConnection {
   private routed(): DownstreamRequest | undefined {
     const running = this.scope.getStore();
     if (running) return running;
-    if (this.inFlight.length === 1 || (this.options.oneClient && this.inFlight.length > 0)) return this.inFlight[this.inFlight.length - 1];
+    if (this.inFlight.size === 1 || (this.options.oneClient && this.inFlight.size > 0)) {
+      // The newest: a question no request can be told from is rare, so walking the set is fine here.
+      let newest: DownstreamRequest | undefined;
+      for (newest of this.inFlight);
+      return newest;
+    }
     return this.options.oneClient ? this.idle : undefined;
   }
 
@@ -308,7 +313,7 @@ export class UpstreamConnection {
         gatewayError(
           'GATEWAY_QUESTION_UNROUTABLE',
           this.name,
-          `the upstream "${this.name}" asked ${method} while ${this.inFlight.length} requests were in flight on its connection, none of which it can be tied to`,
+          `the upstream "${this.name}" asked ${method} while ${this.inFlight.size} requests were in flight on its connection, none of which it can be tied to`,
         ),
       );
     }
