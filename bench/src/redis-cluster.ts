@@ -11,6 +11,12 @@
  *   commands a new session needs (`SET … PX`, then `SUBSCRIBE`, or `SSUBSCRIBE` on a cluster), no
  *   Hermes code: how much of the cluster's cost per new session is the client's and the nodes'.
  *
+ * Over HTTP, one Hermes instance (`hermes-http.server.ts`) on the Redis at 10 connections: a
+ * `tools/call` of a session it holds, and `initialize` (a new session per request); beside it the
+ * floor of that `initialize`, `bare-redis.server.ts` (node-redis alone behind a bare Fastify
+ * route, the same Redis work per new session): how much of what a cluster costs per new session is
+ * Hermes's and how much any server on this machine pays.
+ *
  * Commands per operation are `total_commands_processed` summed over the masters (replicas replay
  * the same writes; not counted). Memory per session is `used_memory` summed over the masters,
  * before and after 10,000 sessions each with its record, its joined bus channel and ten events of
@@ -225,8 +231,12 @@ const INITIALIZE = JSON.stringify({
   params: { protocolVersion: LEGACY_VERSION, capabilities: {}, clientInfo: { name: 'bench', version: '1.0.0' } },
 });
 
-/** The HTTP workloads: what one Hermes instance serves with its sessions in this Redis. */
-const HTTP_WORKLOADS = ['tools/call', 'initialize'] as const;
+/**
+ * The HTTP workloads: what one Hermes instance serves with its sessions in this Redis, and the
+ * floor of a new session (`bare-redis.server.ts`: node-redis alone behind a bare Fastify route).
+ */
+const HTTP_WORKLOADS = ['tools/call', 'initialize', 'initialize floor'] as const;
+type HttpWorkload = (typeof HTTP_WORKLOADS)[number];
 
 /** One HTTP row: calls per second, the server's CPU per call, Redis commands per call (medians). */
 interface HttpRow {
@@ -238,32 +248,42 @@ interface HttpRow {
 /**
  * One Hermes instance (`hermes-http.server.ts`, on the servers' core) on `target`, loaded over
  * HTTP at 10 connections: the legacy `tools/call` of a session it holds, and `initialize` (a new
- * session per request: its record kept, its bus channel joined).
+ * session per request: its record kept, its bus channel joined); and the same `initialize` to the
+ * bare floor server on the same Redis. The workloads take turns within each round.
  */
-async function httpRows(target: Target, rounds: number, seconds: number): Promise<Record<(typeof HTTP_WORKLOADS)[number], HttpRow>> {
+async function httpRows(target: Target, rounds: number, seconds: number): Promise<Record<HttpWorkload, HttpRow>> {
   const server = await startHttp('redis-cluster-http', 'hermes-http.server.js', { env: target.serverEnv });
+  const floor = await startHttp('redis-cluster-floor', 'bare-redis.server.js', { env: target.serverEnv }).catch(async (error: unknown) => {
+    await stop(server);
+    throw error;
+  });
   try {
-    const templates: Record<(typeof HTTP_WORKLOADS)[number], RequestTemplate> = {
-      'tools/call': { headers: await openSession(server.url), body: addCall() },
-      initialize: { headers: PLAIN_HEADERS, body: INITIALIZE },
+    const workloads: Record<HttpWorkload, { url: string; pid?: number; template: RequestTemplate }> = {
+      'tools/call': { url: server.url, pid: server.process.pid, template: { headers: await openSession(server.url), body: addCall() } },
+      initialize: { url: server.url, pid: server.process.pid, template: { headers: PLAIN_HEADERS, body: INITIALIZE } },
+      'initialize floor': { url: floor.url, pid: floor.process.pid, template: { headers: PLAIN_HEADERS, body: INITIALIZE } },
     };
-    await checkAnswer(server.url, templates['tools/call'], { framing: 'json' }, '5');
-    const rows = {} as Record<(typeof HTTP_WORKLOADS)[number], HttpRow>;
-    for (const workload of HTTP_WORKLOADS) {
-      await load(server.url, templates[workload], 10, { seconds: Math.min(1, seconds) });
-      const runs: HttpRow[] = [];
-      for (let round = 0; round < rounds; round++) {
+    await checkAnswer(server.url, workloads['tools/call'].template, { framing: 'json' }, '5');
+    const runs = Object.fromEntries(HTTP_WORKLOADS.map((w) => [w, [] as HttpRow[]])) as Record<HttpWorkload, HttpRow[]>;
+    for (const { url, template } of Object.values(workloads)) await load(url, template, 10, { seconds: Math.min(1, seconds) });
+    for (let round = 0; round < rounds; round++) {
+      for (const workload of HTTP_WORKLOADS) {
+        const { url, pid, template } = workloads[workload];
         const before = await sum(target.masters, 'stats', 'total_commands_processed');
-        const run = await load(server.url, templates[workload], 10, { seconds }, server.process.pid);
+        const run = await load(url, template, 10, { seconds }, pid);
         const after = await sum(target.masters, 'stats', 'total_commands_processed');
         if (run.non2xx > 0 || run.errors > 0) throw new Error(`${target.label} ${workload}: ${run.non2xx} non-2xx answers, ${run.errors} errors`);
-        runs.push({ perSecond: run.rps, cpuUs: run.cpuUs ?? NaN, commands: (after - before - target.masters.length) / run.total });
+        runs[workload].push({ perSecond: run.rps, cpuUs: run.cpuUs ?? NaN, commands: (after - before - target.masters.length) / run.total });
       }
-      rows[workload] = { perSecond: median(runs.map((r) => r.perSecond)), cpuUs: median(runs.map((r) => r.cpuUs)), commands: median(runs.map((r) => r.commands)) };
+    }
+    const rows = {} as Record<HttpWorkload, HttpRow>;
+    for (const workload of HTTP_WORKLOADS) {
+      const own = runs[workload];
+      rows[workload] = { perSecond: median(own.map((r) => r.perSecond)), cpuUs: median(own.map((r) => r.cpuUs)), commands: median(own.map((r) => r.commands)) };
     }
     return rows;
   } finally {
-    await stop(server);
+    await Promise.all([stop(server), stop(floor)]);
   }
 }
 
@@ -280,12 +300,20 @@ export async function benchRedisCluster(rounds: number, seconds: number, log: (l
     try {
       const http = await httpRows(target, rounds, seconds);
       oneNodeHttp ??= http;
+      if (http !== oneNodeHttp) {
+        // A new session on a cluster against one node, Hermes's and the floor's; the target proposed: Hermes ≥ 0.9 × the floor's ratio.
+        const own = http.initialize.perSecond / oneNodeHttp.initialize.perSecond;
+        const floor = http['initialize floor'].perSecond / oneNodeHttp['initialize floor'].perSecond;
+        log(
+          `${target.label.padEnd(38)} HTTP initialize: ${own.toFixed(2)} × one node, the floor ${floor.toFixed(2)} ×: Hermes keeps ${(own / floor).toFixed(2)} of what the floor keeps (target ≥ 0.9)`,
+        );
+      }
       for (const workload of HTTP_WORKLOADS) {
         const row = http[workload];
         const ratio = row.perSecond / oneNodeHttp[workload].perSecond;
         log(
-          `${target.label.padEnd(38)} HTTP ${workload.padEnd(10)} ${row.perSecond.toFixed(0).padStart(7)} calls/s  ${row.cpuUs.toFixed(1)} µs server CPU/call  ` +
-            `${(row.commands * 1000).toFixed(1)} Redis commands/1,000 calls  ${ratio.toFixed(2)} × one node (target ≥ 0.9 × on a cluster)`,
+          `${target.label.padEnd(38)} HTTP ${workload.padEnd(16)} ${row.perSecond.toFixed(0).padStart(7)} calls/s  ${row.cpuUs.toFixed(1)} µs server CPU/call  ` +
+            `${(row.commands * 1000).toFixed(1)} Redis commands/1,000 calls  ${ratio.toFixed(2)} × one node${workload === 'initialize floor' ? ' (the floor: node-redis alone behind a bare route)' : ' (target ≥ 0.9 × on a cluster)'}`,
         );
       }
       const record = (id: string) => ({ id, protocolVersion: '2025-11-25', clientInfo: { name: 'bench', version: '1' }, clientCapabilities: { elicitation: {} } });
