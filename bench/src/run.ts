@@ -645,7 +645,8 @@ async function benchMemory(options: Options): Promise<BenchResults['memory']> {
 
   const retained: NonNullable<BenchResults['memory']>['retained'] = [];
   // The OAuth rows need the HTTP section's authorization server; what they retain is the plain rows'.
-  for (const config of HTTP_CONFIGS.filter((c) => c.env === undefined)) {
+  // The gateway's rows have no memory probe (its Fastify app is the gateway package's own).
+  for (const config of HTTP_CONFIGS.filter((c) => c.env === undefined && c.server !== 'hermes-gateway.server.js')) {
     const [{ server, template }] = await prepareAll([config], 'retained-', MEMORY_ENV, MEMORY_FLAGS);
     await load(server.url, template, 10, { requests: 2_000 });
     const before = await memoryOf(server);
