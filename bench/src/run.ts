@@ -27,6 +27,7 @@ import { HttpServerProcess, pinCores, profileInto, startHttp, startStdio, stop, 
 import { BENCH_RESOURCE, BenchAuthorization, benchAuthorization } from './auth';
 import { BenchClient, CLIENT_CONFIGS, STDIO_SERVER, pipelined, sequential } from './clients';
 import { withCpu } from './cpu';
+import { signatureVerifyUs } from './dpop';
 import { HttpRun, load } from './http-load';
 import { Expectation, MODERN_HEADERS, MODERN_META, PLAIN_HEADERS, PROGRESS_META, RequestTemplate, addCall, checkAnswer, listCall, openSession } from './mcp';
 import { BenchResults, CallRuns, MachineInfo, writeReport } from './report';
@@ -286,7 +287,10 @@ async function benchHttp(options: Options): Promise<BenchResults['http']> {
   for (const { config, server, template } of prepared) await checkAnswer(server.url, template, config.expect, '5');
   await Promise.all(prepared.map((p) => stop(p.server)));
   authorization.stop();
-  return { configs: configs.map(({ key, label }) => ({ key, label })), connections: CONNECTIONS, seconds: options.seconds, runs };
+  // The DPoP row's floor: what one signature verification of each kind costs here (the runner's core, after the load).
+  const signatureVerify = signatureVerifyUs();
+  log(`signature verification, CPU per call: RS256 ${signatureVerify.rs256.toFixed(1)} µs, ES256 ${signatureVerify.es256.toFixed(1)} µs`);
+  return { configs: configs.map(({ key, label }) => ({ key, label })), connections: CONNECTIONS, seconds: options.seconds, runs, signatureVerifyUs: signatureVerify };
 }
 
 // ---------------------------------------------------------------------------------------------
