@@ -35,6 +35,7 @@ import { onServerCore, startHttp, stop } from './children';
 import { load } from './http-load';
 import { LEGACY_VERSION, PLAIN_HEADERS, RequestTemplate, addCall, checkAnswer, openSession } from './mcp';
 import { ask } from './redis';
+import { BareSessions, bareSessions } from './servers/bare-sessions';
 import { median } from './stats';
 
 interface Target {
@@ -43,47 +44,10 @@ interface Target {
   masters: number[];
   connect(): Promise<RedisCluster>;
   /** node-redis alone on this Redis: what a new session's two commands cost without Hermes (the floor row). */
-  bare(): Promise<BareRedis>;
+  bare(): Promise<BareSessions>;
   /** The environment that makes `hermes-http.server.ts` an instance on this Redis. */
   serverEnv: Record<string, string>;
   stop(): Promise<void>;
-}
-
-/** node-redis alone: a session record kept and its channel subscribed, as the stores do, nothing else. */
-interface BareRedis {
-  initialize(id: string, record: string): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** A connected client and its subscriber on one node: `SET … PX` and `SUBSCRIBE`, the session store's and the bus's commands. */
-async function bareNode(url: string): Promise<BareRedis> {
-  const client = createClient({ url, disableOfflineQueue: true });
-  const subscriber = client.duplicate();
-  await Promise.all([client.connect(), subscriber.connect()]);
-  return {
-    initialize: async (id, record) => {
-      await client.set(`s:{${id}}`, record, { expiration: { type: 'PX', value: 60_000 } });
-      await subscriber.subscribe(`c:{${id}}`, () => undefined);
-    },
-    close: async () => {
-      await Promise.allSettled([client.close(), subscriber.close()]);
-    },
-  };
-}
-
-/** The same on a cluster: the record to the slot's master, the channel with a sharded `SSUBSCRIBE` on that master. */
-async function bareCluster(url: string): Promise<BareRedis> {
-  const client = createCluster({ rootNodes: [{ url }], defaults: { disableOfflineQueue: true } });
-  await client.connect();
-  return {
-    initialize: async (id, record) => {
-      await client.set(`s:{${id}}`, record, { expiration: { type: 'PX', value: 60_000 } });
-      await client.sSubscribe(`c:{${id}}`, () => undefined);
-    },
-    close: async () => {
-      await client.close();
-    },
-  };
 }
 
 const quiet = { warn: () => undefined };
@@ -151,7 +115,7 @@ async function oneNode(): Promise<Target> {
     label: 'one node',
     masters: [port],
     connect: () => redisCluster({ client: createClient({ url: `redis://127.0.0.1:${port}`, disableOfflineQueue: true }), logger: quiet }),
-    bare: () => bareNode(`redis://127.0.0.1:${port}`),
+    bare: () => bareSessions(`redis://127.0.0.1:${port}`, false),
     serverEnv: { HERMES_BENCH_REDIS: `redis://127.0.0.1:${port}` },
     stop: () => stopAll(children, dir),
   };
@@ -188,7 +152,7 @@ async function cluster(durable: boolean): Promise<Target> {
         logger: quiet,
         ...(durable && { durability: { replicas: 1 } }),
       }),
-    bare: () => bareCluster(`redis://127.0.0.1:${ports[0]}`),
+    bare: () => bareSessions(`redis://127.0.0.1:${ports[0]}`, true),
     serverEnv: { HERMES_BENCH_REDIS_CLUSTER: `redis://127.0.0.1:${ports[0]}`, ...(durable && { HERMES_BENCH_REDIS_REPLICAS: '1' }) },
     stop: () => stopAll(children, dir),
   };
@@ -336,7 +300,7 @@ export async function benchRedisCluster(rounds: number, seconds: number, log: (l
       const bare = await target.bare();
       workloads['initialize, node-redis alone'] = (n, round) => {
         const id = `bare-${round}-${n}`;
-        return bare.initialize(id, JSON.stringify(record(id)));
+        return bare.keep(id, JSON.stringify(record(id)));
       };
       try {
         for (const [name, op] of Object.entries(workloads)) {

@@ -8,38 +8,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import Fastify from 'fastify';
-import { createClient, createCluster } from 'redis';
+import { bareSessions } from './bare-sessions';
 import { announce, fail, tieToRunner } from './lifeline';
-
-/** What a session costs Redis here: kept, and forgotten. */
-interface Sessions {
-  keep(id: string, record: string): Promise<unknown>;
-  forget(id: string): Promise<unknown>;
-}
-
-async function connect(): Promise<Sessions> {
-  const cluster = process.env.HERMES_BENCH_REDIS_CLUSTER;
-  const listener = () => undefined;
-  if (cluster) {
-    const client = createCluster({ rootNodes: [{ url: cluster }], defaults: { disableOfflineQueue: true } });
-    await client.connect();
-    return {
-      keep: (id, record) => Promise.all([client.set(`s:{${id}}`, record, { expiration: { type: 'PX', value: 60_000 } }), client.sSubscribe(`c:{${id}}`, listener)]),
-      forget: (id) => Promise.all([client.del(`s:{${id}}`), client.sUnsubscribe(`c:{${id}}`, listener)]),
-    };
-  }
-  const client = createClient({ url: process.env.HERMES_BENCH_REDIS, disableOfflineQueue: true });
-  const subscriber = client.duplicate();
-  await Promise.all([client.connect(), subscriber.connect()]);
-  return {
-    keep: (id, record) => Promise.all([client.set(`s:{${id}}`, record, { expiration: { type: 'PX', value: 60_000 } }), subscriber.subscribe(`c:{${id}}`, listener)]),
-    forget: (id) => Promise.all([client.del(`s:{${id}}`), subscriber.unsubscribe(`c:{${id}}`, listener)]),
-  };
-}
 
 async function main(): Promise<void> {
   tieToRunner();
-  const sessions = await connect();
+  const cluster = process.env.HERMES_BENCH_REDIS_CLUSTER;
+  const sessions = await bareSessions(cluster ?? process.env.HERMES_BENCH_REDIS!, cluster !== undefined);
   /** The sessions kept, oldest first. */
   const kept = new Set<string>();
   const app = Fastify({ logger: false });

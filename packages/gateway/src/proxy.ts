@@ -211,8 +211,8 @@ export class UpstreamProxy implements McpHandler {
     // The downstream's cancellation ends that own signal (a listener, not AbortSignal.any: a
     // composite signal per call is weak references and finalizers the collector pays for).
     const cancelled = abort && (() => abort.abort(signal.reason));
-    if (abort && cancelled) {
-      if (signal.aborted) abort.abort(signal.reason);
+    if (cancelled) {
+      if (signal.aborted) cancelled();
       else signal.addEventListener('abort', cancelled, { once: true });
     }
     const options: CallOptions = {
