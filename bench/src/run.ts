@@ -430,6 +430,12 @@ const STDIO_CONFIGS = [
     tool: 'math_add',
     env: { HERMES_BENCH_UPSTREAM: 'http' },
   },
+  {
+    key: 'hermes-compose',
+    label: 'Hermes server + Hermes client by hand: a tool that calls the stdio upstream (limit of a mount)',
+    server: 'hermes-compose-stdio.server.js',
+    tool: 'math_add',
+  },
   { key: 'hermes-dev', label: 'Hermes through `hermes-mcp dev`', server: 'hermes-dev-stdio.server.js' },
   { key: 'sdk-v1', label: 'SDK v1 1.32.2', server: 'sdk-v1-stdio.server.js' },
   { key: 'sdk-v2', label: 'SDK v2 2.4.0, serveStdio', server: 'sdk-v2-stdio.server.js' },

@@ -130,6 +130,14 @@ export class UpstreamConnection {
   private readonly inFlight = new Set<DownstreamRequest>();
   /** The downstream request of the code running now (a question asked inside a forwarded call). */
   private readonly scope = new AsyncLocalStorage<DownstreamRequest>();
+  /**
+   * Whether the upstream's questions can arrive in the context of the call that caused them: on a
+   * URL upstream a question comes on that call's own response stream; on a stdio upstream it comes
+   * on the one pipe, in no call's context, so a call there is run without a scope of its own.
+   */
+  private readonly scoped: boolean;
+  /** The connected client while there is one: a call takes it without waiting a turn on {@link current}. */
+  private connected?: McpClient = undefined;
   /** What stops each client's listen stream. */
   private readonly stopListening = new WeakMap<McpClient, AbortController>();
 
@@ -138,6 +146,7 @@ export class UpstreamConnection {
     private readonly options: UpstreamOptions = {},
   ) {
     this.name = options.name ?? 'upstream';
+    this.scoped = !isStdioUpstream(spec);
   }
 
   /** The connected client, started (or restarted after a failure, past its backoff) when there is none. */
@@ -158,10 +167,10 @@ export class UpstreamConnection {
    * `GATEWAY_UPSTREAM_CLOSED` and is restarted on the next request.
    */
   async run<T>(downstream: DownstreamRequest, work: (client: McpClient) => Promise<T>): Promise<T> {
-    const client = await this.client();
+    const client = (!this.closed && this.connected) || (await this.client());
     this.inFlight.add(downstream);
     try {
-      return await this.scope.run(downstream, () => work(client));
+      return await (this.scoped ? this.scope.run(downstream, () => work(client)) : work(client));
     } catch (error) {
       if (error instanceof ConnectionClosedError) {
         this.lost(client);
@@ -182,6 +191,7 @@ export class UpstreamConnection {
     this.closed = true;
     const current = this.current;
     this.current = undefined;
+    this.connected = undefined;
     const client = await current?.catch(() => undefined);
     if (client) this.stopListening.get(client)?.abort();
     await client?.close().catch(() => undefined);
@@ -242,6 +252,7 @@ export class UpstreamConnection {
       throw new GatewayOpenError(error);
     }
     this.failures = 0;
+    this.connected = client;
     if (this.options.listenForListChanges && client.era === 'modern') this.listen(client);
     // Closed (the process exited, the server dropped the connection): the next request starts a new one.
     const onclose = transport.onclose;
@@ -268,6 +279,7 @@ export class UpstreamConnection {
 
   /** Forgets a client whose connection closed, so the next request starts a new one (after the backoff). */
   private lost(client: McpClient): void {
+    if (this.connected === client) this.connected = undefined;
     void this.current?.then((current) => {
       if (current !== client) return;
       this.current = undefined;
