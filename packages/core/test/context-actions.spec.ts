@@ -106,6 +106,50 @@ async function until(condition: () => boolean): Promise<void> {
 const tick = () => new Promise((resolve) => setTimeout(resolve, 10));
 const methods = (notes: Note[]) => notes.map((n) => n.method).filter((m) => m !== 'notifications/subscriptions/acknowledged');
 
+describe('app.onSubscribe', () => {
+  it('is told each URI a session subscribes to and each URI a listen stream names, before the client is answered; a throw fails that subscription', async () => {
+    const app = McpFactory.create(MemoryServer, { logger });
+    const told: string[] = [];
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const stop = app.onSubscribe(async (uri) => {
+      told.push(uri);
+      if (uri === 'memory://held') await held;
+      if (uri === 'memory://refused') throw new McpError(-32602, `no updates of ${uri}`);
+    });
+    const subscribed = await session(app);
+    await subscribed.peer.request('resources/subscribe', { uri: GRAPH });
+    expect(told).toEqual([GRAPH]);
+
+    // The answer waits for the listener.
+    let answered = false;
+    const pending = subscribed.peer.request('resources/subscribe', { uri: 'memory://held' }).then(() => (answered = true));
+    await until(() => told.length === 2);
+    await tick();
+    expect(answered).toBe(false);
+    release();
+    await pending;
+
+    // Refused: the client gets the listener's error, and no updates of it.
+    await expect(subscribed.peer.request('resources/subscribe', { uri: 'memory://refused' })).rejects.toMatchObject({ code: -32602, message: 'no updates of memory://refused' });
+    app.notifyResourceUpdated('memory://refused');
+    app.notifyResourceUpdated('memory://held');
+    await until(() => subscribed.notes.length === 1);
+    await tick();
+    expect(subscribed.notes).toEqual([{ method: 'notifications/resources/updated', params: { uri: 'memory://held' } }]);
+
+    // A listen stream: each URI it names, once.
+    await listen(app, { resourceSubscriptions: [GRAPH, 'memory://other', GRAPH] });
+    expect(told.slice(3)).toEqual([GRAPH, 'memory://other']);
+
+    // Stopped: told no more.
+    stop();
+    await subscribed.peer.request('resources/subscribe', { uri: 'memory://later' });
+    expect(told).not.toContain('memory://later');
+    await app.close();
+  });
+});
+
 describe('ctx.notifyResourceUpdated', () => {
   it('reaches the sessions subscribed to the URI and the listen streams that named it, from a tool, in either era', async () => {
     const app = McpFactory.create(MemoryServer, { logger });

@@ -17,6 +17,8 @@ export const GATEWAY_ERRORS = Object.freeze({
   GATEWAY_QUESTION_UNROUTABLE: 'the upstream asked a question no downstream request can be found for',
   /** A remote mount's upstream did not answer within its `timeout` (`mountRemote`); the request was cancelled upstream. */
   GATEWAY_UPSTREAM_TIMEOUT: "the upstream server did not answer within the remote mount's timeout",
+  /** A client subscribed to a resource while the upstream connection holds as many subscriptions as it makes (`maxSubscriptions`). */
+  GATEWAY_SUBSCRIPTIONS_FULL: 'the upstream connection holds as many resource subscriptions as it makes',
 });
 
 /** One of {@link GATEWAY_ERRORS}' codes. */

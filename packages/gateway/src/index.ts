@@ -7,7 +7,7 @@
  * @example
  * const gateway = await serveHttp({ upstreams: [{ name: 'notes', spec: { command: 'node', args: ['dist/main.js'] }, path: '/mcp' }], port: 3000 });
  */
-export { UpstreamConnection, isStdioUpstream } from './upstream';
+export { MAX_UPSTREAM_SUBSCRIPTIONS, UpstreamConnection, isStdioUpstream } from './upstream';
 export type { DownstreamRequest, StdioUpstream, UpstreamOptions, UpstreamSpec, UrlUpstream } from './upstream';
 export { UpstreamProxy } from './proxy';
 export type { ProxyListener, UpstreamProxyOptions } from './proxy';

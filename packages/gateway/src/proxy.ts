@@ -10,7 +10,7 @@
  * one client) share one connection, opened at start to learn what the upstream serves.
  */
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { McpApp, McpContext, McpHandler, NotificationContext, SessionChange, SessionStore } from '@hermes-mcp/core';
+import type { McpApp, McpContext, McpHandler, NotificationContext, SessionChange, SessionInfo, SessionStore } from '@hermes-mcp/core';
 import type { CallOptions, LogMessage, McpClient } from '@hermes-mcp/client';
 import { ErrorCode, McpError, META_KEYS, TRACE_CHANNELS, encodeHeaderValue, headerParamsOf, isRecord } from '@hermes-mcp/protocol';
 import type { ClientCapabilities, Implementation, JsonRpcNotification, ProgressUpdate, ProtocolVersion, ServerCapabilities, SessionEvent } from '@hermes-mcp/protocol';
@@ -265,6 +265,18 @@ export class UpstreamProxy implements McpHandler {
     };
     const client = await connection.client().catch(() => undefined);
     await client?.notify(notification.method, notification.params).catch(() => undefined);
+  }
+
+  /**
+   * A client subscribes to `uri`: the upstream connection that serves it is subscribed too, before
+   * the client is answered — a 2026-07-28 listen stream's on the shared connection, the stdio
+   * client's session on its own. A legacy HTTP session's is made by {@link watchSessions}, which
+   * also passes its unsubscribing on.
+   */
+  async handleSubscribe(uri: string, session?: SessionInfo): Promise<void> {
+    if (session?.id !== undefined) return;
+    const connection = session ? this.sessionConnection(STDIO_SESSION, session.protocolVersion, session.clientCapabilities) : this.shared;
+    await connection.subscribe(uri);
   }
 
   /** Closes every upstream connection. */

@@ -113,6 +113,8 @@ class Mounted implements RemoteMount {
   private relisting = false;
   /** Stops passing the clients' roots changes on. */
   private readonly stopRoots: () => void;
+  /** Stops passing the clients' subscriptions on. */
+  private readonly stopSubscriptions: () => void;
 
   constructor(
     private readonly app: McpApp,
@@ -134,6 +136,12 @@ class Mounted implements RemoteMount {
     });
     // A session's roots changed: its upstream connection is told (and asks them of that client again).
     this.stopRoots = app.onNotification('notifications/roots/list_changed', (notification, ctx) => proxy.handleNotification(notification, ctx));
+    // A client subscribes to a URI of this mount: the upstream is subscribed to its own URI (once, on
+    // the shared connection), so that its updates come; its refusal fails the client's subscription.
+    this.stopSubscriptions = app.onSubscribe(async (uri) => {
+      const own = unmountedUri(namespace, uri);
+      if (own !== undefined && !this.closed) await this.shared().subscribe(own);
+    });
   }
 
   /** `strict` (at mount): a name the app serves already fails the mount instead of being left out. */
@@ -162,6 +170,7 @@ class Mounted implements RemoteMount {
   async close(): Promise<void> {
     this.closed = true;
     this.stopRoots();
+    this.stopSubscriptions();
     for (const kind of ['tools', 'resources', 'prompts'] as const) this.replace(kind, []);
     await this.proxy.close();
   }

@@ -18,7 +18,7 @@ import {
   StreamableHttpClientTransport,
   WebSocketClientTransport,
 } from '@hermes-mcp/client';
-import type { Transport } from '@hermes-mcp/client';
+import type { ListenFilter, Transport } from '@hermes-mcp/client';
 import type { ClientCapabilities, CreateMessageRequestParams, CreateMessageResult, Implementation, ProtocolVersion, Root, ServerCapabilities } from '@hermes-mcp/protocol';
 import { gatewayError } from './errors';
 
@@ -99,6 +99,11 @@ export interface UpstreamOptions {
   listenForListChanges?: boolean;
   /** Declare the tasks extension (2026-07-28) upstream, so that its tasks can be followed (`tasks/get`, `tasks/update`). */
   tasks?: boolean;
+  /**
+   * The most resource URIs this connection subscribes the upstream to (default
+   * {@link MAX_UPSTREAM_SUBSCRIPTIONS}); past it {@link UpstreamConnection.subscribe} sends nothing.
+   */
+  maxSubscriptions?: number;
   /** Told of each notification that is not about one request (list changes, resource updates). */
   onListChanged?: (list: 'tools' | 'resources' | 'prompts') => void;
   /** Told of each `notifications/resources/updated`. */
@@ -111,6 +116,13 @@ class GatewayOpenError extends Error {
     super('the upstream could not be opened');
   }
 }
+
+/**
+ * The most resource URIs one upstream connection subscribes to for downstream clients: a
+ * subscription is kept until the connection closes (another client may still want it), so clients
+ * subscribing to ever new URIs of a template cannot grow it without bound.
+ */
+export const MAX_UPSTREAM_SUBSCRIPTIONS = 1000;
 
 const QUESTION_CAPABILITIES = { elicitation: { form: {}, url: {} }, sampling: { tools: {}, context: {} }, roots: { listChanged: true } };
 
@@ -140,6 +152,8 @@ export class UpstreamConnection {
   private connected?: McpClient = undefined;
   /** What stops each client's listen stream. */
   private readonly stopListening = new WeakMap<McpClient, AbortController>();
+  /** The resource URIs the upstream is subscribed to for downstream clients, made again after each restart. */
+  private readonly subscribed = new Set<string>();
 
   constructor(
     readonly spec: UpstreamSpec,
@@ -183,6 +197,38 @@ export class UpstreamConnection {
       throw error;
     } finally {
       this.inFlight.delete(downstream);
+    }
+  }
+
+  /**
+   * Subscribes the upstream to `uri`, so that its `notifications/resources/updated` for it come
+   * (to `onResourceUpdated`): a legacy upstream's `resources/subscribe`, or, in 2026-07-28, a listen
+   * stream with the URI among its `resourceSubscriptions` (opened anew with every URI, the old one
+   * ended once the new one is acknowledged). Kept until the connection closes, and made again after
+   * each restart. Nothing is sent to an upstream that does not declare `resources.subscribe`. Past
+   * `maxSubscriptions` ({@link MAX_UPSTREAM_SUBSCRIPTIONS}) a new URI is refused,
+   * `GATEWAY_SUBSCRIPTIONS_FULL`; the upstream's refusal (or its being unreachable) is thrown, and
+   * the URI forgotten.
+   */
+  async subscribe(uri: string): Promise<void> {
+    if (this.subscribed.has(uri)) return;
+    const most = this.options.maxSubscriptions ?? MAX_UPSTREAM_SUBSCRIPTIONS;
+    if (this.subscribed.size >= most) {
+      throw gatewayError(
+        'GATEWAY_SUBSCRIPTIONS_FULL',
+        this.name,
+        `the upstream "${this.name}" is subscribed to ${most} resources for clients already, the most it is (maxSubscriptions): ${uri} is not`,
+      );
+    }
+    this.subscribed.add(uri);
+    try {
+      const client = await this.client();
+      if (!client.serverCapabilities.resources?.subscribe) return;
+      if (client.era === 'modern') await this.listen(client);
+      else await client.subscribe(uri);
+    } catch (error) {
+      this.subscribed.delete(uri);
+      throw error;
     }
   }
 
@@ -253,7 +299,11 @@ export class UpstreamConnection {
     }
     this.failures = 0;
     this.connected = client;
-    if (this.options.listenForListChanges && client.era === 'modern') this.listen(client);
+    if (client.era === 'modern') void this.listen(client).catch(() => undefined);
+    else if (this.subscribed.size > 0 && client.serverCapabilities.resources?.subscribe) {
+      // A restarted upstream knows nothing of what the last one was subscribed to.
+      for (const uri of this.subscribed) void client.subscribe(uri).catch(() => undefined);
+    }
     // Closed (the process exited, the server dropped the connection): the next request starts a new one.
     const onclose = transport.onclose;
     transport.onclose = () => {
@@ -263,18 +313,41 @@ export class UpstreamConnection {
     return client;
   }
 
-  /** Keeps a listen stream open for the upstream's list changes while `client` is the connection's (the client tells `onListChanged`). */
-  private listen(client: McpClient): void {
+  /**
+   * Keeps a 2026-07-28 listen stream open while `client` is the connection's, for the upstream's
+   * list changes (`listenForListChanges`) and the resources subscribed to (the client tells
+   * `onListChanged` and `onResourceUpdated`). Called again with more URIs, it opens a new stream
+   * and ends the old one once the new one is acknowledged (nothing is missed in between); resolves
+   * then, and rejects if the stream could not be opened.
+   */
+  private listen(client: McpClient): Promise<void> {
     const caps = client.serverCapabilities;
-    const filter = { toolsListChanged: !!caps.tools?.listChanged, promptsListChanged: !!caps.prompts?.listChanged, resourcesListChanged: !!caps.resources?.listChanged };
-    if (!filter.toolsListChanged && !filter.promptsListChanged && !filter.resourcesListChanged) return;
+    const lists = this.options.listenForListChanges === true;
+    const filter: ListenFilter = {
+      toolsListChanged: lists && !!caps.tools?.listChanged,
+      promptsListChanged: lists && !!caps.prompts?.listChanged,
+      resourcesListChanged: lists && !!caps.resources?.listChanged,
+    };
+    if (this.subscribed.size > 0 && caps.resources?.subscribe) filter.resourceSubscriptions = [...this.subscribed];
+    if (!filter.toolsListChanged && !filter.promptsListChanged && !filter.resourcesListChanged && !filter.resourceSubscriptions) return Promise.resolve();
+    const previous = this.stopListening.get(client);
     const abort = new AbortController();
     this.stopListening.set(client, abort);
-    void (async () => {
-      for await (const _notification of client.listen(filter, { signal: abort.signal })) {
-        // onListChanged is called by the client for each.
-      }
-    })().catch(() => undefined);
+    return new Promise<void>((resolve, reject) => {
+      void (async () => {
+        for await (const _notification of client.listen(filter, { signal: abort.signal })) {
+          // The first is the acknowledgement; the client tells onListChanged and onResourceUpdated of the rest.
+          previous?.abort();
+          resolve();
+        }
+        resolve();
+      })().catch((error: unknown) => {
+        // Ended by a newer stream (acknowledged, with every URI this one had): that one serves.
+        if (abort.signal.aborted) return resolve();
+        if (this.stopListening.get(client) === abort) this.stopListening.delete(client);
+        reject(error instanceof Error ? error : new Error(String(error)));
+      });
+    });
   }
 
   /** Forgets a client whose connection closed, so the next request starts a new one (after the backoff). */

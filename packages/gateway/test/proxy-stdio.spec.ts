@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport as ModernStdioTransport } from '@modelcontextprotocol/client/stdio';
 import { CLI, EVERYTHING, REPO_ROOT, RunningProxy, startProxy, textOf } from './support';
@@ -61,6 +61,35 @@ describe('a remote server over stdio', () => {
       expect(textOf(await client.callTool({ name: 'ask_name', arguments: {} }))).toBe('Hello Grace, who likes red');
     } finally {
       await client.close();
+    }
+  });
+
+  it('subscribes the upstream for a resources/subscribe of the session and for a listen stream’s resourceSubscriptions, and passes the updates on', async () => {
+    const legacy = new Client({ name: 'host', version: '1.0.0' });
+    const legacySaw: string[] = [];
+    legacy.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void legacySaw.push(notification.params.uri));
+    await legacy.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'proxy', upstream.urls[0], '--stdio'], cwd: REPO_ROOT, stderr: 'pipe' }));
+    const modern = new ModernClient({ name: 'host', version: '2.4.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const modernSaw: string[] = [];
+    modern.setNotificationHandler('notifications/resources/updated', (notification) => void modernSaw.push(notification.params.uri));
+    await modern.connect(new ModernStdioTransport({ command: process.execPath, args: [CLI, 'proxy', upstream.urls[0], '--stdio'], cwd: REPO_ROOT, stderr: 'pipe' }));
+    try {
+      // The session's calls and its subscription share its upstream session (a process of the HTTP proxy's own).
+      await legacy.subscribeResource({ uri: 'status://server' });
+      expect(textOf(await legacy.callTool({ name: 'touch', arguments: { uri: 'status://server' } }))).toBe('touched status://server');
+      // 2026-07-28: the stream's URIs and the calls share the shared connection, through both proxies.
+      const subscription = await modern.listen({ resourceSubscriptions: ['items://item/3'] });
+      expect(textOf(await modern.callTool({ name: 'touch', arguments: { uri: 'items://item/3' } }))).toBe('touched items://item/3');
+      for (let waited = 0; legacySaw.length === 0 || modernSaw.length === 0; waited += 20) {
+        if (waited > 10_000) throw new Error(`no update within 10 s (session: ${legacySaw.join()}; stream: ${modernSaw.join()})`);
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(legacySaw).toEqual(['status://server']);
+      expect(modernSaw).toEqual(['items://item/3']);
+      await subscription.close();
+    } finally {
+      await legacy.close();
+      await modern.close();
     }
   });
 

@@ -22,6 +22,7 @@ import {
   ElicitRequestSchema,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
+  ResourceUpdatedNotificationSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { Client as ModernClient, StreamableHTTPClientTransport as ModernHttpTransport } from '@modelcontextprotocol/client';
@@ -259,6 +260,58 @@ describe('2026-07-28 requests (SDK v2 client)', () => {
       const seen = (await client.callTool({ name: 'every_cancellations', arguments: {} })).structuredContent as { aborted: string[] };
       if (seen.aborted.includes('modern-cancel')) break;
       await sleep(20);
+    }
+  });
+
+  it('subscribes the upstream for a session’s resources/subscribe and a listen stream’s resourceSubscriptions, and passes its updates on to them only', async () => {
+    const session = await legacyClient();
+    const sessionSaw: string[] = [];
+    session.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void sessionSaw.push(notification.params.uri));
+    await session.subscribeResource({ uri: 'status://every/server' });
+    const streamSaw: string[] = [];
+    client.setNotificationHandler('notifications/resources/updated', (notification) => void streamSaw.push(notification.params.uri));
+    const subscription = await client.listen({ resourceSubscriptions: ['items://every/item/3'] });
+    expect(subscription.honoredFilter).toEqual({ resourceSubscriptions: ['items://every/item/3'] });
+    // Touched in the upstream's shared process, the one 2026-07-28 calls reach and the one subscribed
+    // (a session's calls run in a process of its own); a URI no one subscribed to first, so that,
+    // were it passed on, it would come before the others.
+    for (const uri of ['items://item/4', 'status://server', 'items://item/3']) {
+      expect(textOf(await client.callTool({ name: 'every_touch', arguments: { uri } }))).toBe(`touched ${uri}`);
+    }
+    for (let waited = 0; sessionSaw.length === 0 || streamSaw.length === 0; waited += 20) {
+      if (waited > 10_000) throw new Error(`no update within 10 s (session: ${sessionSaw.join()}; stream: ${streamSaw.join()})`);
+      await sleep(20);
+    }
+    expect(sessionSaw).toEqual(['status://every/server']);
+    expect(streamSaw).toEqual(['items://every/item/3']);
+    await subscription.close();
+    await session.close();
+  });
+
+  it('subscribes the upstream to at most maxSubscriptions URIs: past them a subscription is refused with GATEWAY_SUBSCRIPTIONS_FULL', async () => {
+    const capped = await mountRemote(app, 'capped', { command: EVERYTHING[0], args: EVERYTHING.slice(1) }, { onStderr: () => undefined, maxSubscriptions: 1 });
+    const session = await legacyClient();
+    try {
+      const saw: string[] = [];
+      session.setNotificationHandler(ResourceUpdatedNotificationSchema, (notification) => void saw.push(notification.params.uri));
+      await session.subscribeResource({ uri: 'status://capped/server' });
+      await expect(session.subscribeResource({ uri: 'items://capped/item/3' })).rejects.toMatchObject({
+        code: -32603,
+        message: expect.stringContaining('GATEWAY_SUBSCRIPTIONS_FULL: the upstream "capped" is subscribed to 1 resources'),
+      });
+      // The same URI again is no new one.
+      await session.subscribeResource({ uri: 'status://capped/server' });
+      for (const uri of ['items://item/3', 'status://server']) {
+        expect(textOf(await client.callTool({ name: 'capped_touch', arguments: { uri } }))).toBe(`touched ${uri}`);
+      }
+      for (let waited = 0; saw.length === 0; waited += 20) {
+        if (waited > 10_000) throw new Error('no update within 10 s');
+        await sleep(20);
+      }
+      expect(saw).toEqual(['status://capped/server']);
+    } finally {
+      await session.close();
+      await capped.close();
     }
   });
 

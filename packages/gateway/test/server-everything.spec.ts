@@ -17,6 +17,7 @@ import { readFileSync } from 'node:fs';
 import { Server } from 'node:http';
 import { AddressInfo, createServer as createNetServer } from 'node:net';
 import * as path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
 import { McpApp, McpFactory, McpServer, Tool, createLogger } from '@hermes-mcp/core';
 import { RemoteMount, mountRemote } from '@hermes-mcp/gateway';
@@ -603,6 +604,37 @@ describe('server-everything mounted into a Hermes app (mountRemote), served over
       });
     } finally {
       await driver.close();
+    }
+  });
+
+  it('subscribes the upstream (a 2025-era one: resources/subscribe) when a session or a listen stream subscribes to a mounted resource, and passes its updates on to them only', async () => {
+    const features = 'demo://everything/resource/static/document/features.md';
+    const instructions = 'demo://everything/resource/static/document/instructions.md';
+    const session = new ModernClient({ name: 'sdk-v2', version: '2.4.0' });
+    const modern = new ModernClient({ name: 'sdk-v2', version: '2.4.0' }, { versionNegotiation: { mode: { pin: '2026-07-28' } } });
+    const sessionSaw = new Set<string>();
+    const streamSaw = new Set<string>();
+    session.setNotificationHandler('notifications/resources/updated', (notification) => void sessionSaw.add(notification.params.uri));
+    modern.setNotificationHandler('notifications/resources/updated', (notification) => void streamSaw.add(notification.params.uri));
+    await session.connect(new ModernHttpTransport(url));
+    await modern.connect(new ModernHttpTransport(url));
+    try {
+      await session.subscribeResource({ uri: features });
+      const subscription = await modern.listen({ resourceSubscriptions: [instructions] });
+      // 2026-07-28 calls run on the mount's shared connection, the one subscribed upstream: its
+      // simulated updates start, at once and every 5 s, for each URI that connection subscribed to.
+      expect(texts(await modern.callTool({ name: 'everything_toggle-subscriber-updates', arguments: {} }))[0]).toMatch(/^Started simulated resource updated/);
+      for (let waited = 0; !sessionSaw.has(features) || !streamSaw.has(instructions); waited += 20) {
+        if (waited > 12_000) throw new Error(`no update within 12 s (session: ${[...sessionSaw].join()}; stream: ${[...streamSaw].join()})`);
+        await sleep(20);
+      }
+      expect([...sessionSaw]).toEqual([features]);
+      expect([...streamSaw]).toEqual([instructions]);
+      expect(texts(await modern.callTool({ name: 'everything_toggle-subscriber-updates', arguments: {} }))[0]).toMatch(/^Stopped simulated resource updates/);
+      await subscription.close();
+    } finally {
+      await session.close();
+      await modern.close();
     }
   });
 });

@@ -26,7 +26,7 @@ import type { SkillsReload } from '../skills/host';
 import { codeSkillsOf } from '../skills/code';
 import { StdioTransport, StdioTransportOptions } from '../transports/stdio.transport';
 import type { ValidateOptions } from '../validation/validator';
-import type { McpContext, ServerActions } from '../context/mcp-context';
+import type { McpContext, ServerActions, SessionInfo } from '../context/mcp-context';
 
 /** Options of {@link McpFactory.create}. */
 export interface McpAppOptions extends ServingOptions {
@@ -114,6 +114,8 @@ export class McpApp implements ServedApp, ServerActions {
   /** The server-side logger. */
   readonly logger: Logger;
   private readonly listeners = new Map<string, Set<NotificationListener>>();
+  /** {@link onSubscribe}'s listeners. */
+  private readonly subscribers = new Set<(uri: string, session?: SessionInfo) => void | Promise<void>>();
   private listening = false;
 
   /**
@@ -275,6 +277,24 @@ export class McpApp implements ServedApp, ServerActions {
     return () => set.delete(listener);
   }
 
+  /**
+   * Listens to clients' resource subscriptions: `listener` gets each URI a client subscribes to (a
+   * legacy session's `resources/subscribe`, each URI of a 2026-07-28 `subscriptions/listen`
+   * stream's `resourceSubscriptions`) and the legacy session subscribing (absent for a listen
+   * stream), on every transport, before the client is answered; a
+   * listener that throws fails that subscription (the client gets its error; for a listen stream,
+   * the stream is refused). For updates that come from elsewhere — a remote
+   * mount subscribes its upstream to the URI — sent with {@link notifyResourceUpdated}. Returns
+   * what stops listening.
+   *
+   * @example
+   * app.onSubscribe((uri) => watcher.watch(uri));
+   */
+  onSubscribe(listener: (uri: string, session?: SessionInfo) => void | Promise<void>): () => void {
+    this.subscribers.add(listener);
+    return () => void this.subscribers.delete(listener);
+  }
+
   /** The tool of that name, to enable, disable or remove it. */
   tool(name: string): RegisteredHandle {
     return this.handle('tool', name);
@@ -356,12 +376,22 @@ export class McpApp implements ServedApp, ServerActions {
 
   private withListeners(handler: McpHandler): McpHandler {
     const listeners = this.listeners;
+    const subscribers = this.subscribers;
     const own = handler.handleNotification?.bind(handler);
+    const ownSubscribe = handler.handleSubscribe?.bind(handler);
     return Object.assign(Object.create(handler) as McpHandler, {
       handleNotification: async (notification: JsonRpcNotification, ctx: NotificationContext) => {
         await own?.(notification, ctx);
         const set = listeners.get(notification.method);
         if (set) for (const listener of set) await listener(notification, ctx);
+      },
+      // Only when someone listens: most servers' subscriptions are answered without a turn.
+      handleSubscribe: (uri: string, session?: SessionInfo): Promise<void> | undefined => {
+        if (!ownSubscribe && subscribers.size === 0) return undefined;
+        return (async () => {
+          await ownSubscribe?.(uri, session);
+          for (const subscriber of [...subscribers]) await subscriber(uri, session);
+        })();
       },
     });
   }

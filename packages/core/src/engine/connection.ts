@@ -557,8 +557,13 @@ export class Connection implements PeerHandlers, RequestChannel {
   subscribe(method: string, params: Record<string, unknown>): Record<string, unknown> | Promise<Record<string, unknown>> {
     if (typeof params.uri !== 'string' || params.uri === '') throw McpError.invalidParams('"uri" must be a non-empty string');
     if (method === 'resources/subscribe') {
-      (this.subscriptions ??= new Set()).add(params.uri);
-      return this.save({}, { subscribe: params.uri });
+      const uri = params.uri;
+      const subscribed = () => {
+        (this.subscriptions ??= new Set()).add(uri);
+        return this.save({}, { subscribe: uri });
+      };
+      const told = this.engine.handler.handleSubscribe?.(uri, this.session);
+      return told ? told.then(subscribed) : subscribed();
     }
     this.subscriptions?.delete(params.uri);
     return this.save({}, { unsubscribe: params.uri });

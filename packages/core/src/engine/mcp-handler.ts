@@ -48,6 +48,14 @@ export interface McpHandler {
   inputSchemaOf?(toolName: string): object | undefined;
   /** Receives client notifications other than the lifecycle and correlation ones. */
   handleNotification?(notification: JsonRpcNotification, ctx: NotificationContext): void | Promise<void>;
+  /**
+   * Told of each resource URI a client subscribes to — a legacy session's `resources/subscribe`,
+   * each URI of a 2026-07-28 `subscriptions/listen` stream's `resourceSubscriptions` — before the
+   * client is answered (a throw fails that subscription, or that listen stream). Updates still go out only through
+   * `notifyResourceUpdated`; this is for a handler whose updates come from elsewhere (a remote mount
+   * subscribes its upstream). `session`: the legacy session subscribing; absent for a listen stream.
+   */
+  handleSubscribe?(uri: string, session?: SessionInfo): void | Promise<void>;
 }
 
 /** True for an object that implements {@link McpHandler}. */

@@ -373,6 +373,7 @@ export class ModernHandler implements ModernOwner {
     if (Array.isArray(asked.resourceSubscriptions) && caps.resources?.subscribe) {
       const uris = asked.resourceSubscriptions.filter((u): u is string => typeof u === 'string');
       if (uris.length > 0) honored.resourceSubscriptions = uris;
+      if (this.handler.handleSubscribe) for (const uri of new Set(uris)) await this.handler.handleSubscribe(uri);
     }
     const tag = { [META_KEYS.subscriptionId]: request.id };
     await sink.notify('notifications/subscriptions/acknowledged', { _meta: tag, notifications: honored });
