@@ -13,9 +13,10 @@
  */
 import 'reflect-metadata';
 import { ChildProcess, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Server } from 'node:http';
 import { AddressInfo, createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { gunzipSync } from 'node:zlib';
@@ -635,6 +636,67 @@ describe('server-everything mounted into a Hermes app (mountRemote), served over
     } finally {
       await session.close();
       await modern.close();
+    }
+  });
+});
+
+describe('a 2025-11-25 task-only tool of a mounted upstream, its call cancelled', () => {
+  let app: McpApp;
+  let mount: RemoteMount;
+  let gateway: Server;
+  let url: URL;
+  let dir: string;
+  let log: string;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), 'hermes-tee-'));
+    log = path.join(dir, 'upstream.log');
+    app = McpFactory.create(GatewayServer, { logger: createLogger({ level: 'silent' }) });
+    // server-everything behind a tee that writes down what it is sent and what it answers.
+    const tee = path.join(__dirname, 'fixtures', 'tee.mjs');
+    mount = await mountRemote(app, 'everything', { command: process.execPath, args: [tee, log, SERVER_EVERYTHING, 'stdio'] }, { onStderr: () => undefined });
+    ({ server: gateway, url } = await serveApp(app));
+  });
+
+  afterAll(async () => {
+    await closeServer(gateway);
+    await app?.close();
+    await mount?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('cancels the task upstream (tasks/cancel), which the upstream answers with the task cancelled', async () => {
+    const client = new Client({ name: 'sdk-v1', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url));
+    try {
+      const abort = new AbortController();
+      const call = client.callTool({ name: 'everything_simulate-research-query', arguments: { topic: 'cancelled research' } }, undefined, { signal: abort.signal });
+      // Its stages take a second each: cancelled once the task is under way upstream.
+      type Line = { pid: string; mark: string; message: { id?: number; method?: string; params?: Record<string, unknown>; result?: Record<string, unknown> } };
+      const lines = (): Line[] =>
+        (existsSync(log) ? readFileSync(log, 'utf8').split('\n').filter(Boolean) : []).map((line) => {
+          const [pid, mark, ...json] = line.split(' ');
+          return { pid, mark, message: JSON.parse(json.join(' ')) as Line['message'] };
+        });
+      const sent = (method: string) => lines().filter((line) => line.mark === '>' && line.message.method === method);
+      for (let waited = 0; sent('tasks/result').length === 0; waited += 20) {
+        if (waited > 10_000) throw new Error('the gateway did not wait for a task within 10 s');
+        await sleep(20);
+      }
+      expect(sent('tools/call')[0].message.params?.task).toEqual({ ttl: expect.any(Number) });
+      abort.abort();
+      await expect(call).rejects.toThrow();
+      let answer: Line | undefined;
+      for (let waited = 0; answer === undefined; waited += 20) {
+        if (waited > 10_000) throw new Error(`no tasks/cancel answered within 10 s:\n${readFileSync(log, 'utf8')}`);
+        const cancel = sent('tasks/cancel')[0];
+        answer = cancel && lines().find((line) => line.pid === cancel.pid && line.mark === '<' && line.message.id === cancel.message.id);
+        if (answer) expect(answer.message.result).toMatchObject({ taskId: cancel.message.params?.taskId });
+        await sleep(20);
+      }
+      expect(answer.message.result).toMatchObject({ status: 'cancelled' });
+    } finally {
+      await client.close();
     }
   });
 });
