@@ -170,8 +170,12 @@ export function buildSnapshot(entry: string, node: string = process.execPath): S
     );
   }
   renameSync(partial, files.blob);
-  writeFileSync(files.launcher, launcherScript(node, entry, files.blob, config.cli));
-  chmodSync(files.launcher, 0o755);
+  // Renamed into place too: a start by hand (`/bin/sh start.sh`) while a background rebuild
+  // rewrote the script in place could read it cut short, and exit at once.
+  const partialLauncher = `${files.launcher}.${process.pid}.tmp`;
+  writeFileSync(partialLauncher, launcherScript(node, entry, files.blob, config.cli));
+  chmodSync(partialLauncher, 0o755);
+  renameSync(partialLauncher, files.launcher);
   return { ...files, entry, packages, inputs: inputs.length, bytes: statSync(files.blob).size, ms: Date.now() - started };
 }
 
