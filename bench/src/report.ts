@@ -337,42 +337,28 @@ const CALL_COLUMNS = ['server', 'sequential calls/s', 'round trip µs (median)',
 
 function stdioSection(stdio: NonNullable<BenchResults['stdio']>, targets: Target[]): string {
   const rows = callRows(stdio, 'stdio', 'echo', targets);
-  const seq = stdio.sequential['hermes-dev'];
-  if (seq && stdio.sequential.hermes) {
-    // One extra hop: a plain line-forwarding proxy measures 1.35–1.6 × on these machines.
-    const hop = median(
+  const over = (key: string, base: string) => {
+    const own = stdio.sequential[key];
+    const other = stdio.sequential[base];
+    if (!own?.length || !other?.length) return undefined;
+    return median(
       ratios(
-        seq.map((r) => r.medianUs),
-        stdio.sequential.hermes.map((r) => r.medianUs),
+        own.map((r) => r.medianUs),
+        other.map((r) => r.medianUs),
       ),
     );
-    const pipe = stdio.sequential['hermes-pipe'];
-    const bare = pipe
-      ? ` (a bare pipe: ${fixed(
-          median(
-            ratios(
-              pipe.map((r) => r.medianUs),
-              stdio.sequential.hermes.map((r) => r.medianUs),
-            ),
-          ),
-        )} ×)`
-      : '';
+  };
+  // One extra hop: a plain line-forwarding proxy measures 1.35–1.6 × on these machines.
+  const hop = over('hermes-dev', 'hermes');
+  if (hop !== undefined) {
+    const pipe = over('hermes-pipe', 'hermes');
+    const bare = pipe === undefined ? '' : ` (a bare pipe: ${fixed(pipe)} ×)`;
     targets.push({ what: 'stdio round trip through `hermes-mcp dev` ≤ 1.6 × direct (Hermes, sequential)', measured: `${fixed(hop)} ×${bare}`, holds: hop <= 1.6 });
   }
   // Rows read against the bare pipe (one hop that reads nothing), round trip over round trip, round
   // by round; the forwarding pipe (parses each message, renumbers ids) is the floor of any hop that
   // reads the protocol, shown beside.
-  const overPipe = (key: string) => {
-    const own = stdio.sequential[key];
-    const pipe = stdio.sequential['hermes-pipe'];
-    if (!own?.length || !pipe?.length) return undefined;
-    return median(
-      ratios(
-        own.map((r) => r.medianUs),
-        pipe.map((r) => r.medianUs),
-      ),
-    );
-  };
+  const overPipe = (key: string) => over(key, 'hermes-pipe');
   const floor = overPipe('hermes-parse');
   const floorNote = floor === undefined ? '' : `the forwarding pipe, the floor of a hop that reads each message: ${fixed(floor)} ×`;
   // A remote mount is a Hermes server and a Hermes client (the issue's design): that pair wired by
@@ -386,16 +372,9 @@ function stdioSection(stdio: NonNullable<BenchResults['stdio']>, targets: Target
     const times = overPipe(key);
     if (times !== undefined) targets.push({ what, measured: `${fixed(times)} ×${notes ? ` (${notes})` : ''}`, holds: times <= 1.25 });
   }
-  const mount = stdio.sequential['hermes-remote-stdio'];
-  const byHand = stdio.sequential['hermes-compose'];
-  if (mount?.length && byHand?.length) {
-    // What the gateway adds to the pair it is made of, round by round.
-    const own = median(
-      ratios(
-        mount.map((r) => r.medianUs),
-        byHand.map((r) => r.medianUs),
-      ),
-    );
+  // What the gateway adds to the pair it is made of, round by round.
+  const own = over('hermes-remote-stdio', 'hermes-compose');
+  if (own !== undefined) {
     targets.push({
       what: 'a remote mount of a stdio server: round trip ≤ 1.1 × Hermes server + client wired by hand (the gateway’s own cost, sequential)',
       measured: `${fixed(own)} ×`,

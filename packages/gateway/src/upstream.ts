@@ -101,7 +101,8 @@ export interface UpstreamOptions {
   tasks?: boolean;
   /**
    * The most resource URIs this connection subscribes the upstream to (default
-   * {@link MAX_UPSTREAM_SUBSCRIPTIONS}); past it {@link UpstreamConnection.subscribe} sends nothing.
+   * {@link MAX_UPSTREAM_SUBSCRIPTIONS}); past it {@link UpstreamConnection.subscribe} refuses a new
+   * one with `GATEWAY_SUBSCRIPTIONS_FULL`.
    */
   maxSubscriptions?: number;
   /** Told of each notification that is not about one request (list changes, resource updates). */
@@ -152,8 +153,11 @@ export class UpstreamConnection {
   private connected?: McpClient = undefined;
   /** What stops each client's listen stream. */
   private readonly stopListening = new WeakMap<McpClient, AbortController>();
-  /** The resource URIs the upstream is subscribed to for downstream clients, made again after each restart. */
-  private readonly subscribed = new Set<string>();
+  /**
+   * The resource URIs the upstream is subscribed to for downstream clients (made again after each
+   * restart), each with its subscription under way or made: a second client waits for the first's.
+   */
+  private readonly subscribed = new Map<string, Promise<void>>();
 
   constructor(
     readonly spec: UpstreamSpec,
@@ -210,26 +214,30 @@ export class UpstreamConnection {
    * `GATEWAY_SUBSCRIPTIONS_FULL`; the upstream's refusal (or its being unreachable) is thrown, and
    * the URI forgotten.
    */
-  async subscribe(uri: string): Promise<void> {
-    if (this.subscribed.has(uri)) return;
+  subscribe(uri: string): Promise<void> {
+    const known = this.subscribed.get(uri);
+    if (known) return known;
     const most = this.options.maxSubscriptions ?? MAX_UPSTREAM_SUBSCRIPTIONS;
     if (this.subscribed.size >= most) {
-      throw gatewayError(
-        'GATEWAY_SUBSCRIPTIONS_FULL',
-        this.name,
-        `the upstream "${this.name}" is subscribed to ${most} resources for clients already, the most it is (maxSubscriptions): ${uri} is not`,
+      return Promise.reject(
+        gatewayError(
+          'GATEWAY_SUBSCRIPTIONS_FULL',
+          this.name,
+          `the upstream "${this.name}" is subscribed to ${most} resources for clients already, the most it is (maxSubscriptions): ${uri} is not`,
+        ),
       );
     }
-    this.subscribed.add(uri);
-    try {
+    const made = (async () => {
       const client = await this.client();
       if (!client.serverCapabilities.resources?.subscribe) return;
       if (client.era === 'modern') await this.listen(client);
       else await client.subscribe(uri);
-    } catch (error) {
-      this.subscribed.delete(uri);
-      throw error;
-    }
+    })();
+    this.subscribed.set(uri, made);
+    made.catch(() => {
+      if (this.subscribed.get(uri) === made) this.subscribed.delete(uri);
+    });
+    return made;
   }
 
   /** Closes the connection (a stdio upstream is stopped); later requests fail. */
@@ -302,7 +310,7 @@ export class UpstreamConnection {
     if (client.era === 'modern') void this.listen(client).catch(() => undefined);
     else if (this.subscribed.size > 0 && client.serverCapabilities.resources?.subscribe) {
       // A restarted upstream knows nothing of what the last one was subscribed to.
-      for (const uri of this.subscribed) void client.subscribe(uri).catch(() => undefined);
+      for (const uri of this.subscribed.keys()) void client.subscribe(uri).catch(() => undefined);
     }
     // Closed (the process exited, the server dropped the connection): the next request starts a new one.
     const onclose = transport.onclose;
@@ -328,7 +336,7 @@ export class UpstreamConnection {
       promptsListChanged: lists && !!caps.prompts?.listChanged,
       resourcesListChanged: lists && !!caps.resources?.listChanged,
     };
-    if (this.subscribed.size > 0 && caps.resources?.subscribe) filter.resourceSubscriptions = [...this.subscribed];
+    if (this.subscribed.size > 0 && caps.resources?.subscribe) filter.resourceSubscriptions = [...this.subscribed.keys()];
     if (!filter.toolsListChanged && !filter.promptsListChanged && !filter.resourcesListChanged && !filter.resourceSubscriptions) return Promise.resolve();
     const previous = this.stopListening.get(client);
     const abort = new AbortController();

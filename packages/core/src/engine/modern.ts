@@ -373,7 +373,11 @@ export class ModernHandler implements ModernOwner {
     if (Array.isArray(asked.resourceSubscriptions) && caps.resources?.subscribe) {
       const uris = asked.resourceSubscriptions.filter((u): u is string => typeof u === 'string');
       if (uris.length > 0) honored.resourceSubscriptions = uris;
-      if (this.handler.handleSubscribe) for (const uri of new Set(uris)) await this.handler.handleSubscribe(uri);
+      // Awaited only when a listener made it a promise: most servers' streams open without a turn.
+      for (const uri of new Set(uris)) {
+        const told = this.handler.handleSubscribe?.(uri);
+        if (told) await told;
+      }
     }
     const tag = { [META_KEYS.subscriptionId]: request.id };
     await sink.notify('notifications/subscriptions/acknowledged', { _meta: tag, notifications: honored });
