@@ -4,7 +4,8 @@
 // REDIS_TLS_CA/CERT/KEY, REDIS_WAIT_REPLICAS) and PORT, INSTANCE, CURSOR_SECRET,
 // REQUEST_STATE_SECRET, TASK_LEASE_MS as examples/cluster. Unlike the example's main.js, its node
 // connections back off to 500 ms (failovers are timed), and it prints `listening …` once up and
-// `redis-error <code>` lines for what the cluster logs.
+// `redis-error <code>` lines for what the cluster logs. TOPOLOGY_LOG_LEVEL (e.g. `debug`) turns its
+// own log on, to stderr (silent otherwise).
 /* eslint-disable @typescript-eslint/no-require-imports -- a plain CommonJS entry, run by node as it is */
 require('reflect-metadata');
 const Fastify = require('fastify');
@@ -29,7 +30,7 @@ async function main() {
     ...durabilityOf(env),
   });
   const app = McpFactory.create(ClusterServer, {
-    logger: createLogger({ level: 'silent' }),
+    logger: createLogger({ level: env.TOPOLOGY_LOG_LEVEL ?? 'silent', name: env.INSTANCE }),
     cluster,
     cursorSecret: env.CURSOR_SECRET,
     requestStateSecret: env.REQUEST_STATE_SECRET,
