@@ -25,6 +25,9 @@ const moduleNameMapper = {
 // on disk would not see. Set here, in jest's main process, so every worker and every process a test
 // spawns inherits it; verdict-cache.spec.ts turns the cache on for its own processes.
 process.env.HERMES_INTEROP_CACHE ??= 'off';
+// Nor are schemas read from theirs (schema-cache.ts): the tests build every schema, as a first
+// start does; schema-cache.spec.ts starts processes with it on, and compares what they read back.
+process.env.HERMES_SCHEMA_CACHE ??= 'off';
 
 /** The project `name` over the specs (`test/**\/*.spec.ts`) under `root`, for a config at the repository root. */
 export function project(name: string, root: string): Config {

@@ -104,6 +104,24 @@ export function onlyNestedType(cls: Function, key: string): Function | undefined
   }
 }
 
+/**
+ * What class-transformer's decorators put on `cls` itself (not its bases), for the schema cache's
+ * key: each known kind's entries, property by property as registered, and the default options; or
+ * undefined when the storage cannot be read, or holds something about `cls` of a kind Hermes does
+ * not know.
+ *
+ * @internal
+ */
+export function transformerRecord(cls: Function): { readonly kinds: ReadonlyArray<ReadonlyArray<[unknown, unknown]>>; readonly options: ClassTransformOptions } | undefined {
+  const internal = fast() ? internals() : undefined;
+  if (typeof internal !== 'object' || unknownKindConcerns(internal.storage, cls)) return undefined;
+  const kinds = KNOWN_KINDS.map((kind) => {
+    const byProperty = (internal.storage as unknown as Record<string, Map<Function, Map<unknown, unknown>>>)[kind].get(cls);
+    return byProperty ? [...byProperty] : [];
+  });
+  return { kinds, options: internal.defaultOptions };
+}
+
 /** Classes class-transformer converts to rather than builds. */
 const CONVERTED = new Set<unknown>([String, Number, Boolean, Date, globalThis.Buffer]);
 

@@ -116,6 +116,17 @@ export function isMadeByRegisterDecorator(cls: Function): boolean {
   return made;
 }
 
+/**
+ * The rules decorated on `cls` itself, as class-validator stores them (its private map, no copy):
+ * what its lookups of `cls` and its subclasses are made of. Undefined when the map cannot be read.
+ *
+ * @internal
+ */
+export function ownRulesOf(cls: Function): readonly ValidationMetadata[] | undefined {
+  const rules = fast() ? rulesOf(getMetadataStorage()) : undefined;
+  return rules ? (rules.get(cls) ?? []) : undefined;
+}
+
 // ---------------------------------------------------------------------------------------------
 // The internals, guarded
 

@@ -58,8 +58,8 @@ export function fastPathSwitch(library: string, check: () => string | undefined,
   return { status: get, fast: () => get().fast };
 }
 
-/** The folder of `library` (where its package.json is) as found from `paths` (default: from here), if it is found. */
-function rootOf(library: string, paths?: string[]): string | undefined {
+/** The folder of `library` (where its package.json is) as found from `paths` (default: from here), if it is found. @internal */
+export function rootOf(library: string, paths?: string[]): string | undefined {
   try {
     return path.dirname(require.resolve(`${library}/package.json`, paths && { paths }));
   } catch {

@@ -52,7 +52,15 @@ export function cachedVerdict(library: string, root: string | undefined, checker
 
 /** The folder the verdicts of the library at `root` are kept in, or undefined when the cache is off. */
 function cacheFolder(root: string): string | undefined {
-  const named = process.env.HERMES_INTEROP_CACHE;
+  return cacheFolderOf(root, process.env.HERMES_INTEROP_CACHE);
+}
+
+/**
+ * Where Hermes keeps what it worked out about the code installed beside the library at `root`:
+ * `named` (an environment variable's value) when it names a folder, nothing when it is `off`, else
+ * `.cache/hermes-mcp` in the node_modules that holds the library. @internal
+ */
+export function cacheFolderOf(root: string, named: string | undefined): string | undefined {
   if (named === 'off' || named === '0' || named === 'false') return undefined;
   if (named) return path.resolve(named);
   // The node_modules that holds the library (a scoped one sits one level deeper).
@@ -63,19 +71,45 @@ function cacheFolder(root: string): string | undefined {
 
 /** The key of a verdict: Hermes' checker, Node's major, and each of `files` (relative to `root`) as it is now. */
 function keyOf(checker: string, root: string, files: readonly string[]): string {
-  const parts: unknown[] = [coreVersion(), process.versions.node.split('.')[0], stamp(checker)];
-  for (const file of files) parts.push(file, stamp(path.join(root, file)));
-  return JSON.stringify(parts);
+  return JSON.stringify([coreVersion(), process.versions.node.split('.')[0], stamp(checker), ...filesKey(root, files)]);
 }
+
+/**
+ * Each of `files` (relative to `root`) and its size and modification time now, or null for one
+ * that is gone: what says the code is still the code a cache entry was worked out on. @internal
+ */
+export function filesKey(root: string, files: readonly string[]): unknown[] {
+  const parts: unknown[] = [];
+  for (const file of files) parts.push(file, stamp(path.join(root, file)));
+  return parts;
+}
+
+/** The files under `root` that are loaded now (relative to it, sorted), `package.json` first. @internal */
+export function loadedFiles(root: string): string[] {
+  const prefix = root + path.sep;
+  const files = Object.keys(require.cache)
+    .filter((loaded) => loaded.startsWith(prefix))
+    .map((loaded) => loaded.slice(prefix.length))
+    .sort();
+  return ['package.json', ...files.filter((file) => file !== 'package.json')];
+}
+
+/** Each file's stamp, read once a process (the interop verdicts and the schema cache stamp the same library files). */
+const stamps = new Map<string, [number, number] | null>();
 
 /** A file's size and modification time, or null when it is gone. */
 function stamp(file: string): [number, number] | null {
-  try {
-    const { size, mtimeMs } = statSync(file);
-    return [size, mtimeMs];
-  } catch {
-    return null;
+  let found = stamps.get(file);
+  if (found === undefined) {
+    try {
+      const { size, mtimeMs } = statSync(file);
+      found = [size, mtimeMs];
+    } catch {
+      found = null;
+    }
+    stamps.set(file, found);
   }
+  return found;
 }
 
 function read(file: string): CacheFile | undefined {
@@ -90,12 +124,7 @@ function read(file: string): CacheFile | undefined {
 /** Keeps the pass of `library`, keyed by the files of it loaded now; whatever fails is left (the check runs again next time). */
 function keep(file: string, library: string, checker: string, root: string): void {
   try {
-    const prefix = root + path.sep;
-    const files = Object.keys(require.cache)
-      .filter((loaded) => loaded.startsWith(prefix))
-      .map((loaded) => loaded.slice(prefix.length))
-      .sort();
-    files.unshift('package.json');
+    const files = loadedFiles(root);
     const verdicts = { ...read(file)?.verdicts, [library]: { key: keyOf(checker, root, files), files } };
     mkdirSync(path.dirname(file), { recursive: true });
     // Written whole, then renamed: a process that reads it meanwhile sees the old file or the new one.
@@ -109,8 +138,8 @@ function keep(file: string, library: string, checker: string, root: string): voi
 
 let version: string | undefined;
 
-/** This package's version (a new Hermes checks anew), read once. */
-function coreVersion(): string {
+/** This package's version (a new Hermes checks anew), read once. @internal */
+export function coreVersion(): string {
   if (version === undefined) {
     try {
       version = String((JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version?: unknown }).version);

@@ -41,6 +41,7 @@ import { Schema, deepFreeze, escapeRegExp, isSchema, orNull, splitAnnotations } 
 import { inlined } from './inline';
 import { FIXED_CONVERTERS, NEVER, NestedContext, nestedConverter, unknownRule } from './rule-converters';
 import { SchemaWarning, isValidateIf, looserWarning, uniqueWarnings, warningsAbout } from './schema-warnings';
+import { cachedBuild, keepBuild, keyOf } from './schema-cache';
 
 export type { SchemaWarning };
 
@@ -107,8 +108,34 @@ const EMPTY_OBJECT = deepFreeze({ type: 'object' as const, properties: {} });
 export function buildObjectSchema(cls: Function, options: ObjectSchemaOptions = {}): JsonSchemaObject {
   let built = cache.get(cls);
   if (!built) cache.set(cls, (built = {}));
-  built.defs ??= deepFreeze(build(cls));
+  built.defs ??= deepFreeze(buildOrRead(cls));
   return nestedForm(built, options.nested);
+}
+
+/** {@link build}, or what it made of the same class at an earlier start, from the schema cache (schema-cache.ts). */
+function buildOrRead(cls: Function): JsonSchemaObject {
+  const key = keyOf(cls);
+  const kept = cachedBuild(key);
+  if (kept) {
+    warningsOf.set(cls, Object.freeze(kept.warnings));
+    for (const [name, keys] of Object.entries(kept.ignored ?? {})) {
+      const schema = name === '' ? kept.schema : (kept.schema.$defs as Record<string, object> | undefined)?.[name];
+      if (schema) ignoredKeysOf.set(schema, keys);
+    }
+    return kept.schema;
+  }
+  const schema = build(cls);
+  if (key !== undefined) {
+    const ignored: Record<string, readonly string[]> = {};
+    const root = ignoredKeysOf.get(schema);
+    if (root) ignored[''] = root;
+    for (const [name, def] of Object.entries((schema.$defs ?? {}) as Record<string, object>)) {
+      const keys = ignoredKeysOf.get(def);
+      if (keys) ignored[name] = keys;
+    }
+    keepBuild(key, { schema, warnings: warningsOf.get(cls) ?? [], ...(Object.keys(ignored).length > 0 && { ignored }) });
+  }
+  return schema;
 }
 
 /** The form `nested` asks for, made from the `$defs` form once. */
