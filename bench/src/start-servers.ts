@@ -23,6 +23,7 @@ export const START_SIZES = [2, 50, 1000];
 /** The servers compared at every size. */
 export const START_SERVERS = [
   { key: 'hermes', label: 'Hermes, `McpFactory.create(S).listen()`' },
+  { key: 'hermes-first', label: 'Hermes, the same file, a first start: no schema cache (`HERMES_SCHEMA_CACHE=off`)' },
   { key: 'hermes-snapshot', label: 'Hermes, the same file as `hermes-mcp install` starts it: the launcher of its startup snapshot (`hermes-mcp snapshot`)' },
   { key: 'sdk-v2', label: 'SDK v2 2.4.0, `serveStdio`' },
   { key: 'sdk-v1', label: 'SDK v1 1.32.2, `McpServer` + `StdioServerTransport`' },
@@ -35,9 +36,9 @@ export type StartServerKey = (typeof START_SERVERS)[number]['key'];
 /** Where the generated servers are written, under bench/dist. */
 export const START_SERVER_DIR = join(__dirname, 'start-servers');
 
-/** The generated file of one server at one size (the snapshot's server is Hermes' file). */
+/** The generated file of one server at one size (the snapshot's and the first start's server is Hermes' file). */
 export function startServerFile(key: StartServerKey, size: number): string {
-  return join(START_SERVER_DIR, `${key === 'hermes-snapshot' ? 'hermes' : key}-${size}.js`);
+  return join(START_SERVER_DIR, `${key === 'hermes-snapshot' || key === 'hermes-first' ? 'hermes' : key}-${size}.js`);
 }
 
 /** Every tool's description, `{i}` its number: the same text on every side. */

@@ -76,6 +76,8 @@ export interface StartResults {
   loadRuns: number;
   /** The runner's Node first, then each `--start-node`. */
   nodes: StartNodeResults[];
+  /** When the section was measured in a run of its own and put beside a full run's other sections: says when and why (shown under its heading). */
+  measuredApart?: string;
 }
 
 const TIMEOUT_MS = 30_000;
@@ -268,7 +270,12 @@ export async function measureStart(options: { rounds: number; loadRuns: number; 
     }
   const runs = nodes.flatMap((node) => START_SERVERS.flatMap((server) => START_SIZES.map((size) => ({ node, key: server.key, label: server.label, size }))));
   const once = (run: (typeof runs)[number]) =>
-    startOnce(run.node.path, startServerFile(run.key, run.size), run.size, run.key === 'hermes-snapshot' ? { launcher: launchers.get(`${run.node.path}|${run.size}`) } : {});
+    startOnce(
+      run.node.path,
+      startServerFile(run.key, run.size),
+      run.size,
+      run.key === 'hermes-snapshot' ? { launcher: launchers.get(`${run.node.path}|${run.size}`) } : run.key === 'hermes-first' ? { env: { HERMES_SCHEMA_CACHE: 'off' } } : {},
+    );
   for (const { node, key, size } of runs) (node.starts[key] ??= {})[size] = [];
   const describe = (run: (typeof runs)[number]) => `${run.node.version.padEnd(9)} ${run.key.padEnd(15)} ${String(run.size).padStart(4)} tools`;
   // One start of each, not counted: its answers checked, and the files in the page cache.

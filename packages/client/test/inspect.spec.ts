@@ -5,7 +5,7 @@
  */
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { McpClient } from '../src/client';
 import { StdioClientTransport } from '../src/stdio';
@@ -15,7 +15,11 @@ const root = path.join(__dirname, '../../..');
 const cli = path.join(__dirname, '../dist/cli.js');
 
 function inspect(cwd: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const result = spawnSync(process.execPath, [cli, 'inspect', ...args], { cwd, encoding: 'utf8', timeout: 60_000 });
+  return inspectWith({}, cwd, ...args);
+}
+
+function inspectWith(env: Record<string, string>, cwd: string, ...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const result = spawnSync(process.execPath, [cli, 'inspect', ...args], { cwd, encoding: 'utf8', timeout: 60_000, env: { ...process.env, ...env } });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -89,6 +93,24 @@ describe('hermes-mcp inspect', () => {
     expect(stderr).toContain('hermes-mcp inspect: HERMES_SCHEMA_LOOSER: the published schema accepts more than validation');
     expect(stderr).toContain('hermes-mcp inspect: --check: 1 bootstrap warning(s)');
     expect(inspect(project.dir, 'src/main.ts').code).toBe(0); // without --check, a warning is only shown
+  });
+
+  it('--check reports the same warning when the schemas are read back from the schema cache', () => {
+    project.write(
+      'src/server.ts',
+      serverSource(`\n  @Tool() pay(input: CardInput) {\n    return input.card;\n  }\n`, 'IsCreditCard').replace(
+        '@McpServer',
+        'export class CardInput {\n  @IsCreditCard() card!: string;\n}\n\n@McpServer',
+      ),
+    );
+    const env = { HERMES_SCHEMA_CACHE: path.join(project.dir, 'schema-cache') };
+    const first = inspectWith(env, project.dir, 'src/main.ts', '--check');
+    expect(readdirSync(path.join(project.dir, 'schema-cache', 'schemas'))).toHaveLength(1);
+    const second = inspectWith(env, project.dir, 'src/main.ts', '--check');
+    expect(first.code).toBe(1);
+    expect(second.code).toBe(1);
+    expect(JSON.parse(second.stdout)).toEqual(JSON.parse(first.stdout));
+    expect((JSON.parse(second.stdout) as { warnings: Array<{ code: string }> }).warnings.map((w) => w.code)).toEqual(['HERMES_SCHEMA_LOOSER']);
   });
 
   it('takes an entry that exports its @McpServer class and never listens', () => {

@@ -36,6 +36,7 @@ import { transformerRecord } from '../interop/class-transformer';
 import { rootOf } from '../interop/status';
 import { cacheFolderOf, coreVersion, filesKey, loadedFiles } from '../interop/verdict-cache';
 import type { SchemaWarning } from './schema-warnings';
+import { isSchema } from './json-schema';
 import { COMPLETE, CTX_PARAM, ENUM_TITLES, HANDLERS, SCOPES, SERVER_OPTIONS, SKILL_METHODS, USE } from '../metadata/keys';
 
 /** What the builder made of one root class, as kept. */
@@ -297,6 +298,8 @@ interface Store {
   readonly used: Map<string, CachedBuild>;
   dirty: boolean;
   writing?: NodeJS.Immediate;
+  /** True once it writes what is left when the process exits. */
+  onExit?: boolean;
 }
 
 let store: Store | null | undefined;
@@ -347,7 +350,9 @@ export function cachedBuild(key: string | undefined): CachedBuild | undefined {
     return undefined;
   }
   const kept = storeOf();
-  const build = kept && Object.prototype.hasOwnProperty.call(kept.kept, key) ? kept.kept[key] : undefined;
+  const found = kept && Object.prototype.hasOwnProperty.call(kept.kept, key) ? kept.kept[key] : undefined;
+  // An entry of another shape (a file edited by hand, cut short and still JSON) is built over.
+  const build = found && isSchema(found.schema) && Array.isArray(found.warnings) && (found.ignored === undefined || isSchema(found.ignored)) ? found : undefined;
   if (build && kept) kept.used.set(key, build);
   if (build) schemaCacheCounts.read++;
   else schemaCacheCounts.built++;
@@ -360,8 +365,13 @@ export function keepBuild(key: string, build: CachedBuild): void {
   if (!kept || kept.used.size >= MAX_ENTRIES) return;
   kept.used.set(key, build);
   kept.dirty = true;
-  // Not unref'd: a process that exits right after its bootstrap still writes (one more turn of its loop).
+  // Not unref'd: a process that ends right after its bootstrap still writes (one more turn of its
+  // loop); one that calls process.exit() first writes on its way out.
   kept.writing ??= setImmediate(() => write(kept));
+  if (!kept.onExit) {
+    kept.onExit = true;
+    process.once('exit', () => write(kept));
+  }
 }
 
 /** Writes the entries this process used, whole, then renames it into place; a failure leaves the next start to build. */
@@ -379,10 +389,4 @@ function write(kept: Store): void {
   } catch {
     // A read-only install, a full disk: the next start builds, as without the cache.
   }
-}
-
-/** For tests: forgets the file read and what this process used, so the next lookup reads it again. @internal */
-export function resetSchemaCache(): void {
-  if (store?.writing) clearImmediate(store.writing);
-  store = undefined;
 }

@@ -9,7 +9,7 @@
  * classes of fixtures/cache-classes.js and the DTOs of three examples (compiled by `tsc -b`).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
@@ -136,9 +136,14 @@ describe('the schema cache', () => {
     }
   });
 
-  it('a file that is not a cache, or of another format, is built over and written anew', () => {
+  it('a file that is not a cache, of another format, or with entries of another shape is built over and written anew', () => {
     const first = start(folder);
     const file = path.join(folder, 'schemas', readdirSync(path.join(folder, 'schemas'))[0]);
+    // Entries of another shape under a good stamp: each is built over.
+    const kept = JSON.parse(readFileSync(file, 'utf8'));
+    for (const entry of Object.values(kept.entries as Record<string, Record<string, unknown>>)) entry.schema = null;
+    writeFileSync(file, JSON.stringify(kept));
+    expect(start(folder).counts).toEqual(first.counts);
     writeFileSync(file, 'not json');
     expect(start(folder).counts.built).toBe(first.counts.built);
     writeFileSync(file, JSON.stringify({ format: 2, code: [], stamp: '', entries: {} }));
