@@ -22,7 +22,8 @@
  * that was loaded when the file was written, by path, size and modification time (as the interop
  * verdicts are, verdict-cache.ts). Any change rebuilds every schema, never serves an old one.
  *
- * One file per program (its main module), in `node_modules/.cache/hermes-mcp/schemas/`, holding the
+ * One file per program (its main module) and Node major version (two Nodes starting the same program
+ * would otherwise write over each other's), in `node_modules/.cache/hermes-mcp/schemas/`, holding the
  * entries the last start that built anything used; `HERMES_SCHEMA_CACHE=<folder>` keeps it elsewhere,
  * `HERMES_SCHEMA_CACHE=off` builds every schema at every start. A folder that cannot be written
  * leaves every start building, as without the cache.
@@ -63,8 +64,11 @@ const MAX_ENTRIES = 20_000;
 /** The libraries whose code the schemas depend on, besides core. */
 const LIBRARIES = ['class-validator', 'class-transformer', 'class-validator-jsonschema'];
 
-/** Core's folder (where its package.json is): two up from this module, in dist/ or src/. */
-const CORE_ROOT = path.resolve(__dirname, '..', '..');
+/**
+ * Core's folder (where its package.json is): two up from this module, in dist/ or src/; undefined
+ * in a bundle that has no `__dirname` (a startup snapshot's, a worker's), where nothing is kept.
+ */
+const CORE_ROOT = typeof __dirname === 'string' ? path.resolve(__dirname, '..', '..') : undefined;
 
 /** Thrown inside a key's making (one object, no stack taken each time): the class holds something the key cannot describe. */
 const UNTRUSTED = new Error('the class holds something a schema cache key cannot describe');
@@ -294,6 +298,8 @@ function emptyBody(source: string): boolean {
 /** The file of this program, read once; what this process used and built, to write back. */
 interface Store {
   readonly file: string;
+  /** Core's folder. */
+  readonly core: string;
   readonly kept: Record<string, CachedBuild>;
   readonly used: Map<string, CachedBuild>;
   dirty: boolean;
@@ -311,10 +317,14 @@ function storeOf(): Store | null {
   const named = process.env.HERMES_SCHEMA_CACHE;
   const validatorRoot = rootOf('class-validator');
   const folder = validatorRoot === undefined ? undefined : cacheFolderOf(validatorRoot, named);
-  if (folder === undefined || typeof require === 'undefined' || !require.cache) return store;
+  if (folder === undefined || CORE_ROOT === undefined || typeof require === 'undefined' || !require.cache) return store;
   const main = require.main?.filename ?? process.argv[1] ?? '';
-  const file = path.join(folder, 'schemas', `${path.basename(main).replace(/[^A-Za-z0-9_.-]/g, '_')}-${hash53(main, 0).toString(36)}.json`);
-  store = { file, kept: readKept(file), used: new Map(), dirty: false };
+  const file = path.join(
+    folder,
+    'schemas',
+    `${path.basename(main).replace(/[^A-Za-z0-9_.-]/g, '_')}-${hash53(main, 0).toString(36)}-node${process.versions.node.split('.')[0]}.json`,
+  );
+  store = { file, core: CORE_ROOT, kept: readKept(file), used: new Map(), dirty: false };
   return store;
 }
 
@@ -334,9 +344,9 @@ function stampOf(code: CacheFile['code']): string {
   return JSON.stringify([coreVersion(), process.versions.node.split('.')[0], ...code.map(({ root, files }) => [root, filesKey(root, files)])]);
 }
 
-/** The code the schemas of this process are built with: core's and the libraries' loaded files. */
-function codeNow(): CacheFile['code'] {
-  const roots = [CORE_ROOT, ...LIBRARIES.map((library) => rootOf(library)).filter((root): root is string => root !== undefined)];
+/** The code the schemas of this process are built with: core's (at `core`) and the libraries' loaded files. */
+function codeNow(core: string): CacheFile['code'] {
+  const roots = [core, ...LIBRARIES.map((library) => rootOf(library)).filter((root): root is string => root !== undefined)];
   return roots.map((root) => ({ root, files: loadedFiles(root) }));
 }
 
@@ -380,7 +390,7 @@ function write(kept: Store): void {
   if (!kept.dirty) return;
   kept.dirty = false;
   try {
-    const code = codeNow();
+    const code = codeNow(kept.core);
     const contents: CacheFile = { format: 1, code, stamp: stampOf(code), entries: Object.fromEntries(kept.used) };
     mkdirSync(path.dirname(kept.file), { recursive: true });
     const temporary = `${kept.file}.${process.pid}.tmp`;
