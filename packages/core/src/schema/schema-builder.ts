@@ -41,7 +41,7 @@ import { Schema, deepFreeze, escapeRegExp, isSchema, orNull, splitAnnotations } 
 import { inlined } from './inline';
 import { FIXED_CONVERTERS, NEVER, NestedContext, nestedConverter, unknownRule } from './rule-converters';
 import { SchemaWarning, isValidateIf, looserWarning, uniqueWarnings, warningsAbout } from './schema-warnings';
-import { cachedBuild, keepBuild, keyOf } from './schema-cache';
+import { cachedBuild, keepBuild, keyOf, schemaCacheOn } from './schema-cache';
 
 export type { SchemaWarning };
 
@@ -114,7 +114,8 @@ export function buildObjectSchema(cls: Function, options: ObjectSchemaOptions = 
 
 /** {@link build}, or what it made of the same class at an earlier start, from the schema cache (schema-cache.ts). */
 function buildOrRead(cls: Function): JsonSchemaObject {
-  const key = keyOf(cls);
+  // No key is worked out where nothing is kept (the cache off, a bundle, a startup snapshot).
+  const key = schemaCacheOn() ? keyOf(cls) : undefined;
   const kept = cachedBuild(key);
   if (kept) {
     warningsOf.set(cls, Object.freeze(kept.warnings));

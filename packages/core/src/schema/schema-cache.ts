@@ -218,7 +218,9 @@ export function keyOf(root: Function): string | undefined {
       if (!rules) throw UNTRUSTED;
       for (const meta of rules) {
         if ((meta as { validateIf?: unknown }).validateIf !== undefined) throw UNTRUSTED;
-        let rule = `${meta.type} ${meta.name ?? ''} ${meta.propertyName} ${serialize(meta.each)} ${serialize(meta.always)} ${serialize(meta.groups)}`;
+        // `each` and `always` are true, false or undefined; `groups` an array of names, mostly empty.
+        const groups = meta.groups === undefined ? 'u' : meta.groups.length === 0 ? '[]' : serialize(meta.groups);
+        let rule = `${meta.type} ${meta.name ?? ''} ${meta.propertyName} ${String(meta.each)} ${String(meta.always)} ${groups}`;
         if (meta.type === classValidator.ValidationTypes.CONDITIONAL_VALIDATION) {
           // `@IsOptional()`'s condition is class-validator's; `@ValidateIf` is the user's.
           if (meta.name !== classValidator.IS_OPTIONAL) throw UNTRUSTED;
@@ -348,6 +350,11 @@ function stampOf(code: CacheFile['code']): string {
 function codeNow(core: string): CacheFile['code'] {
   const roots = [core, ...LIBRARIES.map((library) => rootOf(library)).filter((root): root is string => root !== undefined)];
   return roots.map((root) => ({ root, files: loadedFiles(root) }));
+}
+
+/** Whether schemas are kept and read back in this process (the cache is not off, and has a place). */
+export function schemaCacheOn(): boolean {
+  return storeOf() !== null;
 }
 
 /** What the cache did in this process: schemas read back, built and kept, built without a key. @internal */
