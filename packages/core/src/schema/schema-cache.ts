@@ -70,8 +70,17 @@ const LIBRARIES = ['class-validator', 'class-transformer', 'class-validator-json
  */
 const CORE_ROOT = typeof __dirname === 'string' ? path.resolve(__dirname, '..', '..') : undefined;
 
-/** Thrown inside a key's making (one object, no stack taken each time): the class holds something the key cannot describe. */
-const UNTRUSTED = new Error('the class holds something a schema cache key cannot describe');
+/**
+ * Thrown inside a key's making: the class holds something the key cannot describe. One object,
+ * made on first use, no stack taken at each throw — and none at module load, where a startup
+ * snapshot would have to hold it (Node 22's `--build-snapshot` aborts on a module-level Error).
+ */
+class Untrusted extends Error {}
+let untrusted: Untrusted | undefined;
+/** The one {@link Untrusted}, made the first time a class cannot be described. */
+function cannotDescribe(): Untrusted {
+  return (untrusted ??= new Untrusted('the class holds something a schema cache key cannot describe'));
+}
 
 /** The constructors a rule or a `design:type` names by identity: written by name. */
 const BUILT_IN_CLASSES = new Map<unknown, string>(
@@ -124,7 +133,7 @@ export function keyOf(root: Function): string | undefined {
   };
 
   const serialize = (value: unknown, depth = 0): string => {
-    if (depth > 16) throw UNTRUSTED;
+    if (depth > 16) throw cannotDescribe();
     switch (typeof value) {
       case 'undefined':
         return 'u';
@@ -138,20 +147,20 @@ export function keyOf(root: Function): string | undefined {
       case 'function':
         // A class named where a rule takes one (`@IsInstance(X)`) is described as any reached class.
         if (BUILT_IN_CLASSES.has(value) || /^class\b/.test(Function.prototype.toString.call(value))) return ref(value);
-        throw UNTRUSTED;
+        throw cannotDescribe();
       case 'object': {
         if (value === null) return 'null';
         if (Array.isArray(value)) return `[${value.map((item) => serialize(item, depth + 1)).join(',')}]`;
         if (value instanceof RegExp) return `R${String(value)}`;
         if (value instanceof Date) return `D${value.getTime()}`;
         const prototype = Object.getPrototypeOf(value) as unknown;
-        if (prototype !== Object.prototype && prototype !== null) throw UNTRUSTED;
+        if (prototype !== Object.prototype && prototype !== null) throw cannotDescribe();
         let text = '{';
         for (const key of Object.keys(value)) text += `${JSON.stringify(key)}:${serialize((value as Record<string, unknown>)[key], depth + 1)},`;
         return `${text}}`;
       }
       default:
-        throw UNTRUSTED;
+        throw cannotDescribe();
     }
   };
 
@@ -178,9 +187,9 @@ export function keyOf(root: Function): string | undefined {
       bodies ||= !emptyBody(source);
       parts.push(`${ref(c, false)} ${c.name} ${source}`, reflected(c), reflected(c, c.name));
       const record = transformerRecord(c);
-      if (!record) throw UNTRUSTED;
+      if (!record) throw cannotDescribe();
       const [types, transforms, exposes, excludes] = record.kinds;
-      if (transforms.length > 0) throw UNTRUSTED;
+      if (transforms.length > 0) throw cannotDescribe();
       for (const [property, meta] of types) {
         const type = meta as {
           reflectedType?: unknown;
@@ -191,9 +200,9 @@ export function keyOf(root: Function): string | undefined {
         try {
           made = type.typeFunction();
         } catch {
-          throw UNTRUSTED; // a type function that reads the object being transformed
+          throw cannotDescribe(); // a type function that reads the object being transformed
         }
-        if (typeof made !== 'function') throw UNTRUSTED;
+        if (typeof made !== 'function') throw cannotDescribe();
         const discriminator = type.options?.discriminator;
         const subTypes = discriminator ? discriminator.subTypes.map((sub) => `${JSON.stringify(sub.name)}:${ref(sub.value)}`).join(',') : '';
         parts.push(
@@ -215,22 +224,22 @@ export function keyOf(root: Function): string | undefined {
     // The rules of each class of the chain as stored: what class-validator's lookups are made of.
     for (const c of chain) {
       const rules = ownRulesOf(c);
-      if (!rules) throw UNTRUSTED;
+      if (!rules) throw cannotDescribe();
       for (const meta of rules) {
-        if ((meta as { validateIf?: unknown }).validateIf !== undefined) throw UNTRUSTED;
+        if ((meta as { validateIf?: unknown }).validateIf !== undefined) throw cannotDescribe();
         // `each` and `always` are true, false or undefined; `groups` an array of names, mostly empty.
         const groups = meta.groups === undefined ? 'u' : meta.groups.length === 0 ? '[]' : serialize(meta.groups);
         let rule = `${meta.type} ${meta.name ?? ''} ${meta.propertyName} ${String(meta.each)} ${String(meta.always)} ${groups}`;
         if (meta.type === classValidator.ValidationTypes.CONDITIONAL_VALIDATION) {
           // `@IsOptional()`'s condition is class-validator's; `@ValidateIf` is the user's.
-          if (meta.name !== classValidator.IS_OPTIONAL) throw UNTRUSTED;
+          if (meta.name !== classValidator.IS_OPTIONAL) throw cannotDescribe();
         } else {
           rule += ` ${serialize(meta.constraints)}`;
         }
         if (meta.type === classValidator.ValidationTypes.CUSTOM_VALIDATION) {
           for (const constraint of storage.getTargetValidatorConstraints(meta.constraintCls)) {
             // class-validator's own rules: made by registerDecorator (a `CustomConstraint` class) under a name it exports.
-            if (!isBuiltInRule(constraint.name) || constraint.target.name !== 'CustomConstraint') throw UNTRUSTED;
+            if (!isBuiltInRule(constraint.name) || constraint.target.name !== 'CustomConstraint') throw cannotDescribe();
             rule += ` ${constraint.name} ${constraint.async}`;
           }
         }
@@ -246,7 +255,7 @@ export function keyOf(root: Function): string | undefined {
       try {
         instance = new (cls as new () => object)();
       } catch {
-        throw UNTRUSTED; // the builder refuses it, with its error
+        throw cannotDescribe(); // the builder refuses it, with its error
       }
       parts.push(`new ${serialize({ ...instance })}`);
     }
@@ -258,7 +267,7 @@ export function keyOf(root: Function): string | undefined {
     for (let i = 0; i < queue.length; i++) describe(queue[i]);
     parts.push(`options ${serialize(options)}`);
   } catch (error) {
-    if (error === UNTRUSTED) return undefined;
+    if (error instanceof Untrusted) return undefined;
     throw error;
   }
   return digest(parts.join('\n'));
