@@ -108,8 +108,8 @@ function isBuiltInRule(name: string): boolean {
 }
 
 /**
- * The key of `root`'s schema: everything the builder reads of it and of the classes it reaches, as
- * text; undefined when a class holds a function of the user's (see the module's comment).
+ * The key of `root`'s schema: a digest of everything the builder reads of it and of the classes it
+ * reaches; undefined when a class holds a function of the user's (see the module's comment).
  */
 export function keyOf(root: Function): string | undefined {
   const classes = new Map<Function, number>();
@@ -118,7 +118,7 @@ export function keyOf(root: Function): string | undefined {
   const parts: string[] = [];
   const storage = classValidator.getMetadataStorage();
 
-  /** A class by its number in this key; `describe`: a class reached, whose own description follows (not a base class, which its subclass's includes). */
+  /** A class by its number in this key; `reached`: a class whose own description follows (not a base class, which its subclass's includes). */
   const ref = (cls: unknown, reached = true): string => {
     if (typeof cls !== 'function') return serialize(cls);
     const named = BUILT_IN_CLASSES.get(cls);
