@@ -460,11 +460,13 @@ function memorySection(memory: NonNullable<BenchResults['memory']>, targets: Tar
 
 /** One row of the bootstrap table: `value` of each measure (a median, or one start's). */
 function bootstrapRow(label: string, value: (pick: (start: Start) => number) => number): string[] {
+  // A run's servers all time their input classes, or none does (older runs).
+  const inputs = value((s) => s.inputs ?? NaN);
   return [
     label,
     `${int(value((s) => s.load))} ms`,
     `${int(value((s) => s.decorate))} ms`,
-    `${Number.isFinite(value((s) => s.inputs ?? NaN)) ? `${int(value((s) => s.inputs!))} ms` : '–'}`,
+    Number.isFinite(inputs) ? `${int(inputs)} ms` : '–',
     `${int(value((s) => s.create))} ms`,
     `${int(value((s) => s.serve))} ms`,
     `**${int(value((s) => s.bootstrap))} ms**`,
