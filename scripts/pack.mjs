@@ -7,9 +7,11 @@
 // have); the libraries Hermes takes as peers are named on the same line, as the README installs them.
 // `--dest <folder>` packs elsewhere. scripts/package-tests.mjs packs with it too, and runs the line.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { BUNDLED, bundlePackage } from './bundle.mjs';
 
 const REPO = fileURLToPath(new URL('..', import.meta.url));
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
@@ -48,18 +50,32 @@ export function withDependencies(names) {
 
 /**
  * Packs `names` (already built) into `destination`; returns each package's tarball path and the
- * files npm put in it, by name.
+ * files npm put in it, by name. The packages of BUNDLED are packed from a staged copy turned into
+ * their one-file build (scripts/bundle.mjs); the others as they are.
  */
 export function packPackages(names, destination) {
   mkdirSync(destination, { recursive: true });
   const packed = {};
   for (const name of names) {
-    const [result] = JSON.parse(
-      execFileSync(npm, ['pack', '--json', '--pack-destination', destination, '--loglevel=error'], { cwd: path.join(REPO, 'packages', name), encoding: 'utf8' }),
-    );
-    packed[name] = { tarball: path.join(destination, result.filename), files: result.files.map((file) => file.path), size: result.size };
+    const folder = BUNDLED.includes(name) ? stage(name) : path.join(REPO, 'packages', name);
+    try {
+      const [result] = JSON.parse(execFileSync(npm, ['pack', '--json', '--pack-destination', destination, '--loglevel=error'], { cwd: folder, encoding: 'utf8' }));
+      packed[name] = { tarball: path.join(destination, result.filename), files: result.files.map((file) => file.path), size: result.size };
+    } finally {
+      if (folder !== path.join(REPO, 'packages', name)) rmSync(folder, { recursive: true, force: true });
+    }
   }
   return packed;
+}
+
+/** A copy of package `name` as npm would pack it (its manifest, README, LICENSE and dist/), in its one-file build. */
+function stage(name) {
+  const from = path.join(REPO, 'packages', name);
+  const folder = mkdtempSync(path.join(tmpdir(), `hermes-pack-${name}-`));
+  for (const file of ['package.json', 'README.md', 'LICENSE', 'dist'])
+    cpSync(path.join(from, file), path.join(folder, file), { recursive: true, filter: (source) => !source.endsWith('.tsbuildinfo') });
+  bundlePackage(folder, from);
+  return folder;
 }
 
 /** The arguments of the `npm install` that installs `packed` tarballs (with the peers of `names`) in a project. */

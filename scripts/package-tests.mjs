@@ -20,7 +20,7 @@
 // Needs the registry (or npm's cache) for the peers; takes a minute or two. `--keep` leaves the
 // folders for a look.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -321,6 +321,50 @@ async function consumerChecks(consumer, typescript, blocks, tarballs) {
     run(process.execPath, [path.join(consumer, 'node_modules/typescript/bin/tsc'), '-p', dir], dir);
     await drive(consumer, dir, `${mode}, TypeScript ${typescript.major}`);
   }
+  step(`${label}: core and protocol load as their one-file builds (scripts/bundle.mjs), and the schema cache kept what the stdio servers built`);
+  const loaded = spawnSync(
+    process.execPath,
+    [
+      '-e',
+      "require('reflect-metadata'); require('@hermes-mcp/core'); process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((f) => f.includes('@hermes-mcp')).map((f) => f.slice(f.lastIndexOf('@hermes-mcp'))).sort()))",
+    ],
+    { cwd: consumer, encoding: 'utf8' },
+  );
+  const oneFile = ['@hermes-mcp/core/dist/core.bundle.js', '@hermes-mcp/core/dist/index.js', '@hermes-mcp/protocol/dist/index.js', '@hermes-mcp/protocol/dist/protocol.bundle.js'];
+  check(
+    loaded.status === 0 && loaded.stdout === JSON.stringify(oneFile),
+    `${label}: loading core reads ${oneFile.join(', ')} and nothing else of Hermes (got ${loaded.stdout}; ${loaded.stderr})`,
+  );
+  // Each entry's names are where an ES module's import finds them (the one-file build's entries say them for Node's lexer).
+  for (const [entry, name] of [
+    ['@hermes-mcp/core', 'McpFactory'],
+    ['@hermes-mcp/core/adapter', 'HttpEndpoint'],
+    ['@hermes-mcp/core/internal', 'methodSpec'],
+    ['@hermes-mcp/protocol', 'parseJson'],
+  ]) {
+    const imported = spawnSync(
+      process.execPath,
+      ['--input-type=module', '-e', `import { ${name} } from ${JSON.stringify(entry)}; process.exit(typeof ${name} === 'function' ? 0 : 1)`],
+      {
+        cwd: consumer,
+        encoding: 'utf8',
+      },
+    );
+    check(imported.status === 0, `${label}: an ES module imports { ${name} } from ${entry} (${imported.stderr})`);
+  }
+  const schemas = path.join(consumer, 'node_modules/.cache/hermes-mcp/schemas');
+  const kept = (existsSync(schemas) ? readdirSync(schemas) : [])
+    .filter((name) => name.startsWith('main.js-'))
+    .map((name) => JSON.parse(readFileSync(path.join(schemas, name), 'utf8')));
+  check(
+    kept.length === 2 &&
+      kept.every(
+        (cache) =>
+          Object.keys(cache.entries).length > 0 &&
+          cache.code.some((code) => code.root === path.join(consumer, 'node_modules/@hermes-mcp/core') && code.files.includes('dist/core.bundle.js')),
+      ),
+    `${label}: the CommonJS and ES module servers each kept their schemas, stamped with the installed core's one file (found ${kept.length} in ${schemas})`,
+  );
   step(`${label}: the README's src/main.ts run directly, as \`npx hermes-mcp run src/main.ts\` (SWC)`);
   const cjs = path.join(consumer, 'cjs');
   const { Client, StdioClientTransport } = await sdk(consumer);

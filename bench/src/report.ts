@@ -661,7 +661,8 @@ function startSection(start: StartResults, targets: Target[]): string {
     'The same tools on every side: `tool_N`, a description, input `{ a: number, b: number ≥ 0, note?: string of length 1–40 }` — class-validator classes for Hermes and the floor, zod schemas for the SDKs. ' +
       "Hermes lists 100 tools a page (its default: 10 pages at 1,000 tools); the SDKs and the floor list all on one. Wall: spawn → the last page answered; CPU: the server process's user + system time (/proc, in 10 ms ticks) at that moment. " +
       "What Hermes costs above the floor (Node, reflect-metadata and class-validator with the same input classes, answers written by hand) is Hermes' own. " +
-      "Each server is started once before the rounds: Hermes' rows then read their schemas back from the schema cache that start wrote (docs/schemas.md), as every start of a server after its first does; the first-start row turns the cache off.",
+      "Each server is started once before the rounds: Hermes' rows then read their schemas back from the schema cache that start wrote (docs/schemas.md), as every start of a server after its first does; the first-start row turns the cache off. " +
+      "Hermes' servers load `@hermes-mcp/core` and `@hermes-mcp/protocol` as npm installs them: packed (`npm run pack`), so each is its one-file build (scripts/bundle.mjs), and unpacked beside the servers; every other package resolves from the repository's node_modules, as a project's would.",
     '',
     ...start.nodes.flatMap((node) => [startNodeTables(start, node, targets), '']),
     moduleLoadTable(start),

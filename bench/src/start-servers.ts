@@ -11,9 +11,13 @@
  * bodies with their methods, then `__decorate` calls — not a loop that defines methods one by one.
  * The SDKs' servers are plain CommonJS, one `registerTool` statement per tool, as their READMEs
  * show. The files go into a folder of bench/dist, so their packages resolve from the repository's
- * node_modules as a user's project would.
+ * node_modules as a user's project would — except Hermes' own: `@hermes-mcp/core` and
+ * `@hermes-mcp/protocol` are packed (`npm run pack`, their one-file build) and unpacked into the
+ * folder's node_modules, so what starts is what npm installs, not the repository's tsc build.
  */
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import ts from 'typescript';
 
@@ -161,12 +165,39 @@ function compile(source: string, fileName: string, options: ts.CompilerOptions):
 }
 
 /**
+ * Packs Hermes' `names` as npm would install them (scripts/pack.mjs) and unpacks each into
+ * {@link START_SERVER_DIR}'s node_modules; the libraries they require resolve further up, from the
+ * repository's node_modules, one copy each.
+ */
+function installPacked(names: readonly string[]): void {
+  const root = resolve(__dirname, '..', '..');
+  const packs = mkdtempSync(join(tmpdir(), 'hermes-bench-packs-'));
+  try {
+    const line = execFileSync(process.execPath, [join(root, 'scripts', 'pack.mjs'), '--dest', packs, ...names], {
+      cwd: root,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    for (const name of names) {
+      const tarball = line.split(' ').find((word) => word.includes(`hermes-mcp-${name}-`));
+      if (tarball === undefined) throw new Error(`scripts/pack.mjs printed no tarball of ${name}: ${line}`);
+      const into = join(START_SERVER_DIR, 'node_modules', '@hermes-mcp', name);
+      mkdirSync(into, { recursive: true });
+      execFileSync('tar', ['-xzf', tarball.trim(), '--strip-components=1', '-C', into]);
+    }
+  } finally {
+    rmSync(packs, { recursive: true, force: true });
+  }
+}
+
+/**
  * Writes every server at every size into {@link START_SERVER_DIR} (emptied first), the
  * TypeScript sources beside what tsc made of them.
  */
 export function writeStartServers(sizes: readonly number[] = START_SIZES): void {
   rmSync(START_SERVER_DIR, { recursive: true, force: true });
   mkdirSync(START_SERVER_DIR, { recursive: true });
+  installPacked(['protocol', 'core']);
   const options = compilerOptions();
   for (const size of sizes) {
     for (const [key, source] of [

@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+import { onFirstUse } from '@hermes-mcp/protocol';
+import type * as JsonSchemaLibrary from 'class-validator-jsonschema';
 import { DESCRIPTION } from '../metadata/keys';
 
 /**
@@ -28,13 +30,20 @@ export function Description(text: string): ClassDecorator & PropertyDecorator {
   };
 }
 
+/** class-validator-jsonschema, loaded when a class first uses `@JSONSchema` or a schema is first built. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
+const jsonSchemaLibrary = onFirstUse(() => require('class-validator-jsonschema') as typeof JsonSchemaLibrary);
+
 /**
- * class-validator-jsonschema's decorator, re-exported so users need no direct dependency on it:
- * merges any JSON Schema keywords into a property's (or class's) schema.
+ * class-validator-jsonschema's decorator, passed through so users need no direct dependency on it:
+ * merges any JSON Schema keywords into a property's (or class's) schema. The library is loaded
+ * when the first class uses it, not with Hermes.
  *
  * @example
  * class SearchInput {
  *   \@JSONSchema({ examples: [10, 50] }) \@IsInt() \@Max(100) limit!: number;
  * }
  */
-export { JSONSchema } from 'class-validator-jsonschema';
+export function JSONSchema(schema: Parameters<typeof JsonSchemaLibrary.JSONSchema>[0]): ReturnType<typeof JsonSchemaLibrary.JSONSchema> {
+  return jsonSchemaLibrary().JSONSchema(schema);
+}

@@ -77,6 +77,12 @@ export function validateObject(object: object, options?: ValidatorOptions): Prom
 
 const madeByRegisterDecorator = new WeakMap<Function, boolean>();
 
+/** The rule as class-validator-jsonschema hands it to converters: typed by its constraint's name. @internal */
+export function withConstraintName(storage: MetadataStorage, meta: ValidationMetadata): ValidationMetadata {
+  const constraints = meta.constraintCls ? storage.getTargetValidatorConstraints(meta.constraintCls) : [];
+  return constraints.length > 0 ? { ...meta, type: constraints[0].name } : { ...meta };
+}
+
 /**
  * The validator instance of a constraint, the one class-validator would use.
  *

@@ -2,14 +2,19 @@
  * The status of every library's fast paths, and the one warning a process logs for each library
  * whose internals Hermes had to stop reading (docs/interop.md).
  */
+import { onFirstUse } from '@hermes-mcp/protocol';
 import type { Logger } from '../logger';
 import { classTransformerStatus } from './class-transformer';
 import { classValidatorStatus } from './class-validator';
-import { jsonSchemaStatus } from './class-validator-jsonschema';
-import type { InteropStatus } from './status';
+import type * as JsonSchemaInterop from './class-validator-jsonschema';
+import { type InteropStatus, onInteropStatus } from './status';
 import { validatorStatus } from './validator';
 
 export type { InteropStatus } from './status';
+
+/** class-validator-jsonschema's interop: loaded with the first schema built, or when its status is asked for. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
+const jsonSchemaInterop = onFirstUse(() => require('./class-validator-jsonschema') as typeof JsonSchemaInterop);
 
 /**
  * Which of the fast paths built on library internals are on, and why the others are off (each
@@ -21,25 +26,32 @@ export type { InteropStatus } from './status';
  * for (const status of interopStatus()) if (!status.fast) console.warn(status.library, status.reason);
  */
 export function interopStatus(): InteropStatus[] {
-  return [classValidatorStatus(), classTransformerStatus(), jsonSchemaStatus(), validatorStatus()];
+  return [classValidatorStatus(), classTransformerStatus(), jsonSchemaInterop().jsonSchemaStatus(), validatorStatus()];
 }
 
 const reported = new Set<string>();
 
 /**
  * Logs `HERMES_INTEROP_FALLBACK` at warn, once per process and library, for each library whose
- * fast paths are off. Called by `McpFactory.create`, with the app's logger.
+ * fast paths are off. Called by `McpFactory.create`, with the app's logger: class-validator,
+ * class-transformer and validator are checked there (every call validates with them);
+ * class-validator-jsonschema when the first schema is built, which a start whose schemas all come
+ * from the cache never does. A library checked later is reported then, with the logger of the
+ * last app created.
  *
  * @internal
  */
 export function reportInterop(logger: Logger): void {
-  for (const status of interopStatus()) {
-    if (status.fast || reported.has(status.library)) continue;
+  onInteropStatus((status) => {
+    if (status.fast || reported.has(status.library)) return;
     reported.add(status.library);
     logger.warn(
       { code: 'HERMES_INTEROP_FALLBACK', library: status.library, version: status.version, reason: status.reason },
       `HERMES_INTEROP_FALLBACK: ${status.library} ${status.version}: ${status.reason}. Hermes uses its public API instead: ` +
         `the same schemas and validation, slower bootstrap and validation. Update @hermes-mcp/core, or use the ${status.library} version it was released with.`,
     );
-  }
+  });
+  classValidatorStatus();
+  classTransformerStatus();
+  validatorStatus();
 }

@@ -51,10 +51,31 @@ export interface FastPathSwitch {
   readonly fast: () => boolean;
 }
 
+/** Every status worked out so far in this process, and who is told of the ones worked out from now on (report.ts). */
+const workedOut: InteropStatus[] = [];
+let tell: ((status: InteropStatus) => void) | undefined;
+
+/**
+ * Calls `listener` with every library status worked out so far, then with each one worked out
+ * later (a library is checked the first time one of its fast paths is needed, which may be after
+ * bootstrap). The last listener given is the one told. @internal
+ */
+export function onInteropStatus(listener: (status: InteropStatus) => void): void {
+  tell = listener;
+  for (const status of workedOut) listener(status);
+}
+
 /** The {@link FastPathSwitch} of `library`, whose checks are `check` in the module `checker` (see {@link statusOf}). */
 export function fastPathSwitch(library: string, check: () => string | undefined, checker: string | undefined, paths?: string[]): FastPathSwitch {
   let status: InteropStatus | undefined;
-  const get = (): InteropStatus => (status ??= statusOf(library, check, checker, paths));
+  const get = (): InteropStatus => {
+    if (status === undefined) {
+      status = statusOf(library, check, checker, paths);
+      workedOut.push(status);
+      tell?.(status);
+    }
+    return status;
+  };
   return { status: get, fast: () => get().fast };
 }
 

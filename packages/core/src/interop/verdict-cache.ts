@@ -136,16 +136,36 @@ function keep(file: string, library: string, checker: string, root: string): voi
   }
 }
 
-let version: string | undefined;
+/** Core's own folder and version, found once. */
+let own: { readonly root: string | undefined; readonly version: string } | undefined;
+
+/**
+ * Core's folder (where its package.json is) and version, found once a process: the nearest folder
+ * at or above this module's whose package.json names `@hermes-mcp/core` — `dist/` itself in the
+ * one-file build npm installs (scripts/bundle.mjs), `dist/<part>/` or `src/<part>/` in the build
+ * of the repository. A program bundled whole (a startup snapshot's, a worker's) has none: the root
+ * is undefined there and the version `unknown`, and nothing is kept on disk. @internal
+ */
+export function coreFolder(): { readonly root: string | undefined; readonly version: string } {
+  if (own === undefined) {
+    own = { root: undefined, version: 'unknown' };
+    let folder = typeof __dirname === 'string' ? __dirname : undefined;
+    for (let up = 0; folder !== undefined && up < 3; up++, folder = path.dirname(folder)) {
+      try {
+        const manifest = JSON.parse(readFileSync(path.join(folder, 'package.json'), 'utf8')) as { name?: unknown; version?: unknown };
+        if (manifest.name === '@hermes-mcp/core') {
+          own = { root: folder, version: String(manifest.version) };
+          break;
+        }
+      } catch {
+        // No package.json here (or not one to read): look one folder up.
+      }
+    }
+  }
+  return own;
+}
 
 /** This package's version (a new Hermes checks anew), read once. @internal */
 export function coreVersion(): string {
-  if (version === undefined) {
-    try {
-      version = String((JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version?: unknown }).version);
-    } catch {
-      version = 'unknown';
-    }
-  }
-  return version;
+  return coreFolder().version;
 }

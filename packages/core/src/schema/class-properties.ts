@@ -17,7 +17,7 @@
 import type { MetadataStorage } from 'class-validator';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
 import { transformerMetadata } from '../interop/class-transformer';
-import type { ValidationMetadata } from '../interop/class-validator';
+import { type ValidationMetadata, withConstraintName } from '../interop/class-validator';
 import {
   ConversionOptions,
   Converter,
@@ -150,12 +150,6 @@ function isCommon(cls: Function, metadatas: ValidationMetadata[]): boolean {
   )
     return false;
   return hasClassSchema(cls) !== undefined;
-}
-
-/** The rule as class-validator-jsonschema hands it to converters: typed by its constraint's name. @internal */
-export function withConstraintName(storage: MetadataStorage, meta: ValidationMetadata): ValidationMetadata {
-  const constraints = meta.constraintCls ? storage.getTargetValidatorConstraints(meta.constraintCls) : [];
-  return constraints.length > 0 ? { ...meta, type: constraints[0].name } : { ...meta };
 }
 
 /** A property's rules, as the library converted them (in order, one schema per rule). */

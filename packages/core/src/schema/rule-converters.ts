@@ -67,7 +67,7 @@ import {
   NOT_EQUALS,
 } from 'class-validator';
 import { HermesError } from '../errors';
-import { Converter, withConstraintName } from './class-properties';
+import type { Converter } from './class-properties';
 import { ISO_DATE_PATTERN, Iso8601Options, iso8601Pattern } from './iso8601';
 import { patternOf } from './regex-pattern';
 import {
@@ -87,7 +87,7 @@ import {
   numericPattern,
   seedText,
 } from './validator-patterns';
-import { type ValidationMetadata, constraintInstance, ruleStorage } from '../interop/class-validator';
+import { type ValidationMetadata, constraintInstance, ruleStorage, withConstraintName } from '../interop/class-validator';
 import { discriminatedSchema } from './transformer';
 import { Schema } from './json-schema';
 import { nestedClassOf } from './transformer';

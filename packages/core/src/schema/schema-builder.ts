@@ -27,14 +27,15 @@ import 'reflect-metadata';
 import { ValidationError, ValidationTypes } from 'class-validator';
 import type { MetadataStorage } from 'class-validator';
 import { plainToInstance } from 'class-transformer';
-import type { JsonSchemaObject, PromptArgument } from '@hermes-mcp/protocol';
+import { type JsonSchemaObject, type PromptArgument, onFirstUse } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
-import { ConversionOptions, Converter, conversionOptions, convertClass } from './class-properties';
+import type * as ClassProperties from './class-properties';
+import type { ConversionOptions, Converter } from './class-properties';
 import { withTypes } from './conjoin';
 import { X_MCP_HEADER, descriptionOf, headerOf } from './recorded';
 import { probeInstance } from './probe-instance';
 import { type ValidationMetadata, ruleStorage, validateObjectSync } from '../interop/class-validator';
-import { libraryRuleTypes } from '../interop/class-validator-jsonschema';
+import type * as JsonSchemaInterop from '../interop/class-validator-jsonschema';
 import { convertedProperty, inputKeysOf, requiredExcluded } from './transformer';
 import { failingProperties, planOf } from '../validation/fast-path';
 import { Schema, deepFreeze, escapeRegExp, isSchema, orNull, splitAnnotations } from './json-schema';
@@ -42,6 +43,16 @@ import { inlined } from './inline';
 import { FIXED_CONVERTERS, NEVER, NestedContext, nestedConverter, unknownRule } from './rule-converters';
 import { SchemaWarning, isValidateIf, looserWarning, uniqueWarnings, warningsAbout } from './schema-warnings';
 import { cachedBuild, keepBuild, keyOf, schemaCacheOn } from './schema-cache';
+
+/**
+ * class-validator-jsonschema and Hermes' conversion on top of it, loaded with the first schema a
+ * process builds: a start whose schemas all come back from the cache (schema-cache.ts) never loads
+ * them (with lodash, about 10 ms of a start).
+ */
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
+const classProperties = onFirstUse(() => require('./class-properties') as typeof ClassProperties);
+// eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded on first use
+const jsonSchemaInterop = onFirstUse(() => require('../interop/class-validator-jsonschema') as typeof JsonSchemaInterop);
 
 export type { SchemaWarning };
 
@@ -263,7 +274,7 @@ function refuseStringless(cls: Function, name: string, property: Schema): void {
  * @internal
  */
 export function convertedRuleTypes(): string[] {
-  return [...new Set([...libraryRuleTypes(), ...Object.keys(FIXED_CONVERTERS), ValidationTypes.NESTED_VALIDATION, ValidationTypes.CUSTOM_VALIDATION])];
+  return [...new Set([...jsonSchemaInterop().libraryRuleTypes(), ...Object.keys(FIXED_CONVERTERS), ValidationTypes.NESTED_VALIDATION, ValidationTypes.CUSTOM_VALIDATION])];
 }
 
 /** The root schema, plus `$defs` for every class reached from it (the root too, when recursive). */
@@ -286,7 +297,7 @@ function build(root: Function): JsonSchemaObject {
   building = { refTo, dropped };
   try {
     // The fast storage answers as class-validator's own does, without a scan of every decorated class.
-    const options = conversionOptions(converters(), askedOnce(ruleStorage()));
+    const options = classProperties().conversionOptions(converters(), askedOnce(ruleStorage()));
     const warnings: SchemaWarning[] = [];
     const top = classSchema(root, options, warnings, dropped);
     const defs: Record<string, Schema> = {};
@@ -344,7 +355,7 @@ function converters(): Record<string, Converter> {
 /** One class: class-validator-jsonschema's properties, finished with what class-validator accepts. */
 function classSchema(cls: Function, options: ConversionOptions, warnings: SchemaWarning[], dropped: ReadonlyMap<Function, Set<string>>): Schema {
   // `type` is recomputed (a class is an object), and `required` comes from the probe.
-  const { properties: found, type: _type, ...rest } = convertClass(cls, options);
+  const { properties: found, type: _type, ...rest } = classProperties().convertClass(cls, options);
   const raw = (found ?? {}) as Record<string, Schema>;
   // What class-transformer reads each property under, and the keys it drops (transformer.ts).
   const storage = options.classValidatorMetadataStorage as MetadataStorage;

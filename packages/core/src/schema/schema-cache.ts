@@ -35,7 +35,7 @@ import type { JsonSchemaObject } from '@hermes-mcp/protocol';
 import { ownRulesOf } from '../interop/class-validator';
 import { transformerRecord } from '../interop/class-transformer';
 import { rootOf } from '../interop/status';
-import { cacheFolderOf, coreVersion, filesKey, loadedFiles } from '../interop/verdict-cache';
+import { cacheFolderOf, coreFolder, coreVersion, filesKey, loadedFiles } from '../interop/verdict-cache';
 import type { SchemaWarning } from './schema-warnings';
 import { isSchema } from './json-schema';
 import { COMPLETE, CTX_PARAM, ENUM_TITLES, HANDLERS, SCOPES, SERVER_OPTIONS, SKILL_METHODS, USE } from '../metadata/keys';
@@ -63,12 +63,6 @@ const MAX_ENTRIES = 20_000;
 
 /** The libraries whose code the schemas depend on, besides core. */
 const LIBRARIES = ['class-validator', 'class-transformer', 'class-validator-jsonschema'];
-
-/**
- * Core's folder (where its package.json is): two up from this module, in dist/ or src/; undefined
- * in a bundle that has no `__dirname` (a startup snapshot's, a worker's), where nothing is kept.
- */
-const CORE_ROOT = typeof __dirname === 'string' ? path.resolve(__dirname, '..', '..') : undefined;
 
 /**
  * Thrown inside a key's making: the class holds something the key cannot describe. One object,
@@ -328,14 +322,16 @@ function storeOf(): Store | null {
   const named = process.env.HERMES_SCHEMA_CACHE;
   const validatorRoot = rootOf('class-validator');
   const folder = validatorRoot === undefined ? undefined : cacheFolderOf(validatorRoot, named);
-  if (folder === undefined || CORE_ROOT === undefined || typeof require === 'undefined' || !require.cache) return store;
+  // Core's folder (coreFolder): none in a program bundled whole (a startup snapshot's), where nothing is kept.
+  const core = coreFolder().root;
+  if (folder === undefined || core === undefined || typeof require === 'undefined' || !require.cache) return store;
   const main = require.main?.filename ?? process.argv[1] ?? '';
   const file = path.join(
     folder,
     'schemas',
     `${path.basename(main).replace(/[^A-Za-z0-9_.-]/g, '_')}-${hash53(main, 0).toString(36)}-node${process.versions.node.split('.')[0]}.json`,
   );
-  store = { file, core: CORE_ROOT, kept: readKept(file), used: new Map(), dirty: false };
+  store = { file, core, kept: readKept(file), used: new Map(), dirty: false };
   return store;
 }
 

@@ -32,9 +32,8 @@ import {
 } from 'class-validator';
 import * as classValidator from 'class-validator';
 import type { MetadataStorage } from 'class-validator';
-import { withConstraintName } from './class-properties';
 import { FqdnOptions, NumericOptions, letterPattern, numericPattern } from './validator-patterns';
-import type { ValidationMetadata } from '../interop/class-validator';
+import { type ValidationMetadata, withConstraintName } from '../interop/class-validator';
 import { STRING_ONLY_RULES, localeOf, matchesSchema, uniquenessOf } from './rule-converters';
 import { nestedClassOf } from './transformer';
 

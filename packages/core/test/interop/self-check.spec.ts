@@ -114,7 +114,7 @@ describe('the self-checks', () => {
     expect(off(statuses).map(([, reason]) => reason)).toEqual(Array(4).fill('HERMES_INTEROP=public asks for the public API only'));
   });
 
-  it('logs nothing when every fast path is on, and each fallback once per process', () => {
+  it("logs nothing when every fast path is on, and each fallback once per process (class-validator-jsonschema's with the first schema built)", () => {
     jest.isolateModules(() => {
       const { reportInterop } = require('../../src/interop/report') as Report;
       const warn = jest.fn();
@@ -130,7 +130,20 @@ describe('the self-checks', () => {
         const logger = { warn } as unknown as Parameters<Report['reportInterop']>[0];
         reportInterop(logger);
         reportInterop(logger);
+        // The libraries every call validates with are checked at create; class-validator-jsonschema
+        // only builds schemas, and is loaded, checked and reported with the first one built.
+        expect(warn.mock.calls.map(([fields]) => fields.library).sort()).toEqual(['class-transformer', 'class-validator', 'validator']);
+        const { IsString } = require('class-validator') as typeof import('class-validator');
+        const { buildObjectSchema } = require('../../src/schema/schema-builder') as typeof import('../../src/schema/schema-builder');
+        class Input {
+          name!: string;
+        }
+        IsString()(Input.prototype, 'name');
+        expect(buildObjectSchema(Input)).toMatchObject({ properties: { name: { type: 'string' } } });
+        buildObjectSchema(Input);
+        reportInterop(logger);
         expect(warn).toHaveBeenCalledTimes(4);
+        expect(warn.mock.calls[3][0]).toMatchObject({ library: 'class-validator-jsonschema' });
         expect(warn.mock.calls.map(([fields]) => fields.code)).toEqual(Array(4).fill('HERMES_INTEROP_FALLBACK'));
       } finally {
         delete process.env.HERMES_INTEROP;
