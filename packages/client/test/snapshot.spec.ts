@@ -12,7 +12,7 @@
  * the same, and a new snapshot is built in the background and used by the next start.
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/client';
@@ -133,6 +133,28 @@ describe('hermes-mcp snapshot', () => {
     expect(started).toMatchObject({ tools: ['echo', 'how'], how: { restored: true, coreFilesLoaded: 1 }, echo: 'hi' });
     // The console still goes to stderr: the transport's redirect works in a restored process.
     expect(started.stderr).toContain('how was called');
+  });
+
+  it("keeps the server's schemas under the snapshot's code, in a file of its own, and reads them back at the next start", async () => {
+    const folder = mkdtempSync(path.join(tmpdir(), 'hermes-snapshot-schemas-'));
+    try {
+      const first = await start(launcher, { HERMES_SCHEMA_CACHE: folder });
+      expect(first).toMatchObject({ tools: ['echo', 'how'], how: { restored: true }, echo: 'hi' });
+      const files = readdirSync(path.join(folder, 'schemas'));
+      expect(files).toEqual([expect.stringMatching(new RegExp(`^main\\.js-[0-9a-z]+-node${process.versions.node.split('.')[0]}-snapshot\\.json$`))]);
+      const file = path.join(folder, 'schemas', files[0]);
+      const kept = JSON.parse(readFileSync(file, 'utf8')) as { stamp: string; code: unknown[]; entries: Record<string, { schema: { properties?: Record<string, unknown> } }> };
+      // Stamped with the snapshot's code (the digest of its bundled files), not with files read from a module cache.
+      expect(JSON.parse(kept.stamp)).toEqual(['snapshot', expect.stringMatching(/^[0-9a-f]{32}$/), process.versions.node.split('.')[0]]);
+      expect(kept.code).toEqual([]);
+      expect(Object.values(kept.entries).map((entry) => entry.schema.properties)).toContainEqual({ text: { type: 'string' } });
+      const written = statSync(file).mtimeMs;
+      // Read back: nothing new to build, so nothing is written.
+      expect(await start(launcher, { HERMES_SCHEMA_CACHE: folder })).toMatchObject({ tools: first.tools, how: { restored: true }, echo: 'hi' });
+      expect(statSync(file).mtimeMs).toBe(written);
+    } finally {
+      rmSync(folder, { recursive: true, force: true });
+    }
   });
 
   it('starts without the snapshot when HERMES_INTEROP is set: the self-checks it ran at build time are what that variable switches off', async () => {

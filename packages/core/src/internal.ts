@@ -16,3 +16,5 @@ export type { Connection, ConnectionOptions } from './engine/connection';
 export { checkNamespace, checkSeparator, mountHostOf, mountedName, mountedUri, unmountedUri, wrapMounted } from './bootstrap/mount';
 export type { MountHost } from './bootstrap/mount';
 export { compileUriTemplate } from './bootstrap/uri-template';
+// Startup snapshots (@hermes-mcp/client's `hermes-mcp snapshot`): the code the schema cache is kept under.
+export { useSnapshotCode } from './schema/schema-cache';

@@ -11,7 +11,8 @@
  * still as it was and still what the entry resolves each package to; if so it puts the restored
  * modules into Node's module cache under their own file names — the server's `require` (or
  * `import`) of them then finds them there — and runs the entry, which is never in the snapshot:
- * the user's code is always read from disk. If not, the snapshot is stale: the process starts
+ * the user's code is always read from disk (core's schema cache is told the snapshot's code first,
+ * so the server's schemas are read back as in a plain start). If not, the snapshot is stale: the process starts
  * again without it (the same arguments, nothing read from stdin yet) and a new one is built in
  * the background. `HERMES_INTEROP` in the environment (which decides the self-checks a snapshot
  * has already run) also starts the process without it.
@@ -23,6 +24,8 @@ export interface SnapshotConfig {
   libs: Record<string, string>;
   /** Every file the bundle was made from, with its size and modification time then. */
   inputs: Array<[file: string, size: number, mtimeMs: number]>;
+  /** A digest of `inputs`: what core's schema cache keeps its schemas under in this snapshot. */
+  code: string;
   /** Module ids the libraries resolve while the snapshot is built (`require.resolve` has no file system then) → their files. */
   resolved: Record<string, string>;
   /** Node's built-in module names (the build script's `require` loads only those). */
@@ -86,6 +89,8 @@ export function hermesSnapshot(config: SnapshotConfig, bundle: Bundle, builtinRe
     }
     const fromCore = Module.createRequire(config.libs['@hermes-mcp/core']);
     runtime = Object.assign((id: string) => (Module.isBuiltin(id) ? builtinRequire(id) : (fromCore(id) as unknown)), { resolve: fromCore.resolve });
+    // The files are as they were built (staleness, above): core's schema cache may key by them.
+    (libs['@hermes-mcp/core/internal'] as { useSnapshotCode?: (id: string) => void } | undefined)?.useSnapshotCode?.(config.code);
     Module.runMain();
   });
 

@@ -38,6 +38,9 @@ const LEFT_OUT = ['pino', 'pino-*', 'thread-stream', '@opentelemetry/*', 'ws', '
 /** This CLI (dist/cli/snapshot.js → dist/cli.js): what rebuilds a stale snapshot. */
 const CLI = path.join(__dirname, '..', 'cli.js');
 
+/** Core's internal entry, bundled beside the packages for the runtime (not put in Node's module cache). */
+const INTERNAL = '@hermes-mcp/core/internal';
+
 /** The name esbuild gives the generated module that requires each package (not a file). */
 const ENTRY_NAME = '<hermes-mcp snapshot entry>';
 
@@ -117,9 +120,9 @@ export function buildSnapshot(entry: string, node: string = process.execPath): S
   const files = snapshotFiles(entry, node);
   mkdirSync(files.folder, { recursive: true });
 
-  const source = `module.exports = {\n${Object.keys(packages)
-    .map((name) => `  ${JSON.stringify(name)}: require(${JSON.stringify(name)}),`)
-    .join('\n')}\n};\n`;
+  // Core's internal entry too (the same modules as core's, in one bundle): the runtime tells its
+  // schema cache what code the snapshot holds (useSnapshotCode).
+  const source = `module.exports = {\n${[...Object.keys(packages), INTERNAL].map((name) => `  ${JSON.stringify(name)}: require(${JSON.stringify(name)}),`).join('\n')}\n};\n`;
   const result = bundle(esbuild, {
     stdin: { contents: source, resolveDir: path.dirname(entry), sourcefile: ENTRY_NAME, loader: 'js' },
     bundle: true,
@@ -146,7 +149,8 @@ export function buildSnapshot(entry: string, node: string = process.execPath): S
     const { size, mtimeMs } = statSync(file);
     return [file, size, mtimeMs];
   });
-  const config: SnapshotConfig = { libs: packages, inputs, resolved: buildTimeResolutions(packages), builtins: [...builtinModules], cli: CLI };
+  const code = createHash('sha256').update(JSON.stringify(inputs)).digest('hex').slice(0, 32);
+  const config: SnapshotConfig = { libs: packages, inputs, code, resolved: buildTimeResolutions(packages), builtins: [...builtinModules], cli: CLI };
   const runtime = readFileSync(path.join(__dirname, 'snapshot-runtime.js'), 'utf8').replace(/\n\/\/# sourceMappingURL=.*$/, '');
   const script =
     `'use strict';\n` +

@@ -303,8 +303,8 @@ function emptyBody(source: string): boolean {
 /** The file of this program, read once; what this process used and built, to write back. */
 interface Store {
   readonly file: string;
-  /** Core's folder. */
-  readonly core: string;
+  /** Core's folder; undefined in a startup snapshot (its code is {@link snapshotCode}). */
+  readonly core: string | undefined;
   readonly kept: Record<string, CachedBuild>;
   readonly used: Map<string, CachedBuild>;
   dirty: boolean;
@@ -315,6 +315,24 @@ interface Store {
 
 let store: Store | null | undefined;
 
+/**
+ * The code of the startup snapshot this process was restored from (`hermes-mcp snapshot`), as its
+ * runtime checked it before the server ran: every file bundled into it, unchanged since it was
+ * built. A snapshot's bundle has no module cache and no folders to look at; this says the same.
+ */
+let snapshotCode: string | undefined;
+
+/**
+ * Tells the cache that this process runs from a startup snapshot whose code is `id` (a digest of
+ * every file bundled into it, with their sizes and modification times), checked by the snapshot's
+ * runtime at restore: schemas are then kept and read back under that, in a file of their own. Called
+ * by the runtime before the server's entry runs. @internal
+ */
+export function useSnapshotCode(id: string): void {
+  snapshotCode = id;
+  store = undefined;
+}
+
 /** The store of this program, or null when the cache is off or cannot be placed. */
 function storeOf(): Store | null {
   if (store !== undefined) return store;
@@ -322,14 +340,16 @@ function storeOf(): Store | null {
   const named = process.env.HERMES_SCHEMA_CACHE;
   const validatorRoot = rootOf('class-validator');
   const folder = validatorRoot === undefined ? undefined : cacheFolderOf(validatorRoot, named);
-  // Core's folder (coreFolder): none in a program bundled whole (a startup snapshot's), where nothing is kept.
+  // Core's folder (coreFolder), and Node's module cache to read the loaded files from: none in a
+  // program bundled whole, where nothing is kept — unless it is a startup snapshot, whose code is known.
   const core = coreFolder().root;
-  if (folder === undefined || core === undefined || typeof require === 'undefined' || !require.cache) return store;
+  if (folder === undefined) return store;
+  if (snapshotCode === undefined && (core === undefined || typeof require === 'undefined' || !require.cache)) return store;
   const main = require.main?.filename ?? process.argv[1] ?? '';
   const file = path.join(
     folder,
     'schemas',
-    `${path.basename(main).replace(/[^A-Za-z0-9_.-]/g, '_')}-${hash53(main, 0).toString(36)}-node${process.versions.node.split('.')[0]}.json`,
+    `${path.basename(main).replace(/[^A-Za-z0-9_.-]/g, '_')}-${hash53(main, 0).toString(36)}-node${process.versions.node.split('.')[0]}${snapshotCode === undefined ? '' : '-snapshot'}.json`,
   );
   store = { file, core, kept: readKept(file), used: new Map(), dirty: false };
   return store;
@@ -346,13 +366,18 @@ function readKept(file: string): Record<string, CachedBuild> {
   }
 }
 
-/** What says the code is the code a file was written with: Hermes' version, Node's major, each file as it is now. */
+/**
+ * What says the code is the code a file was written with: Hermes' version, Node's major, each file
+ * as it is now — or, restored from a startup snapshot, the snapshot's code.
+ */
 function stampOf(code: CacheFile['code']): string {
+  if (snapshotCode !== undefined) return JSON.stringify(['snapshot', snapshotCode, process.versions.node.split('.')[0]]);
   return JSON.stringify([coreVersion(), process.versions.node.split('.')[0], ...code.map(({ root, files }) => [root, filesKey(root, files)])]);
 }
 
-/** The code the schemas of this process are built with: core's (at `core`) and the libraries' loaded files. */
-function codeNow(core: string): CacheFile['code'] {
+/** The code the schemas of this process are built with: core's (at `core`) and the libraries' loaded files (none listed in a snapshot). */
+function codeNow(core: string | undefined): CacheFile['code'] {
+  if (core === undefined || snapshotCode !== undefined) return [];
   const roots = [core, ...LIBRARIES.map((library) => rootOf(library)).filter((root): root is string => root !== undefined)];
   return roots.map((root) => ({ root, files: loadedFiles(root) }));
 }
