@@ -5,7 +5,8 @@
 // bench "Module loading by package"). The packed package keeps tsc's declarations (`.d.ts`) and
 // puts all of its JavaScript in one file, `dist/<name>.bundle.js`, made by esbuild from tsc's
 // output: each module stays a CommonJS module of its own, evaluated when first required, as
-// before, so what runs first and what is loaded on first use do not change. Every subpath the
+// before, so what runs first and what is loaded on first use do not change. A loader beside it
+// (scripts/bundle-loader.cjs) compiles it with V8's code cache, kept on disk. Every subpath the
 // package exports (`.`, `./adapter`, `./internal`) keeps its file, which now takes its exports
 // from the bundle: one copy of each module's state whichever entry a program imports first.
 // Other packages (the peers, protocol for core) stay outside, required as before.
@@ -15,8 +16,13 @@
 // bench's start section measures it.
 import { buildSync } from 'esbuild';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/** The bundle's loader, written beside it (`__BUNDLE__` is the bundle's file name). */
+const LOADER = fileURLToPath(new URL('./bundle-loader.cjs', import.meta.url));
 
 /** The packages whose packed form is the one-file build. */
 export const BUNDLED = ['protocol', 'core'];
@@ -91,13 +97,20 @@ export function bundlePackage(folder, built) {
   // An ES module's `import { McpServer } from '@hermes-mcp/core'` needs the names where Node's
   // CommonJS lexer finds them without running the file: the line esbuild writes for that, never run.
   const names = exportNames(built, Object.values(entries));
+  // The bundle is loaded by its loader (scripts/bundle-loader.cjs: V8's code cache kept on disk).
+  const loader = `${short}.load.js`;
+  const digest = createHash('sha256')
+    .update(readFileSync(path.join(dist, bundle)))
+    .digest('hex')
+    .slice(0, 16);
+  writeFileSync(path.join(dist, loader), readFileSync(LOADER, 'utf8').replaceAll('__BUNDLE__', bundle).replaceAll('__DIGEST__', digest));
   for (const file of Object.values(entries)) {
     writeFileSync(
       path.join(dist, file),
       [
         '"use strict";',
         `// ${manifest.name}'s one-file build (scripts/bundle.mjs): this entry's exports are the bundle's module dist/${file}.`,
-        `module.exports = require("./${bundle}")[${JSON.stringify(file)}]();`,
+        `module.exports = require("./${loader}")(${JSON.stringify(file)});`,
         "// The names an ES module imports, for Node's CommonJS lexer (never run):",
         `0 && (module.exports = { ${names[file].join(', ')} });`,
         '',

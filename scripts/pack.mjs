@@ -68,10 +68,13 @@ export function packPackages(names, destination) {
   return packed;
 }
 
-/** A copy of package `name` as npm would pack it (its manifest, README, LICENSE and dist/), in its one-file build. */
-function stage(name) {
+/**
+ * A copy of package `name` as npm would pack it (its manifest, README, LICENSE and dist/), in its
+ * one-file build: in `folder` (made), or in a new temporary folder. Returns the folder.
+ */
+export function stage(name, folder = mkdtempSync(path.join(tmpdir(), `hermes-pack-${name}-`))) {
   const from = path.join(REPO, 'packages', name);
-  const folder = mkdtempSync(path.join(tmpdir(), `hermes-pack-${name}-`));
+  mkdirSync(folder, { recursive: true });
   for (const file of ['package.json', 'README.md', 'LICENSE', 'dist'])
     cpSync(path.join(from, file), path.join(folder, file), { recursive: true, filter: (source) => !source.endsWith('.tsbuildinfo') });
   bundlePackage(folder, from);

@@ -20,7 +20,7 @@
 // Needs the registry (or npm's cache) for the peers; takes a minute or two. `--keep` leaves the
 // folders for a look.
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -321,7 +321,16 @@ async function consumerChecks(consumer, typescript, blocks, tarballs) {
     run(process.execPath, [path.join(consumer, 'node_modules/typescript/bin/tsc'), '-p', dir], dir);
     await drive(consumer, dir, `${mode}, TypeScript ${typescript.major}`);
   }
-  step(`${label}: core and protocol load as their one-file builds (scripts/bundle.mjs), and the schema cache kept what the stdio servers built`);
+  step(`${label}: core and protocol load as their one-file builds (scripts/bundle.mjs) from V8's code cache, and the schema cache kept what the stdio servers built`);
+  // The servers started above kept V8's code cache of each bundle (scripts/bundle-loader.cjs); a later start compiles from it and writes nothing.
+  const codeCache = path.join(consumer, 'node_modules/.cache/hermes-mcp/code');
+  const codeFiles = () => (existsSync(codeCache) ? readdirSync(codeCache) : []).filter((name) => name.includes(`-${process.version}-`)).sort();
+  const cached = codeFiles();
+  check(
+    cached.length === 2 && cached[0].startsWith('core.bundle.js-') && cached[1].startsWith('protocol.bundle.js-'),
+    `${label}: a code cache of each bundle for Node ${process.version} (found ${cached.join(', ') || 'none'} in ${codeCache})`,
+  );
+  const written = cached.map((name) => statSync(path.join(codeCache, name)).mtimeMs);
   const loaded = spawnSync(
     process.execPath,
     [
@@ -330,10 +339,21 @@ async function consumerChecks(consumer, typescript, blocks, tarballs) {
     ],
     { cwd: consumer, encoding: 'utf8' },
   );
-  const oneFile = ['@hermes-mcp/core/dist/core.bundle.js', '@hermes-mcp/core/dist/index.js', '@hermes-mcp/protocol/dist/index.js', '@hermes-mcp/protocol/dist/protocol.bundle.js'];
+  const oneFile = [
+    '@hermes-mcp/core/dist/core.bundle.js',
+    '@hermes-mcp/core/dist/core.load.js',
+    '@hermes-mcp/core/dist/index.js',
+    '@hermes-mcp/protocol/dist/index.js',
+    '@hermes-mcp/protocol/dist/protocol.bundle.js',
+    '@hermes-mcp/protocol/dist/protocol.load.js',
+  ];
   check(
     loaded.status === 0 && loaded.stdout === JSON.stringify(oneFile),
     `${label}: loading core reads ${oneFile.join(', ')} and nothing else of Hermes (got ${loaded.stdout}; ${loaded.stderr})`,
+  );
+  check(
+    JSON.stringify(codeFiles()) === JSON.stringify(cached) && cached.every((name, n) => statSync(path.join(codeCache, name)).mtimeMs === written[n]),
+    `${label}: loading core again compiled from the code cache and rewrote nothing`,
   );
   // Each entry's names are where an ES module's import finds them (the one-file build's entries say them for Node's lexer).
   for (const [entry, name] of [

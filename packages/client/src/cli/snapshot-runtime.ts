@@ -106,12 +106,9 @@ export function hermesSnapshot(config: SnapshotConfig, bundle: Bundle, builtinRe
       if (now !== file) return `${name} now resolves to ${now ?? 'nothing'}, not ${file}`;
     }
     for (const [file, size, mtimeMs] of config.inputs) {
-      let stats: import('node:fs').Stats | undefined;
-      try {
-        stats = fs.statSync(file);
-      } catch {
-        return `${file} is gone`;
-      }
+      // No exception for a file that is gone (and, restored, a third of the time of the throwing form).
+      const stats = fs.statSync(file, { throwIfNoEntry: false });
+      if (stats === undefined) return `${file} is gone`;
       if (stats.size !== size || stats.mtimeMs !== mtimeMs) return `${file} changed`;
     }
     return undefined;
