@@ -17,10 +17,11 @@
  * ({@link publicMetadata}): slower, and it cannot see a `@Type` or `@Expose` that a `@Transform` on
  * the same property hides. {@link classTransformerStatus} says which, and why.
  */
-import { ClassTransformOptions, ExcludeMetadata, ExposeMetadata, TransformMetadata, TransformationType, TypeMetadata, instanceToPlain, plainToInstance } from 'class-transformer';
+import type { ClassTransformOptions, ExcludeMetadata, ExposeMetadata, TransformMetadata, TransformationType, TypeMetadata } from 'class-transformer';
 import type { MetadataStorage as TransformerStorage } from 'class-transformer/types/MetadataStorage';
 import { isDeepStrictEqual } from 'node:util';
 import { ruleStorage } from './class-validator';
+import { PLAIN_TO_CLASS, transformerLibrary } from './transformer-library';
 import { InteropStatus, canaryClasses, fastPathSwitch } from './status';
 
 /**
@@ -71,7 +72,7 @@ function nothingToTransformWith(internal: Internals, cls: Function, keys: Iterab
   if (!untouchedClass(internal, cls)) return false;
   const { storage } = internal;
   for (const key of keys) {
-    if (storage.findTypeMetadata(cls, key) !== undefined || storage.findTransformMetadatas(cls, key, TransformationType.PLAIN_TO_CLASS).length > 0) return false;
+    if (storage.findTypeMetadata(cls, key) !== undefined || storage.findTransformMetadatas(cls, key, PLAIN_TO_CLASS).length > 0) return false;
   }
   return true;
 }
@@ -93,7 +94,7 @@ function untouchedClass({ storage, defaultOptions }: Internals, cls: Function): 
 export function onlyNestedType(cls: Function, key: string): Function | undefined {
   if (!fast()) return undefined;
   const internal = internals() as Internals;
-  if (!untouchedClass(internal, cls) || internal.storage.findTransformMetadatas(cls, key, TransformationType.PLAIN_TO_CLASS).length > 0) return undefined;
+  if (!untouchedClass(internal, cls) || internal.storage.findTransformMetadatas(cls, key, PLAIN_TO_CLASS).length > 0) return undefined;
   const meta = internal.storage.findTypeMetadata(cls, key);
   if (!meta || meta.options?.discriminator) return undefined;
   try {
@@ -257,7 +258,7 @@ export const publicMetadata: TransformerMetadata = {
     return keysOf(target).get(propertyName)?.excluded ? { target, propertyName, options: {} } : undefined;
   },
   findTransformMetadatas(target, propertyName, transformationType) {
-    if (transformationType !== TransformationType.PLAIN_TO_CLASS || !transformedOnInput(target, propertyName)) return [];
+    if (transformationType !== PLAIN_TO_CLASS || !transformedOnInput(target, propertyName)) return [];
     return [{ target, propertyName, transformFn: ({ value }) => value as unknown, options: {} }];
   },
 };
@@ -275,7 +276,7 @@ function transformedOnInput(target: Function, propertyName: string): boolean {
   if (type !== undefined && type !== String) return false;
   const key = keysOf(target).get(propertyName)?.name ?? propertyName;
   try {
-    return (plainToInstance(target as new () => object, { [key]: TRANSFORM_PROBE }) as Record<string, unknown>)[propertyName] !== TRANSFORM_PROBE;
+    return (transformerLibrary().plainToInstance(target as new () => object, { [key]: TRANSFORM_PROBE }) as Record<string, unknown>)[propertyName] !== TRANSFORM_PROBE;
   } catch {
     return true; // it ran code that could not take the text
   }
@@ -288,7 +289,7 @@ function derivedType(target: Function, propertyName: string): TypeMetadata | und
   const key = keysOf(target).get(propertyName)?.name ?? propertyName;
   let value: unknown;
   try {
-    value = (plainToInstance(target as new () => object, { [key]: { [PROBE]: {} } }) as Record<string, unknown>)[propertyName];
+    value = (transformerLibrary().plainToInstance(target as new () => object, { [key]: { [PROBE]: {} } }) as Record<string, unknown>)[propertyName];
   } catch {
     return undefined; // a type function that needs the object, or a constructor that needs arguments
   }
@@ -317,7 +318,7 @@ function keysOf(target: Function): Map<string, { name?: string; excluded: boolea
     const object = Object.create(target.prototype) as object;
     Object.defineProperty(object, property, { value: null, enumerable: true, writable: true, configurable: true });
     try {
-      const plain = instanceToPlain(object) as Record<string, unknown>;
+      const plain = transformerLibrary().instanceToPlain(object) as Record<string, unknown>;
       return Object.keys(plain).filter((key) => plain[key] === null);
     } catch {
       return undefined;
@@ -351,7 +352,8 @@ function check(): string | undefined {
   // Nothing to transform: plainToInstance builds `new cls()` and copies the keys.
   for (const plain of pointInputs) {
     if (!nothingToTransformWith(found, Point, Object.keys(plain))) return `nothingToTransform() finds something to do for ${Point.name}`;
-    if (!isDeepStrictEqual(plainToInstance(Point, plain), Object.assign(new Point(), plain))) return `plainToInstance(${Point.name}) does more than build and copy`;
+    if (!isDeepStrictEqual(transformerLibrary().plainToInstance(Point, plain), Object.assign(new Point(), plain)))
+      return `plainToInstance(${Point.name}) does more than build and copy`;
   }
   if (nothingToTransformWith(found, Shape, Object.keys(shapeInputs[0]))) return `nothingToTransform() misses the decorators of ${Shape.name}`;
   // What the storage says is what plainToInstance and instanceToPlain do.
@@ -372,7 +374,7 @@ function check(): string | undefined {
     if (!storage.findExcludeMetadata(Shape, property) !== !publicMetadata.findExcludeMetadata(Shape, property))
       return `the @Exclude of ${Shape.name}.${property} differs from what instanceToPlain writes`;
   }
-  const transformed = (metadata: TransformerMetadata, property: string) => metadata.findTransformMetadatas(Shape, property, TransformationType.PLAIN_TO_CLASS).length > 0;
+  const transformed = (metadata: TransformerMetadata, property: string) => metadata.findTransformMetadatas(Shape, property, PLAIN_TO_CLASS).length > 0;
   for (const property of ['trimmed', 'tags', 'displayName']) {
     if (transformed(storage, property) !== transformed(publicMetadata, property)) return `the @Transform of ${Shape.name}.${property} differs from what plainToInstance does`;
   }

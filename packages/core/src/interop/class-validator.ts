@@ -21,7 +21,6 @@
  * public API instead (`getMetadataStorage()`, `validate`, `validateSync`): slower, same results.
  * {@link classValidatorStatus} says which, and why.
  */
-import { plainToInstance } from 'class-transformer';
 import { MetadataStorage, ValidationError, Validator, ValidatorOptions, getMetadataStorage, validate, validateSync } from 'class-validator';
 import type { ConstraintMetadata } from 'class-validator/types/metadata/ConstraintMetadata';
 import type { ValidationMetadata } from 'class-validator/types/metadata/ValidationMetadata';
@@ -29,6 +28,7 @@ import type { ValidationExecutor as Executor } from 'class-validator/types/valid
 import { isDeepStrictEqual } from 'node:util';
 import type { Canary } from './canary';
 import { InteropStatus, brief, canaryClasses, fastPathSwitch } from './status';
+import { transformerLibrary } from './transformer-library';
 
 /** class-validator's types of a rule and of a constraint, from the modules its index does not re-export. */
 export type { ConstraintMetadata, ValidationMetadata };
@@ -397,7 +397,7 @@ function compare(storage: MetadataStorage, Executor: ExecutorClass, { Point, Bas
   let failures = 0;
   for (const plain of shapeInputs) {
     for (const options of VALIDATIONS) {
-      const instance: object = plainToInstance(Shape, plain);
+      const instance: object = transformerLibrary().plainToInstance(Shape, plain);
       const expected = validateSync(instance, options);
       failures += expected.length;
       if (!isDeepStrictEqual(fastValidateSync(instance, options), expected)) return `validating ${brief(plain)} gives other errors than validateSync()`;

@@ -2,8 +2,8 @@
  * The instances the schema builder's probe validates, built as class-transformer builds every
  * input (`plainToInstance`), without its per-key metadata look-ups when it has nothing to apply.
  */
-import { plainToInstance } from 'class-transformer';
 import { nothingToTransform } from '../interop/class-transformer';
+import { transformerLibrary } from '../interop/transformer-library';
 
 /**
  * `plainToInstance(cls, plain)` for a `plain` whose values are all `null` (`{}` included).
@@ -19,7 +19,7 @@ import { nothingToTransform } from '../interop/class-transformer';
  */
 export function probeInstance(cls: new () => object, plain: Readonly<Record<string, null>>): Record<string, unknown> {
   const keys = Object.keys(plain);
-  if (!keys.every((key) => plain[key] === null) || !nothingToTransform(cls, keys)) return plainToInstance(cls, plain) as Record<string, unknown>;
+  if (!keys.every((key) => plain[key] === null) || !nothingToTransform(cls, keys)) return transformerLibrary().plainToInstance(cls, plain) as Record<string, unknown>;
   const instance = new cls() as Record<string, unknown>;
   for (const key of keys) {
     if (key === '__proto__' || key === 'constructor') continue;

@@ -26,7 +26,6 @@
 import 'reflect-metadata';
 import { ValidationError, ValidationTypes } from 'class-validator';
 import type { MetadataStorage } from 'class-validator';
-import { plainToInstance } from 'class-transformer';
 import { type JsonSchemaObject, type PromptArgument, onFirstUse } from '@hermes-mcp/protocol';
 import { HermesError } from '../errors';
 import type * as ClassProperties from './class-properties';
@@ -43,6 +42,7 @@ import { inlined } from './inline';
 import { FIXED_CONVERTERS, NEVER, NestedContext, nestedConverter, unknownRule } from './rule-converters';
 import { SchemaWarning, isValidateIf, looserWarning, uniqueWarnings, warningsAbout } from './schema-warnings';
 import { cachedBuild, keepBuild, keyOf, schemaCacheOn } from './schema-cache';
+import { transformerLibrary } from '../interop/transformer-library';
 
 /**
  * class-validator-jsonschema and Hermes' conversion on top of it, loaded with the first schema a
@@ -249,7 +249,7 @@ function refuseStringless(cls: Function, name: string, property: Schema): void {
   const type = isSchema(body) && typeof body.$ref === 'string' ? 'object' : isSchema(body) ? body.type : undefined;
   if (typeof type !== 'string' || type === 'string') return;
   try {
-    const converted = plainToInstance(cls as new () => object, { [name]: '1' }, { enableImplicitConversion: false }) as Record<string, unknown>;
+    const converted = transformerLibrary().plainToInstance(cls as new () => object, { [name]: '1' }, { enableImplicitConversion: false }) as Record<string, unknown>;
     if (converted[name] !== '1') return;
   } catch {
     return; // a @Transform that cannot take '1' converts something: the author's own rule

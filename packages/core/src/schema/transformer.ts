@@ -21,8 +21,8 @@
  * - A discriminator (`@Type(() => Base, { discriminator })`): a `oneOf` of the subtypes, each with
  *   the discriminator property `const` its name, and of `Base` for any other name.
  */
-import { TransformationType } from 'class-transformer';
 import { transformerMetadata } from '../interop/class-transformer';
+import { PLAIN_TO_CLASS } from '../interop/transformer-library';
 
 type Schema = Record<string, unknown>;
 
@@ -99,7 +99,7 @@ export function requiredExcluded(cls: Function, ignored: string[], required: Set
  * than validation does.
  */
 export function convertedProperty(cls: Function, property: string, ruled: Schema, accepts: (value: unknown) => boolean): { schema: Schema; looser?: Looser } {
-  if (transformerMetadata().findTransformMetadatas(cls, property, TransformationType.PLAIN_TO_CLASS).length > 0) {
+  if (transformerMetadata().findTransformMetadatas(cls, property, PLAIN_TO_CLASS).length > 0) {
     return { schema: {}, looser: { rule: '@Transform()', reason: 'what the @Transform function takes (its code runs before the rules)' } };
   }
   let type: unknown;

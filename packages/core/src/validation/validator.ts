@@ -8,7 +8,7 @@
  * fix, and `validateInputAsync` serves every class, going through `validateSync` whenever the class
  * (with its nested classes) has no async validator. Which classes do is worked out once per class.
  */
-import { ClassConstructor, plainToInstance } from 'class-transformer';
+import type { ClassConstructor } from 'class-transformer';
 import { ValidationError, ValidatorOptions, ValidationTypes } from 'class-validator';
 import { HermesError } from '../errors';
 import { nestedClassOf } from '../schema/transformer';
@@ -17,6 +17,7 @@ import type { ValidationIssue } from './issue';
 import { fastValidate, planOf } from './fast-path';
 import { FieldRules, explain, explainElement, fieldRules, notAnObject } from './messages';
 import { nothingToTransform, onlyNestedType, transformerMetadata } from '../interop/class-transformer';
+import { transformerLibrary } from '../interop/transformer-library';
 import { ruleStorage, validateObject, validateObjectSync } from '../interop/class-validator';
 
 export type { ValidationIssue };
@@ -154,7 +155,7 @@ function toInstance<T extends object>(cls: ClassConstructor<T>, plain: unknown):
  */
 function transform<T extends object>(cls: ClassConstructor<T>, plain: Record<string, unknown>): T {
   const { copy, restore } = detach(cls, plain);
-  const instance = plainToInstance(cls, copy, { enableImplicitConversion: false, excludeExtraneousValues: false });
+  const instance = transformerLibrary().plainToInstance(cls, copy, { enableImplicitConversion: false, excludeExtraneousValues: false });
   restore(instance);
   return instance;
 }
@@ -217,7 +218,7 @@ function detach(cls: Function, plain: Record<string, unknown>): { copy: Record<s
 /** One value of a Map of `nested`, as class-transformer makes it (an object an instance, objects inside kept as sent). */
 function element(nested: Function, value: unknown): unknown {
   if (isRecord(value)) return transform(nested as ClassConstructor<object>, value);
-  return plainToInstance(nested as ClassConstructor<object>, value, { enableImplicitConversion: false, excludeExtraneousValues: false });
+  return transformerLibrary().plainToInstance(nested as ClassConstructor<object>, value, { enableImplicitConversion: false, excludeExtraneousValues: false });
 }
 
 /** A JSON object, or an instance: an object that is not an array. */
