@@ -10,7 +10,7 @@
  * (HERMES_CODE_CACHE=off; another module registry, as jest's here).
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 
@@ -131,6 +131,14 @@ describe('the one-file build', () => {
     ]);
     expect(serve()).toEqual(first);
     expect(kept()).toEqual(files);
+  });
+
+  it('ships each bundle as ASCII (V8 then keeps its source at a byte a character), its comments aside unchanged', () => {
+    for (const name of ['core', 'protocol']) {
+      const bundle = readFileSync(path.join(project, `node_modules/@hermes-mcp/${name}/dist/${name}.bundle.js`), 'utf8');
+      expect(bundle.length).toBeGreaterThan(10_000);
+      expect(bundle.match(/[^\t\n\r\x20-\x7e]/g)).toBeNull();
+    }
   });
 
   it('gives every entry its exports from the one bundle: one copy of each module, whichever is imported first', () => {
