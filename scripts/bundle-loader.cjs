@@ -3,7 +3,7 @@
 /* global setImmediate */
 // Loads __BUNDLE__ (this package's one-file build, scripts/bundle.mjs) for the entries beside it,
 // with V8's code cache kept on disk: a start compiles from the cache what the last start compiled
-// (about 10-15 ms less at every start of a stdio server; docs/performance.md). The cache is
+// (10-14 ms less CPU at a two-tool stdio server's start on the machine this was measured on). The cache is
 // `node_modules/.cache/hermes-mcp/code/`, one file per bundle, Node version and architecture,
 // named after the bundle's digest (written here when it was built: V8 itself checks only the
 // source's length) and its size and modification time now (a file patched in place); V8 checks
