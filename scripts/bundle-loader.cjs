@@ -9,8 +9,8 @@
 // source's length) and its size and modification time now (a file patched in place); V8 checks
 // its own version and flags, and a cache it refuses is written again. HERMES_CODE_CACHE=<folder> keeps it elsewhere, HERMES_CODE_CACHE=off turns it
 // off. Anywhere this is not Node's own CommonJS loader (a test runner's module registry, Bun, Deno,
-// a bundler, a startup snapshot), or where anything of this goes wrong before the bundle runs, the
-// bundle is required as any module is.
+// a bundler, a startup snapshot), with --enable-source-maps (Node's loader maps stack traces), or
+// where anything of this goes wrong before the bundle runs, the bundle is required as any module is.
 let exported;
 
 /** The exports of `file` (an entry's module, by its path under dist/), the bundle loaded once. */
@@ -19,8 +19,14 @@ module.exports = (file) => (exported ??= load())[file]();
 function load() {
   const compiled = compile();
   if (compiled === undefined) return require('./__BUNDLE__');
-  const { script, module: bundle, require: bundleRequire, write } = compiled;
-  script.runInThisContext().call(bundle.exports, bundle.exports, bundleRequire, bundle, bundle.filename, __dirname);
+  const { script, module: bundle, require: bundleRequire, write, cache } = compiled;
+  try {
+    script.runInThisContext().call(bundle.exports, bundle.exports, bundleRequire, bundle, bundle.filename, __dirname);
+  } catch (error) {
+    // As Node's loader does: a module that threw is not kept, and the next require runs it again.
+    delete cache[bundle.filename];
+    throw error;
+  }
   bundle.loaded = true;
   write();
   return bundle.exports;
@@ -31,6 +37,8 @@ function compile() {
   try {
     const named = process.env.HERMES_CODE_CACHE;
     if (named === 'off' || typeof __dirname !== 'string' || process.versions.bun !== undefined || process.versions.deno !== undefined) return undefined;
+    // --enable-source-maps: Node's own loader maps the bundle's stack traces to the sources.
+    if (process.sourceMapsEnabled) return undefined;
     const Module = require('node:module');
     // Only under Node's own loader: another registry (jest's) must load the bundle's dependencies itself.
     if (!(module instanceof Module) || require.cache !== Module._cache || typeof Module.wrap !== 'function') return undefined;
@@ -74,7 +82,7 @@ function compile() {
         }
       });
     };
-    return { script, module: bundle, require: Module.createRequire(filename), write };
+    return { script, module: bundle, require: Module.createRequire(filename), write, cache: Module._cache };
   } catch {
     return undefined;
   }

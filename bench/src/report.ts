@@ -85,6 +85,8 @@ export interface BenchResults {
     firstListMs: number;
     bodyBytes: number;
     list: { ours: HttpRun[]; bare: HttpRun[] };
+    /** When the section was measured in a run of its own and put beside a full run's other sections: says when and why (shown under its heading). */
+    measuredApart?: string;
   };
   /** Starts of stdio servers at several tool counts, on one Node or more (bench/src/start.ts). */
   start?: StartResults;
@@ -485,6 +487,7 @@ function bootstrapSection(boot: NonNullable<BenchResults['bootstrap']>, targets:
   return [
     `### Bootstrap of a server with ${int(boot.tools)} decorated tools (median of ${boot.starts.length} starts; all but the first read their schemas back from the schema cache, docs/schemas.md)`,
     '',
+    ...(boot.measuredApart ? [boot.measuredApart, ''] : []),
     table(
       [
         'starts',

@@ -19,7 +19,7 @@
  * section on too, besides the runner's; repeatable), --profile, --quick, --no-docs, --from FILE (measure
  * nothing: rewrite the docs from a saved last-run.json).
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -679,9 +679,13 @@ async function benchBootstrap(options: Options): Promise<BenchResults['bootstrap
   log('\n== bootstrap: 1,000 decorated tools ==');
   const starts: NonNullable<BenchResults['bootstrap']>['starts'] = [];
   let server: HttpServerProcess | undefined;
+  // A schema cache of this section's own, empty: the first round is a first start (it builds every
+  // schema and keeps it) whatever an earlier run left in node_modules/.cache, and the others read back.
+  const schemas = mkdtempSync(join(os.tmpdir(), 'hermes-bench-schemas-'));
+  const env = { HERMES_SCHEMA_CACHE: schemas };
   for (let round = 1; round <= options.rounds; round++) {
     if (server) await stop(server);
-    server = await startHttp('many-tools', 'many-tools.server.js');
+    server = await startHttp('many-tools', 'many-tools.server.js', { env });
     const t = server.timings!;
     const start = {
       load: t.load,
@@ -697,7 +701,7 @@ async function benchBootstrap(options: Options): Promise<BenchResults['bootstrap
       `round ${round}  load ${start.load.toFixed(0)} ms, decorate ${start.decorate.toFixed(0)} ms (inputs ${start.inputs.toFixed(0)} ms), McpFactory.create ${start.create.toFixed(0)} ms, plugin+listen ${start.serve.toFixed(0)} ms → bootstrap ${start.bootstrap.toFixed(0)} ms (spawn to ready ${start.spawnToReady.toFixed(0)} ms)`,
     );
   }
-  const again = await startHttp('many-tools-again', 'many-tools.server.js', { env: { HERMES_BENCH_CREATE_AGAIN: '1' } });
+  const again = await startHttp('many-tools-again', 'many-tools.server.js', { env: { ...env, HERMES_BENCH_CREATE_AGAIN: '1' } });
   const createAgain = again.timings!.createAgain;
   await stop(again);
   log(`McpFactory.create again in the same process, 1,000 new classes of the same code: ${createAgain.toFixed(0)} ms (first: ${again.timings!.create.toFixed(0)} ms)`);
@@ -731,6 +735,7 @@ async function benchBootstrap(options: Options): Promise<BenchResults['bootstrap
     }
   }
   await Promise.all([stop(ours), stop(bare)]);
+  rmSync(schemas, { recursive: true, force: true });
   return { tools: 1000, starts, createAgain, firstListMs, bodyBytes, list };
 }
 

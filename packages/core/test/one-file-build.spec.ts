@@ -175,9 +175,11 @@ describe('the one-file build', () => {
     expect(serve()[3].result).toMatchObject({ content: [{ text: 'hi (patched)' }] });
   });
 
-  it('writes nothing with HERMES_CODE_CACHE=off, and keeps it in the folder HERMES_CODE_CACHE names', () => {
+  it('writes nothing with HERMES_CODE_CACHE=off or --enable-source-maps (Node maps the stack traces), and keeps it in the folder HERMES_CODE_CACHE names', () => {
     rmSync(cache, { recursive: true, force: true });
     expect(serve({ HERMES_CODE_CACHE: 'off' })[3].result).toMatchObject({ content: [{ text: 'hi (patched)' }] });
+    expect(kept()).toEqual({});
+    expect(serve({ NODE_OPTIONS: '--enable-source-maps' })[3].result).toMatchObject({ content: [{ text: 'hi (patched)' }] });
     expect(kept()).toEqual({});
     const elsewhere = mkdtempSync(path.join(tmpdir(), 'hermes-code-cache-'));
     try {
