@@ -326,7 +326,7 @@ let snapshotCode: string | undefined;
  * Tells the cache that this process runs from a startup snapshot whose code is `id` (a digest of
  * every file bundled into it, with their sizes and modification times), checked by the snapshot's
  * runtime at restore: schemas are then kept and read back under that, in a file of their own. Called
- * by the runtime before the server's entry runs. @internal
+ * by the runtime before the server's entry runs (through `@hermes-mcp/core/internal`).
  */
 export function useSnapshotCode(id: string): void {
   snapshotCode = id;
