@@ -62,7 +62,11 @@ describe("core's modules that a stdio server does without", () => {
        Reflect.decorate([core.McpServer({ name: 's', version: '1' })], S);
        const app = core.McpFactory.create(S);
        void app.listen();
-       process.on('exit', () => process.stderr.write('loaded:' + JSON.stringify(${loadedLazy}) + '\\n'));`,
+       process.on('exit', () => {
+         // Asked before this handler opens stderr: the server did not load node:tty.
+         const opened = { tty: process.moduleLoadList.includes('NativeModule tty') };
+         process.stderr.write('loaded:' + JSON.stringify(${loadedLazy}) + '\\nopened:' + JSON.stringify(opened) + '\\n');
+       });`,
       [
         { id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
         { method: 'notifications/initialized' },
@@ -79,6 +83,8 @@ describe("core's modules that a stdio server does without", () => {
     expect(answers.map((answer) => answer.id)).toEqual([1, 2, 3]);
     expect(answers[2].result.content).toEqual([{ type: 'text', text: '42' }]);
     expect(/loaded:(.*)/.exec(stdout.stderr ?? '')?.[1]).toBe('[]');
+    // stderr is a pipe here, as a host gives it: the "listening" line's level is told without node:tty.
+    expect(JSON.parse(/opened:(.*)/.exec(stdout.stderr ?? '')?.[1] ?? 'null')).toMatchObject({ tty: false });
   });
 
   it('nor by loading the package; reading createWebHandler loads the HTTP modules', () => {

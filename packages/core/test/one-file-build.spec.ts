@@ -101,13 +101,15 @@ McpFactory.create(Server).listen();
 afterAll(() => rmSync(project, { recursive: true, force: true }));
 
 describe('the one-file build', () => {
-  it('loads core and protocol as one bundle each, through their loaders, and nothing else of Hermes', () => {
+  it('loads core and protocol as one bundle each, through their loaders, and nothing else of Hermes (nor node:v8, which the loaders ask only in a snapshot build)', () => {
     const run = node([
       '-e',
-      "require('reflect-metadata'); require('@hermes-mcp/core'); process.stdout.write(JSON.stringify(Object.keys(require.cache).filter((f) => f.includes('@hermes-mcp')).map((f) => path.relative(path.join(process.cwd(), 'node_modules'), f)).sort()))",
+      "require('reflect-metadata'); require('@hermes-mcp/core'); process.stdout.write(JSON.stringify({ v8: process.moduleLoadList.includes('NativeModule v8'), files: Object.keys(require.cache).filter((f) => f.includes('@hermes-mcp')).map((f) => path.relative(path.join(process.cwd(), 'node_modules'), f)).sort() }))",
     ]);
     expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(run.stdout)).toEqual([
+    const { v8, files } = JSON.parse(run.stdout) as { v8: boolean; files: string[] };
+    expect(v8).toBe(false);
+    expect(files).toEqual([
       '@hermes-mcp/core/dist/core.bundle.js',
       '@hermes-mcp/core/dist/core.load.js',
       '@hermes-mcp/core/dist/index.js',

@@ -8,6 +8,7 @@ import { Constructor, DependencyContainer, defaultContainer } from '../container
 import { CursorCodec } from './cursor';
 import { Connection, ConnectionOptions } from '../engine/connection';
 import { Engine, ServingOptions } from '../engine/engine';
+import { fstatSync } from 'node:fs';
 import type { Cluster } from '../stores/cluster';
 import { HermesError } from '../errors';
 import { assertSingleCopies } from '../interop/single-copy';
@@ -183,9 +184,8 @@ export class McpApp implements ServedApp, ServerActions {
     const counts = this.registry?.counts;
     // For whoever watches the terminal; a host that spawns the server (stderr a pipe or a file)
     // gets it at debug: a server started many times a day then writes nothing, and its default
-    // logger never loads pino (logger.ts). (node:tty is asked here, on stdio: never in a worker.)
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    const said = (require('node:tty') as typeof import('node:tty')).isatty(2) ? 'info' : 'debug';
+    // logger never loads pino (logger.ts).
+    const said = stderrIsTerminal() ? 'info' : 'debug';
     this.logger[said]({ ...counts, server: this.handler.serverInfo.name }, 'MCP server listening on stdio');
     const onSignal = (signal: NodeJS.Signals): void => {
       this.logger.info({ signal }, 'shutting down: answering the requests in flight');
@@ -466,4 +466,19 @@ export class McpFactory {
     const handler = new DecoratedServerHandler(registry, serverOptions, options.validation);
     return new McpApp(handler, registry, { ...options, cache: options.cache ?? serverOptions.cache }, logger);
   }
+}
+
+/**
+ * Whether stderr is a terminal. A pipe or a file (what a host that spawns the server gives it) is
+ * told by one fstat, without loading node:tty (which loads node:net); a character device (a
+ * terminal, or /dev/null) is asked of node:tty. Asked on stdio only: never in a worker.
+ */
+function stderrIsTerminal(): boolean {
+  try {
+    if (!fstatSync(2).isCharacterDevice()) return false;
+  } catch {
+    return false; // no stderr at all
+  }
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  return (require('node:tty') as typeof import('node:tty')).isatty(2);
 }

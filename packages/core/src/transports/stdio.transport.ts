@@ -109,12 +109,17 @@ const ConsoleClass = nodeConsole.Console;
  * if nobody replaced them meanwhile).
  */
 function redirectConsoleToStderr(): () => void {
-  const stderrConsole = new ConsoleClass({ stdout: process.stderr, stderr: process.stderr });
+  // Made on the first call: a server that never logs does not open process.stderr for it (a
+  // stream, and a pipe's socket, of every start).
+  let stderrConsole: Console | undefined;
   const saved = new Map<ConsoleMethod, unknown>();
   const target = console as unknown as Record<ConsoleMethod, unknown>;
   for (const method of STDOUT_CONSOLE_METHODS) {
     saved.set(method, target[method]);
-    target[method] = (stderrConsole[method] as (...args: unknown[]) => void).bind(stderrConsole);
+    target[method] = (...args: unknown[]): void => {
+      stderrConsole ??= new ConsoleClass({ stdout: process.stderr, stderr: process.stderr });
+      (stderrConsole[method] as (...args: unknown[]) => void)(...args);
+    };
   }
   const installed = new Map(STDOUT_CONSOLE_METHODS.map((m) => [m, target[m]]));
   return () => {
