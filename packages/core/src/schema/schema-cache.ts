@@ -32,7 +32,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as classValidator from 'class-validator';
 import type { JsonSchemaObject } from '@hermes-mcp/protocol';
-import { ownRulesOf } from '../interop/class-validator';
+import { classValidatorRuleNames, ownRulesOf } from '../interop/class-validator';
 import { transformerRecord } from '../interop/class-transformer';
 import { rootOf } from '../interop/status';
 import { cacheFolderOf, coreFolder, coreVersion, filesKey, loadedFiles } from '../interop/verdict-cache';
@@ -93,12 +93,9 @@ const NOT_READ = new Set<unknown>([COMPLETE, ENUM_TITLES, SERVER_OPTIONS, HANDLE
 /** Metadata keys whose values are classes (TypeScript's `emitDecoratorMetadata`). */
 const CLASS_VALUED = new Set(['design:type', 'design:paramtypes', 'design:returntype']);
 
-let builtInRules: Set<string> | undefined;
-
-/** The names of class-validator's own rules: the string constants it exports (`isNumber`, `min`...). */
+/** Whether `name` is one of class-validator's own rules (`isNumber`, `min`...). */
 function isBuiltInRule(name: string): boolean {
-  builtInRules ??= new Set(Object.values(classValidator).filter((value): value is string => typeof value === 'string'));
-  return builtInRules.has(name);
+  return classValidatorRuleNames().has(name);
 }
 
 /**

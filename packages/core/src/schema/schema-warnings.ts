@@ -30,10 +30,9 @@ import {
   MIN_DATE,
   ValidationTypes,
 } from 'class-validator';
-import * as classValidator from 'class-validator';
 import type { MetadataStorage } from 'class-validator';
 import { FqdnOptions, NumericOptions, letterPattern, numericPattern } from './validator-patterns';
-import { type ValidationMetadata, withConstraintName } from '../interop/class-validator';
+import { type ValidationMetadata, classValidatorRuleNames, withConstraintName } from '../interop/class-validator';
 import { STRING_ONLY_RULES, localeOf, matchesSchema, uniquenessOf } from './rule-converters';
 import { nestedClassOf } from './transformer';
 
@@ -186,17 +185,6 @@ const LOOSER: Record<string, string | ((meta: ValidationMetadata) => string | un
   ...Object.fromEntries(STRING_ONLY_RULES.map((rule) => [rule, 'its grammar (validator.js)'])),
 };
 
-/**
- * The rules class-validator itself defines: every rule name it exports (`IS_EMAIL = 'isEmail'`...).
- * Each is converted by us or by class-validator-jsonschema; any other rule is a custom validator's.
- * Read from the exports, not from the converter tables, so that the answer holds when the fast
- * paths are off.
- */
-const CLASS_VALIDATOR_RULES = new Set<string>(
-  Object.entries(classValidator)
-    .filter(([key, value]) => /^[A-Z][A-Z0-9_]*$/.test(key) && typeof value === 'string')
-    .map(([, value]) => value as string),
-);
 /** The decorators not named by capitalising their rule's name. */
 const DECORATOR_NAMES: Record<string, string> = {
   isFqdn: 'IsFQDN',
@@ -221,7 +209,7 @@ function looserRule(storage: MetadataStorage, meta: ValidationMetadata): { rule:
   if (meta.type !== ValidationTypes.CUSTOM_VALIDATION) return undefined;
   const typed = withConstraintName(storage, meta);
   if (meta.validateIf) return { rule: ruleName(storage, meta), reason: 'its validateIf condition (code): the schema leaves the rule out' };
-  const own = CLASS_VALIDATOR_RULES.has(typed.type);
+  const own = classValidatorRuleNames().has(typed.type);
   const known = LOOSER[typed.type];
   const reason = typeof known === 'function' ? known(typed) : (known ?? (own ? undefined : 'what its code checks'));
   if (reason === undefined) return undefined;
@@ -232,5 +220,5 @@ function looserRule(storage: MetadataStorage, meta: ValidationMetadata): { rule:
 function ruleName(storage: MetadataStorage, meta: ValidationMetadata): string {
   const typed = withConstraintName(storage, meta);
   const name = DECORATOR_NAMES[typed.type] ?? `${typed.type[0].toUpperCase()}${typed.type.slice(1)}`;
-  return CLASS_VALIDATOR_RULES.has(typed.type) ? `@${name}()` : `@Validate(${(meta.constraintCls as Function | undefined)?.name ?? typed.type})`;
+  return classValidatorRuleNames().has(typed.type) ? `@${name}()` : `@Validate(${(meta.constraintCls as Function | undefined)?.name ?? typed.type})`;
 }
