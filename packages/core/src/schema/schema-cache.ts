@@ -93,11 +93,6 @@ const NOT_READ = new Set<unknown>([COMPLETE, ENUM_TITLES, SERVER_OPTIONS, HANDLE
 /** Metadata keys whose values are classes (TypeScript's `emitDecoratorMetadata`). */
 const CLASS_VALUED = new Set(['design:type', 'design:paramtypes', 'design:returntype']);
 
-/** Whether `name` is one of class-validator's own rules (`isNumber`, `min`...). */
-function isBuiltInRule(name: string): boolean {
-  return classValidatorRuleNames().has(name);
-}
-
 /**
  * The key of `root`'s schema: a digest of everything the builder reads of it and of the classes it
  * reaches; undefined when a class holds a function of the user's (see the module's comment).
@@ -230,7 +225,7 @@ export function keyOf(root: Function): string | undefined {
         if (meta.type === classValidator.ValidationTypes.CUSTOM_VALIDATION) {
           for (const constraint of storage.getTargetValidatorConstraints(meta.constraintCls)) {
             // class-validator's own rules: made by registerDecorator (a `CustomConstraint` class) under a name it exports.
-            if (!isBuiltInRule(constraint.name) || constraint.target.name !== 'CustomConstraint') throw cannotDescribe();
+            if (!classValidatorRuleNames().has(constraint.name) || constraint.target.name !== 'CustomConstraint') throw cannotDescribe();
             rule += ` ${constraint.name} ${constraint.async}`;
           }
         }
@@ -265,27 +260,14 @@ export function keyOf(root: Function): string | undefined {
 }
 
 /**
- * A digest of `text`: two 53-bit hashes of it (cyrb53 with two seeds, worked out in one pass) and
- * its length — 106 bits, where node:crypto would cost a start more to load (~5 ms) than every key
- * costs to hash.
+ * A digest of `text`: two 53-bit hashes of it (cyrb53 with two seeds) and its length — 106 bits,
+ * where node:crypto would cost a start more to load (~5 ms) than every key costs to hash.
  */
 function digest(text: string): string {
-  // cyrb53 (a public-domain 53-bit string hash), seeded with 0x9e3779b9 (a) and 0x85ebca6b (b).
-  let a1 = 0xdeadbeef ^ 0x9e3779b9;
-  let a2 = 0x41c6ce57 ^ 0x9e3779b9;
-  let b1 = 0xdeadbeef ^ 0x85ebca6b;
-  let b2 = 0x41c6ce57 ^ 0x85ebca6b;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    a1 = Math.imul(a1 ^ ch, 2654435761);
-    a2 = Math.imul(a2 ^ ch, 1597334677);
-    b1 = Math.imul(b1 ^ ch, 2654435761);
-    b2 = Math.imul(b2 ^ ch, 1597334677);
-  }
-  return `${finish53(a1, a2).toString(36)}.${finish53(b1, b2).toString(36)}.${text.length.toString(36)}`;
+  return `${hash53(text, 0x9e3779b9).toString(36)}.${hash53(text, 0x85ebca6b).toString(36)}.${text.length.toString(36)}`;
 }
 
-/** cyrb53 with `seed`, one string (a file name's). */
+/** cyrb53 (a public-domain 53-bit string hash) with `seed`. */
 function hash53(text: string, seed: number): number {
   let h1 = 0xdeadbeef ^ seed;
   let h2 = 0x41c6ce57 ^ seed;
@@ -294,11 +276,6 @@ function hash53(text: string, seed: number): number {
     h1 = Math.imul(h1 ^ ch, 2654435761);
     h2 = Math.imul(h2 ^ ch, 1597334677);
   }
-  return finish53(h1, h2);
-}
-
-/** cyrb53's last mixing of its two lanes into 53 bits. */
-function finish53(h1: number, h2: number): number {
   h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
   h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
