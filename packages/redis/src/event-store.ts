@@ -20,6 +20,7 @@
  * last event of any of the session's streams). A resumption from an event no longer kept fails
  * (the endpoint answers 400) rather than skipping events silently.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { JsonRpcMessage } from '@hermes-mcp/protocol';
 import type { ClaimedStream, EventStore, StoredEvent } from '@hermes-mcp/core';
 import { RedisConnection, Script } from './connection';
@@ -102,12 +103,20 @@ end
 `;
 
 /**
+ * A stream resumed from a number beyond its newest: answers that newest number (an integer, where
+ * the scripts otherwise answer a list or nil), so the caller can wait for the holder's append.
+ */
+const AHEAD = `if kept and after > top then return top end`;
+
+/**
  * The entries of a stream after event ARGV[2] (KEYS the index and the list, ARGV[1] the stream
  * id), oldest first; nil when the stream cannot be resumed from there. Message numbers only grow,
- * so the entries after event `after` are among the last `last - after`.
+ * so the entries after event `after` are among the last `last - after`. The newest number alone
+ * when `after` is beyond it ({@link AHEAD}).
  */
 const REPLAY = new Script(`${READ_INDEX}${RESUMABLE}
 local after = tonumber(ARGV[2])
+${AHEAD}
 local tail = {}
 if kept and last > after then tail = redis.call('LRANGE', KEYS[2], after - last, -1) end
 if not resumable(after, tail) then return false end
@@ -122,10 +131,11 @@ return replay`);
  * now on only it appends there ({@link APPEND}). Answers, read in the same step, the stream's
  * newest number (first element), then each entry kept — whole after event ARGV[2], `{seq}\n{key}`
  * up to it (only the keys of those are wanted); nil, claiming nothing, when the stream cannot be
- * resumed from there.
+ * resumed from there; the newest number alone when ARGV[2] is beyond it ({@link AHEAD}).
  */
 const CLAIM = new Script(`${READ_INDEX}${RESUMABLE}
 local after = tonumber(ARGV[2])
+${AHEAD}
 local all = {}
 if kept and last > 0 then all = redis.call('LRANGE', KEYS[2], 0, -1) end
 if not resumable(after, all) then return false end
@@ -157,6 +167,30 @@ function readEntry(entry: string): { seq: number; key: string; message: string }
   // A claim answers `{seq}\n{key}` alone for the entries up to where the stream is resumed.
   if (second < 0) return { seq: Number(entry.slice(0, first)), key: entry.slice(first + 1), message: '' };
   return { seq: Number(entry.slice(0, first)), key: entry.slice(first + 1, second), message: entry.slice(second + 1) };
+}
+
+/**
+ * How long a resumption from an event beyond the stream's newest waits for it to be kept. The
+ * instance holding a stream writes each event to its client before its append reaches Redis (the
+ * append goes out on the client's next write, after this turn of its event loop): a client that
+ * resumes at once on another instance may name an event Redis does not have yet, and on a loaded
+ * machine for tens of milliseconds. A number the stream never reaches is refused once this is over.
+ */
+export const AHEAD_WAIT_MS = 1_000;
+
+/**
+ * Runs a replay or a claim until the stream has the event it resumes from, or {@link AHEAD_WAIT_MS}
+ * passed: waits 5, 10, 20 … ms between tries while it answers a number ({@link AHEAD}).
+ */
+async function kept<T>(read: () => Promise<T | number | null>): Promise<T | null> {
+  const deadline = performance.now() + AHEAD_WAIT_MS;
+  for (let pause = 5; ; pause *= 2) {
+    const answer = await read();
+    if (typeof answer !== 'number') return answer;
+    const left = deadline - performance.now();
+    if (left <= 0) return null;
+    await sleep(Math.min(pause, left));
+  }
 }
 
 /** The events of one session's streams, in Redis. */
@@ -194,7 +228,7 @@ export class RedisEventStore implements EventStore {
 
   async replayAfter(streamId: string, seq: number): Promise<StoredEvent[] | undefined> {
     if (!Number.isSafeInteger(seq) || seq < 0) return undefined;
-    const entries = (await this.redis.run(REPLAY, [this.index, this.list(streamId)], [streamId, String(seq)])) as string[] | null;
+    const entries = await kept(() => this.redis.run(REPLAY, [this.index, this.list(streamId)], [streamId, String(seq)]) as Promise<string[] | number | null>);
     if (!entries) return undefined;
     return entries.map((entry) => {
       const { seq: number, message } = readEntry(entry);
@@ -205,7 +239,7 @@ export class RedisEventStore implements EventStore {
   /** Makes this instance the only writer of `streamId` and reads it after `seq` in the same step (see `EventStore.claim`). */
   async claim(streamId: string, seq: number): Promise<ClaimedStream | undefined> {
     if (!Number.isSafeInteger(seq) || seq < 0) return undefined;
-    const answer = (await this.redis.run(CLAIM, [this.index, this.list(streamId)], [streamId, String(seq), this.instance], true)) as string[] | null;
+    const answer = await kept(() => this.redis.run(CLAIM, [this.index, this.list(streamId)], [streamId, String(seq), this.instance], true) as Promise<string[] | number | null>);
     if (!answer) return undefined;
     const events: StoredEvent[] = [];
     const keys = new Set<string>();

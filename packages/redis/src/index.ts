@@ -10,7 +10,7 @@ export { redisCluster } from './cluster';
 export type { RedisCluster, RedisClusterOptions } from './cluster';
 export { BROADCAST_QUEUE, RedisBus } from './bus';
 export { RedisSessionStore } from './session-store';
-export { EVENT_WINDOW_DEFAULTS, RedisEventStore } from './event-store';
+export { AHEAD_WAIT_MS, EVENT_WINDOW_DEFAULTS, RedisEventStore } from './event-store';
 export type { EventWindow } from './event-store';
 export { RedisTaskStore } from './task-store';
 export { RedisReplayStore } from './replay-store';

@@ -6,7 +6,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { createClient } from 'redis';
 import type { ClusterMessage, SessionMessage, TaskRecord } from '@hermes-mcp/core';
 import { HermesError } from '@hermes-mcp/core';
-import { RedisCluster, redisCluster } from '@hermes-mcp/redis';
+import { AHEAD_WAIT_MS, RedisCluster, redisCluster } from '@hermes-mcp/redis';
 import { RedisServer, freePort, startRedis } from '../../../test-support/redis/redis-server';
 
 let server: RedisServer;
@@ -126,6 +126,31 @@ describe('RedisEventStore', () => {
     expect(await taker.claim('get.none', 0)).toBeUndefined();
     await holder.append('get.a', 7, message(7));
     expect((await taker.replayAfter('get.a', 6))?.map((e) => e.seq)).toEqual([7]);
+  });
+
+  it('a resumption from an event its holder wrote to the client before Redis kept it waits for that event, a bounded time', async () => {
+    const message = (data: number) => ({ jsonrpc: '2.0' as const, method: 'notifications/message', params: { data } });
+    const holder = a.eventStore('ahead');
+    const taker = b.eventStore('ahead');
+    await holder.append('get.a', 1);
+    await holder.append('get.a', 2, message(2), 'k.2');
+    // The client saw event 3 and resumed on another instance before the holder's append of it arrived.
+    const late = sleep(50).then(() => holder.append('get.a', 3, message(3), 'k.3'));
+    expect(await taker.claim('get.a', 3)).toEqual({ events: [], top: 3, keys: new Set(['k.2', 'k.3']) });
+    await late;
+    // A replay (a request's stream) waits the same way.
+    const later = sleep(50).then(() => taker.append('get.a', 4, message(4), 'k.4'));
+    expect(await holder.replayAfter('get.a', 4)).toEqual([]);
+    await later;
+    expect((await holder.replayAfter('get.a', 3))?.map((e) => e.seq)).toEqual([4]);
+    // A number the stream never reaches is refused once the wait is over.
+    const started = performance.now();
+    expect(await taker.claim('get.a', 9)).toBeUndefined();
+    expect(await taker.replayAfter('get.a', 9)).toBeUndefined();
+    expect(performance.now() - started).toBeGreaterThanOrEqual(2 * AHEAD_WAIT_MS - 10);
+    // Nothing was claimed by the refused claim: the claimer's appends are still kept.
+    await taker.append('get.a', 5, message(5));
+    expect((await holder.replayAfter('get.a', 4))?.map((e) => e.seq)).toEqual([5]);
   });
 
   it('bounds a stream by count and age; a resumption from a trimmed event fails instead of skipping', async () => {

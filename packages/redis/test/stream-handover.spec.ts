@@ -39,7 +39,12 @@ it('delivers every update exactly once while the GET stream moves from instance 
     for (let move = 0; move < 30; move++) {
       await sleep(100 + (move % 4) * 50);
       await session.resume();
-      await eventually(`the stream answers after move ${move + 1}`, () => session.stream.status === 200, 10_000);
+      await eventually(`the stream answers after move ${move + 1}`, () => session.stream.status === 200, 10_000).catch((error: Error) => {
+        const sent = proxy.log.filter((f) => f.method === 'GET' && f.session === session.id).at(-1);
+        throw new Error(
+          `${error.message}: status ${session.stream.status}, ended ${session.stream.ended}, sent to instance ${sent?.backend} with ${sent?.lastEventId}, answered ${sent?.status}`,
+        );
+      });
     }
     await Promise.all(loops.map((l) => l.stop()));
     await eventually('every update raised has come', () => session.updates() >= session.touched, 10_000).catch(() => undefined);
