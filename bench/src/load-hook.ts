@@ -4,8 +4,9 @@
  * time inside the loads it made, so a module's resolution, reading, compiling and top-level code,
  * not its dependencies' — to the package of the file it resolved: under node_modules the folder
  * after the last `node_modules`, elsewhere (a workspace package's real path) the nearest
- * package.json with a name; Node built-ins to `(node built-ins)`, and the main module (whose
- * top-level code defines the classes and starts the server) to `(the server file)`. The file name
+ * package.json with a name; Node built-ins to `(node built-ins)`, and the main module and the
+ * modules beside it (whose top-level code defines the classes and starts the server) to
+ * `(the server file)`. The file name
  * comes from Node's own `Module._resolveFilename` call inside the load, wrapped too, so nothing is
  * resolved twice; a load answered from the parent's resolve cache is resolved again after its
  * clock stops.
@@ -78,6 +79,13 @@ function packageOf(file: string): string {
   return name;
 }
 
+/** The folder of the main module: the server's own modules (an entry and its server module) are there, outside node_modules. */
+const mainFolder = process.argv[1] === undefined ? undefined : dirname(process.argv[1]);
+
+function serverFile(file: string): boolean {
+  return mainFolder !== undefined && dirname(file) === mainFolder;
+}
+
 loader._resolveFilename = function (this: unknown, request: string, parent: unknown, isMain: boolean, options?: unknown): string {
   const file = resolveFilename.call(this, request, parent, isMain, options);
   const frame = stack[stack.length - 1];
@@ -106,7 +114,7 @@ loader._load = function (this: unknown, request: string, parent: unknown, isMain
         file = request;
       }
     }
-    const key = isMain ? MAIN : packageOf(file);
+    const key = isMain || serverFile(file) ? MAIN : packageOf(file);
     const entry = (packages[key] ??= { selfMs: 0, files: 0 });
     entry.selfMs += selfMs;
     if (frame.fresh) entry.files++;

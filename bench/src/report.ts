@@ -571,6 +571,7 @@ function startNodeTables(start: StartResults, node: StartNodeResults, targets: T
     `${int(aboveFloor(size))} ms`,
     `${fixed(snapshotRatio(size, 'cpuMs'))} ×`,
     `${fixed(snapshotRatio(size, 'wallMs'))} ×`,
+    `${fixed(startPaired(node, 'hermes', size, (oneFile, own) => oneFile.cpuMs / own.cpuMs, 'hermes-one-file'))} ×`,
   ]);
   const on = `Node ${node.version}`;
   const own = aboveFloor(small);
@@ -619,7 +620,7 @@ function startNodeTables(start: StartResults, node: StartNodeResults, targets: T
     '',
     `${on}, Hermes against the others in the same round (ratios per round, then the median):`,
     '',
-    table(['tools', 'Hermes ÷ SDK v2, CPU', 'wall', 'Hermes ÷ SDK v1, CPU', 'wall', 'Hermes − floor, CPU', 'snapshot ÷ SDK v2, CPU', 'wall'], ratioRows),
+    table(['tools', 'Hermes ÷ SDK v2, CPU', 'wall', 'Hermes ÷ SDK v1, CPU', 'wall', 'Hermes − floor, CPU', 'snapshot ÷ SDK v2, CPU', 'wall', 'one file ÷ Hermes, CPU'], ratioRows),
   ].join('\n');
 }
 
@@ -664,6 +665,7 @@ function startSection(start: StartResults, targets: Target[]): string {
     'The same tools on every side: `tool_N`, a description, input `{ a: number, b: number ≥ 0, note?: string of length 1–40 }` — class-validator classes for Hermes and the floor, zod schemas for the SDKs. ' +
       "Hermes lists 100 tools a page (its default: 10 pages at 1,000 tools); the SDKs and the floor list all on one. Wall: spawn → the last page answered; CPU: the server process's user + system time (/proc, in 10 ms ticks) at that moment. " +
       "What Hermes costs above the floor (Node, reflect-metadata and class-validator with the same input classes, answers written by hand) is Hermes' own. " +
+      "Hermes' server is laid out as `npm create hermes-mcp` lays a project out: an entry that imports `@hermes-mcp/core`, then the server module, which imports class-validator and holds the classes. The one-file row is the same server in one file whose imports put class-validator first: V8 then sizes its old generation while class-validator loads, close above what that leaves, and what Hermes adds on top brings a full collection into the start (see Cold start below). " +
       "Each server is started once before the rounds: Hermes' rows then read their schemas back from the schema cache that start wrote (docs/schemas.md), as every start of a server after its first does; the first-start row turns the cache off. " +
       "Hermes' servers load `@hermes-mcp/core` and `@hermes-mcp/protocol` as npm installs them: packed (`npm run pack`), so each is its one-file build (scripts/bundle.mjs), and unpacked beside the servers; every other package resolves from the repository's node_modules, as a project's would.",
     '',

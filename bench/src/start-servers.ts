@@ -18,7 +18,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { basename, join, resolve } from 'node:path';
 import ts from 'typescript';
 
 /** The tool counts each server is started with. */
@@ -26,7 +26,12 @@ export const START_SIZES = [2, 50, 1000];
 
 /** The servers compared at every size. */
 export const START_SERVERS = [
-  { key: 'hermes', label: 'Hermes, `McpFactory.create(S).listen()`' },
+  {
+    key: 'hermes',
+    label:
+      'Hermes, `McpFactory.create(S).listen()`, laid out as `npm create hermes-mcp` does: the entry imports `@hermes-mcp/core`, then the server module (its classes, class-validator)',
+  },
+  { key: 'hermes-one-file', label: 'Hermes, the same server as one file that imports class-validator before `@hermes-mcp/core`' },
   { key: 'hermes-first', label: 'Hermes, the same file, a first start: no schema cache (`HERMES_SCHEMA_CACHE=off`)' },
   { key: 'hermes-snapshot', label: 'Hermes, the same file as `hermes-mcp install` starts it: the launcher of its startup snapshot (`hermes-mcp snapshot`)' },
   { key: 'sdk-v2', label: 'SDK v2 2.4.0, `serveStdio`' },
@@ -40,7 +45,7 @@ export type StartServerKey = (typeof START_SERVERS)[number]['key'];
 /** Where the generated servers are written, under bench/dist. */
 export const START_SERVER_DIR = join(__dirname, 'start-servers');
 
-/** The generated file of one server at one size (the snapshot's and the first start's server is Hermes' file). */
+/** The generated file of one server at one size, the one Node starts (the snapshot's and the first start's server is Hermes' entry). */
 export function startServerFile(key: StartServerKey, size: number): string {
   return join(START_SERVER_DIR, `${key === 'hermes-snapshot' || key === 'hermes-first' ? 'hermes' : key}-${size}.js`);
 }
@@ -60,14 +65,40 @@ function inputClasses(count: number): string[] {
 
 const VALIDATOR_IMPORTS = ["import 'reflect-metadata';", "import { IsNumber, IsOptional, IsString, Length, Min } from 'class-validator';"];
 
-/** Hermes: the input classes, the server class with a `@Tool` method per tool, `listen()` with every default. */
-function hermesSource(count: number): string {
-  const lines = [...VALIDATOR_IMPORTS, "import { McpFactory, McpServer, Tool } from '@hermes-mcp/core';", '', ...inputClasses(count)];
-  lines.push("@McpServer({ name: 'bench-start', version: '1.0.0' })", 'class StartServer {');
+/** Hermes' server class, with a `@Tool` method per tool. */
+function serverClass(count: number, exported: boolean): string[] {
+  const lines = ["@McpServer({ name: 'bench-start', version: '1.0.0' })", `${exported ? 'export ' : ''}class StartServer {`];
   for (let i = 0; i < count; i++) {
     lines.push(`  @Tool({ description: '${description(i)}' })`, `  tool_${i}(input: Tool${i}Input) {`, '    return input.a + input.b;', '  }', '');
   }
-  lines.push('}', '', 'void McpFactory.create(StartServer).listen();', '');
+  lines.push('}', '');
+  return lines;
+}
+
+/**
+ * Hermes as the scaffolded project is laid out (packages/create-hermes-mcp/template): a server
+ * module with the input classes and the server class, and an entry that imports
+ * `@hermes-mcp/core`, then the server module, and calls `listen()` with every default. So core
+ * loads before class-validator, which the server module imports: the order decides whether V8
+ * runs a full collection during the start (docs/performance.md, "Cold start").
+ */
+function hermesSources(count: number, module: string): { server: string; entry: string } {
+  const server = [...VALIDATOR_IMPORTS, "import { McpServer, Tool } from '@hermes-mcp/core';", '', ...inputClasses(count), ...serverClass(count, true)];
+  const entry = [
+    "import 'reflect-metadata';",
+    "import { McpFactory } from '@hermes-mcp/core';",
+    `import { StartServer } from './${module}';`,
+    '',
+    'void McpFactory.create(StartServer).listen();',
+    '',
+  ];
+  return { server: server.join('\n'), entry: entry.join('\n') };
+}
+
+/** The same server as one file whose imports put class-validator before `@hermes-mcp/core`. */
+function hermesOneFileSource(count: number): string {
+  const lines = [...VALIDATOR_IMPORTS, "import { McpFactory, McpServer, Tool } from '@hermes-mcp/core';", '', ...inputClasses(count), ...serverClass(count, false)];
+  lines.push('void McpFactory.create(StartServer).listen();', '');
   return lines.join('\n');
 }
 
@@ -199,15 +230,18 @@ export function writeStartServers(sizes: readonly number[] = START_SIZES): void 
   mkdirSync(START_SERVER_DIR, { recursive: true });
   installPacked(['protocol', 'core']);
   const options = compilerOptions();
+  const write = (file: string, source: string) => {
+    writeFileSync(file.replace(/\.js$/, '.ts'), source);
+    writeFileSync(file, compile(source, basename(file).replace(/\.js$/, '.ts'), options));
+  };
   for (const size of sizes) {
-    for (const [key, source] of [
-      ['hermes', hermesSource(size)],
-      ['floor', floorSource(size)],
-    ] as const) {
-      const file = startServerFile(key, size);
-      writeFileSync(file.replace(/\.js$/, '.ts'), source);
-      writeFileSync(file, compile(source, `${key}-${size}.ts`, options));
-    }
+    const entry = startServerFile('hermes', size);
+    const module = basename(entry).replace(/\.js$/, '.server');
+    const hermes = hermesSources(size, module);
+    write(join(START_SERVER_DIR, `${module}.js`), hermes.server);
+    write(entry, hermes.entry);
+    write(startServerFile('hermes-one-file', size), hermesOneFileSource(size));
+    write(startServerFile('floor', size), floorSource(size));
     writeFileSync(startServerFile('sdk-v2', size), sdkV2Source(size));
     writeFileSync(startServerFile('sdk-v1', size), sdkV1Source(size));
   }
