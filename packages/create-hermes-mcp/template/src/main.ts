@@ -1,4 +1,6 @@
 import 'reflect-metadata';
+// Core before the server module and the class-validator it imports: V8 sizes its heap while the
+// first of them loads, and in this order a start runs no full garbage collection.
 import { McpFactory } from '@hermes-mcp/core';
 import { GreeterServer } from './server';
 
