@@ -663,7 +663,7 @@ function startSection(start: StartResults, targets: Target[]): string {
     '',
     ...(start.measuredApart ? [start.measuredApart, ''] : []),
     'The same tools on every side: `tool_N`, a description, input `{ a: number, b: number ≥ 0, note?: string of length 1–40 }` — class-validator classes for Hermes and the floor, zod schemas for the SDKs. ' +
-      "Hermes lists 100 tools a page (its default: 10 pages at 1,000 tools); the SDKs and the floor list all on one. Wall: spawn → the last page answered; CPU: the server process's user + system time (/proc, in 10 ms ticks) at that moment. " +
+      "Hermes lists 100 tools a page (its default: 10 pages at 1,000 tools); the SDKs and the floor list all on one. Wall: spawn → the last page answered; CPU: the server process's run time, every thread (/proc/<pid>/task/*/schedstat, nanoseconds) at that moment. " +
       "What Hermes costs above the floor (Node, reflect-metadata and class-validator with the same input classes, answers written by hand) is Hermes' own. " +
       "Hermes' server is laid out as `npm create hermes-mcp` lays a project out: an entry that imports `@hermes-mcp/core`, then the server module, which imports class-validator and holds the classes. The one-file row is the same server in one file whose imports put class-validator first: V8 then sizes its old generation while class-validator loads, close above what that leaves, and what Hermes adds on top brings a full collection into the start (see Cold start below). " +
       "Each server is started once before the rounds: Hermes' rows then read their schemas back from the schema cache that start wrote (docs/schemas.md), as every start of a server after its first does; the first-start row turns the cache off. " +
