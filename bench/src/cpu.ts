@@ -21,30 +21,35 @@ const TICKS_PER_SECOND = 100;
 export function cpuSeconds(pid: number | undefined): number | undefined {
   if (pid === undefined) return undefined;
   try {
-    let seconds = threadSeconds(pid);
-    for (const child of childrenOf(pid)) seconds += cpuSeconds(child) ?? 0;
+    // One pass over the threads: each one's run time, and the processes it started.
+    let ns = 0;
+    const children: number[] = [];
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      ns += runTimeNs(pid, tid);
+      for (const child of readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ')) if (child) children.push(Number(child));
+    }
+    let seconds = Number.isFinite(ns) ? ns / 1e9 : tickSeconds(pid);
+    for (const child of children) seconds += cpuSeconds(child) ?? 0;
     return seconds;
   } catch {
     return undefined;
   }
 }
 
-/** The run time of every thread of `pid`, in seconds. */
-function threadSeconds(pid: number): number {
+/** A thread's run time in nanoseconds; NaN where `schedstat` is missing (or the thread ended while read). */
+function runTimeNs(pid: number, tid: string): number {
   try {
-    let ns = 0;
-    for (const tid of readdirSync(`/proc/${pid}/task`)) ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
-    if (Number.isFinite(ns)) return ns / 1e9;
+    return Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
   } catch {
-    // no schedstat here (or a thread ended while read): the process's ticks
+    return NaN;
   }
+}
+
+/** The process's user + system time from `stat`, in whole ticks. */
+function tickSeconds(pid: number): number {
   // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
   return (Number(fields[11]) + Number(fields[12])) / TICKS_PER_SECOND;
-}
-
-function childrenOf(pid: number): number[] {
-  return readdirSync(`/proc/${pid}/task`).flatMap((tid) => readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean).map(Number));
 }
 
 /** Runs `work` and returns its result with the server's CPU µs per call (`calls` of the result), its processes' together. */

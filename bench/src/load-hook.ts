@@ -6,10 +6,9 @@
  * after the last `node_modules`, elsewhere (a workspace package's real path) the nearest
  * package.json with a name; Node built-ins to `(node built-ins)`, and the main module and the
  * modules beside it (whose top-level code defines the classes and starts the server) to
- * `(the server file)`. The file name
- * comes from Node's own `Module._resolveFilename` call inside the load, wrapped too, so nothing is
- * resolved twice; a load answered from the parent's resolve cache is resolved again after its
- * clock stops.
+ * `(the server file)`. The file name comes from Node's own `Module._resolveFilename` call inside
+ * the load, wrapped too, so nothing is resolved twice; a load answered from the parent's resolve
+ * cache is resolved again after its clock stops.
  *
  * Times are the main thread's wall time (`performance.now()`): loading runs on it, one module at a
  * time. At exit it writes {@link LoadProfile} as JSON to the file named by `HERMES_BENCH_LOAD_OUT`.

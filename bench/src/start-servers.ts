@@ -82,12 +82,12 @@ function serverClass(count: number, exported: boolean): string[] {
  * loads before class-validator, which the server module imports: the order decides whether V8
  * runs a full collection during the start (docs/performance.md, "Cold start").
  */
-function hermesSources(count: number, module: string): { server: string; entry: string } {
+function hermesSources(count: number, serverModule: string): { server: string; entry: string } {
   const server = [...VALIDATOR_IMPORTS, "import { McpServer, Tool } from '@hermes-mcp/core';", '', ...inputClasses(count), ...serverClass(count, true)];
   const entry = [
     "import 'reflect-metadata';",
     "import { McpFactory } from '@hermes-mcp/core';",
-    `import { StartServer } from './${module}';`,
+    `import { StartServer } from './${serverModule}';`,
     '',
     'void McpFactory.create(StartServer).listen();',
     '',
@@ -236,9 +236,9 @@ export function writeStartServers(sizes: readonly number[] = START_SIZES): void 
   };
   for (const size of sizes) {
     const entry = startServerFile('hermes', size);
-    const module = basename(entry).replace(/\.js$/, '.server');
-    const hermes = hermesSources(size, module);
-    write(join(START_SERVER_DIR, `${module}.js`), hermes.server);
+    const serverModule = basename(entry).replace(/\.js$/, '.server');
+    const hermes = hermesSources(size, serverModule);
+    write(join(START_SERVER_DIR, `${serverModule}.js`), hermes.server);
     write(entry, hermes.entry);
     write(startServerFile('hermes-one-file', size), hermesOneFileSource(size));
     write(startServerFile('floor', size), floorSource(size));
