@@ -98,72 +98,213 @@ const CLASS_VALUED = new Set(['design:type', 'design:paramtypes', 'design:return
  * reaches; undefined when a class holds a function of the user's (see the module's comment).
  */
 export function keyOf(root: Function): string | undefined {
-  const classes = new Map<Function, number>();
-  const described = new Set<Function>();
-  const queue: Function[] = [];
-  const parts: string[] = [];
-  const storage = classValidator.getMetadataStorage();
+  const key = new KeyWriter();
+  try {
+    key.ref(root);
+    for (let i = 0; i < key.queue.length; i++) key.describe(key.queue[i]);
+    key.unit(Tag.Options);
+    key.value(key.options, 0);
+  } catch (error) {
+    if (error instanceof Untrusted) return undefined;
+    throw error;
+  }
+  return key.digest();
+}
+
+/**
+ * What each unit fed to a key's digest begins with: every value is fed as its tag, then what that
+ * tag says follows (a count before a list, a length before text), so that no two different
+ * descriptions feed the same units.
+ */
+const enum Tag {
+  Class = 1,
+  Reflected,
+  ReflectedEnd,
+  Type,
+  Expose,
+  Exclude,
+  Rule,
+  New,
+  Options,
+  Undefined,
+  True,
+  False,
+  Null,
+  Text,
+  Int,
+  Number,
+  MinusZero,
+  BigInt,
+  Array,
+  RegExp,
+  Date,
+  Object,
+  BuiltIn,
+  Ref,
+}
+
+/**
+ * The making of one key: the classes it numbers, those still to describe, and a digest fed value
+ * by value as the classes are read — four 32-bit lanes of cyrb53's step, finished as two 53-bit
+ * hashes, with the count of units fed. No text is built on the way: at 1,000 tools, building a
+ * key's text and hashing it after cost more than reading the classes.
+ */
+class KeyWriter {
+  /** Each class met, by its number in this key. */
+  private readonly classes = new Map<Function, number>();
+  /** The classes whose own description is (or will be) fed. */
+  private readonly described = new Set<Function>();
+  /** Those, in the order they are described. */
+  readonly queue: Function[] = [];
+  /** class-transformer's default options, as the first class of the chain gave them. */
+  options: unknown;
+  private a = 0xdeadbeef ^ 0x9e3779b9;
+  private b = 0x41c6ce57 ^ 0x9e3779b9;
+  private c = 0xdeadbeef ^ 0x85ebca6b;
+  private d = 0x41c6ce57 ^ 0x85ebca6b;
+  private units = 0;
+
+  /** Feeds one 32-bit unit: a tag, a count, a number, a character. */
+  unit(x: number): void {
+    this.a = Math.imul(this.a ^ x, 2654435761);
+    this.b = Math.imul(this.b ^ x, 1597334677);
+    this.c = Math.imul(this.c ^ x, 2246822519);
+    this.d = Math.imul(this.d ^ x, 3266489917);
+    this.units++;
+  }
+
+  /** Feeds a text: its length, then each UTF-16 unit. */
+  text(text: string): void {
+    let a = this.a;
+    let b = this.b;
+    let c = this.c;
+    let d = this.d;
+    const length = text.length;
+    a = Math.imul(a ^ length, 2654435761);
+    b = Math.imul(b ^ length, 1597334677);
+    c = Math.imul(c ^ length, 2246822519);
+    d = Math.imul(d ^ length, 3266489917);
+    for (let i = 0; i < length; i++) {
+      const ch = text.charCodeAt(i);
+      a = Math.imul(a ^ ch, 2654435761);
+      b = Math.imul(b ^ ch, 1597334677);
+      c = Math.imul(c ^ ch, 2246822519);
+      d = Math.imul(d ^ ch, 3266489917);
+    }
+    this.a = a;
+    this.b = b;
+    this.c = c;
+    this.d = d;
+    this.units += length + 1;
+  }
+
+  /** The key: each pair of lanes finished as cyrb53 finishes, and the count of units. */
+  digest(): string {
+    return `${finish(this.a, this.b).toString(36)}.${finish(this.c, this.d).toString(36)}.${this.units.toString(36)}`;
+  }
 
   /** A class by its number in this key; `reached`: a class whose own description follows (not a base class, which its subclass's includes). */
-  const ref = (cls: unknown, reached = true): string => {
-    if (typeof cls !== 'function') return serialize(cls);
+  ref(cls: unknown, reached = true): void {
+    if (typeof cls !== 'function') return this.value(cls, 0);
     const named = BUILT_IN_CLASSES.get(cls);
-    if (named !== undefined) return `#${named}`;
-    let index = classes.get(cls);
-    if (index === undefined) classes.set(cls, (index = classes.size));
-    if (reached && !described.has(cls)) {
-      described.add(cls);
-      queue.push(cls);
+    if (named !== undefined) {
+      this.unit(Tag.BuiltIn);
+      this.text(named);
+      return;
     }
-    return `@${index}`;
-  };
+    let index = this.classes.get(cls);
+    if (index === undefined) this.classes.set(cls, (index = this.classes.size));
+    if (reached && !this.described.has(cls)) {
+      this.described.add(cls);
+      this.queue.push(cls);
+    }
+    this.unit(Tag.Ref);
+    this.unit(index);
+  }
 
-  const serialize = (value: unknown, depth = 0): string => {
+  /** A value of a rule, an option, a metadata entry or a default, as far as it is data (a class, when it names one). */
+  value(value: unknown, depth: number): void {
     if (depth > 16) throw cannotDescribe();
     switch (typeof value) {
       case 'undefined':
-        return 'u';
+        return this.unit(Tag.Undefined);
       case 'boolean':
+        return this.unit(value ? Tag.True : Tag.False);
       case 'string':
-        return JSON.stringify(value);
+        this.unit(Tag.Text);
+        return this.text(value);
       case 'number':
-        return Object.is(value, -0) ? 'n-0' : `n${value}`;
+        if ((value | 0) === value && !Object.is(value, -0)) {
+          this.unit(Tag.Int);
+          return this.unit(value);
+        }
+        if (Object.is(value, -0)) return this.unit(Tag.MinusZero);
+        this.unit(Tag.Number);
+        return this.text(String(value));
       case 'bigint':
-        return `b${value}`;
+        this.unit(Tag.BigInt);
+        return this.text(String(value));
       case 'function':
         // A class named where a rule takes one (`@IsInstance(X)`) is described as any reached class.
-        if (BUILT_IN_CLASSES.has(value) || /^class\b/.test(Function.prototype.toString.call(value))) return ref(value);
+        if (BUILT_IN_CLASSES.has(value) || /^class\b/.test(Function.prototype.toString.call(value))) return this.ref(value);
         throw cannotDescribe();
       case 'object': {
-        if (value === null) return 'null';
-        if (Array.isArray(value)) return `[${value.map((item) => serialize(item, depth + 1)).join(',')}]`;
-        if (value instanceof RegExp) return `R${String(value)}`;
-        if (value instanceof Date) return `D${value.getTime()}`;
+        if (value === null) return this.unit(Tag.Null);
+        if (Array.isArray(value)) {
+          this.unit(Tag.Array);
+          this.unit(value.length);
+          for (let i = 0; i < value.length; i++) this.value(value[i], depth + 1);
+          return;
+        }
+        if (value instanceof RegExp) {
+          this.unit(Tag.RegExp);
+          return this.text(String(value));
+        }
+        if (value instanceof Date) {
+          this.unit(Tag.Date);
+          return this.text(String(value.getTime()));
+        }
         const prototype = Object.getPrototypeOf(value) as unknown;
         if (prototype !== Object.prototype && prototype !== null) throw cannotDescribe();
-        let text = '{';
-        for (const key of Object.keys(value)) text += `${JSON.stringify(key)}:${serialize((value as Record<string, unknown>)[key], depth + 1)},`;
-        return `${text}}`;
+        const keys = Object.keys(value);
+        this.unit(Tag.Object);
+        this.unit(keys.length);
+        for (const key of keys) {
+          this.text(key);
+          this.value((value as Record<string, unknown>)[key], depth + 1);
+        }
+        return;
       }
       default:
         throw cannotDescribe();
     }
-  };
+  }
 
   /** Every metadata entry `reflect-metadata` holds on `target` itself (for `property`, when given). */
-  const reflected = (target: object, property?: string): string => {
-    let text = '';
+  reflected(target: object, property?: string): void {
     const keys = property === undefined ? Reflect.getOwnMetadataKeys(target) : Reflect.getOwnMetadataKeys(target, property);
     for (const key of keys) {
       if (NOT_READ.has(key)) continue;
       const value: unknown = property === undefined ? Reflect.getOwnMetadata(key, target) : Reflect.getOwnMetadata(key, target, property);
-      const classValued = typeof key === 'string' && CLASS_VALUED.has(key);
-      text += `${JSON.stringify(String(key))}=${classValued ? (Array.isArray(value) ? value.map((item) => ref(item)).join(',') : ref(value)) : serialize(value)};`;
+      this.unit(Tag.Reflected);
+      this.text(String(key));
+      if (typeof key === 'string' && CLASS_VALUED.has(key)) {
+        if (Array.isArray(value)) {
+          this.unit(Tag.Array);
+          this.unit(value.length);
+          for (const item of value) this.ref(item);
+        } else {
+          this.ref(value);
+        }
+      } else {
+        this.value(value, 0);
+      }
     }
-    return text;
-  };
+    this.unit(Tag.ReflectedEnd);
+  }
 
-  const describe = (cls: Function): void => {
+  /** Feeds what the builder reads of `cls` and its base classes. */
+  describe(cls: Function): void {
     const chain: Function[] = [];
     for (let c: Function | null = cls; c && c !== Function.prototype && c !== Object; c = Object.getPrototypeOf(c) as Function | null) chain.push(c);
     const properties = new Set<string>();
@@ -171,7 +312,12 @@ export function keyOf(root: Function): string | undefined {
     for (const c of chain) {
       const source = Function.prototype.toString.call(c);
       bodies ||= !emptyBody(source);
-      parts.push(`${ref(c, false)} ${c.name} ${source}`, reflected(c), reflected(c, c.name));
+      this.unit(Tag.Class);
+      this.ref(c, false);
+      this.text(c.name);
+      this.text(source);
+      this.reflected(c);
+      this.reflected(c, c.name);
       const record = transformerRecord(c);
       if (!record) throw cannotDescribe();
       const [types, transforms, exposes, excludes] = record.kinds;
@@ -190,51 +336,75 @@ export function keyOf(root: Function): string | undefined {
         }
         if (typeof made !== 'function') throw cannotDescribe();
         const discriminator = type.options?.discriminator;
-        const subTypes = discriminator ? discriminator.subTypes.map((sub) => `${JSON.stringify(sub.name)}:${ref(sub.value)}`).join(',') : '';
-        parts.push(
-          `type ${serialize(property)} ${ref(type.reflectedType)} ${ref(made)} ${serialize(discriminator?.property)} [${subTypes}] ${serialize(type.options?.keepDiscriminatorProperty)}`,
-        );
+        this.unit(Tag.Type);
+        this.value(property, 0);
+        this.ref(type.reflectedType);
+        this.ref(made);
+        this.value(discriminator?.property, 0);
+        const subTypes = discriminator?.subTypes ?? [];
+        this.unit(subTypes.length);
+        for (const sub of subTypes) {
+          this.value(sub.name, 0);
+          this.ref(sub.value);
+        }
+        this.value(type.options?.keepDiscriminatorProperty, 0);
         if (typeof property === 'string') properties.add(property);
       }
-      for (const [kind, entries] of [
-        ['expose', exposes],
-        ['exclude', excludes],
-      ] as const) {
-        for (const [property, meta] of entries) {
-          parts.push(`${kind} ${serialize(property)} ${serialize((meta as { options?: unknown }).options)}`);
-          if (typeof property === 'string') properties.add(property);
-        }
+      for (const [property, meta] of exposes) {
+        this.unit(Tag.Expose);
+        this.value(property, 0);
+        this.value((meta as { options?: unknown }).options, 0);
+        if (typeof property === 'string') properties.add(property);
       }
-      options ??= record.options;
+      for (const [property, meta] of excludes) {
+        this.unit(Tag.Exclude);
+        this.value(property, 0);
+        this.value((meta as { options?: unknown }).options, 0);
+        if (typeof property === 'string') properties.add(property);
+      }
+      this.options ??= record.options;
     }
     // The rules of each class of the chain as stored: what class-validator's lookups are made of.
+    const storage = classValidator.getMetadataStorage();
     for (const c of chain) {
       const rules = ownRulesOf(c);
       if (!rules) throw cannotDescribe();
       for (const meta of rules) {
         if ((meta as { validateIf?: unknown }).validateIf !== undefined) throw cannotDescribe();
+        this.unit(Tag.Rule);
+        this.text(meta.type);
+        this.value(meta.name, 0);
+        this.text(meta.propertyName);
         // `each` and `always` are true, false or undefined; `groups` an array of names, mostly empty.
-        const groups = meta.groups === undefined ? 'u' : meta.groups.length === 0 ? '[]' : serialize(meta.groups);
-        let rule = `${meta.type} ${meta.name ?? ''} ${meta.propertyName} ${String(meta.each)} ${String(meta.always)} ${groups}`;
+        this.value(meta.each, 0);
+        this.value(meta.always, 0);
+        this.value(meta.groups, 0);
         if (meta.type === classValidator.ValidationTypes.CONDITIONAL_VALIDATION) {
           // `@IsOptional()`'s condition is class-validator's; `@ValidateIf` is the user's.
           if (meta.name !== classValidator.IS_OPTIONAL) throw cannotDescribe();
         } else {
-          rule += ` ${serialize(meta.constraints)}`;
+          this.value(meta.constraints, 0);
         }
         if (meta.type === classValidator.ValidationTypes.CUSTOM_VALIDATION) {
-          for (const constraint of storage.getTargetValidatorConstraints(meta.constraintCls)) {
+          const constraints = storage.getTargetValidatorConstraints(meta.constraintCls);
+          this.unit(constraints.length);
+          for (const constraint of constraints) {
             // class-validator's own rules: made by registerDecorator (a `CustomConstraint` class) under a name it exports.
             if (!classValidatorRuleNames().has(constraint.name) || constraint.target.name !== 'CustomConstraint') throw cannotDescribe();
-            rule += ` ${constraint.name} ${constraint.async}`;
+            this.text(constraint.name);
+            this.value(constraint.async, 0);
           }
         }
-        parts.push(rule);
         properties.add(meta.propertyName);
       }
     }
     // On the prototype: `design:type`, `@Description`, headers; on the class: `@JSONSchema` (and the class's own under its name).
-    for (const property of properties) for (const c of chain) parts.push(reflected(c.prototype as object, property), reflected(c, property));
+    for (const property of properties) {
+      for (const c of chain) {
+        this.reflected(c.prototype as object, property);
+        this.reflected(c, property);
+      }
+    }
     // Defaults: what `new X()` sets (a field initialiser may read the environment); nothing to see in an empty class.
     if (bodies) {
       let instance: object;
@@ -243,31 +413,20 @@ export function keyOf(root: Function): string | undefined {
       } catch {
         throw cannotDescribe(); // the builder refuses it, with its error
       }
-      parts.push(`new ${serialize({ ...instance })}`);
+      this.unit(Tag.New);
+      this.value({ ...instance }, 0);
     }
-  };
-
-  let options: unknown;
-  try {
-    ref(root);
-    for (let i = 0; i < queue.length; i++) describe(queue[i]);
-    parts.push(`options ${serialize(options)}`);
-  } catch (error) {
-    if (error instanceof Untrusted) return undefined;
-    throw error;
   }
-  return digest(parts.join('\n'));
 }
 
-/**
- * A digest of `text`: two 53-bit hashes of it (cyrb53 with two seeds) and its length — 106 bits,
- * where node:crypto would cost a start more to load (~5 ms) than every key costs to hash.
- */
-function digest(text: string): string {
-  return `${hash53(text, 0x9e3779b9).toString(36)}.${hash53(text, 0x85ebca6b).toString(36)}.${text.length.toString(36)}`;
+/** Two of cyrb53's lanes, finished as it finishes them: a 53-bit number. */
+function finish(h1: number, h2: number): number {
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
-/** cyrb53 (a public-domain 53-bit string hash) with `seed`. */
+/** cyrb53 (a public-domain 53-bit string hash) with `seed`: names the cache's file. */
 function hash53(text: string, seed: number): number {
   let h1 = 0xdeadbeef ^ seed;
   let h2 = 0x41c6ce57 ^ seed;
@@ -276,9 +435,7 @@ function hash53(text: string, seed: number): number {
     h1 = Math.imul(h1 ^ ch, 2654435761);
     h2 = Math.imul(h2 ^ ch, 1597334677);
   }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return 4294967296 * (2097151 & h2) + (h1 >>> 0);
+  return finish(h1, h2);
 }
 
 /** Whether a class's source has nothing between its braces (then `new X()` sets nothing). */
