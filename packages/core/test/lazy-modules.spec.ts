@@ -87,6 +87,81 @@ describe("core's modules that a stdio server does without", () => {
     expect(JSON.parse(/opened:(.*)/.exec(stdout.stderr ?? '')?.[1] ?? 'null')).toMatchObject({ tty: false });
   });
 
+  it("nor is class-transformer, where the server's classes use none of its decorators and its input passes; a class with @Type loads it, and its input is built", () => {
+    const cache = mkdtempSync(join(tmpdir(), 'hermes-lazy-transformer-'));
+    const server = (nested: boolean) => `${resolver}
+       from('reflect-metadata');
+       const { IsNumber, Min, ValidateNested } = from('class-validator');
+       const core = from('@hermes-mcp/core');
+       class Child {}
+       Reflect.decorate([Min(1), Reflect.metadata('design:type', Number)], Child.prototype, 'n');
+       class Input {}
+       Reflect.decorate([IsNumber(), Reflect.metadata('design:type', Number)], Input.prototype, 'a');
+       ${nested ? "Reflect.decorate([ValidateNested(), from('class-transformer').Type(() => Child), Reflect.metadata('design:type', Child)], Input.prototype, 'child');" : ''}
+       class S { twice(input) { return JSON.stringify({ twice: input.a * 2, child: input.child instanceof Child }); } }
+       Reflect.decorate([core.Tool({ description: 'Twice' }), Reflect.metadata('design:paramtypes', [Input])], S.prototype, 'twice', Object.getOwnPropertyDescriptor(S.prototype, 'twice'));
+       Reflect.decorate([core.McpServer({ name: 's', version: '1' })], S);
+       void core.McpFactory.create(S).listen();
+       process.on('exit', () => process.stderr.write('transformer:' + Object.keys(require.cache).some((file) => file.includes('/class-transformer/cjs/storage')) + '\\n'));`;
+    const calls = (args: object[]) =>
+      [
+        { id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+        { method: 'notifications/initialized' },
+        { id: 2, method: 'tools/list' },
+        ...args.map((a, i) => ({ id: 3 + i, method: 'tools/call', params: { name: 'twice', arguments: a } })),
+      ]
+        .map((message) => `${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`)
+        .join('');
+    /**
+     * Two starts on one schema cache and one cache of the self-checks' verdicts (the first builds
+     * and checks, the second reads back, as every start after the first does): the second's answers,
+     * and whether it loaded class-transformer.
+     */
+    const twice = (name: string, nested: boolean, args: object[]) => {
+      const interop = process.env.HERMES_INTEROP_CACHE;
+      process.env.HERMES_SCHEMA_CACHE = cache;
+      process.env.HERMES_INTEROP_CACHE = cache;
+      try {
+        run(name, server(nested), calls(args));
+        const out = run(name, server(nested), calls(args));
+        const answers = out
+          .trim()
+          .split('\n')
+          .map((line) => JSON.parse(line) as { id: number; result: { isError?: boolean; content: Array<{ text: string }> } });
+        return {
+          answers: answers.slice(2).map((answer) => [answer.result.isError === true, answer.result.content[0].text]),
+          loaded: /transformer:(.*)/.exec(out.stderr ?? '')?.[1],
+        };
+      } finally {
+        delete process.env.HERMES_SCHEMA_CACHE;
+        if (interop === undefined) delete process.env.HERMES_INTEROP_CACHE;
+        else process.env.HERMES_INTEROP_CACHE = interop;
+      }
+    };
+    try {
+      const plain = twice('plain.js', false, [{ a: 21 }, { a: 4 }]);
+      expect(plain.loaded).toBe('false');
+      expect(plain.answers).toEqual([
+        [false, JSON.stringify({ twice: 42, child: false })],
+        [false, JSON.stringify({ twice: 8, child: false })],
+      ]);
+      // Input that fails takes the general path, which builds it with plainToInstance: that loads it.
+      const refused = twice('refused.js', false, [{ a: 'x' }]);
+      expect(refused.answers[0][0]).toBe(true);
+      expect(refused.answers[0][1]).toMatch(/\ba\b.*number/);
+      const nested = twice('nested.js', true, [
+        { a: 1, child: { n: 2 } },
+        { a: 1, child: { n: 0 } },
+      ]);
+      expect(nested.loaded).toBe('true');
+      expect(nested.answers[0]).toEqual([false, JSON.stringify({ twice: 2, child: true })]);
+      expect(nested.answers[1][0]).toBe(true);
+      expect(nested.answers[1][1]).toMatch(/child\.n/);
+    } finally {
+      rmSync(cache, { recursive: true, force: true });
+    }
+  });
+
   it('nor by loading the package; reading createWebHandler loads the HTTP modules', () => {
     const out = run(
       'load.js',

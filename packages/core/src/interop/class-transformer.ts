@@ -23,6 +23,7 @@ import { isDeepStrictEqual } from 'node:util';
 import { ruleStorage } from './class-validator';
 import { PLAIN_TO_CLASS, transformerLibrary } from './transformer-library';
 import { InteropStatus, canaryClasses, fastPathSwitch } from './status';
+import { coreFolder } from './verdict-cache';
 
 /**
  * What Hermes asks of class-transformer's decorators: the part of its storage it uses, and what
@@ -51,8 +52,17 @@ const fast = paths.fast;
 
 /** What class-transformer's decorators say: its storage, or the public derivation. @internal */
 export function transformerMetadata(): TransformerMetadata {
-  return fast() ? (internals() as Internals).storage : publicMetadata;
+  if (!fast()) return publicMetadata;
+  return transformerUnloaded() ? noMetadata : (internals() as Internals).storage;
 }
+
+/** What class-transformer's storage says of every class while it is not loaded (see transformerUnloaded): nothing. */
+const noMetadata: TransformerMetadata = {
+  findTypeMetadata: () => undefined,
+  getExposedMetadatas: () => [],
+  findExcludeMetadata: () => undefined,
+  findTransformMetadatas: () => [],
+};
 
 /**
  * True when `plainToInstance(cls, plain)` has nothing to apply to `cls` for these keys: no
@@ -65,7 +75,10 @@ export function transformerMetadata(): TransformerMetadata {
  * @internal
  */
 export function nothingToTransform(cls: Function, keys: Iterable<string>): boolean {
-  return fast() && nothingToTransformWith(internals() as Internals, cls, keys);
+  if (!fast()) return false;
+  // Not loaded: no metadata anywhere and the default options as shipped; only the class itself can say no.
+  if (transformerUnloaded()) return !CONVERTED.has(cls);
+  return nothingToTransformWith(internals() as Internals, cls, keys);
 }
 
 function nothingToTransformWith(internal: Internals, cls: Function, keys: Iterable<string>): boolean {
@@ -114,7 +127,12 @@ export function onlyNestedType(cls: Function, key: string): Function | undefined
  * @internal
  */
 export function transformerRecord(cls: Function): { readonly kinds: ReadonlyArray<ReadonlyArray<[unknown, unknown]>>; readonly options: ClassTransformOptions } | undefined {
-  const internal = fast() ? internals() : undefined;
+  if (!fast()) return undefined;
+  // Not loaded: no class has anything, and the options are as shipped. Read from their own module,
+  // so that the key is the one a process that has loaded class-transformer makes of the same class.
+  const options = transformerUnloaded() ? defaultOptionsAlone() : undefined;
+  if (options) return { kinds: NO_KINDS, options };
+  const internal = internals();
   if (typeof internal !== 'object' || unknownKindConcerns(internal.storage, cls)) return undefined;
   const kinds = KNOWN_KINDS.map((kind) => {
     const byProperty = (internal.storage as unknown as Record<string, Map<Function, Map<unknown, unknown>>>)[kind].get(cls);
@@ -192,7 +210,59 @@ interface Internals {
 
 const STORAGE_METHODS = ['findTypeMetadata', 'findTransformMetadatas', 'findExcludeMetadata', 'getExposedMetadatas', 'getExcludedMetadatas', 'getStrategy'];
 
+/** What {@link transformerRecord} says of every class while class-transformer is not loaded: nothing of any kind. */
+const NO_KINDS: ReadonlyArray<ReadonlyArray<[unknown, unknown]>> = KNOWN_KINDS.map(() => []);
+
+let shippedOptions: ClassTransformOptions | null | undefined;
+
+/** class-transformer's default options, from their own module (one file, nothing else of it loaded); undefined when that cannot be read. */
+function defaultOptionsAlone(): ClassTransformOptions | undefined {
+  if (shippedOptions === undefined) {
+    try {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const found = (require('class-transformer/cjs/constants/default-options.constant') as { defaultOptions?: unknown }).defaultOptions;
+      shippedOptions = typeof found === 'object' && found !== null ? found : null;
+    } catch {
+      shippedOptions = null;
+    }
+  }
+  return shippedOptions ?? undefined;
+}
+
 let loaded: Internals | string | undefined;
+
+/** class-transformer's storage module as Node's CommonJS cache names it once loaded; null where that cannot be told. */
+let storageFile: string | null | undefined;
+
+/**
+ * True while this process has not loaded class-transformer's storage, the module every decorator of
+ * it registers in (its index loads it): no `@Type`, `@Expose`, `@Exclude` or `@Transform` can have
+ * run, nor can anything have changed its default options. There is then nothing of it to read, and
+ * a server whose classes use none of its decorators never loads it (~2 ms of a start, the schema
+ * cache's key and the first call's validation plan being the only askers).
+ *
+ * Told only where core runs from its own package (its one-file build, not a program bundled whole
+ * or a startup snapshot, where class-transformer may be bundled in and Node's cache never names
+ * it), and under Node's own module cache (a test runner may stand in another, empty one): there,
+ * core's `require` is Node's, and the module it resolves is the one {@link internals} would load.
+ * Everywhere else this is false, and the storage is read as before.
+ */
+function transformerUnloaded(): boolean {
+  if (loaded !== undefined) return false;
+  if (storageFile === undefined) {
+    storageFile = null;
+    // Node's own cache holds this module; a test runner's (jest's) stand-in does not, and tells nothing.
+    const nodeCache = typeof require === 'function' && require.cache !== undefined && typeof __filename === 'string' && require.cache[__filename] !== undefined;
+    if (coreFolder().root !== undefined && nodeCache) {
+      try {
+        storageFile = require.resolve('class-transformer/cjs/storage');
+      } catch {
+        // Not found: internals() says why when asked.
+      }
+    }
+  }
+  return storageFile !== null && require.cache[storageFile] === undefined;
+}
 
 /** The storage and default options, or why they cannot be used. */
 function internals(): Internals | string {
