@@ -32,7 +32,7 @@ import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import * as classValidator from 'class-validator';
 import type { JsonSchemaObject } from '@hermes-mcp/protocol';
-import { classValidatorRuleNames, ownRulesOf } from '../interop/class-validator';
+import { isClassValidatorRuleName, ownRulesOf } from '../interop/class-validator';
 import { transformerRecord } from '../interop/class-transformer';
 import { rootOf } from '../interop/status';
 import { cacheFolderOf, coreFolder, coreVersion, filesKey, loadedFiles } from '../interop/verdict-cache';
@@ -390,7 +390,7 @@ class KeyWriter {
           this.unit(constraints.length);
           for (const constraint of constraints) {
             // class-validator's own rules: made by registerDecorator (a `CustomConstraint` class) under a name it exports.
-            if (!classValidatorRuleNames().has(constraint.name) || constraint.target.name !== 'CustomConstraint') throw cannotDescribe();
+            if (!isClassValidatorRuleName(constraint.name) || constraint.target.name !== 'CustomConstraint') throw cannotDescribe();
             this.text(constraint.name);
             this.value(constraint.async, 0);
           }

@@ -32,7 +32,7 @@ import {
 } from 'class-validator';
 import type { MetadataStorage } from 'class-validator';
 import { FqdnOptions, NumericOptions, letterPattern, numericPattern } from './validator-patterns';
-import { type ValidationMetadata, classValidatorRuleNames, withConstraintName } from '../interop/class-validator';
+import { type ValidationMetadata, isClassValidatorRuleName, withConstraintName } from '../interop/class-validator';
 import { STRING_ONLY_RULES, localeOf, matchesSchema, uniquenessOf } from './rule-converters';
 import { nestedClassOf } from './transformer';
 
@@ -209,7 +209,7 @@ function looserRule(storage: MetadataStorage, meta: ValidationMetadata): { rule:
   if (meta.type !== ValidationTypes.CUSTOM_VALIDATION) return undefined;
   const typed = withConstraintName(storage, meta);
   if (meta.validateIf) return { rule: ruleName(storage, meta), reason: 'its validateIf condition (code): the schema leaves the rule out' };
-  const own = classValidatorRuleNames().has(typed.type);
+  const own = isClassValidatorRuleName(typed.type);
   const known = LOOSER[typed.type];
   const reason = typeof known === 'function' ? known(typed) : (known ?? (own ? undefined : 'what its code checks'));
   if (reason === undefined) return undefined;
@@ -220,5 +220,5 @@ function looserRule(storage: MetadataStorage, meta: ValidationMetadata): { rule:
 function ruleName(storage: MetadataStorage, meta: ValidationMetadata): string {
   const typed = withConstraintName(storage, meta);
   const name = DECORATOR_NAMES[typed.type] ?? `${typed.type[0].toUpperCase()}${typed.type.slice(1)}`;
-  return classValidatorRuleNames().has(typed.type) ? `@${name}()` : `@Validate(${(meta.constraintCls as Function | undefined)?.name ?? typed.type})`;
+  return isClassValidatorRuleName(typed.type) ? `@${name}()` : `@Validate(${(meta.constraintCls as Function | undefined)?.name ?? typed.type})`;
 }
