@@ -554,10 +554,13 @@ function startNodeTables(start: StartResults, node: StartNodeResults, targets: T
   const large = Math.max(...sizes);
   const med = (key: string, size: number, field: 'wallMs' | 'cpuMs') => median((node.starts[key]?.[size] ?? []).map((s) => s[field]));
   const perTool = (ms: number) => (Number.isFinite(ms) ? `${int(ms * 1000)} µs` : '–');
+  // What ran after the last page, at the largest size (runs saved before it was measured have none).
+  const after = (key: string) => median((node.starts[key]?.[large] ?? []).map((s) => (s.cpuAtLastPageMs === undefined ? NaN : s.cpuMs - s.cpuAtLastPageMs)));
   const rows = start.servers.map(({ key, label }) => [
     label,
     ...sizes.map((size) => `${int(med(key, size, 'wallMs'))} / ${int(med(key, size, 'cpuMs'))}`),
     perTool(startSlope(node, key, sizes)),
+    Number.isFinite(after(key)) ? `${fixed(after(key), 1)} ms` : '–',
   ]);
   const ratio = (other: string, size: number, field: 'wallMs' | 'cpuMs') => startPaired(node, other, size, (own, theirs) => own[field] / theirs[field]);
   const aboveFloor = (size: number) => startPaired(node, 'floor', size, (own, floor) => own.cpuMs - floor.cpuMs);
@@ -616,7 +619,7 @@ function startNodeTables(start: StartResults, node: StartNodeResults, targets: T
   return [
     `${on}, median of ${start.rounds} starts (wall / server CPU, ms):`,
     '',
-    table(['server', ...sizes.map((size) => `${int(size)} tools`), `CPU per tool (${small} → ${int(large)})`], rows),
+    table(['server', ...sizes.map((size) => `${int(size)} tools`), `CPU per tool (${small} → ${int(large)})`, `of the CPU, after the last page (${int(large)} tools)`], rows),
     '',
     `${on}, Hermes against the others in the same round (ratios per round, then the median):`,
     '',
@@ -663,7 +666,7 @@ function startSection(start: StartResults, targets: Target[]): string {
     '',
     ...(start.measuredApart ? [start.measuredApart, ''] : []),
     'The same tools on every side: `tool_N`, a description, input `{ a: number, b: number ≥ 0, note?: string of length 1–40 }` — class-validator classes for Hermes and the floor, zod schemas for the SDKs. ' +
-      "Hermes lists 100 tools a page (its default: 10 pages at 1,000 tools); the SDKs and the floor list all on one. Wall: spawn → the last page answered; CPU: the server process's run time, every thread (/proc/<pid>/task/*/schedstat, nanoseconds) at that moment. " +
+      "Hermes lists 100 tools a page (its default: 10 pages at 1,000 tools); the SDKs and the floor list all on one. Wall: spawn → the last page answered; CPU: the server process's run time, every thread (/proc/<pid>/task/*/schedstat, nanoseconds), once it has gone quiet after the last page (it grows by less than 0.5 ms in 50 ms): what a start leaves running in the background right after its answers, V8 finishing optimised code and collections, is part of what it costs, and the last column shows how much of it came after the last page. " +
       "What Hermes costs above the floor (Node, reflect-metadata and class-validator with the same input classes, answers written by hand) is Hermes' own. " +
       "Hermes' server is laid out as `npm create hermes-mcp` lays a project out: an entry that imports `@hermes-mcp/core`, then the server module, which imports class-validator and holds the classes. The one-file row is the same server in one file whose imports put class-validator first: V8 then sizes its old generation while class-validator loads, close above what that leaves, and what Hermes adds on top brings a full collection into the start (see Cold start below). " +
       "Each server is started once before the rounds: Hermes' rows then read their schemas back from the schema cache that start wrote (docs/schemas.md), as every start of a server after its first does; the first-start row turns the cache off. " +
