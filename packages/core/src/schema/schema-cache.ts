@@ -175,15 +175,13 @@ class KeyWriter {
 
   /** Feeds a text: its length, then each UTF-16 unit. */
   text(text: string): void {
+    const length = text.length;
+    this.unit(length);
+    // unit()'s step, inline: a call a character would cost more than the step.
     let a = this.a;
     let b = this.b;
     let c = this.c;
     let d = this.d;
-    const length = text.length;
-    a = Math.imul(a ^ length, 2654435761);
-    b = Math.imul(b ^ length, 1597334677);
-    c = Math.imul(c ^ length, 2246822519);
-    d = Math.imul(d ^ length, 3266489917);
     for (let i = 0; i < length; i++) {
       const ch = text.charCodeAt(i);
       a = Math.imul(a ^ ch, 2654435761);
@@ -195,7 +193,12 @@ class KeyWriter {
     this.b = b;
     this.c = c;
     this.d = d;
-    this.units += length + 1;
+    this.units += length;
+  }
+
+  /** The first pair of lanes, finished: a short hash. */
+  short(): string {
+    return finish(this.a, this.b).toString(36);
   }
 
   /** The key: each pair of lanes finished as cyrb53 finishes, and the count of units. */
@@ -234,11 +237,11 @@ class KeyWriter {
         this.unit(Tag.Text);
         return this.text(value);
       case 'number':
-        if ((value | 0) === value && !Object.is(value, -0)) {
+        if (Object.is(value, -0)) return this.unit(Tag.MinusZero);
+        if ((value | 0) === value) {
           this.unit(Tag.Int);
           return this.unit(value);
         }
-        if (Object.is(value, -0)) return this.unit(Tag.MinusZero);
         this.unit(Tag.Number);
         return this.text(String(value));
       case 'bigint':
@@ -426,16 +429,11 @@ function finish(h1: number, h2: number): number {
   return 4294967296 * (2097151 & h2) + (h1 >>> 0);
 }
 
-/** cyrb53 (a public-domain 53-bit string hash) with `seed`: names the cache's file. */
-function hash53(text: string, seed: number): number {
-  let h1 = 0xdeadbeef ^ seed;
-  let h2 = 0x41c6ce57 ^ seed;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  return finish(h1, h2);
+/** A short hash of `text`, as a key's first pair of lanes would have it: names the cache's file. */
+function shortHash(text: string): string {
+  const writer = new KeyWriter();
+  writer.text(text);
+  return writer.short();
 }
 
 /** Whether a class's source has nothing between its braces (then `new X()` sets nothing). */
@@ -498,7 +496,7 @@ function storeOf(): Store | null {
   const file = path.join(
     folder,
     'schemas',
-    `${path.basename(main).replace(/[^A-Za-z0-9_.-]/g, '_')}-${hash53(main, 0).toString(36)}-node${process.versions.node.split('.')[0]}${snapshotCode === undefined ? '' : '-snapshot'}.json`,
+    `${path.basename(main).replace(/[^A-Za-z0-9_.-]/g, '_')}-${shortHash(main)}-node${process.versions.node.split('.')[0]}${snapshotCode === undefined ? '' : '-snapshot'}.json`,
   );
   store = { file, core, kept: readKept(file), used: new Map(), dirty: false };
   return store;
