@@ -53,6 +53,10 @@ const config: Config = {
   // jest's default is one worker fewer than the cores: one on a 2-core machine, which then waits
   // on the suites' servers and child processes in turn (548 s for the whole suite; 258 s with two).
   maxWorkers: Math.max(2, availableParallelism()),
+  // Each suite loads core's sources anew in its worker (~350 MB of heap for a small HTTP suite), and
+  // what a worker keeps between suites adds up: one ran out of heap in a clean-clone run. A worker
+  // that holds more than this after a suite is replaced by a fresh one.
+  workerIdleMemoryLimit: '1GB',
 };
 
 export default config;
