@@ -87,9 +87,15 @@ describe("core's modules that a stdio server does without", () => {
     expect(JSON.parse(/opened:(.*)/.exec(stdout.stderr ?? '')?.[1] ?? 'null')).toMatchObject({ tty: false });
   });
 
-  it("nor is class-transformer, where the server's classes use none of its decorators and its input passes; a class with @Type loads it, and its input is built", () => {
+  it("nor is class-transformer, where the server's classes use none of its decorators and its input passes, nor validator.js's self-check asked for; a class with @Type loads it, and its input is built", () => {
     const cache = mkdtempSync(join(tmpdir(), 'hermes-lazy-transformer-'));
+    // Whether validator.js's files are stamped: they are only to check the verdict on its tables,
+    // which a schema of a locale's letters needs, and these classes have none.
     const server = (nested: boolean) => `${resolver}
+       const fs = require('node:fs');
+       const statSync = fs.statSync;
+       let stamped = false;
+       fs.statSync = function (file, ...rest) { stamped ||= String(file).includes('/node_modules/validator/'); return statSync.call(this, file, ...rest); };
        from('reflect-metadata');
        const { IsNumber, Min, ValidateNested } = from('class-validator');
        const core = from('@hermes-mcp/core');
@@ -102,7 +108,7 @@ describe("core's modules that a stdio server does without", () => {
        Reflect.decorate([core.Tool({ description: 'Twice' }), Reflect.metadata('design:paramtypes', [Input])], S.prototype, 'twice', Object.getOwnPropertyDescriptor(S.prototype, 'twice'));
        Reflect.decorate([core.McpServer({ name: 's', version: '1' })], S);
        void core.McpFactory.create(S).listen();
-       process.on('exit', () => process.stderr.write('transformer:' + Object.keys(require.cache).some((file) => file.includes('/class-transformer/cjs/storage')) + '\\n'));`;
+       process.on('exit', () => process.stderr.write('transformer:' + Object.keys(require.cache).some((file) => file.includes('/class-transformer/cjs/storage')) + '\\n' + 'validator:' + stamped + '\\n'));`;
     const calls = (args: object[]) =>
       [
         { id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
@@ -131,6 +137,7 @@ describe("core's modules that a stdio server does without", () => {
         return {
           answers: answers.slice(2).map((answer) => [answer.result.isError === true, answer.result.content[0].text]),
           loaded: /transformer:(.*)/.exec(out.stderr ?? '')?.[1],
+          validatorStamped: /validator:(.*)/.exec(out.stderr ?? '')?.[1],
         };
       } finally {
         delete process.env.HERMES_SCHEMA_CACHE;
@@ -141,6 +148,8 @@ describe("core's modules that a stdio server does without", () => {
     try {
       const plain = twice('plain.js', false, [{ a: 21 }, { a: 4 }]);
       expect(plain.loaded).toBe('false');
+      // Nor is validator.js's self-check asked for (its verdict read back, its files stamped): nothing needs its tables.
+      expect(plain.validatorStamped).toBe('false');
       expect(plain.answers).toEqual([
         [false, JSON.stringify({ twice: 42, child: false })],
         [false, JSON.stringify({ twice: 8, child: false })],

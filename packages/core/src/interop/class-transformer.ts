@@ -127,11 +127,13 @@ export function onlyNestedType(cls: Function, key: string): Function | undefined
  * @internal
  */
 export function transformerRecord(cls: Function): { readonly kinds: ReadonlyArray<ReadonlyArray<[unknown, unknown]>>; readonly options: ClassTransformOptions } | undefined {
-  if (!fast()) return undefined;
   // Not loaded: no class has anything, and the options are as shipped. Read from their own module,
   // so that the key is the one a process that has loaded class-transformer makes of the same class.
+  // Nothing of its internals is read then, so its self-check is not asked for (a start whose schemas
+  // are read back does not run it, nor stamp its files for it): the first input validated does.
   const options = transformerUnloaded() ? defaultOptionsAlone() : undefined;
   if (options) return { kinds: NO_KINDS, options };
+  if (!fast()) return undefined;
   const internal = internals();
   if (typeof internal !== 'object' || unknownKindConcerns(internal.storage, cls)) return undefined;
   const kinds = KNOWN_KINDS.map((kind) => {

@@ -33,11 +33,14 @@ const reported = new Set<string>();
 
 /**
  * Logs `HERMES_INTEROP_FALLBACK` at warn, once per process and library, for each library whose
- * fast paths are off. Called by `McpFactory.create`, with the app's logger: class-validator,
- * class-transformer and validator are checked there (every call validates with them);
- * class-validator-jsonschema when the first schema is built, which a start whose schemas all come
- * from the cache never does. A library checked later is reported then, with the logger of the
- * last app created.
+ * fast paths are off, as each is checked: the first time one of its fast paths is needed, not
+ * before. class-validator's are needed by the first schema read back or built (in
+ * `McpFactory.create`), class-transformer's by the first schema built (or read back, once
+ * something has loaded it) or the first input validated, validator's and class-validator-jsonschema's by the first
+ * schema built that reads them — a start whose schemas all come from the cache checks neither, nor
+ * class-transformer's while nothing has loaded it. Libraries checked before this call are
+ * reported now; each later one with the logger of the last app created. Called by
+ * `McpFactory.create`, with the app's logger.
  *
  * @internal
  */
@@ -51,7 +54,4 @@ export function reportInterop(logger: Logger): void {
         `the same schemas and validation, slower bootstrap and validation. Update @hermes-mcp/core, or use the ${status.library} version it was released with.`,
     );
   });
-  classValidatorStatus();
-  classTransformerStatus();
-  validatorStatus();
 }

@@ -114,12 +114,13 @@ describe('the self-checks', () => {
     expect(off(statuses).map(([, reason]) => reason)).toEqual(Array(4).fill('HERMES_INTEROP=public asks for the public API only'));
   });
 
-  it("logs nothing when every fast path is on, and each fallback once per process (class-validator-jsonschema's with the first schema built)", () => {
+  it('logs nothing when every fast path is on, and each fallback once per process, when that library is first needed', () => {
     jest.isolateModules(() => {
-      const { reportInterop } = require('../../src/interop/report') as Report;
+      const { reportInterop, interopStatus } = require('../../src/interop/report') as Report;
       const warn = jest.fn();
       const logger = { warn } as unknown as Parameters<Report['reportInterop']>[0];
       reportInterop(logger);
+      interopStatus();
       expect(warn).not.toHaveBeenCalled();
     });
     jest.isolateModules(() => {
@@ -128,22 +129,31 @@ describe('the self-checks', () => {
         const { reportInterop } = require('../../src/interop/report') as Report;
         const warn = jest.fn();
         const logger = { warn } as unknown as Parameters<Report['reportInterop']>[0];
+        const libraries = () => warn.mock.calls.map(([fields]) => (fields as { library: string }).library).sort();
         reportInterop(logger);
         reportInterop(logger);
-        // The libraries every call validates with are checked at create; class-validator-jsonschema
-        // only builds schemas, and is loaded, checked and reported with the first one built.
-        expect(warn.mock.calls.map(([fields]) => fields.library).sort()).toEqual(['class-transformer', 'class-validator', 'validator']);
-        const { IsString } = require('class-validator') as typeof import('class-validator');
+        // Nothing is checked before something needs it: create itself checks nothing.
+        expect(warn).not.toHaveBeenCalled();
+        const { IsAlpha, IsString } = require('class-validator') as typeof import('class-validator');
         const { buildObjectSchema } = require('../../src/schema/schema-builder') as typeof import('../../src/schema/schema-builder');
+        const { validateInput } = require('../../src/validation/validator') as typeof import('../../src/validation/validator');
         class Input {
           name!: string;
         }
         IsString()(Input.prototype, 'name');
+        // A schema built reads class-validator's rules, class-transformer's decorators and class-validator-jsonschema's converters.
         expect(buildObjectSchema(Input)).toMatchObject({ properties: { name: { type: 'string' } } });
         buildObjectSchema(Input);
+        expect(libraries()).toEqual(['class-transformer', 'class-validator', 'class-validator-jsonschema']);
+        // validator.js's tables: with the first pattern of a locale's letters.
+        class Named {
+          name!: string;
+        }
+        IsAlpha('de-DE')(Named.prototype, 'name');
+        expect(buildObjectSchema(Named)).toMatchObject({ properties: { name: { type: 'string', pattern: expect.any(String) } } });
+        expect(validateInput(Input, { name: 1 }).ok).toBe(false);
         reportInterop(logger);
-        expect(warn).toHaveBeenCalledTimes(4);
-        expect(warn.mock.calls[3][0]).toMatchObject({ library: 'class-validator-jsonschema' });
+        expect(libraries()).toEqual(['class-transformer', 'class-validator', 'class-validator-jsonschema', 'validator']);
         expect(warn.mock.calls.map(([fields]) => fields.code)).toEqual(Array(4).fill('HERMES_INTEROP_FALLBACK'));
       } finally {
         delete process.env.HERMES_INTEROP;
