@@ -135,6 +135,29 @@ describe('the one-file build', () => {
     expect(kept()).toEqual(files);
   });
 
+  it('resolves a package the bundle requires at most twice, not at each of its modules that imports it (Node resolves a package another file loaded anew at each require)', () => {
+    const counter = path.join(project, 'count-requires.js');
+    writeFileSync(
+      counter,
+      `const Module = require('node:module');
+       const load = Module._load;
+       const counts = {};
+       // Node's require from the bundle: each one that gets here resolves its request.
+       Module._load = function (request, parent, ...rest) {
+         if (parent && /core\\.bundle\\.js$/.test(parent.filename ?? '') && !request.startsWith('node:')) counts[request] = (counts[request] ?? 0) + 1;
+         return load.call(this, request, parent, ...rest);
+       };
+       process.on('exit', () => process.stderr.write('required:' + JSON.stringify(counts) + '\\n'));`,
+    );
+    const run = node(['--require', counter, 'server.js'], LINES);
+    expect(run).toMatchObject({ code: 0 });
+    const counts = JSON.parse(/required:(.*)/.exec(run.stderr)?.[1] ?? 'null') as Record<string, number>;
+    // tsc writes require("reflect-metadata") in each of core's modules that imports it: 18 of them load here.
+    expect(counts['reflect-metadata']).toBeGreaterThanOrEqual(1);
+    expect(Object.entries(counts).filter(([, count]) => count > 2)).toEqual([]);
+    expect(Object.keys(counts)).toEqual(expect.arrayContaining(['reflect-metadata', 'class-validator', 'typedi']));
+  });
+
   it('ships each bundle as ASCII (V8 then keeps its source at a byte a character), its comments aside unchanged', () => {
     for (const name of ['core', 'protocol']) {
       const bundle = readFileSync(path.join(project, `node_modules/@hermes-mcp/${name}/dist/${name}.bundle.js`), 'utf8');
