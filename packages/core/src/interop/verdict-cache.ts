@@ -11,6 +11,8 @@
  *   time — an upgrade, a reinstall or a file patched in place (patch-package) makes a new key;
  * - Hermes' own: core's version and the size and modification time of the module that checks;
  * - Node's major version.
+ * One entry per library, Node major and checking module: two Nodes, or two installs of core,
+ * beside one copy of a library each keep their own.
  * Only passes are kept: a library whose fast paths are off is checked again at each start, and
  * says why each time.
  *
@@ -25,7 +27,8 @@ import * as path from 'node:path';
 
 /** The cache file's shape. */
 interface CacheFile {
-  readonly format: 1;
+  readonly format: 2;
+  /** By {@link entryOf}: a library as one Hermes checker on one Node major checks it. */
   readonly verdicts: Record<string, { readonly key: string; readonly files: string[] }>;
 }
 
@@ -43,11 +46,22 @@ export function cachedVerdict(library: string, root: string | undefined, checker
   const folder = cacheFolder(root);
   if (folder === undefined) return check();
   const file = path.join(folder, FILE);
-  const kept = read(file)?.verdicts[library];
+  const entry = entryOf(library, checker);
+  const kept = read(file)?.verdicts[entry];
   if (kept !== undefined && kept.key === keyOf(checker, root, kept.files)) return undefined;
   const verdict = check();
-  if (verdict === undefined) keep(file, library, checker, root);
+  if (verdict === undefined) keep(file, entry, checker, root);
   return verdict;
+}
+
+/**
+ * Where a verdict is kept in the file: one entry per library, Node major and checking module. Two
+ * Nodes (or two installs of core) starting servers beside one copy of the library each keep their
+ * own verdict: under one entry, each start after the other's found a key not its own, checked
+ * again (~15–30 ms) and wrote over it.
+ */
+function entryOf(library: string, checker: string): string {
+  return `${library} node${process.versions.node.split('.')[0]} ${checker}`;
 }
 
 /** The folder the verdicts of the library at `root` are kept in, or undefined when the cache is off. */
@@ -115,21 +129,21 @@ function stamp(file: string): [number, number] | null {
 function read(file: string): CacheFile | undefined {
   try {
     const parsed = JSON.parse(readFileSync(file, 'utf8')) as Partial<CacheFile>;
-    return parsed.format === 1 && typeof parsed.verdicts === 'object' && parsed.verdicts !== null ? (parsed as CacheFile) : undefined;
+    return parsed.format === 2 && typeof parsed.verdicts === 'object' && parsed.verdicts !== null ? (parsed as CacheFile) : undefined;
   } catch {
     return undefined;
   }
 }
 
-/** Keeps the pass of `library`, keyed by the files of it loaded now; whatever fails is left (the check runs again next time). */
-function keep(file: string, library: string, checker: string, root: string): void {
+/** Keeps a pass as `entry`, keyed by the files of the library at `root` loaded now; whatever fails is left (the check runs again next time). */
+function keep(file: string, entry: string, checker: string, root: string): void {
   try {
     const files = loadedFiles(root);
-    const verdicts = { ...read(file)?.verdicts, [library]: { key: keyOf(checker, root, files), files } };
+    const verdicts = { ...read(file)?.verdicts, [entry]: { key: keyOf(checker, root, files), files } };
     mkdirSync(path.dirname(file), { recursive: true });
     // Written whole, then renamed: a process that reads it meanwhile sees the old file or the new one.
     const temporary = `${file}.${process.pid}.tmp`;
-    writeFileSync(temporary, JSON.stringify({ format: 1, verdicts } satisfies CacheFile));
+    writeFileSync(temporary, JSON.stringify({ format: 2, verdicts } satisfies CacheFile));
     renameSync(temporary, file);
   } catch {
     // A read-only install, a full disk: the check runs again at the next start.
