@@ -48,6 +48,11 @@ export interface BenchResults {
     runs: Record<number, Record<string, HttpRun[]>>;
     /** CPU µs of one signature verification, RS256 (the bench's tokens) and ES256 (its DPoP proofs): the DPoP row's floor. */
     signatureVerifyUs?: { rs256: number; es256: number };
+    /**
+     * The OpenTelemetry A/B (bench/src/servers/otel-ab.ts): row → Hermes' or the bare handler's CPU
+     * µs per call in each cycle's slice of `calls` calls; absent in older runs.
+     */
+    otelAb?: { cycles: number; calls: number; runs: Record<string, number[]> };
   };
   stdio?: CallRuns;
   /** Clients (ours, SDK v1, SDK v2) calling the same Hermes server, per transport. */
@@ -108,45 +113,84 @@ const OTEL_SAMPLED = 'legacy-json-otel-10';
 /** The bare route's span never sampled: what the SDK alone costs a request it does not sample. */
 const OTEL_UNSAMPLED_FLOOR = 'bare-otel-0';
 
+/** Hermes' own OpenTelemetry CPU per call, µs: medians over the A/B's cycles, and the middle half of each. */
+export interface TelemetryOwn {
+  /** At 100 % sampling: (instrumented − plain Hermes) − (the bare route with one span − without). */
+  full: number;
+  /** At 10 %: (Hermes at 10 % − plain) − the SDK's share (0.9 × its unsampled + 0.1 × its sampled addition on the bare route). */
+  tenth: number;
+  fullQuartiles: [number, number];
+  tenthQuartiles: [number, number];
+  /** What the SDK alone adds to the bare route, sampled and never sampled (medians of the cycles). */
+  sdkSampled: number;
+  sdkUnsampled: number;
+}
+
+/** Hermes' own OpenTelemetry CPU from the A/B's cycles (each cycle one sample of every row). */
+export function telemetryOwn(runs: Record<string, number[]>): TelemetryOwn {
+  const [bare, bareOtel, bareUnsampled, plain, full, tenth] = ['bare', OTEL_FLOOR, OTEL_UNSAMPLED_FLOOR, 'legacy-json', 'legacy-json-otel', OTEL_SAMPLED].map(
+    (key) => runs[key] ?? [],
+  );
+  const sdkSampled = bareOtel.map((v, i) => v - bare[i]);
+  const sdkUnsampled = bareUnsampled.map((v, i) => v - bare[i]);
+  const ownFull = full.map((v, i) => v - plain[i] - sdkSampled[i]);
+  const ownTenth = tenth.map((v, i) => v - plain[i] - (0.9 * sdkUnsampled[i] + 0.1 * sdkSampled[i]));
+  return {
+    full: median(ownFull),
+    tenth: median(ownTenth),
+    fullQuartiles: quartiles(ownFull),
+    tenthQuartiles: quartiles(ownTenth),
+    sdkSampled: median(sdkSampled),
+    sdkUnsampled: median(sdkUnsampled),
+  };
+}
+
+/** The first and third quartiles (the medians of the lower and upper halves). */
+function quartiles(values: readonly number[]): [number, number] {
+  const sorted = [...values].sort((a, b) => a - b);
+  const half = sorted.length >> 1;
+  return [median(sorted.slice(0, half)), median(sorted.slice(sorted.length - half))];
+}
+
 /**
- * Issue 29's telemetry targets, in server CPU µs per `tools/call` (legacy session, JSON): Hermes'
- * own added CPU at 100 % sampling (the instrumented row's addition less the SDK's alone, the bare
- * route's) ≤ 5 µs; at 10 % sampling the addition ≤ 35 % of the 100 % one's; the 100 % addition ≤
- * 1.3 × the SDK's alone.
+ * The telemetry targets (issue 29's, as issue 41 restated them), in server CPU µs per `tools/call`
+ * (legacy session, JSON): Hermes' own CPU at 100 % sampling ≤ 5 µs, at 10 % ≤ 3 µs, from the
+ * in-process interleaved A/B when the run has it, else from the timed rounds' medians. Issue 29's two
+ * ratio lines are gone: the 10 % one (≤ 35 % of the 100 % addition) is below what the SDK alone
+ * charges a request it does not sample, and the ≤ 1.3 × the SDK's own line is the 5 µs one
+ * written relative to a noisier figure.
  */
-function telemetryTargets(runs: Record<string, HttpRun[]>, c: number, targets: Target[]): void {
+function telemetryTargets(runs: Record<string, HttpRun[]>, c: number, first: boolean, targets: Target[], ab: NonNullable<BenchResults['http']>['otelAb']): void {
+  const us = (n: number) => `${fixed(n, 1)} µs`;
+  if (ab) {
+    // One A/B, in one process without sockets: its lines once, under the first connection count.
+    if (!first) return;
+    const own = telemetryOwn(ab.runs);
+    const spread = (q: [number, number]) => `middle half of the ${ab.cycles} cycles ${fixed(q[0], 1)} to ${fixed(q[1], 1)}`;
+    targets.push({
+      what: `Hermes' own CPU for OpenTelemetry ≤ 5 µs per call at 100 % sampling (in-process interleaved A/B, legacy session with HTTP's request description)`,
+      measured: `${us(own.full)} (${spread(own.fullQuartiles)}; the SDK's own span on the bare handler: ${us(own.sdkSampled)})`,
+      holds: own.full <= 5,
+    });
+    targets.push({
+      what: `Hermes' own CPU for OpenTelemetry ≤ 3 µs per call at 10 % sampling (in-process interleaved A/B; the SDK's share: 0.9 × its unsampled + 0.1 × its sampled addition on the bare handler)`,
+      measured: `${us(own.tenth)} (${spread(own.tenthQuartiles)}; the SDK alone, never sampling: ${us(own.sdkUnsampled)})`,
+      holds: own.tenth <= 3,
+    });
+    return;
+  }
   const [plain, full, sampled, bare, floor, unsampledFloor] = ['legacy-json', 'legacy-json-otel', OTEL_SAMPLED, 'bare', OTEL_FLOOR, OTEL_UNSAMPLED_FLOOR].map((key) =>
     cpuOf(runs[key] ?? []),
   );
   if (!Number.isFinite(plain) || !Number.isFinite(full)) return;
-  const added = full - plain;
-  const sdkAlone = floor - bare;
-  const us = (n: number) => `${fixed(n, 1)} µs`;
-  targets.push({ what: `Hermes' own CPU for OpenTelemetry ≤ 5 µs per call at 100 % sampling, ${c} connections`, measured: us(added - sdkAlone), holds: added - sdkAlone <= 5 });
-  if (Number.isFinite(sampled)) {
-    // For scale: what the SDK alone charges a request it does not sample (context switch, sampler, duration record).
-    const sdkUnsampled = Number.isFinite(unsampledFloor) ? `; the SDK alone, never sampling, on the bare route: ${us(unsampledFloor - bare)}` : '';
+  const own = full - plain - (floor - bare);
+  targets.push({ what: `Hermes' own CPU for OpenTelemetry ≤ 5 µs per call at 100 % sampling, ${c} connections`, measured: us(own), holds: own <= 5 });
+  if (Number.isFinite(sampled) && Number.isFinite(unsampledFloor) && Number.isFinite(floor)) {
+    const ownTenth = sampled - plain - (0.9 * (unsampledFloor - bare) + 0.1 * (floor - bare));
     targets.push({
-      what: `OpenTelemetry at 10 % sampling adds ≤ 35 % of the 100 % case's CPU, ${c} connections`,
-      measured: `${us(sampled - plain)} / ${us(added)}${sdkUnsampled}`,
-      holds: sampled - plain <= 0.35 * added,
-    });
-    if (Number.isFinite(unsampledFloor) && Number.isFinite(sdkAlone)) {
-      // The SDK's own share at 10 %, from the bare route's rows: nine requests in ten unsampled, one sampled.
-      const sdkAtTenth = 0.9 * (unsampledFloor - bare) + 0.1 * sdkAlone;
-      const own = sampled - plain - sdkAtTenth;
-      targets.push({
-        what: `Hermes' own CPU for OpenTelemetry ≤ 3 µs per call at 10 % sampling (the SDK's share: 0.9 × its unsampled + 0.1 × its sampled addition on the bare route), ${c} connections`,
-        measured: us(own),
-        holds: own <= 3,
-      });
-    }
-  }
-  if (Number.isFinite(sdkAlone)) {
-    targets.push({
-      what: `OpenTelemetry at 100 % adds ≤ 1.3 × the SDK's own addition on the bare route, ${c} connections`,
-      measured: `${us(added)} / ${us(sdkAlone)}`,
-      holds: added <= 1.3 * sdkAlone,
+      what: `Hermes' own CPU for OpenTelemetry ≤ 3 µs per call at 10 % sampling (the SDK's share: 0.9 × its unsampled + 0.1 × its sampled addition on the bare route), ${c} connections`,
+      measured: us(ownTenth),
+      holds: ownTenth <= 3,
     });
   }
 }
@@ -209,8 +253,9 @@ interface CostTarget {
 
 const COST_TARGETS: Readonly<Record<string, readonly CostTarget[]>> = {
   'legacy-json-jwt': [{ baseline: 'legacy-json', least: 0.8, what: 'with OAuth (JWT) ≥ 0.8 × without' }],
+  // DPoP's first target, ≥ 0.7 × a bearer token whose verification is cached, compared a proof verified
+  // every request with none: issue 41 restated it against the row that verifies a signature every request.
   'legacy-json-dpop': [
-    { baseline: 'legacy-json-jwt', least: 0.7, what: 'with DPoP ≥ 0.7 × with a bearer token' },
     {
       baseline: 'legacy-json-jwt-each',
       least: 0.85,
@@ -265,7 +310,7 @@ function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[])
             : '';
         targets.push({ what: `HTTP tools/call ${cost.what}, legacy session, JSON, ${c} connections`, measured: `${fixed(ratio)} ×${floor}`, holds: ratio >= cost.least });
       }
-      if (key === 'legacy-json-otel') telemetryTargets(runs, c, targets);
+      if (key === 'legacy-json-otel') telemetryTargets(runs, c, c === http.connections[0], targets, http.otelAb);
       const direct = GATEWAY_BASELINES[key];
       if (direct && runs[direct]) {
         // The gateway's and its upstream's CPU together, against Hermes answering the same request itself.
@@ -350,13 +395,11 @@ function stdioSection(stdio: NonNullable<BenchResults['stdio']>, targets: Target
       ),
     );
   };
-  // One extra hop: a plain line-forwarding proxy measures 1.35–1.6 × on these machines.
+  // `hermes-mcp dev` was first held to ≤ 1.6 × a direct round trip; a bare pipe alone measures
+  // 1.35-1.6 × on these machines, so issue 41 restated it against the bare pipe (below). The direct
+  // ratio stays beside it.
   const hop = over('hermes-dev', 'hermes');
-  if (hop !== undefined) {
-    const pipe = over('hermes-pipe', 'hermes');
-    const bare = pipe === undefined ? '' : ` (a bare pipe: ${fixed(pipe)} ×)`;
-    targets.push({ what: 'stdio round trip through `hermes-mcp dev` ≤ 1.6 × direct (Hermes, sequential)', measured: `${fixed(hop)} ×${bare}`, holds: hop <= 1.6 });
-  }
+  const direct = hop === undefined ? '' : `; ${fixed(hop)} × direct`;
   // Rows read against the bare pipe (one hop that reads nothing), round trip over round trip, round
   // by round; the forwarding pipe (parses each message, renumbers ids) is the floor of any hop that
   // reads the protocol, shown beside.
@@ -369,7 +412,7 @@ function stdioSection(stdio: NonNullable<BenchResults['stdio']>, targets: Target
   const composedNote = composed === undefined ? '' : `; Hermes server + client by hand: ${fixed(composed)} ×`;
   for (const [key, what, notes] of [
     ['hermes-remote-stdio', 'a tool call through a remote mount of a stdio server: round trip ≤ 1.25 × the bare pipe’s (sequential)', `${floorNote}${composedNote}`],
-    ['hermes-dev', 'a `hermes-mcp dev` round trip ≤ 1.25 × the bare pipe’s (sequential)', floorNote],
+    ['hermes-dev', 'a `hermes-mcp dev` round trip ≤ 1.25 × the bare pipe’s (sequential)', `${floorNote}${direct}`],
   ] as const) {
     const times = overPipe(key);
     if (times !== undefined) targets.push({ what, measured: `${fixed(times)} ×${notes ? ` (${notes})` : ''}`, holds: times <= 1.25 });
@@ -478,8 +521,8 @@ function bootstrapRow(label: string, value: (pick: (start: Start) => number) => 
 
 function bootstrapSection(boot: NonNullable<BenchResults['bootstrap']>, targets: Target[]): string {
   const m = (pick: (start: Start) => number) => median(boot.starts.map(pick));
-  const bootstrap = m((s) => s.bootstrap);
-  targets.push({ what: `bootstrap of ${int(boot.tools)} tools ≤ 250 ms (decorate + create + plugin + listen)`, measured: `${int(bootstrap)} ms`, holds: bootstrap <= 250 });
+  // No fixed target (it was ≤ 250 ms): issue 41 replaced it with the start section's ratios against
+  // the SDKs at 1,000 tools and Hermes' cost per tool, which a machine's speed does not move.
   const ours = boot.list.ours.map((r) => r.rps);
   const bare = boot.list.bare.map((r) => r.rps);
   const listRatio = median(ratios(ours, bare));

@@ -19,18 +19,19 @@
  * section on too, besides the runner's; repeatable), --profile, --quick, --no-docs, --from FILE (measure
  * nothing: rewrite the docs from a saved last-run.json).
  */
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { HttpServerProcess, pinCores, profileInto, startHttp, startStdio, stop, stopAll, stopAllOnExit } from './children';
+import { HttpServerProcess, onServerCore, pinCores, profileInto, startHttp, startStdio, stop, stopAll, stopAllOnExit } from './children';
 import { BENCH_RESOURCE, BenchAuthorization, benchAuthorization } from './auth';
 import { BenchClient, CLIENT_CONFIGS, STDIO_SERVER, pipelined, sequential } from './clients';
 import { withCpu } from './cpu';
 import { signatureVerifyUs } from './dpop';
 import { HttpRun, load } from './http-load';
 import { Expectation, MODERN_HEADERS, MODERN_META, PLAIN_HEADERS, PROGRESS_META, RequestTemplate, addCall, checkAnswer, listCall, openSession } from './mcp';
-import { BenchResults, CallRuns, MachineInfo, writeReport } from './report';
+import { BenchResults, CallRuns, MachineInfo, telemetryOwn, writeReport } from './report';
 import { MEMORY_PATH } from './servers/memory';
 import { median } from './stats';
 import { StdioClient } from './stdio-client';
@@ -66,6 +67,8 @@ interface Options {
   from?: string;
   /** Only these rows of the HTTP and stdio sections (`--rows`, keys; docs untouched). */
   rows?: string[];
+  /** Cycles of the OpenTelemetry A/B (`--otel-cycles`; servers/otel-ab.ts): every cycle one slice of each of its rows, shuffled. */
+  otelCycles: number;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -82,6 +85,7 @@ function parseArgs(argv: string[]): Options {
     retainedCalls: 20_000,
     startRounds: 10,
     startNodes: [],
+    otelCycles: 60,
   };
   let roundsGiven = false;
   let startRounds: number | undefined;
@@ -102,13 +106,15 @@ function parseArgs(argv: string[]): Options {
       if (unknown.length) throw new Error(`unknown section(s) ${unknown.join(', ')}: use ${SECTIONS.join(', ')}`);
       options.sections = wanted as Section[];
     } else if (arg === '--profile') options.profile = true;
-    else if (arg === '--quick') Object.assign(options, { quick: true, rounds: 1, seconds: 1, pipelined: 2_000, sessions: 100, redisSessions: 300, retainedCalls: 2_000 });
+    else if (arg === '--quick')
+      Object.assign(options, { quick: true, rounds: 1, seconds: 1, pipelined: 2_000, sessions: 100, redisSessions: 300, retainedCalls: 2_000, otelCycles: 2 });
     else if (arg === '--no-docs') options.docs = false;
     else if (arg === '--from') options.from = value();
     else if (arg === '--rows') Object.assign(options, { rows: value().split(','), docs: false });
     else if (arg === '--redis-sessions') options.redisSessions = Number(value());
     else if (arg === '--start-rounds') startRounds = Number(value());
     else if (arg === '--start-node') options.startNodes.push(value());
+    else if (arg === '--otel-cycles') options.otelCycles = Number(value());
     else throw new Error(`unknown flag ${arg}`);
   }
   options.startRounds = startRounds ?? (options.quick || roundsGiven ? options.rounds : options.startRounds);
@@ -287,11 +293,39 @@ async function benchHttp(options: Options): Promise<BenchResults['http']> {
   for (const { config, server, template } of prepared) await checkAnswer(server.url, template, config.expect, '5');
   await Promise.all(prepared.map((p) => stop(p.server)));
   authorization.stop();
+  const otelAb = !options.rows || options.rows.includes('otel-ab') ? await telemetryAb(options.otelCycles) : undefined;
   // The DPoP row's floor: what one signature verification of each kind costs here (the runner's core, after the load).
   const signatureVerify = signatureVerifyUs();
   log(`signature verification, CPU per call: RS256 ${signatureVerify.rs256.toFixed(1)} µs, ES256 ${signatureVerify.es256.toFixed(1)} µs`);
-  return { configs: configs.map(({ key, label }) => ({ key, label })), connections: CONNECTIONS, seconds: options.seconds, runs, signatureVerifyUs: signatureVerify };
+  return {
+    configs: configs.map(({ key, label }) => ({ key, label })),
+    connections: CONNECTIONS,
+    seconds: options.seconds,
+    runs,
+    signatureVerifyUs: signatureVerify,
+    ...(otelAb && { otelAb }),
+  };
 }
+
+/**
+ * The OpenTelemetry A/B (servers/otel-ab.ts, which says why it runs in one process without
+ * sockets), on the servers' core; undefined with `--rows` unless they name `otel-ab`.
+ */
+async function telemetryAb(cycles: number): Promise<NonNullable<BenchResults['http']>['otelAb']> {
+  if (cycles < 1) return undefined;
+  const [command, args] = onServerCore(process.execPath, ['--expose-gc', join(__dirname, 'servers', 'otel-ab.js'), String(cycles), String(OTEL_AB_CALLS)]);
+  const child = spawnSync(command, args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  if (child.status !== 0) throw new Error(`OpenTelemetry A/B failed (${child.status ?? child.signal}): ${child.stderr.slice(-2000)}`);
+  const ab = JSON.parse(child.stdout) as NonNullable<NonNullable<BenchResults['http']>['otelAb']>;
+  const own = telemetryOwn(ab.runs);
+  log(
+    `OpenTelemetry A/B, ${ab.cycles} cycles of ${ab.calls} calls: Hermes' own CPU ${own.full.toFixed(2)} µs at 100 %, ${own.tenth.toFixed(2)} µs at 10 %; the SDK's span on the bare handler ${own.sdkSampled.toFixed(2)} µs, never sampled ${own.sdkUnsampled.toFixed(2)} µs (medians of the cycles)`,
+  );
+  return ab;
+}
+
+/** Calls in one slice of the OpenTelemetry A/B. */
+const OTEL_AB_CALLS = 4_000;
 
 // ---------------------------------------------------------------------------------------------
 // Redis (@hermes-mcp/redis)
@@ -813,7 +847,9 @@ async function main(): Promise<void> {
   const complete = options.sections.length === SECTIONS.length && !options.quick;
   if (options.rows) {
     // Some rows only: the report's ratios need rows that did not run; the log lines have the figures.
-    log(`\nrows ${options.rows.join(', ')}: the figures are the log lines above; no report (--rows)`);
+    const saved = join(root, 'bench', 'dist', 'last-rows.json');
+    writeFileSync(saved, `${JSON.stringify(results, null, 2)}\n`);
+    log(`\nrows ${options.rows.join(', ')}: the figures are the log lines above and in ${saved}; no report (--rows)`);
     return;
   }
   const written = writeReport(results, root, { docs: options.docs && complete });

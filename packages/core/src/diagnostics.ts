@@ -37,6 +37,23 @@ export const notificationChannel = channel(TRACE_CHANNELS.notification);
 export const notificationReceivedChannel = channel(TRACE_CHANNELS.notificationReceived);
 
 /**
+ * A request's trace, every field in one order whatever is known (an unknown one undefined): one
+ * object shape for every request, built without the spread of a conditional literal (V8 builds
+ * those on a slow path, ~1 µs). @internal
+ */
+export function requestTrace(
+  method: string,
+  id: RequestId,
+  era: 'legacy' | 'modern',
+  params: Readonly<Record<string, unknown>>,
+  transport: TransportInfo,
+  sessionId: string | undefined,
+  protocolVersion: string | undefined,
+): RequestTrace {
+  return { method, id, era, params, transport, sessionId, protocolVersion, result: undefined, error: undefined, within: undefined, logBindings: undefined };
+}
+
+/**
  * Runs `run` as one traced request (callers check `requestChannel.hasSubscribers` first, so an
  * untraced request builds nothing): inside the scope a subscriber set ({@link RequestTrace.within}),
  * given the log bindings it set. @internal

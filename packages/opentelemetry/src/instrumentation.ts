@@ -186,7 +186,7 @@ export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): Ope
     if (!peer || request.era !== 'modern') attributes[ATTR.requestId] = String(request.id);
     span.setAttributes(attributes);
     const { traceId, spanId, traceFlags } = span.spanContext();
-    const bindings = { trace_id: traceId, span_id: spanId, trace_flags: `0${traceFlags.toString(16)}` };
+    const bindings = { trace_id: traceId, span_id: spanId, trace_flags: traceFlags === 1 ? '01' : traceFlags.toString(16).padStart(2, '0') };
     request.logBindings = request.logBindings === undefined ? bindings : merge(request.logBindings, bindings);
   };
 
@@ -208,7 +208,7 @@ export function instrumentOpenTelemetry(options: OpenTelemetryOptions = {}): Ope
       const event = message as NotificationEvent;
       const described = describer.describe(event.method, event.params, event.transport, event.protocolVersion, peer);
       const received = event.direction === 'received';
-      const { parent, links } = received ? receivedParent(event.params._meta, undefined) : { parent: context.active(), links: [] };
+      const { parent, links } = received ? receivedParent(event.params._meta, undefined) : { parent: context.active(), links: undefined };
       const span = tracer.startSpan(described.name, { kind: received ? SpanKind.SERVER : SpanKind.CLIENT, attributes: described.metric, links }, parent);
       if (span.isRecording()) span.setAttributes(spanOnly(described, event.sessionId, received && !peer ? event.transport : undefined));
       span.end();
@@ -265,14 +265,17 @@ function spanOnly(described: Described, sessionId: string | undefined, transport
  * `params._meta`, else in the HTTP request's headers, else the active one. A parent taken from the
  * message is linked to the ambient span (an HTTP server span, say), so both stay reachable.
  */
-function receivedParent(meta: unknown, headers: unknown): { parent: Context; links: Link[] } {
+function receivedParent(meta: unknown, headers: unknown): { parent: Context; links: Link[] | undefined } {
   const active = context.active();
-  for (const carrier of [meta, headers]) {
-    if (carrier === null || typeof carrier !== 'object') continue;
-    const extracted = propagation.extract(ROOT_CONTEXT, carrier as Record<string, unknown>, carrierGetter);
-    if (trace.getSpanContext(extracted) === undefined) continue;
-    const ambient = trace.getSpanContext(active);
-    return { parent: extracted, links: ambient ? [{ context: ambient }] : [] };
-  }
-  return { parent: active, links: [] };
+  const extracted = extractedFrom(meta) ?? extractedFrom(headers);
+  if (extracted === undefined) return { parent: active, links: undefined };
+  const ambient = trace.getSpanContext(active);
+  return { parent: extracted, links: ambient ? [{ context: ambient }] : undefined };
+}
+
+/** The context a carrier (`_meta`, HTTP headers) holds, if it holds a span's. */
+function extractedFrom(carrier: unknown): Context | undefined {
+  if (carrier === null || typeof carrier !== 'object') return undefined;
+  const extracted = propagation.extract(ROOT_CONTEXT, carrier as Record<string, unknown>, carrierGetter);
+  return trace.getSpanContext(extracted) === undefined ? undefined : extracted;
 }

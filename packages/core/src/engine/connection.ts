@@ -12,6 +12,7 @@ import {
   requestChannel,
   serverRequestChannel,
   sessionClosedChannel,
+  requestTrace,
   sessionCreatedChannel,
   traceRequest,
 } from '../diagnostics';
@@ -344,15 +345,7 @@ export class Connection implements PeerHandlers, RequestChannel {
     }
     if (!requestChannel.hasSubscribers) return this.serveLegacy(request, params, extra);
     return traceRequest(
-      {
-        method: request.method,
-        id: request.id,
-        era: 'legacy',
-        params,
-        transport: extra.transportInfo ?? this.transport.info,
-        ...(this.sessionId !== undefined && { sessionId: this.sessionId }),
-        ...(this.session && { protocolVersion: this.session.protocolVersion }),
-      },
+      requestTrace(request.method, request.id, 'legacy', params, extra.transportInfo ?? this.transport.info, this.sessionId, this.session?.protocolVersion),
       (logBindings) => this.serveLegacy(request, params, extra, logBindings),
     );
   }

@@ -6,7 +6,7 @@
  * build a context per request and pass the rest to the server's {@link McpHandler}. The engine
  * also reaches every connection at once (list changes, resource updates).
  */
-import { publishNotification, requestChannel, traceRequest } from '../diagnostics';
+import { publishNotification, requestChannel, requestTrace, traceRequest } from '../diagnostics';
 import { InboundRequestExtra, JsonRpcRequest, META_KEYS, Transport, TransportInfo, isThenable } from '@hermes-mcp/protocol';
 import type { ListKind, ServerActions } from '../context/mcp-context';
 import { Connection, ConnectionOptions } from './connection';
@@ -162,9 +162,8 @@ export class Engine implements ServerActions {
     if (!requestChannel.hasSubscribers) return this.handleModern(request, headers, extra, transport, sink);
     const params = request.params ?? {};
     const version = (params._meta as Record<string, unknown> | undefined)?.[META_KEYS.protocolVersion];
-    return traceRequest(
-      { method: request.method, id: request.id, era: 'modern', params, transport, ...(typeof version === 'string' && { protocolVersion: version }) },
-      (logBindings) => this.handleModern(request, headers, extra, transport, sink, logBindings),
+    return traceRequest(requestTrace(request.method, request.id, 'modern', params, transport, undefined, typeof version === 'string' ? version : undefined), (logBindings) =>
+      this.handleModern(request, headers, extra, transport, sink, logBindings),
     );
   }
 

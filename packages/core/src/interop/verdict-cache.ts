@@ -58,7 +58,7 @@ export function cachedVerdict(library: string, root: string | undefined, checker
  * Where a verdict is kept in the file: one entry per library, Node major and checking module. Two
  * Nodes (or two installs of core) starting servers beside one copy of the library each keep their
  * own verdict: under one entry, each start after the other's found a key not its own, checked
- * again (~15–30 ms) and wrote over it.
+ * again (~25–50 ms) and wrote over it.
  */
 function entryOf(library: string, checker: string): string {
   return `${library} node${process.versions.node.split('.')[0]} ${checker}`;
