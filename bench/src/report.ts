@@ -53,6 +53,8 @@ export interface BenchResults {
      * µs per call in each cycle's slice of `calls` calls; absent in older runs.
      */
     otelAb?: { cycles: number; calls: number; runs: Record<string, number[]> };
+    /** When the section was measured in a run of its own and put beside a full run's other sections: says when and why. */
+    measuredApart?: string;
   };
   stdio?: CallRuns;
   /** Clients (ours, SDK v1, SDK v2) calling the same Hermes server, per transport. */
@@ -69,6 +71,8 @@ export interface BenchResults {
   memory?: {
     sessions: Array<{ key: string; label: string; count: number; rssBytes: number; heapBytes: number }>;
     retained: Array<{ key: string; label: string; calls: number; heapBytesPerCall: number }>;
+    /** When the section was measured in a run of its own and put beside a full run's other sections: says when and why. */
+    measuredApart?: string;
   };
   /** Legacy tools/call with sessions in Redis (`memory`: the in-memory baseline; `one`, `two`: instances). */
   redis?: {
@@ -335,6 +339,7 @@ function httpSection(http: NonNullable<BenchResults['http']>, targets: Target[])
   return [
     `### HTTP \`tools/call\` of \`add(2, 3)\` (${http.seconds} s per run; latencies in whole ms, as autocannon records them; server CPU from /proc, every thread, over the timed run)`,
     '',
+    ...(http.measuredApart ? [http.measuredApart, ''] : []),
     table(['conns', 'configuration', 'req/s', '× bare', 'p50 ms', 'p99 ms', 'p99 × bare', 'server CPU µs/call', 'bare CPU ÷ own'], rows),
     '',
     `![req/s per configuration](${CHART})`,
@@ -493,6 +498,7 @@ function memorySection(memory: NonNullable<BenchResults['memory']>, targets: Tar
   return [
     `### Memory`,
     '',
+    ...(memory.measuredApart ? [memory.measuredApart, ''] : []),
     `Per idle session: what ${int(count)} more sessions (initialize + initialized) add once ${int(count)} are open, forced GC:`,
     '',
     table(['server', 'RSS per session', 'heap per session'], sessionRows),
