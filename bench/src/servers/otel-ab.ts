@@ -22,15 +22,13 @@
  * `node --expose-gc otel-ab.js [cycles] [calls]`
  */
 import 'reflect-metadata';
-import { Attributes, Context, Histogram, Link, SpanKind, context, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { ExportResultCode } from '@opentelemetry/core';
-import { AggregationTemporality, MeterProvider, PeriodicExportingMetricReader, PushMetricExporter } from '@opentelemetry/sdk-metrics';
-import { AlwaysOnSampler, BatchSpanProcessor, ParentBasedSampler, Sampler, SamplingResult, SpanExporter, TraceIdRatioBasedSampler, TracerProvider } from '@opentelemetry/sdk-trace';
+import { Attributes, Context, Link, SpanKind } from '@opentelemetry/api';
+import { AlwaysOnSampler, ParentBasedSampler, Sampler, SamplingResult, TraceIdRatioBasedSampler } from '@opentelemetry/sdk-trace';
 import { McpFactory, createLogger } from '@hermes-mcp/core';
 import { InMemoryTransport, Peer, Transport, TransportInfo, parseFrame } from '@hermes-mcp/protocol';
 import { OpenTelemetryInstrumentation, instrumentOpenTelemetry } from '@hermes-mcp/opentelemetry';
 import { AddServer } from './add.server';
+import { bareDurations, serverSpan, setUpSdk } from './telemetry';
 
 /** The rows, by the HTTP section's keys. */
 const ROWS = ['bare', 'bare-otel', 'bare-otel-0', 'legacy-json', 'legacy-json-otel', 'legacy-json-otel-10'] as const;
@@ -109,19 +107,9 @@ async function main(): Promise<void> {
   const calls = Number(process.argv[3] ?? 4_000);
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
-  const drop: SpanExporter = { export: (_spans, done) => done({ code: ExportResultCode.SUCCESS }), shutdown: () => Promise.resolve() };
-  const dropMetrics: PushMetricExporter = {
-    export: (_metrics, done) => done({ code: ExportResultCode.SUCCESS }),
-    forceFlush: () => Promise.resolve(),
-    shutdown: () => Promise.resolve(),
-    selectAggregationTemporality: () => AggregationTemporality.CUMULATIVE,
-  };
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   const sampler = new SwitchedSampler();
-  trace.setGlobalTracerProvider(new TracerProvider({ spanProcessors: [new BatchSpanProcessor({ exporter: drop })], sampler }));
-  const meterProvider = new MeterProvider({ readers: [new PeriodicExportingMetricReader({ exporter: dropMetrics, exportIntervalMillis: 60_000 })] });
-  const histogram: Histogram = meterProvider.getMeter('bench').createHistogram('mcp.server.operation.duration', { unit: 's' });
-  const tracer = trace.getTracer('bench');
+  const meterProvider = setUpSdk(sampler);
+  const histogram = bareDurations(meterProvider);
 
   // Hermes, a legacy session on the link.
   const app = McpFactory.create(AddServer, { logger: createLogger({ level: 'silent' }) });
@@ -133,7 +121,7 @@ async function main(): Promise<void> {
   await client.notify('notifications/initialized', {});
   const hermesCall = () => client.request('tools/call', { name: 'add', arguments: { a: 2, b: 3 } });
 
-  // The bare route's handler (bare-fastify.server.ts), its span as ./telemetry.ts's withServerSpan makes it.
+  // The bare route's handler (bare-fastify.server.ts), its span ./telemetry.ts's.
   let spanned = false;
   let nextId = 0;
   const bareCall = async () => {
@@ -144,22 +132,7 @@ async function main(): Promise<void> {
     body.id = nextId++;
     const { a, b } = body.params.arguments;
     const answer = async () => ({ jsonrpc: '2.0', id: body.id, result: { content: [{ type: 'text', text: String(a + b) }] } });
-    if (!spanned) return JSON.stringify(await answer());
-    const started = performance.now();
-    const attributes = {
-      'mcp.method.name': 'tools/call',
-      'gen_ai.tool.name': 'add',
-      'gen_ai.operation.name': 'execute_tool',
-      'mcp.protocol.version': '2025-11-25',
-      'network.transport': 'tcp',
-      'network.protocol.name': 'http',
-    };
-    const span = tracer.startSpan('tools/call add', { kind: SpanKind.SERVER, attributes: { ...attributes, 'jsonrpc.request.id': String(body.id) } });
-    const result = await context.with(trace.setSpan(context.active(), span), answer).finally(() => {
-      span.end();
-      histogram.record((performance.now() - started) / 1000, attributes);
-    });
-    return JSON.stringify(result);
+    return JSON.stringify(await (spanned ? serverSpan(histogram, body.id, answer) : answer()));
   };
 
   let instrumentation: OpenTelemetryInstrumentation | undefined;
