@@ -9,7 +9,7 @@ import { barChart } from './chart';
 import type { HttpRun } from './http-load';
 import type { RedisMemoryResults } from './redis-memory';
 import { LOAD_PACKAGES, type StartNodeResults, type StartResults, type StartSample } from './start';
-import { median, ratios } from './stats';
+import { median, quartiles, ratios } from './stats';
 
 /** Where and when the run happened. */
 export interface MachineInfo {
@@ -147,13 +147,6 @@ export function telemetryOwn(runs: Record<string, number[]>): TelemetryOwn {
     sdkSampled: median(sdkSampled),
     sdkUnsampled: median(sdkUnsampled),
   };
-}
-
-/** The first and third quartiles (the medians of the lower and upper halves). */
-function quartiles(values: readonly number[]): [number, number] {
-  const sorted = [...values].sort((a, b) => a - b);
-  const half = sorted.length >> 1;
-  return [median(sorted.slice(0, half)), median(sorted.slice(sorted.length - half))];
 }
 
 /**

@@ -21,7 +21,7 @@ import { cpuSeconds } from './cpu';
 import type { LoadProfile } from './load-hook';
 import { LEGACY_VERSION } from './mcp';
 import { START_SERVERS, START_SIZES, startServerFile, writeStartServers } from './start-servers';
-import { median } from './stats';
+import { median, shuffled } from './stats';
 
 /** One start of one server. */
 export interface StartSample {
@@ -236,16 +236,6 @@ function versionOf(node: string): string {
   const result = spawnSync(node, ['-p', 'process.version'], { encoding: 'utf8', env: childEnv() });
   if (result.status !== 0) throw new Error(`${node} -p process.version failed: ${result.error?.message ?? result.stderr}`);
   return result.stdout.trim();
-}
-
-/** A new array of `items` in random order (Fisher–Yates). */
-function shuffled<T>(items: readonly T[]): T[] {
-  const copy = [...items];
-  for (let i = copy.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [copy[i], copy[j]] = [copy[j], copy[i]];
-  }
-  return copy;
 }
 
 /**

@@ -10,9 +10,10 @@
  * and the bare route's handler (an async function returning the sum) — plain, with the SDK's one
  * span and duration sampled, and never sampled. The server gets its requests through an in-memory
  * link that delivers each with what the HTTP endpoint gives a legacy session's request (`kind:
- * 'http'`, its session id, the request's headers, client address and port, HTTP version, path), so
- * the instrumentation does what it does on HTTP: every attribute, the headers searched for a
- * `traceparent`. The SDK is set up once as ./telemetry.ts sets it up (its context manager enabled
+ * 'http'`, the request's headers, client address and port, HTTP version, path), so the
+ * instrumentation does what it does on HTTP: the headers searched for a `traceparent`, every
+ * attribute but `mcp.session.id` (a trace takes the session id from its connection, and this link's
+ * connection has none). The SDK is set up once as ./telemetry.ts sets it up (its context manager enabled
  * for every row, so it cancels out); the sampler's ratio is switched and Hermes' instrumentation
  * installed and uninstalled between slices. Each slice: a full GC, a few calls untimed, then
  * `calls` calls (pipelined 20 at a time, as a client with requests in flight sends them) timed by
@@ -28,6 +29,7 @@ import { McpFactory, createLogger } from '@hermes-mcp/core';
 import { InMemoryTransport, Peer, Transport, TransportInfo, parseFrame } from '@hermes-mcp/protocol';
 import { OpenTelemetryInstrumentation, instrumentOpenTelemetry } from '@hermes-mcp/opentelemetry';
 import { AddServer } from './add.server';
+import { shuffled } from '../stats';
 import { bareDurations, serverSpan, setUpSdk } from './telemetry';
 
 /** The rows, by the HTTP section's keys. */
@@ -181,16 +183,6 @@ async function main(): Promise<void> {
   for (const row of ROWS) await check(row);
   process.stdout.write(`${JSON.stringify({ cycles, calls, runs })}\n`);
   process.exit(0);
-}
-
-/** The rows in a new random order (Fisher-Yates). */
-function shuffled<T>(items: readonly T[]): T[] {
-  const out = [...items];
-  for (let i = out.length - 1; i > 0; i--) {
-    const j = Math.floor(Math.random() * (i + 1));
-    [out[i], out[j]] = [out[j], out[i]];
-  }
-  return out;
 }
 
 main().catch((error: unknown) => {
